@@ -1,0 +1,163 @@
+"""The ``st-audit`` command: a thin shell over ``auditor.audit``.
+
+Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage error, 3 could not audit at all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from .errors import AuditError, ConfigError, UsageError
+from .formats import FORMATS, formatter
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Audit safetensors LLM checkpoints from their headers: strict validation, exact inventory, "
+                       "and reconciliation with config.json. Exit codes: 0 clean, 1 findings at or above "
+                       "--fail-on, 2 usage error, 3 could not audit.")
+
+Format = Enum("Format", {name: name for name in FORMATS}, type=str)  # type: ignore[misc]
+FormatOpt = Annotated[Format, typer.Option("--format", "-f", envvar="ST_AUDIT_FORMAT", help="Report format.")]
+OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report here instead of stdout.")]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")]
+RevisionOpt = Annotated[Optional[str], typer.Option("--revision", help="Hub branch, tag or commit (Hub repos only).")]
+TokenOpt = Annotated[Optional[str], typer.Option("--token", help="Hub token (default: HF_TOKEN or the saved login).")]
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+def _run(debug: bool, body: Any) -> None:
+    """Run a command body, turning known errors into one stderr line and an exit code."""
+    try:
+        code = body()
+    except AuditError as e:
+        if debug:
+            traceback.print_exc()
+        _stderr(f"st-audit: error: {e}")
+        raise typer.Exit(e.exit_code) from None
+    except (KeyboardInterrupt, BrokenPipeError):
+        raise typer.Exit(130) from None
+    except Exception as e:  # a bug: still one line unless --debug
+        if debug:
+            traceback.print_exc()
+        _stderr(f"st-audit: internal error: {type(e).__name__}: {e} (rerun with --debug for details)")
+        raise typer.Exit(3) from None
+    raise typer.Exit(code)
+
+
+@app.command("audit")
+def audit_command(
+    target: Annotated[str, typer.Argument(help="Checkpoint directory, .safetensors file, or Hub repo id (org/name).")],
+    format: FormatOpt = Format("table"),  # noqa: A002
+    output: OutputOpt = None,
+    fail_on: Annotated[str, typer.Option("--fail-on", envvar="ST_AUDIT_FAIL_ON",
+                                         help="Lowest severity that fails: error, warning, info or never.")] = "error",
+    ignore: Annotated[Optional[list[str]], typer.Option("--ignore", help="Finding code to ignore (repeatable).")] = None,
+    tensors: Annotated[bool, typer.Option("--tensors", help="Include every tensor in the report.")] = False,
+    revision: RevisionOpt = None,
+    token: TokenOpt = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use or fill the Hub header cache.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary or progress on stderr.")] = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Audit a checkpoint: validate headers and index, inventory every tensor, reconcile with config.json."""
+    from .audit import audit
+
+    def body() -> int:
+        progress = None if quiet else _stderr
+        report = audit(target, revision=revision, token=token or os.environ.get("HF_TOKEN") or None,
+                       fail_on=fail_on, ignore=ignore or (), include_tensors=tensors, use_cache=not no_cache,
+                       progress=progress)
+        _emit(formatter(format.value)(report), output)
+        if not quiet and (format.value != "table" or output is not None):
+            from .formats.common import summary_line
+            _stderr(summary_line(report))
+        return report.exit_code
+
+    _run(debug, body)
+
+
+@app.command("formula")
+def formula_command(
+    config: Annotated[str, typer.Argument(help="A config.json path (or a directory holding one), or a Hub repo id.")],
+    format: FormatOpt = Format("table"),  # noqa: A002
+    output: OutputOpt = None,
+    revision: RevisionOpt = None,
+    token: TokenOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Compute what config.json says the model contains: parameters, activated, MTP, per component."""
+    from .reconcile import formula_report
+
+    def body() -> int:
+        doc = formula_report(_read_config(config, revision, token))
+        _emit(_format_formula(doc, format.value), output)
+        return 0
+
+    _run(debug, body)
+
+
+def _read_config(target: str, revision: str | None, token: str | None) -> dict[str, Any]:
+    path = Path(target)
+    if path.is_dir():
+        path = path / "config.json"
+    if path.exists():
+        if revision is not None:
+            raise UsageError("--revision applies to Hub repos only")
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            raise ConfigError(f"cannot read {path}: {e}") from None
+    else:
+        from .audit import open_source
+        source = open_source(target, revision=revision, token=token)
+        try:
+            doc = json.loads(source.read_small("config.json"))
+        except (OSError, ValueError) as e:
+            raise ConfigError(f"cannot read config.json of {target}: {e}") from None
+    if not isinstance(doc, dict):
+        raise ConfigError(f"{target}: config.json is not a JSON object")
+    return doc
+
+
+def _format_formula(doc: dict[str, Any], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(doc, indent=2) + "\n"
+    from tabulate import tabulate
+
+    from .formats.common import num
+    rows = [[c["component"], c["layer_type"] or "-", c["layers"] or "-", num(c["expected_per_layer"]),
+             num(c["expected"])] for c in doc["components"]]
+    table = tabulate(rows, headers=["component", "layer type", "layers", "per layer", "parameters"],
+                     tablefmt="github" if fmt == "markdown" else "simple", disable_numparse=True)
+    lines = [f"model_type {doc['model_type']} ({doc['spec']}), {doc['layers']} layers, "
+             f"tied embeddings: {'yes' if doc['tied_embeddings'] else 'no'}", "", table, "",
+             f"parameters: {doc['parameters']:,}"]
+    if doc["activated_parameters"] is not None:
+        lines.append(f"activated:  {doc['activated_parameters']:,}")
+    if doc["mtp_parameters"] is not None:
+        lines.append(f"MTP module: {doc['mtp_parameters']:,} (not counted above)")
+    lines.append(f"formula: {doc['formula']}")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

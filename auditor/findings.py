@@ -1,0 +1,94 @@
+"""Findings: per-item problems with stable codes, as opposed to exceptions (which mean "could not audit").
+
+Every code the tool can emit is declared once in ``CODES`` with its default severity and a one-line
+meaning; the README table is checked against this registry by a test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Severity = Literal["error", "warning", "info"]
+SEVERITY_RANK: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
+
+# code -> (default severity, meaning)
+CODES: dict[str, tuple[Severity, str]] = {
+    # file framing and header (Part 1 of the format notes)
+    "not-safetensors": ("error", "the file is not safetensors at all (Git LFS pointer, HTML page, zip/pickle, GGUF, empty)"),
+    "header-too-small": ("error", "the file is shorter than the 8-byte header length"),
+    "header-too-large": ("error", "the declared header length exceeds 100,000,000 bytes"),
+    "header-length-invalid": ("error", "the declared header length runs past the end of the file"),
+    "header-invalid-utf8": ("error", "the header is not valid UTF-8"),
+    "header-invalid-json": ("error", "the header is not a JSON object (syntax, NaN, BOM, trailing characters)"),
+    "header-duplicate-key": ("error", "a JSON key appears twice (tensor name, field or __metadata__)"),
+    "metadata-invalid": ("error", "__metadata__ is not a string-to-string map"),
+    "tensor-entry-invalid": ("error", "a tensor entry lacks a field or has a malformed dtype, shape or data_offsets"),
+    "dtype-unknown": ("error", "a tensor uses a dtype the safetensors format does not define"),
+    "tensor-size-mismatch": ("error", "data_offsets length differs from elements x dtype bits / 8 (or overflows)"),
+    "offsets-invalid": ("error", "data_offsets are not contiguous from 0 (gap, overlap or end < start)"),
+    "file-truncated": ("error", "the file is shorter than 8 + header + data: an incomplete download"),
+    "file-trailing-bytes": ("error", "bytes follow the last tensor's data (polyglot or corrupt file)"),
+    # checkpoint discovery and index
+    "file-unreadable": ("error", "a file could not be opened or read"),
+    "index-invalid": ("error", "the index JSON is malformed or lacks a weight_map"),
+    "index-path-unsafe": ("error", "a weight_map file name escapes the checkpoint directory; it was not opened"),
+    "index-shard-missing": ("error", "a shard named by the index does not exist"),
+    "index-tensor-missing": ("error", "a weight_map entry is absent from the shard it names"),
+    "index-tensor-unlisted": ("error", "a tensor stored in a shard is not in the weight_map"),
+    "index-tensor-misplaced": ("error", "a tensor is stored in a different shard than the weight_map says"),
+    "tensor-duplicated": ("error", "the same tensor name is stored in more than one file"),
+    "index-total-size-mismatch": ("warning", "metadata.total_size differs from the sum of tensor data bytes"),
+    "index-metadata-missing": ("warning", "the index has no metadata object (transformers requires it)"),
+    "shard-unreferenced": ("warning", "a .safetensors file in the directory is not referenced by the index"),
+    "shard-count-mismatch": ("warning", "shard names say -of-NNNNN but a different number of shards exists"),
+    "range-gap": ("warning", "a numbered range of modules has holes (e.g. expert 17 missing in layer 40)"),
+    # reconciliation against config.json
+    "missing-tensor": ("error", "a tensor the architecture requires is not stored"),
+    "unexpected-tensor": ("error", "a stored tensor the architecture does not explain"),
+    "shape-mismatch": ("error", "a tensor's shape differs from what config.json implies"),
+    "tied-head": ("warning", "the LM head disagrees with tie_word_embeddings (missing head: error; stored copy: warning)"),
+    "buffer-stored": ("info", "a recomputable buffer (rotary inv_freq, causal mask, position_ids) is stored"),
+    "mtp-module": ("info", "multi-token-prediction layers are stored beside the main model"),
+    "quantization-scale-mismatch": ("error", "a quantization scale's shape does not fit its weight and block size"),
+    "quantization-tensors": ("info", "quantization bookkeeping tensors (scales) are stored"),
+    "dtype-outlier": ("warning", "a tensor's dtype differs from the rest of its kind"),
+    "config-mismatch": ("error", "config.json disagrees with what is stored (layers, hidden size, vocab)"),
+    "config-missing": ("info", "no config.json: only the checkpoint's own consistency was checked"),
+    "unknown-architecture": ("info", "no formula is known for this model_type; a generic check was used"),
+    # release gating
+    "policy-violation": ("error", "the checkpoint breaks a rule of the policy file"),
+    "lock-drift": ("error", "the checkpoint differs from its locked inventory"),
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem (or noteworthy fact) about the checkpoint, naming the tensors and files concerned."""
+
+    code: str
+    message: str
+    severity: Severity = "error"
+    tensors: tuple[str, ...] = field(default=())
+    files: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+            "tensors": list(self.tensors),
+            "files": list(self.files),
+        }
+
+
+def finding(code: str, message: str, *, tensors: tuple[str, ...] | list[str] = (),
+            files: tuple[str, ...] | list[str] = (), severity: Severity | None = None) -> Finding:
+    """Build a finding with the registered default severity of ``code``."""
+    default, _ = CODES[code]
+    return Finding(code, message, severity or default, tuple(tensors), tuple(files))
+
+
+def plural(n: int, word: str) -> str:
+    """``plural(1, "tensor") == "1 tensor"``; ``plural(3, "tensor") == "3 tensors"``."""
+    return f"{n:,} {word}" + ("" if n == 1 else "s")

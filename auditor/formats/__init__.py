@@ -1,0 +1,18 @@
+"""Report formats: pure functions ``Report -> str``, chosen by name on the command line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..report import Report
+
+# format name -> module defining ``format_report(report) -> str`` (imported only when chosen)
+FORMATS: dict[str, str] = {"table": "table", "json": "json_format", "markdown": "markdown"}
+
+
+def formatter(name: str) -> Callable[[Report], str]:
+    """The ``format_report`` function of format ``name``."""
+    return import_module(f".{FORMATS[name]}", __name__).format_report  # type: ignore[no-any-return]

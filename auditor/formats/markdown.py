@@ -1,0 +1,40 @@
+"""Markdown for $GITHUB_STEP_SUMMARY and PR comments: summary first, then findings and components."""
+
+from __future__ import annotations
+
+from tabulate import tabulate
+
+from ..report import Report
+from .common import COMPONENT_HEADERS, LEDGER_LABELS, component_rows, num, shape, summary_line
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def format_report(report: Report) -> str:
+    rec = report.reconciliation
+    icon = "✅" if report.verdict == "pass" else "❌"
+    out = [f"## {icon} st-audit: `{report.target}`", "", summary_line(report), ""]
+    if rec.expected_parameters is not None:
+        out += [f"- **Expected from config.json:** {rec.expected_parameters:,} parameters"
+                + (f" ({rec.activated_parameters:,} activated)" if rec.activated_parameters is not None else ""),
+                f"- **Formula:** `{rec.formula}`"]
+    out += [f"- **Stored:** {report.totals.tensors:,} tensors, {report.totals.parameters:,} parameters, "
+            f"{report.totals.bytes:,} bytes in {len(report.files)} files", ""]
+    findings = report.active_findings
+    if findings:
+        rows = [[f.severity, f"`{f.code}`", _cell(f.message)] for f in findings]
+        out += ["### Findings", "", tabulate(rows, headers=["severity", "code", "message"], tablefmt="github"), ""]
+    ledger = [[LEDGER_LABELS[k], num(v)] for k, v in rec.ledger.items()]
+    out += ["### Ledger", "", tabulate(ledger + [["**stored total**", num(report.totals.parameters)]],
+                                       headers=["category", "parameters"], tablefmt="github",
+                                       disable_numparse=True, colalign=("left", "right")), ""]
+    if rec.components:
+        out += ["### Components", "", tabulate(component_rows(report), headers=COMPONENT_HEADERS, tablefmt="github",
+                                               disable_numparse=True), ""]
+    groups = [[f"`{_cell(g.pattern)}`", f"{g.count:,}", g.dtype, shape(g.shape)] for g in report.groups]
+    out += ["<details><summary>Tensor groups</summary>", "",
+            tabulate(groups, headers=["pattern", "count", "dtype", "shape"], tablefmt="github", disable_numparse=True),
+            "", "</details>", ""]
+    return "\n".join(out)

@@ -1,0 +1,58 @@
+"""The human report: summary, totals, reconciliation, component breakdown, groups and findings."""
+
+from __future__ import annotations
+
+from tabulate import tabulate
+
+from ..report import Report
+from .common import COMPONENT_HEADERS, LEDGER_LABELS, component_rows, num, shape, summary_line
+
+
+def format_report(report: Report) -> str:
+    rec = report.reconciliation
+    t = report.totals
+    out = [f"st-audit report for {report.target}"]
+    arch = " / ".join(x for x in (rec.model_type, rec.architecture) if x)
+    if arch:
+        out.append(f"architecture: {arch}")
+    out.append(f"files audited: {len(report.files)}" + (f"; not audited: {len(report.ignored_files)}"
+                                                      if report.ignored_files else ""))
+    for name, why in sorted(report.ignored_files.items()):
+        out.append(f"  - {name}: {why}")
+    out.append("")
+    dtype_rows = [[d, num(v['tensors']), num(v['parameters']), num(v['bytes'])]
+                  for d, v in t.to_dict()["by_dtype"].items()]  # type: ignore[union-attr]
+    dtype_rows.append(["total", num(t.tensors), num(t.parameters), num(t.bytes)])
+    out.append(tabulate(dtype_rows, headers=["dtype", "tensors", "parameters", "bytes"], disable_numparse=True,
+                        colalign=("left", "right", "right", "right")))
+    out.append("")
+    if rec.expected_parameters is not None:
+        out.append(f"expected from config.json: {rec.expected_parameters:,} parameters")
+        if rec.activated_parameters is not None:
+            out.append(f"activated per token:       {rec.activated_parameters:,}")
+        if rec.mtp_parameters is not None:
+            out.append(f"MTP module (not counted):  {rec.mtp_parameters:,}")
+        out.append(f"formula: {rec.formula}")
+        out.append("")
+    out.append("ledger (stored parameters):")
+    ledger_rows = [[LEDGER_LABELS[k], num(v)] for k, v in rec.ledger.items() if v or k == "model"]
+    ledger_rows.append(["= stored total", num(t.parameters)])
+    out.append(tabulate(ledger_rows, tablefmt="plain", disable_numparse=True, colalign=("left", "right")))
+    out.append("")
+    if rec.components:
+        out.append(tabulate(component_rows(report), headers=COMPONENT_HEADERS, disable_numparse=True,
+                            colalign=("left", "left", "right", "right", "right", "right", "right")))
+        out.append("")
+    group_rows = [[g.pattern, f"x{g.count:,}", g.dtype, shape(g.shape)] for g in report.groups]
+    out.append(tabulate(group_rows, headers=["tensor pattern", "count", "dtype", "shape"], disable_numparse=True))
+    out.append("")
+    findings = report.active_findings
+    if findings:
+        out.append("findings:")
+        for f in findings:
+            out.append(f"  {f.severity.upper():7} {f.code}: {f.message}")
+    else:
+        out.append("findings: none")
+    out.append("")
+    out.append(summary_line(report))
+    return "\n".join(out) + "\n"

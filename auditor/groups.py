@@ -1,0 +1,133 @@
+"""Group tensor names by module pattern: numeric path segments collapse into index ranges.
+
+``model.layers.7.mlp.experts.12.down_proj.weight`` belongs to the template
+``model.layers.{}.mlp.experts.{}.down_proj.weight``; tensors of one template, dtype and shape form a group
+shown as ``model.layers.{0..35}.mlp.experts.{0..127}.down_proj.weight x4608 BF16 [2048, 768]``.
+Holes in a multi-index template (expert 17 missing in layer 40) become a ``range-gap`` finding.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .findings import Finding, finding, plural
+from .inventory import Tensor
+
+MAX_LISTED_GAPS = 50
+
+
+@dataclass
+class Group:
+    """Tensors sharing one name template, dtype and shape."""
+
+    template: tuple[str, ...]  # name split on '.', numeric segments replaced by "{}"
+    dtype: str
+    shape: tuple[int, ...]
+    indices: list[tuple[int, ...]] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.names)
+
+    @property
+    def pattern(self) -> str:
+        return render(self.template, self.indices)
+
+    def to_dict(self, elements: int, nbytes: int) -> dict[str, object]:
+        return {"pattern": self.pattern, "count": self.count, "dtype": self.dtype, "shape": list(self.shape),
+                "parameters": elements * self.count, "bytes": nbytes * self.count}
+
+
+def split_name(name: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """``"a.3.b.10.w"`` -> ``(("a", "{}", "b", "{}", "w"), (3, 10))``."""
+    parts = name.split(".")
+    template = []
+    indices = []
+    for part in parts:
+        if part.isdigit() and part.isascii() and (part == "0" or part[0] != "0"):
+            template.append("{}")
+            indices.append(int(part))
+        else:
+            template.append(part)
+    return tuple(template), tuple(indices)
+
+
+def ranges(values: Iterable[int]) -> str:
+    """``[0,1,2,3,5,7,8]`` -> ``"0..3,5,7..8"``."""
+    out = []
+    ordered = sorted(set(values))
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
+            j += 1
+        out.append(str(ordered[i]) if i == j else f"{ordered[i]}..{ordered[j]}")
+        i = j + 1
+    return ",".join(out)
+
+
+def render(template: tuple[str, ...], indices: list[tuple[int, ...]]) -> str:
+    """Fill each ``{}`` of the template with the range of values seen at that position."""
+    out = []
+    position = 0
+    for part in template:
+        if part == "{}":
+            values = {ix[position] for ix in indices}
+            out.append(str(next(iter(values))) if len(values) == 1 else "{" + ranges(values) + "}")
+            position += 1
+        else:
+            out.append(part)
+    return ".".join(out)
+
+
+def group_tensors(tensors: Iterable[Tensor]) -> list[Group]:
+    """Groups in order of first appearance (header order of the first file)."""
+    groups: dict[tuple[object, ...], Group] = {}
+    for t in tensors:
+        template, indices = split_name(t.name)
+        key = (template, t.dtype, t.shape)
+        g = groups.get(key)
+        if g is None:
+            g = groups[key] = Group(template, t.dtype, t.shape)
+        g.indices.append(indices)
+        g.names.append(t.name)
+    return list(groups.values())
+
+
+def find_range_gaps(tensors: Iterable[Tensor]) -> list[Finding]:
+    """Templates with two or more indices whose index sets do not form a full grid."""
+    by_template: dict[tuple[str, ...], set[tuple[int, ...]]] = {}
+    for t in tensors:
+        template, indices = split_name(t.name)
+        if len(indices) >= 2:
+            by_template.setdefault(template, set()).add(indices)
+    out = []
+    for template, present in by_template.items():
+        ndim = len(next(iter(present)))
+        axes = [sorted({ix[k] for ix in present}) for k in range(ndim)]
+        grid = 1
+        for axis in axes:
+            grid *= len(axis)
+        if grid == len(present):
+            continue
+        missing: list[str] = []
+        if grid <= 10 * len(present) + 10_000:
+            for combo in itertools.product(*axes):
+                if combo not in present:
+                    missing.append(_fill(template, combo))
+                    if len(missing) >= MAX_LISTED_GAPS:
+                        break
+        pattern = render(template, list(present))
+        shown = "; ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+        out.append(finding("range-gap", f"{pattern}: {plural(grid - len(present), 'combination')} of the index "
+                           f"ranges {'is' if grid - len(present) == 1 else 'are'} absent" +
+                           (f", e.g. {shown}" if shown else ""), tensors=missing))
+    return out
+
+
+def _fill(template: tuple[str, ...], combo: tuple[int, ...]) -> str:
+    it = iter(combo)
+    return ".".join(str(next(it)) if part == "{}" else part for part in template)

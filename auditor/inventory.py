@@ -1,0 +1,175 @@
+"""The exact per-tensor inventory of a checkpoint, cross-checked against its index.
+
+Turns the headers of a ``Checkpoint`` into one table of tensors (name, dtype, shape, elements, bytes, file,
+offsets), checks it against the index's weight_map and total_size, and sums it per dtype.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .checkpoint import Checkpoint
+from .findings import Finding, finding, plural
+from .header import DTYPE_BITS
+
+
+@dataclass(frozen=True, slots=True)
+class Tensor:
+    """A stored tensor. ``start``/``end`` are offsets into its file's data section."""
+
+    name: str
+    dtype: str
+    shape: tuple[int, ...]
+    file: str
+    start: int
+    end: int
+
+    @property
+    def elements(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def nbytes(self) -> int:
+        return self.end - self.start
+
+
+@dataclass
+class Totals:
+    """Tensor, parameter (element) and byte counts, overall and per dtype."""
+
+    tensors: int = 0
+    parameters: int = 0
+    bytes: int = 0
+    by_dtype: dict[str, list[int]] = field(default_factory=dict)  # dtype -> [tensors, parameters, bytes]
+
+    def add(self, dtype: str, elements: int, nbytes: int) -> None:
+        self.tensors += 1
+        self.parameters += elements
+        self.bytes += nbytes
+        row = self.by_dtype.get(dtype)
+        if row is None:
+            self.by_dtype[dtype] = [1, elements, nbytes]
+        else:
+            row[0] += 1
+            row[1] += elements
+            row[2] += nbytes
+
+    def to_dict(self) -> dict[str, object]:
+        order = list(DTYPE_BITS)
+        return {
+            "tensors": self.tensors, "parameters": self.parameters, "bytes": self.bytes,
+            "by_dtype": {d: {"tensors": t, "parameters": p, "bytes": b}
+                         for d, (t, p, b) in sorted(self.by_dtype.items(), key=lambda kv: order.index(kv[0]))},
+        }
+
+
+@dataclass
+class FileSummary:
+    """One audited file: its size, header length and what it holds."""
+
+    name: str
+    size: int | None
+    header_length: int | None
+    tensors: int
+    data_bytes: int
+    ok: bool
+
+    def to_dict(self) -> dict[str, object]:
+        return {"name": self.name, "size": self.size, "header_length": self.header_length,
+                "tensors": self.tensors, "data_bytes": self.data_bytes, "ok": self.ok}
+
+
+@dataclass
+class Inventory:
+    """All stored tensors by name (first occurrence wins when a name is stored twice)."""
+
+    tensors: dict[str, Tensor]
+    files: list[FileSummary]
+    totals: Totals
+    findings: list[Finding]
+
+
+def build_inventory(checkpoint: Checkpoint) -> Inventory:
+    """Merge the headers into one inventory and cross-check it with the index."""
+    findings: list[Finding] = list(checkpoint.findings)
+    tensors: dict[str, Tensor] = {}
+    where: dict[str, list[str]] = {}  # tensor -> every file storing it (only filled for duplicates)
+    files: list[FileSummary] = []
+    totals = Totals()
+    for name in checkpoint.audited:
+        header = checkpoint.headers[name]
+        findings.extend(header.findings)
+        data_bytes = 0
+        for t in header.tensors:
+            data_bytes += t.end - t.start
+            if t.name in tensors:
+                where.setdefault(t.name, [tensors[t.name].file]).append(name)
+                continue
+            tensor = Tensor(t.name, t.dtype, t.shape, name, t.start, t.end)
+            tensors[t.name] = tensor
+            totals.add(t.dtype, tensor.elements, t.end - t.start)
+        files.append(FileSummary(name, checkpoint.files.get(name), header.header_length, len(header.tensors),
+                                 data_bytes, header.ok))
+    for tensor_name, stored_in in sorted(where.items()):
+        findings.append(finding("tensor-duplicated", f"{tensor_name} is stored in {len(stored_in)} files "
+                                f"({', '.join(stored_in)}); loaders disagree on which copy wins",
+                                tensors=[tensor_name], files=stored_in))
+    if checkpoint.weight_map is not None:
+        findings.extend(_cross_check_index(checkpoint, tensors, where, files))
+    return Inventory(tensors, files, totals, findings)
+
+
+def _cross_check_index(checkpoint: Checkpoint, tensors: dict[str, Tensor], where: dict[str, list[str]],
+                       files: list[FileSummary]) -> list[Finding]:
+    """weight_map vs headers, both ways, and total_size vs the data bytes actually stored."""
+    weight_map = checkpoint.weight_map or {}
+    index_name = checkpoint.index_name or "index"
+    readable = {f.name for f in files if checkpoint.headers[f.name].header_length is not None}
+    missing: dict[str, list[str]] = {}
+    misplaced: list[str] = []
+    for tensor, shard in weight_map.items():
+        if shard not in readable:
+            continue  # missing/unsafe/unreadable shard: already a finding of its own
+        stored = tensors.get(tensor)
+        if stored is None:
+            missing.setdefault(shard, []).append(tensor)
+        elif stored.file != shard and shard not in where.get(tensor, ()):
+            misplaced.append(tensor)
+    out: list[Finding] = []
+    for shard, names in sorted(missing.items()):
+        out.append(finding("index-tensor-missing", f"{index_name} lists {plural(len(names), 'tensor')} in {shard} "
+                           f"that {shard} does not contain: {_first(names)}", tensors=names, files=[shard]))
+    if misplaced:
+        out.append(finding("index-tensor-misplaced", f"{plural(len(misplaced), 'tensor')} stored in a different shard "
+                           f"than {index_name} says: " + "; ".join(
+                               f"{t} in {', '.join(where.get(t, [tensors[t].file]))} (index: {weight_map[t]})" for t in misplaced[:5]),
+                           tensors=misplaced, files=sorted({weight_map[t] for t in misplaced})))
+    unlisted = [t for t in tensors if t not in weight_map]
+    if unlisted:
+        shards = sorted({tensors[t].file for t in unlisted})
+        out.append(finding("index-tensor-unlisted", f"{plural(len(unlisted), 'stored tensor')} missing from "
+                           f"{index_name}'s weight_map (loaders that follow the index never see them): {_first(unlisted)}",
+                           tensors=unlisted, files=shards))
+    metadata = (checkpoint.index or {}).get("metadata")
+    declared = metadata.get("total_size") if isinstance(metadata, dict) else None
+    if declared is not None and all(f.ok for f in files):
+        data = sum(f.data_bytes for f in files)
+        file_bytes = sum(f.size or 0 for f in files)
+        if isinstance(declared, str) and declared.isdigit():
+            declared = int(declared)
+        if declared != data:
+            hint = ""
+            if declared == file_bytes:
+                hint = " (it equals the sum of file sizes, headers included: the mlx convention)"
+            elif isinstance(declared, int) and declared > data:
+                hint = " (stale after tensors were removed, or counts shared storages)"
+            out.append(finding("index-total-size-mismatch", f"{index_name} metadata.total_size is {declared!r} but the "
+                               f"shards hold {data:,} bytes of tensor data{hint}", files=[index_name]))
+    return out
+
+
+def _first(names: list[str], limit: int = 3) -> str:
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit:,} more" if len(names) > limit else "")

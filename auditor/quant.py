@@ -1,0 +1,91 @@
+"""Quantization bookkeeping: recognise scale tensors and check their shapes against quantization_config.
+
+FP8 block quantization (DeepSeek-V3 style): ``X.weight`` is F8 and ``X.weight_scale_inv`` is
+``[ceil(out/b0), ceil(in/b1)]`` for ``weight_block_size = [b0, b1]`` (leading dims of fused experts kept);
+per-tensor scales (``weight_scale``, ``input_scale``) are scalars or ``[1]``.
+MXFP4 (gpt-oss): ``X_blocks`` U8 ``[..., n/32, 16]`` holds two FP4 values per byte, ``X_scales`` U8
+``[..., n/32]`` one E8M0 exponent per block of 32 values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .inventory import Tensor
+
+SCALE_SUFFIXES = (".weight_scale_inv", ".weight_scale", ".input_scale", ".activation_scale", ".weight_scale_2",
+                  ".k_scale", ".v_scale")
+MXFP4_BLOCK = 32
+
+
+@dataclass(frozen=True)
+class QuantVerdict:
+    """How a stored tensor relates to quantization: its base tensor and, if wrong, why."""
+
+    category: str            # "quantization" (bookkeeping) or "packed" (the quantized weight itself)
+    base: str                # the logical tensor it belongs to
+    problem: str | None = None
+    logical_elements: int = 0  # for packed weights: how many parameters the stored bytes encode
+
+
+def block_size(qconfig: dict[str, Any] | None) -> tuple[int, int] | None:
+    """``weight_block_size`` of an FP8 block-quantized config, if any."""
+    if not isinstance(qconfig, dict):
+        return None
+    bs = qconfig.get("weight_block_size")
+    if isinstance(bs, list) and len(bs) == 2 and all(isinstance(b, int) and b > 0 for b in bs):
+        return bs[0], bs[1]
+    return None
+
+
+def classify(tensor: Tensor, stored: dict[str, Tensor], expected_shapes: dict[str, tuple[int, ...]],
+             qconfig: dict[str, Any] | None) -> QuantVerdict | None:
+    """Return a verdict when ``tensor`` is quantization bookkeeping or a packed weight, else None."""
+    name = tensor.name
+    for suffix in SCALE_SUFFIXES:
+        if name.endswith(suffix):
+            base = name[: -len(suffix)] + ".weight"
+            if base not in stored and base not in expected_shapes:
+                return None
+            if suffix == ".weight_scale_inv":
+                return QuantVerdict("quantization", base, _fp8_block_problem(tensor, stored.get(base), qconfig))
+            if tensor.elements != 1 and suffix in (".input_scale", ".activation_scale", ".k_scale", ".v_scale"):
+                return QuantVerdict("quantization", base, f"expected a scalar or [1], found {list(tensor.shape)}")
+            return QuantVerdict("quantization", base)
+    if name.endswith(("_blocks", "_scales")) and _quant_method(qconfig) == "mxfp4":
+        base = name.rsplit("_", 1)[0]
+        logical = expected_shapes.get(base)
+        if logical is None:
+            return None
+        n = 1
+        for d in logical:
+            n *= d
+        if name.endswith("_blocks"):
+            encoded = tensor.elements * 2
+            problem = None if (tensor.dtype == "U8" and encoded == n and tensor.shape[-1:] == (16,)) else (
+                f"{tensor.dtype} {list(tensor.shape)} encodes {encoded:,} FP4 values; {base} needs {n:,}")
+            return QuantVerdict("packed", base, problem, encoded)
+        problem = None if tensor.elements * MXFP4_BLOCK == n else (
+            f"{list(tensor.shape)} holds {tensor.elements:,} block scales; {base} needs {n // MXFP4_BLOCK:,}")
+        return QuantVerdict("quantization", base, problem)
+    return None
+
+
+def _quant_method(qconfig: dict[str, Any] | None) -> str | None:
+    return qconfig.get("quant_method") if isinstance(qconfig, dict) else None
+
+
+def _fp8_block_problem(scale: Tensor, weight: Tensor | None, qconfig: dict[str, Any] | None) -> str | None:
+    if weight is None:
+        return f"its weight {scale.name.rsplit('.', 1)[0]}.weight is not stored"
+    bs = block_size(qconfig)
+    if bs is None or len(weight.shape) < 2:
+        return None if scale.elements == 1 else (
+            f"no weight_block_size in quantization_config, so a per-tensor scale was expected, found {list(scale.shape)}")
+    *lead, out_dim, in_dim = weight.shape
+    want = (*lead, -(-out_dim // bs[0]), -(-in_dim // bs[1]))
+    if scale.shape != want:
+        return (f"shape {list(scale.shape)}, expected {list(want)} = [ceil({out_dim}/{bs[0]}), ceil({in_dim}/{bs[1]})] "
+                f"for weight {list(weight.shape)}")
+    return None

@@ -1,0 +1,438 @@
+"""Reconciliation: what config.json says must be there vs what is stored, every difference explained.
+
+Every stored tensor lands in exactly one ledger category (model, mtp, tied_duplicates, buffers,
+quantization, unexplained), so the ledger always sums to the stored parameter total. Every expected tensor
+that is not stored is a finding. Architecture knowledge comes from the spec files; this module only
+compares.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from .findings import Finding, finding, plural
+from .groups import split_name
+from .inventory import Inventory, Tensor
+from .quant import classify
+from .errors import ConfigError
+from .specs import Expectation, ExpectedTensor, all_specs, expand, find_spec, text_config
+from .specs.expr import ExprError
+
+LEDGER_KEYS = ("model", "mtp", "tied_duplicates", "buffers", "quantization", "unexplained")
+# Recomputable state that some exporters save (transformers makes these non-persistent today).
+BUFFER_SUFFIXES = (".inv_freq", ".position_ids", ".masked_bias", ".attn.bias", ".attention.bias", "._float_tensor")
+LEGACY_MODEL_TYPES = {"RefinedWebModel": "falcon", "RefinedWeb": "falcon"}
+MAX_NAMES_IN_MESSAGE = 4
+
+
+class UnknownArchitecture(ConfigError):
+    """``st-audit formula`` on a model_type no spec covers."""
+
+
+@dataclass
+class Component:
+    """One row of the breakdown: a component of one layer type (or of the whole model)."""
+
+    component: str
+    layer_type: str | None
+    layers: int
+    expected: int
+    actual: int
+
+    def to_dict(self) -> dict[str, Any]:
+        per_layer = self.expected // self.layers if self.layers else None
+        return {"component": self.component, "layer_type": self.layer_type, "layers": self.layers,
+                "expected_per_layer": per_layer, "expected": self.expected, "actual": self.actual}
+
+
+@dataclass
+class Reconciliation:
+    """Expected counts, the ledger, the component breakdown and the findings of the comparison."""
+
+    model_type: str | None = None
+    architecture: str | None = None
+    expected_parameters: int | None = None
+    activated_parameters: int | None = None
+    mtp_parameters: int | None = None
+    formula: str | None = None
+    ledger: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LEDGER_KEYS, 0))
+    components: list[Component] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    categories: dict[str, str] = field(default_factory=dict)  # tensor -> ledger category
+    packed_extra: int = 0  # parameters encoded beyond the stored element count (MXFP4: 2 per byte)
+
+
+def _names(names: list[str]) -> str:
+    shown = ", ".join(names[:MAX_NAMES_IN_MESSAGE])
+    return shown + (f" and {len(names) - MAX_NAMES_IN_MESSAGE:,} more" if len(names) > MAX_NAMES_IN_MESSAGE else "")
+
+
+def reconcile(inventory: Inventory, config: dict[str, Any] | None) -> Reconciliation:
+    """Compare the inventory with what ``config`` implies; never raises for a bad tensor."""
+    if config is None:
+        rec = _generic(inventory, {})
+        rec.findings.append(finding("config-missing", "no config.json next to the weights: the checkpoint was checked "
+                                    "for consistency only, not against an architecture formula"))
+        return rec
+    cfg = dict(text_config(config))
+    model_type = cfg.get("model_type")
+    if model_type in LEGACY_MODEL_TYPES:
+        cfg["model_type"] = model_type = LEGACY_MODEL_TYPES[model_type]
+    architectures = config.get("architectures")
+    architecture = architectures[0] if isinstance(architectures, list) and architectures else None
+    spec = find_spec(cfg)
+    if spec is None:
+        rec = _generic(inventory, cfg)
+        rec.findings.append(finding("unknown-architecture", f"no formula is known for model_type {model_type!r}: "
+                                    "checked the repeating layer structure and the config's sizes only"))
+    else:
+        try:
+            expectation = expand(spec, cfg)
+        except ExprError as e:
+            rec = _generic(inventory, cfg)
+            rec.findings.append(finding("config-mismatch", f"config.json cannot be evaluated by the {spec.file} "
+                                        f"formula: {e}", files=["config.json"]))
+        else:
+            rec = _compare(inventory, expectation, cfg)
+    rec.model_type = model_type if isinstance(model_type, str) else None
+    rec.architecture = architecture if isinstance(architecture, str) else None
+    assert sum(rec.ledger.values()) == inventory.totals.parameters + rec.packed_extra, "ledger must cover every tensor"
+    return rec
+
+
+def _strip_prefix(expectation: Expectation, stored: dict[str, Tensor]) -> dict[str, ExpectedTensor]:
+    """Checkpoints saved from the base model lack its prefix (the real gpt2 file has ``h.0...``)."""
+    prefix = expectation.spec.base_prefix
+    expected = expectation.tensors
+    if not prefix or any(n.startswith(prefix) for n in stored):
+        return expected
+    stripped = {(n[len(prefix):] if n.startswith(prefix) else n): e for n, e in expected.items()}
+    hits = sum(1 for n in stripped if n in stored)
+    return stripped if hits > sum(1 for n in expected if n in stored) else expected
+
+
+def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]) -> Reconciliation:
+    stored = inventory.tensors
+    expected = _strip_prefix(expectation, stored)
+    rec = Reconciliation()
+    ledger = rec.ledger
+    categories = rec.categories
+    missing: list[str] = []
+    mtp_missing: list[str] = []
+    mismatched: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
+    tied_copies: list[str] = []
+    head_missing: list[str] = []
+    buffers: list[str] = []
+    by_rule: dict[int, list[Tensor]] = defaultdict(list)
+    actual_by_row: dict[tuple[str | None, str], int] = defaultdict(int)
+    for name, e in expected.items():
+        t = stored.get(name)
+        row = (e.layer_type, e.component)
+        if e.kind == "head" and expectation.tied:
+            if t is not None:
+                categories[name] = "tied_duplicates"
+                ledger["tied_duplicates"] += t.elements
+                tied_copies.append(name)
+            continue
+        if e.kind == "buffer":
+            if t is not None:
+                categories[name] = "buffers"
+                ledger["buffers"] += t.elements
+                buffers.append(name)
+                if t.shape != e.shape:
+                    mismatched.append((name, e.shape, t.shape))
+            continue
+        if t is None:
+            (head_missing if e.kind == "head" else mtp_missing if e.mtp else missing).append(name)
+            continue
+        category = "mtp" if e.mtp else "model"
+        categories[name] = category
+        ledger[category] += t.elements
+        if not e.mtp:
+            actual_by_row[row] += t.elements
+        by_rule[e.rule].append(t)
+        if t.shape != e.shape:
+            mismatched.append((name, e.shape, t.shape))
+
+    expected_shapes = {n: e.shape for n, e in expected.items()}
+    qconfig = cfg.get("quantization_config")
+    scale_problems: list[tuple[str, str]] = []
+    scales: list[str] = []
+    beyond: dict[int, list[str]] = defaultdict(list)
+    unexplained: list[str] = []
+    total_layers = expectation.num_layers + expectation.mtp_layers
+    for name, t in stored.items():
+        if name in categories:
+            continue
+        verdict = classify(t, stored, expected_shapes, qconfig)
+        if verdict is not None:
+            if verdict.problem:
+                scale_problems.append((name, verdict.problem))
+            if verdict.category == "packed":
+                base = expected.get(verdict.base)
+                category = "mtp" if base is not None and base.mtp else "model"
+                categories[name] = category
+                ledger[category] += verdict.logical_elements
+                rec.packed_extra += verdict.logical_elements - t.elements
+                if base is not None and verdict.base in missing:
+                    missing.remove(verdict.base)
+                if base is not None and not base.mtp:
+                    actual_by_row[(base.layer_type, base.component)] += verdict.logical_elements
+            else:
+                categories[name] = "quantization"
+                ledger["quantization"] += t.elements
+                scales.append(name)
+            continue
+        if name.endswith(BUFFER_SUFFIXES):
+            categories[name] = "buffers"
+            ledger["buffers"] += t.elements
+            buffers.append(name)
+            continue
+        layer = _layer_of(name, expectation.layer_prefixes)
+        if layer is not None and layer >= total_layers:
+            beyond[layer].append(name)
+        categories[name] = "unexplained"
+        ledger["unexplained"] += t.elements
+        unexplained.append(name)
+
+    f = rec.findings
+    _report_missing(f, missing, expected, expectation)
+    if mtp_missing and len(mtp_missing) < sum(1 for e in expected.values() if e.mtp):
+        f.append(finding("missing-tensor", f"the MTP module is incomplete: {plural(len(mtp_missing), 'tensor')} "
+                         f"missing ({_names(mtp_missing)})", tensors=mtp_missing, severity="warning"))
+    if mismatched:
+        f.append(finding("shape-mismatch", f"{plural(len(mismatched), 'tensor')} with a shape config.json does not "
+                         "imply: " + "; ".join(f"{n} is {list(a)}, expected {list(s)}"
+                                                for n, s, a in mismatched[:MAX_NAMES_IN_MESSAGE])
+                         + (f" and {len(mismatched) - MAX_NAMES_IN_MESSAGE:,} more" if len(mismatched) > MAX_NAMES_IN_MESSAGE else ""),
+                         tensors=[n for n, _, _ in mismatched]))
+    if head_missing:
+        f.append(finding("tied-head", f"config.json does not tie the LM head to the embeddings "
+                         f"(tie_word_embeddings is false), but {_names(head_missing)} is not stored: loaders would "
+                         "leave it randomly initialised", tensors=head_missing, severity="error"))
+    if tied_copies:
+        n = sum(stored[c].elements for c in tied_copies)
+        f.append(finding("tied-head", f"{_names(tied_copies)} is stored although config.json ties it to "
+                         f"{expectation.tied_names.get(tied_copies[0], 'the input embeddings')}: a redundant copy of "
+                         f"{n:,} parameters (counted under tied_duplicates)", tensors=tied_copies, severity="warning"))
+    if buffers:
+        n = sum(stored[b].elements for b in buffers)
+        f.append(finding("buffer-stored", f"{plural(len(buffers), 'recomputable buffer')} stored ({n:,} elements, "
+                         f"not parameters): {_names(buffers)}", tensors=buffers))
+    mtp_stored = [n for n, c in categories.items() if c == "mtp"]
+    if mtp_stored:
+        f.append(finding("mtp-module", f"{plural(expectation.mtp_layers, 'multi-token-prediction layer')} stored "
+                         f"({plural(len(mtp_stored), 'tensor')}, {ledger['mtp']:,} parameters) beside the "
+                         f"{expectation.num_layers}-layer model; inference loaders usually skip it", tensors=mtp_stored))
+    if scales:
+        f.append(finding("quantization-tensors", f"{plural(len(scales), 'quantization scale tensor')} "
+                         f"({ledger['quantization']:,} elements) stored beside the quantized weights", tensors=scales))
+    if scale_problems:
+        f.append(finding("quantization-scale-mismatch", f"{plural(len(scale_problems), 'quantization tensor')} do not "
+                         "fit their weights: " + "; ".join(f"{n}: {p}" for n, p in scale_problems[:MAX_NAMES_IN_MESSAGE]),
+                         tensors=[n for n, _ in scale_problems]))
+    if beyond:
+        layers = sorted(beyond)
+        names = [n for layer in layers for n in beyond[layer]]
+        f.append(finding("config-mismatch", f"config.json declares {expectation.num_layers} layers"
+                         + (f" (+{expectation.mtp_layers} MTP)" if expectation.mtp_layers else "")
+                         + f" but layer{'s' if len(layers) > 1 else ''} {_ranges(layers)} {'are' if len(layers) > 1 else 'is'} "
+                         f"stored too ({plural(len(names), 'tensor')})", tensors=names))
+    rest = [n for n in unexplained if not any(n in v for v in beyond.values())]
+    if rest:
+        f.append(finding("unexpected-tensor", f"{plural(len(rest), 'stored tensor')} that the {expectation.spec.file} "
+                         f"formula does not explain: {_names(rest)}", tensors=rest))
+    f.extend(_dtype_outliers(by_rule))
+
+    summary = summarize(expectation, expected)
+    rec.expected_parameters = summary.parameters
+    rec.activated_parameters = summary.activated
+    rec.mtp_parameters = summary.mtp
+    rec.components = _components(summary.rows, actual_by_row, summary.layers_by_type)
+    rec.formula = _formula(rec.components, summary.parameters)
+    return rec
+
+
+@dataclass
+class ExpectedSummary:
+    """The counts the formula predicts, before looking at any stored tensor."""
+
+    parameters: int
+    activated: int | None
+    mtp: int | None
+    rows: dict[tuple[str | None, str], int]
+    layers_by_type: dict[str | None, set[int]]
+
+
+def summarize(expectation: Expectation, expected: dict[str, ExpectedTensor] | None = None) -> ExpectedSummary:
+    """Model parameters (tied weights once; MTP, buffers and bookkeeping excluded), activated and MTP counts."""
+    rows: dict[tuple[str | None, str], int] = defaultdict(int)
+    layers_by_type: dict[str | None, set[int]] = defaultdict(set)
+    parameters = activated = mtp = 0
+    has_experts = False
+    for e in (expected or expectation.tensors).values():
+        if e.kind == "buffer" or (e.kind == "head" and expectation.tied):
+            continue
+        if e.mtp:
+            mtp += e.elements
+            continue
+        parameters += e.elements
+        rows[(e.layer_type, e.component)] += e.elements
+        active, total = e.active_fraction
+        activated += e.elements * active // total
+        has_experts = has_experts or active != total
+        if e.layer is not None:
+            layers_by_type[e.layer_type].add(e.layer)
+    return ExpectedSummary(parameters, activated if has_experts else None,
+                           mtp if expectation.mtp_layers else None, rows, layers_by_type)
+
+
+def formula_report(config: dict[str, Any]) -> dict[str, Any]:
+    """What ``st-audit formula`` prints: the expected counts from config.json alone."""
+    cfg = dict(text_config(config))
+    if cfg.get("model_type") in LEGACY_MODEL_TYPES:
+        cfg["model_type"] = LEGACY_MODEL_TYPES[cfg["model_type"]]
+    spec = find_spec(cfg)
+    if spec is None:
+        raise UnknownArchitecture(f"no formula is known for model_type {cfg.get('model_type')!r}; known: "
+                                  + ", ".join(sorted(all_specs())))
+    try:
+        expectation = expand(spec, cfg)
+    except ExprError as e:
+        raise ConfigError(f"config.json cannot be evaluated by the {spec.file} formula: {e}") from None
+    summary = summarize(expectation)
+    components = _components(summary.rows, {}, summary.layers_by_type)
+    return {"model_type": cfg.get("model_type"), "spec": spec.file, "parameters": summary.parameters,
+            "activated_parameters": summary.activated, "mtp_parameters": summary.mtp,
+            "tied_embeddings": expectation.tied, "layers": expectation.num_layers,
+            "formula": _formula(components, summary.parameters),
+            "components": [{k: v for k, v in c.to_dict().items() if k != "actual"} for c in components]}
+
+
+def _report_missing(f: list[Finding], missing: list[str], expected: dict[str, ExpectedTensor],
+                    expectation: Expectation) -> None:
+    """Missing tensors, with whole missing layers named as such."""
+    if not missing:
+        return
+    per_layer_expected = Counter(e.layer for e in expected.values() if e.layer is not None and e.kind == "param")
+    per_layer_missing = Counter(expected[n].layer for n in missing if expected[n].layer is not None)
+    whole = sorted(layer for layer, n in per_layer_missing.items() if n == per_layer_expected[layer])
+    if whole:
+        names = [n for n in missing if expected[n].layer in set(whole)]
+        f.append(finding("missing-tensor", f"layer{'s' if len(whole) > 1 else ''} {_ranges(whole)} of "
+                         f"{expectation.num_layers} {'are' if len(whole) > 1 else 'is'} missing entirely "
+                         f"({plural(len(names), 'tensor')})", tensors=names))
+        f.append(finding("config-mismatch", f"config.json declares {expectation.num_layers} layers but only "
+                         f"{expectation.num_layers - len([w for w in whole if w < expectation.num_layers])} are stored",
+                         tensors=[], files=["config.json"]))
+        missing = [n for n in missing if expected[n].layer not in set(whole)]
+    if missing:
+        f.append(finding("missing-tensor", f"{plural(len(missing), 'tensor')} required by config.json "
+                         f"{'is' if len(missing) == 1 else 'are'} not stored: {_names(missing)}", tensors=missing))
+
+
+def _layer_of(name: str, prefixes: tuple[str, ...]) -> int | None:
+    for prefix in prefixes:
+        if name.startswith(prefix):
+            head = name[len(prefix):].split(".", 1)[0]
+            if head.isdigit():
+                return int(head)
+    return None
+
+
+def _ranges(values: list[int]) -> str:
+    from .groups import ranges
+    return ranges(values).replace("..", "-")
+
+
+def _dtype_outliers(by_rule: dict[int, list[Tensor]]) -> list[Finding]:
+    """Within one kind of tensor (one spec rule), dtypes other than the majority's."""
+    out = []
+    for tensors in by_rule.values():
+        counts = Counter(t.dtype for t in tensors)
+        if len(counts) < 2:
+            continue
+        majority, _ = counts.most_common(1)[0]
+        odd = [t.name for t in tensors if t.dtype != majority]
+        kinds = ", ".join(f"{d}" for d in sorted(counts) if d != majority)
+        out.append(finding("dtype-outlier", f"{plural(len(odd), 'tensor')} stored as {kinds} while "
+                           f"{counts[majority]:,} of the same kind are {majority}: {_names(odd)}", tensors=odd))
+    return out
+
+
+def _components(expected: dict[tuple[str | None, str], int], actual: dict[tuple[str | None, str], int],
+                layers_by_type: dict[str | None, set[int]]) -> list[Component]:
+    rows = []
+    for key in list(expected) + [k for k in actual if k not in expected]:
+        layer_type, component = key
+        layers = len(layers_by_type.get(layer_type, ())) if layer_type is not None else 0
+        rows.append(Component(component, layer_type, layers, expected.get(key, 0), actual.get(key, 0)))
+    return rows
+
+
+def _formula(components: list[Component], total: int) -> str:
+    """The closed form with the values: per-layer sums times layer counts, plus the rest."""
+    parts = []
+    by_type: dict[str | None, list[Component]] = defaultdict(list)
+    for c in components:
+        by_type[c.layer_type].append(c)
+    for layer_type, rows in by_type.items():
+        if layer_type is None:
+            parts += [f"{c.component} {c.expected:,}" for c in rows if c.expected]
+            continue
+        layers = rows[0].layers
+        if layers and all(c.expected % layers == 0 for c in rows):
+            inner = " + ".join(f"{c.component} {c.expected // layers:,}" for c in rows if c.expected)
+            parts.insert(len([p for p in parts if " x (" in p]), f"{layers} x ({inner}) [{layer_type}]")
+        else:
+            parts += [f"{c.component} {c.expected:,} [{layer_type}]" for c in rows if c.expected]
+    return " + ".join(parts) + f" = {total:,}"
+
+
+def _generic(inventory: Inventory, cfg: dict[str, Any]) -> Reconciliation:
+    """No formula: infer the repeating block from the layers present and check it against config sizes."""
+    rec = Reconciliation()
+    stored = inventory.tensors
+    by_prefix: Counter[str] = Counter()
+    for name in stored:
+        template, indices = split_name(name)
+        if indices:
+            by_prefix[".".join(template[: template.index("{}")]) + "."] += 1
+    layers: dict[int, set[str]] = defaultdict(set)
+    prefix = by_prefix.most_common(1)[0][0] if by_prefix else None
+    for name, t in stored.items():
+        verdict = classify(t, stored, {}, cfg.get("quantization_config"))
+        if verdict is not None:
+            category = "quantization"
+        elif name.endswith(BUFFER_SUFFIXES):
+            category = "buffers"
+        else:
+            category = "model"
+            if prefix and name.startswith(prefix):
+                head, _, rest = name[len(prefix):].partition(".")
+                if head.isdigit():
+                    layers[int(head)].add(rest)
+        rec.categories[name] = category
+        rec.ledger[category] += t.elements
+    f = rec.findings
+    if layers:
+        counts = Counter(s for parts in layers.values() for s in parts)
+        block = {s for s, n in counts.items() if n * 2 > len(layers)}
+        gaps = [f"{prefix}{layer}.{s}" for layer, parts in sorted(layers.items()) for s in sorted(block - parts)]
+        if gaps:
+            f.append(finding("missing-tensor", f"{plural(len(gaps), 'tensor')} of the repeating block (present in most "
+                             f"of the {len(layers)} layers under {prefix}) missing: {_names(gaps)}", tensors=gaps,
+                             severity="warning"))
+        declared = cfg.get("num_hidden_layers")
+        if isinstance(declared, int) and declared != len(layers):
+            f.append(finding("config-mismatch", f"config.json declares {declared} layers but {len(layers)} are stored "
+                             f"under {prefix} ({_ranges(sorted(layers))})", files=["config.json"]))
+    dims = {d for t in stored.values() for d in t.shape}
+    for key in ("hidden_size", "vocab_size"):
+        value = cfg.get(key)
+        if isinstance(value, int) and stored and value not in dims:
+            f.append(finding("config-mismatch", f"config.json {key} is {value:,} but no stored tensor has a dimension "
+                             "of that size", files=["config.json"]))
+    return rec

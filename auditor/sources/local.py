@@ -1,0 +1,69 @@
+"""A checkpoint on disk: a directory, or a single .safetensors file."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import TargetNotFound
+from ..header import Header, parse_header, read_header_length
+
+
+class LocalSource:
+    """Reads only the 8-byte length and the JSON header of each file; never the tensor data."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        p = Path(path)
+        if not p.exists():
+            raise TargetNotFound(f"{path} does not exist: pass a checkpoint directory, a .safetensors file, "
+                                 "or a Hub repo id such as org/name")
+        self.target = str(path)
+        self.single = p if p.is_file() else None
+        self.root = p.parent if p.is_file() else p
+        self._files: dict[str, int | None] | None = None
+
+    def list_files(self) -> dict[str, int | None]:
+        if self._files is None:
+            files: dict[str, int | None] = {}
+            if self.single is not None:
+                files[self.single.name] = self.single.stat().st_size
+                config = self.root / "config.json"
+                if config.is_file():
+                    files["config.json"] = config.stat().st_size
+            else:
+                for entry in os.scandir(self.root):
+                    if entry.is_file():
+                        files[entry.name] = entry.stat().st_size
+                    elif entry.is_dir() and not entry.name.startswith("."):
+                        for sub in os.scandir(entry.path):
+                            if sub.is_file() and sub.name.endswith((".safetensors", ".json")):
+                                files[f"{entry.name}/{sub.name}"] = sub.stat().st_size
+            self._files = files
+        return self._files
+
+    def read_small(self, name: str) -> bytes:
+        return (self.root / name).read_bytes()
+
+    def read_headers(self, names: list[str], sizes: dict[str, int | None],
+                     tensor_counts: dict[str, int]) -> dict[str, Header]:
+        return {name: read_local_header(self.root / name, name) for name in names}
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "local", "path": str(self.root.resolve() if self.single is None else self.single.resolve())}
+
+
+def read_local_header(path: Path, name: str) -> Header:
+    """Read and validate one file's header; I/O problems become a finding, not an exception."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            n, header = read_header_length(name, f.read(8), size)
+            if n is None:
+                return header
+            raw = f.read(n)
+    except OSError as e:
+        header = Header(name)
+        header.fail("file-unreadable", f"could not read: {e.strerror or e}")
+        return header
+    return parse_header(name, raw, size, header)

@@ -1,0 +1,239 @@
+"""Architecture specs: what config.json says a checkpoint must contain, tensor by tensor.
+
+Each family is one TOML file in ``data/`` (format: docs/specs.md). ``find_spec(config)`` picks the spec for
+a config; ``expand(spec, config)`` evaluates it into an ``Expectation``: every expected tensor name with its
+shape, component, layer type and role. All architecture knowledge lives in the data files; this module
+only evaluates them.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from .expr import ExprError, compile_expr, evaluate
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+KINDS = ("param", "buffer", "head")
+_PLACEHOLDER = re.compile(r"\{(layer|expert)\}")
+_TENSOR_KEYS = {"name", "shape", "component", "when", "experts", "active_experts", "kind", "tied_to", "note"}
+_SPEC_KEYS = {"description", "model_types", "base_prefix", "tie", "layers", "mtp_layers", "layer_type",
+              "defaults", "derived", "tensor", "sources"}
+
+
+class SpecError(ValueError):
+    """A spec file is malformed (caught by the test that loads every spec)."""
+
+
+@dataclass(frozen=True)
+class TensorRule:
+    """One ``[[tensor]]`` entry of a spec."""
+
+    name: str
+    shape: tuple[str | int, ...]
+    component: str
+    when: str | None = None
+    experts: str | int | None = None        # how many experts: {expert} repeats, or the fused leading dim
+    active_experts: str | int | None = None  # how many of them are activated per token
+    kind: str = "param"
+    tied_to: str | None = None
+
+    @property
+    def per_layer(self) -> bool:
+        return "{layer}" in self.name
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A family's declarative description, validated at load time."""
+
+    file: str
+    model_types: tuple[str, ...]
+    rules: tuple[TensorRule, ...]
+    defaults: dict[str, Any]
+    derived: dict[str, Any]
+    tie: str | bool = "tie_word_embeddings"
+    layers: str = "num_hidden_layers"
+    mtp_layers: str | int = 0
+    layer_type: str | None = None
+    base_prefix: str = ""
+    description: str = ""
+
+
+@dataclass
+class ExpectedTensor:
+    """One tensor the architecture implies."""
+
+    shape: tuple[int, ...]
+    component: str
+    kind: str                 # param | buffer | head
+    layer: int | None
+    layer_type: str | None
+    mtp: bool
+    rule: int                 # index of the rule in the spec (groups dtype checks)
+    elements: int
+    active_fraction: tuple[int, int] = (1, 1)
+
+
+@dataclass
+class Expectation:
+    """A spec evaluated against one config."""
+
+    spec: Spec
+    env: dict[str, Any]
+    tensors: dict[str, ExpectedTensor]
+    tied: bool
+    num_layers: int
+    mtp_layers: int
+    layer_prefixes: tuple[str, ...]
+    tied_names: dict[str, str] = field(default_factory=dict)  # head name -> the tensor it is tied to
+
+
+def _load_toml(name: str, text: str) -> Spec:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{name}: {e}") from None
+    unknown = set(doc) - _SPEC_KEYS
+    if unknown:
+        raise SpecError(f"{name}: unknown keys {sorted(unknown)}")
+    rules = []
+    for i, entry in enumerate(doc.get("tensor", [])):
+        bad = set(entry) - _TENSOR_KEYS
+        if bad or "name" not in entry or "shape" not in entry or "component" not in entry:
+            raise SpecError(f"{name}: tensor #{i} needs name/shape/component and knows only {sorted(_TENSOR_KEYS)}"
+                            f"{' (unknown: ' + ', '.join(sorted(bad)) + ')' if bad else ''}")
+        if entry.get("kind", "param") not in KINDS:
+            raise SpecError(f"{name}: tensor {entry['name']}: kind must be one of {KINDS}")
+        if "{expert}" in entry["name"] and "experts" not in entry:
+            raise SpecError(f"{name}: tensor {entry['name']} repeats over {{expert}} but has no 'experts' count")
+        entry.pop("note", None)
+        rules.append(TensorRule(**{**entry, "shape": tuple(entry["shape"])}))
+    spec = Spec(file=name, model_types=tuple(doc.get("model_types", ())), rules=tuple(rules),
+                defaults=doc.get("defaults", {}), derived=doc.get("derived", {}),
+                tie=doc.get("tie", "tie_word_embeddings"), layers=doc.get("layers", "num_hidden_layers"),
+                mtp_layers=doc.get("mtp_layers", 0), layer_type=doc.get("layer_type"),
+                base_prefix=doc.get("base_prefix", ""), description=doc.get("description", ""))
+    if not spec.model_types:
+        raise SpecError(f"{name}: model_types is empty")
+    for source in _expressions(spec):
+        try:
+            compile_expr(source)
+        except ExprError as e:
+            raise SpecError(f"{name}: {e}") from None
+    return spec
+
+
+def _expressions(spec: Spec) -> list[str]:
+    out = [v for v in (*spec.defaults.values(), *spec.derived.values()) if isinstance(v, str)]
+    out += [v for v in (spec.tie, spec.layers, spec.mtp_layers, spec.layer_type) if isinstance(v, str)]
+    for r in spec.rules:
+        out += [v for v in (*r.shape, r.when, r.experts, r.active_experts) if isinstance(v, str)]
+    return out
+
+
+@lru_cache(maxsize=1)
+def all_specs() -> dict[str, Spec]:
+    """Every spec shipped in ``data/``, keyed by model_type (validated; a clash is an error)."""
+    by_type: dict[str, Spec] = {}
+    for item in sorted(resources.files(__package__).joinpath("data").iterdir(), key=lambda p: p.name):
+        if not item.name.endswith(".toml"):
+            continue
+        spec = _load_toml(item.name, item.read_text(encoding="utf-8"))
+        for mt in spec.model_types:
+            if mt in by_type:
+                raise SpecError(f"model_type {mt!r} is claimed by both {by_type[mt].file} and {item.name}")
+            by_type[mt] = spec
+    return by_type
+
+
+def text_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The language-model part of a config: multimodal configs nest it under ``text_config``.
+
+    Keys of the text config win, but top-level keys it lacks (e.g. ``tie_word_embeddings`` set only at the
+    top level) still apply, which is how transformers resolves them.
+    """
+    nested = config.get("text_config")
+    if isinstance(nested, dict) and "num_hidden_layers" not in config:
+        return {**{k: v for k, v in config.items() if k != "text_config"}, **nested}
+    return config
+
+
+def find_spec(config: dict[str, Any]) -> Spec | None:
+    model_type = config.get("model_type")
+    specs = all_specs()
+    return specs.get(model_type) if isinstance(model_type, str) else None
+
+
+def environment(spec: Spec, config: dict[str, Any]) -> dict[str, Any]:
+    """Config values with the family's defaults filled in and derived values computed."""
+    env = {k: v for k, v in config.items() if not isinstance(v, dict)}
+    for key, value in spec.defaults.items():
+        if env.get(key) is None:
+            env[key] = evaluate(value, env)
+    for key, value in spec.derived.items():
+        env[key] = evaluate(value, env)
+    return env
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        raise ExprError(f"{what} evaluated to {value!r}, not a whole number")
+    return value
+
+
+def expand(spec: Spec, config: dict[str, Any]) -> Expectation:
+    """Evaluate the spec for this config: every expected tensor name -> ExpectedTensor."""
+    env = environment(spec, config)
+    num_layers = _int(evaluate(spec.layers, env), "the layer count")
+    mtp = _int(evaluate(spec.mtp_layers, env) or 0, "the MTP layer count")
+    if not 0 <= num_layers <= 100_000 or not 0 <= mtp <= 1_000:
+        raise ExprError(f"implausible layer count {num_layers} (+{mtp} MTP)")
+    tied = bool(evaluate(spec.tie, env))
+    tensors: dict[str, ExpectedTensor] = {}
+    tied_names: dict[str, str] = {}
+    global_rules = [(i, r) for i, r in enumerate(spec.rules) if not r.per_layer]
+    layer_rules = [(i, r) for i, r in enumerate(spec.rules) if r.per_layer]
+    for i, rule in global_rules:
+        _add(tensors, tied_names, i, rule, env, None, None, False, tied)
+    for layer in range(num_layers + mtp):
+        is_mtp = layer >= num_layers
+        lenv = {**env, "layer": layer, "is_mtp": is_mtp}
+        layer_type = str(evaluate(spec.layer_type, lenv)) if spec.layer_type else "decoder"
+        for i, rule in layer_rules:
+            _add(tensors, tied_names, i, rule, lenv, layer, "mtp" if is_mtp else layer_type, is_mtp, tied)
+    prefixes = tuple(dict.fromkeys(r.name.split("{layer}")[0] for _, r in layer_rules))
+    return Expectation(spec, env, tensors, tied, num_layers, mtp, prefixes, tied_names)
+
+
+def _add(tensors: dict[str, ExpectedTensor], tied_names: dict[str, str], index: int, rule: TensorRule,
+         env: dict[str, Any], layer: int | None, layer_type: str | None, is_mtp: bool, tied: bool) -> None:
+    if rule.when is not None and not evaluate(rule.when, env):
+        return
+    shape = tuple(_int(evaluate(d, env), f"{rule.name} shape {d!r}") for d in rule.shape)
+    if any(d < 0 for d in shape):
+        raise ExprError(f"{rule.name}: negative dimension in {shape}")
+    elements = 1
+    for d in shape:
+        elements *= d
+    experts = _int(evaluate(rule.experts, env), f"{rule.name} experts") if rule.experts is not None else 1
+    active = (_int(evaluate(rule.active_experts, env), f"{rule.name} active_experts")
+              if rule.active_experts is not None else experts)
+    name = rule.name.replace("{layer}", str(layer)) if layer is not None else rule.name
+    if rule.kind == "head" and rule.tied_to:
+        tied_names[name] = rule.tied_to
+    kind = rule.kind
+    for e in (range(experts) if "{expert}" in name else (None,)):
+        full = name if e is None else name.replace("{expert}", str(e))
+        tensors[full] = ExpectedTensor(shape, rule.component, kind, layer, layer_type, is_mtp, index, elements,
+                                       (active, experts))

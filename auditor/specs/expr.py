@@ -1,0 +1,143 @@
+"""A tiny, safe evaluator for the shape and condition expressions of architecture specs.
+
+Expressions are Python syntax restricted to: names (config keys and loop variables), int/bool/None/str
+literals, lists, ``+ - * // % **`` (``/`` too, for ratios), comparisons (incl. ``in``, ``is None``), ``and``/
+``or``/``not``, ``a if c else b``, ``x[i]``, and the functions in ``FUNCTIONS``. Anything else is rejected
+when the spec is loaded; ``eval`` is never used. Parsed trees are cached per source string.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+from typing import Any
+
+
+class ExprError(ValueError):
+    """An expression is malformed, or refers to a value that is not there."""
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "min": min, "max": max, "len": len, "int": int, "bool": bool, "abs": abs, "sum": sum,
+    "ceil_div": _ceil_div, "ceil": math.ceil, "range": range, "any": any, "all": all,
+}
+
+_BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod, ast.Pow: operator.pow, ast.Div: operator.truediv,
+}
+_CMPOPS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+    ast.Is: operator.is_, ast.IsNot: operator.is_not,
+}
+_ALLOWED = (ast.Expression, ast.Constant, ast.Name, ast.Load, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare,
+            ast.IfExp, ast.Call, ast.Subscript, ast.List, ast.Tuple, ast.And, ast.Or, ast.Not, ast.USub, ast.UAdd,
+            *_BINOPS, *_CMPOPS)
+
+
+@lru_cache(maxsize=None)
+def compile_expr(source: str) -> ast.Expression:
+    """Parse and vet an expression once; raises ExprError for anything outside the small language."""
+    try:
+        tree = ast.parse(source.strip(), mode="eval")
+    except SyntaxError as e:
+        raise ExprError(f"cannot parse expression {source!r}: {e.msg}") from None
+    for node in ast.walk(tree):
+        if not isinstance(node, _ALLOWED):
+            raise ExprError(f"{type(node).__name__} is not allowed in expression {source!r}")
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS
+                                               and not node.keywords):
+            raise ExprError(f"only {', '.join(sorted(FUNCTIONS))} may be called in {source!r}")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and not (
+                isinstance(node.right, ast.Constant) and isinstance(node.right.value, int) and node.right.value <= 8):
+            raise ExprError(f"'**' needs a small constant exponent in {source!r}")
+    return tree
+
+
+def evaluate(source: str | int | float | bool | None, env: Mapping[str, Any]) -> Any:
+    """Evaluate an expression (or pass a literal through) against ``env``."""
+    if not isinstance(source, str):
+        return source
+    return _eval(compile_expr(source).body, env, source)
+
+
+def names_in(source: str) -> set[str]:
+    """Every variable name an expression reads (function names excluded)."""
+    tree = compile_expr(source)
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in called}
+
+
+def _eval(node: ast.AST, env: Mapping[str, Any], source: str) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        try:
+            return env[node.id]
+        except KeyError:
+            raise ExprError(f"config has no {node.id!r} (needed by {source!r})") from None
+    if isinstance(node, ast.BinOp):
+        left, right = _eval(node.left, env, source), _eval(node.right, env, source)
+        try:
+            return _BINOPS[type(node.op)](left, right)
+        except (TypeError, ZeroDivisionError) as e:
+            raise ExprError(f"{source!r}: {e} (values {left!r}, {right!r})") from None
+    if isinstance(node, ast.UnaryOp):
+        value = _eval(node.operand, env, source)
+        if isinstance(node.op, ast.Not):
+            return not value
+        try:
+            return -value if isinstance(node.op, ast.USub) else +value
+        except TypeError as e:
+            raise ExprError(f"{source!r}: {e}") from None
+    if isinstance(node, ast.BoolOp):
+        if isinstance(node.op, ast.And):
+            result: Any = True
+            for v in node.values:
+                result = _eval(v, env, source)
+                if not result:
+                    return result
+            return result
+        result = False
+        for v in node.values:
+            result = _eval(v, env, source)
+            if result:
+                return result
+        return result
+    if isinstance(node, ast.Compare):
+        left = _eval(node.left, env, source)
+        for op, comparator in zip(node.ops, node.comparators):
+            right = _eval(comparator, env, source)
+            try:
+                if not _CMPOPS[type(op)](left, right):
+                    return False
+            except TypeError as e:
+                raise ExprError(f"{source!r}: {e} (values {left!r}, {right!r})") from None
+            left = right
+        return True
+    if isinstance(node, ast.IfExp):
+        return _eval(node.body if _eval(node.test, env, source) else node.orelse, env, source)
+    if isinstance(node, ast.Call):
+        args = [_eval(a, env, source) for a in node.args]
+        try:
+            return FUNCTIONS[node.func.id](*args)  # type: ignore[attr-defined]
+        except (TypeError, ValueError, ZeroDivisionError) as e:
+            raise ExprError(f"{source!r}: {e}") from None
+    if isinstance(node, ast.Subscript):
+        container = _eval(node.value, env, source)
+        key = _eval(node.slice, env, source)
+        try:
+            return container[key]
+        except (TypeError, IndexError, KeyError) as e:
+            raise ExprError(f"{source!r}: cannot index {container!r} with {key!r} ({e})") from None
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_eval(e, env, source) for e in node.elts]
+    raise ExprError(f"unsupported expression {source!r}")  # unreachable: compile_expr vetted the tree
