@@ -7,22 +7,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from .audit import audit
+from .report import Report
 
 __version__ = "0.1.0"
 __all__ = ["audit", "Report", "__version__"]
-
-if TYPE_CHECKING:
-    from .audit import audit
-    from .report import Report
-
-
-def __getattr__(name: str) -> Any:
-    # lazy, so `python -m auditor --help` does not import the whole engine
-    if name == "audit":
-        from .audit import audit
-        return audit
-    if name == "Report":
-        from .report import Report
-        return Report
-    raise AttributeError(name)

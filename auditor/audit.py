@@ -30,6 +30,9 @@ def open_source(target: str, *, revision: str | None = None, token: str | None =
     if REPO_ID.match(target) and "/" in target and not target.startswith((".", "/")):
         from .sources.hub import HubSource  # imports huggingface_hub: only for Hub targets
         return HubSource(target, revision=revision, token=token, use_cache=use_cache, progress=progress)
+    if target.startswith((".", "/", "~")) or "\\" in target or target.endswith((".safetensors", ".json")):
+        raise TargetNotFound(f"{target} does not exist: pass a checkpoint directory, a .safetensors file, "
+                             "or a Hub repo id such as org/name")
     raise TargetNotFound(f"{target} is neither an existing path nor a Hub repo id (org/name)")
 
 

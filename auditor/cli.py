@@ -18,7 +18,7 @@ import typer
 from .errors import AuditError, ConfigError, UsageError
 from .formats import FORMATS, formatter
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Audit safetensors LLM checkpoints from their headers: strict validation, exact inventory, "
                        "and reconciliation with config.json. Exit codes: 0 clean, 1 findings at or above "
                        "--fail-on, 2 usage error, 3 could not audit.")

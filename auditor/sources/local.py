@@ -10,6 +10,9 @@ from ..errors import TargetNotFound
 from ..header import Header, parse_header, read_header_length
 
 
+FIRST_READ = 64 * 1024  # one read covers most headers and is enough to sniff non-safetensors files
+
+
 class LocalSource:
     """Reads only the 8-byte length and the JSON header of each file; never the tensor data."""
 
@@ -58,10 +61,13 @@ def read_local_header(path: Path, name: str) -> Header:
     try:
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
-            n, header = read_header_length(name, f.read(8), size)
+            first = f.read(FIRST_READ)
+            n, header = read_header_length(name, first, size)
             if n is None:
                 return header
-            raw = f.read(n)
+            raw = first[8:8 + n]
+            if len(raw) < n:
+                raw += f.read(n - len(raw))
     except OSError as e:
         header = Header(name)
         header.fail("file-unreadable", f"could not read: {e.strerror or e}")

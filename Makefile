@@ -1,0 +1,28 @@
+# st-audit: `make demo` and `make test` set everything up on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: install
+	@rm -rf demo && $(BIN)/python fixtures/demo.py demo
+	$(BIN)/st-audit audit demo/Qwen3-8B
+
+test: install
+	$(BIN)/python -m pytest
+
+bench: install
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) demo bench/work *.egg-info .pytest_cache

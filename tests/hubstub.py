@@ -1,0 +1,671 @@
+"""A small fake Hugging Face Hub, so that tests never touch the network.
+
+It speaks just enough of the Hub protocol for the real ``huggingface_hub``
+client (``model_info``, ``hf_hub_download``, ``get_safetensors_metadata``,
+``parse_safetensors_file_metadata``) and for st-audit's own HTTP code.  The
+contract it follows is Part 3 of
+``/work/shared/reference/format-and-hub-protocol.md`` (see §3.8).
+
+Usage::
+
+    with HubStub() as hub:
+        hub.add_repo("org/tiny", {"config.json": b"{}", "model.safetensors": Path(...)})
+        env = hub.hf_env(tmp_path)          # HF_ENDPOINT, HF_HOME, telemetry off, no HF_TOKEN
+        api = HfApi(endpoint=hub.url, token=False)
+        ...
+        assert hub.request_count == 3
+
+Endpoints (routes match the raw, still percent-encoded path; captured groups
+are unquoted afterwards, so ``refs%2Fpr%2F1`` is the revision ``refs/pr/1``):
+
+* ``GET /api/models/{repo}`` and ``GET /api/models/{repo}/revision/{rev}``:
+  JSON ``{id, sha, private, gated, siblings: [{rfilename}], ...}``.  With
+  ``?blobs=true`` (or ``True``) each sibling also has ``size`` and ``blobId``,
+  and LFS files have ``lfs: {size, sha256, pointerSize}``.  Gated repos answer
+  without a token, as on the real Hub (only file downloads are gated).
+* ``HEAD`` / ``GET /{repo}/resolve/{rev}/{path}``: always ``X-Repo-Commit``,
+  ``ETag`` (quoted git blob sha1), ``Accept-Ranges: bytes``; LFS files add
+  ``X-Linked-Etag`` (quoted sha256) and ``X-Linked-Size``.  ``Range:
+  bytes=a-b``, ``bytes=a-`` and ``bytes=-n`` give ``206`` with exactly those
+  bytes and ``Content-Range: bytes a-b/total`` (clamped at EOF); an
+  unsatisfiable range gives ``416`` with ``Content-Range: bytes */total``.
+  Malformed or multi-part ranges are ignored (``200``, whole file), as RFC 9110
+  allows.
+* ``GET /api/agent-harnesses``: ``404`` (telemetry probe of huggingface_hub).
+
+Errors carry a JSON body ``{"error": msg}`` plus ``X-Error-Code`` and
+``X-Error-Message`` (needed on an ``http://`` endpoint, see §3.7):
+unknown repo, or private repo without a valid token -> ``401 RepoNotFound``;
+gated repo file without a token -> ``401 GatedRepo``, with a token not in
+``valid_tokens`` -> ``403 GatedRepo``; unknown revision -> ``404
+RevisionNotFound``; missing file -> ``404 EntryNotFound`` (with
+``X-Repo-Commit``).  Any other path -> ``404`` without ``X-Error-Code``.
+
+Hashes: ``blobId`` and ``ETag`` are git blob sha1s (faked, like the sha256,
+for a non-LFS file over ``REAL_HASH_LIMIT``).  For LFS files the
+``sha256`` is the real sha256 of the content when the file is at most
+``REAL_HASH_LIMIT`` bytes, and otherwise a cheap deterministic *fake* (sha256
+of ``"hubstub:{repo}:{path}:{size}"``) because hashing GBs of sparse holes is
+slow; ``RepoFile.sha256`` overrides both.  The LFS blobId is the git sha1 of
+the pointer file built from that sha256, as on the real Hub.  No client
+checks these hashes against the content.
+
+Files are served lazily: path-backed files are read with ``seek``/``read`` of
+the requested range only, in chunks, so header-only sparse fixtures of many GB
+cost nothing.
+
+Every revision of a repo serves the same files; only the commit differs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import socket
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, unquote
+
+__all__ = ["DEFAULT_TOKEN", "HubStub", "Repo", "RepoFile", "RequestLog", "fake_commit"]
+
+#: A token that ``HubStub.valid_tokens`` contains by default.
+DEFAULT_TOKEN = "hf_hubstub_valid_token"
+#: LFS files up to this size get a real sha256; bigger ones get a fake one.
+REAL_HASH_LIMIT = 4 * 1024 * 1024
+#: File name suffixes that are "LFS" files when ``RepoFile.lfs`` is None.
+LFS_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".gguf", ".h5", ".msgpack", ".onnx", ".npz")
+CHUNK = 256 * 1024
+_HEX40 = re.compile(r"^[0-9a-f]{40}$")
+_REPO = r"(?P<repo>[^/]+(?:/[^/]+)?)"  # "org/name" or legacy "name"
+_ROUTE_INFO = re.compile(rf"^/api/models/{_REPO}(?:/revision/(?P<rev>[^/]+))?$")
+_ROUTE_RESOLVE = re.compile(rf"^/{_REPO}/resolve/(?P<rev>[^/]+)/(?P<path>.+)$")
+_RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
+
+
+def fake_commit(seed: str) -> str:
+    """A deterministic 40-hex commit id derived from ``seed`` (e.g. a repo id)."""
+    return hashlib.sha1(f"hubstub:{seed}".encode()).hexdigest()
+
+
+def _git_blob_sha1(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+@dataclass
+class RepoFile:
+    """One file of a repo: in-memory ``data`` or a lazily read ``path`` on disk.
+
+    ``lfs``: None means "LFS if the name ends with one of ``LFS_SUFFIXES``".
+    ``truncate_to``: serve only the first N bytes, and report N everywhere
+    (listing, HEAD, ``Content-Range`` total).  This is what a shard that was
+    truncated on upload looks like; it avoids copying a fixture to shorten it.
+    ``listed_size``: overrides only the ``size``/``lfs.size`` that
+    ``model_info(files_metadata=True)`` lists, to simulate a listing that
+    disagrees with the bytes actually served.
+    ``sha256``: overrides the (real or fake) LFS sha256.
+    """
+
+    data: bytes | None = None
+    path: Path | None = None
+    lfs: bool | None = None
+    truncate_to: int | None = None
+    listed_size: int | None = None
+    sha256: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.data is None) == (self.path is None):
+            raise ValueError("RepoFile needs exactly one of data= or path=")
+        if self.path is not None:
+            self.path = Path(self.path)
+
+    @property
+    def size(self) -> int:
+        """Number of bytes served (after ``truncate_to``)."""
+        real = len(self.data) if self.data is not None else self.path.stat().st_size  # type: ignore[union-attr]
+        return real if self.truncate_to is None else min(real, self.truncate_to)
+
+    def is_lfs(self, name: str) -> bool:
+        return self.lfs if self.lfs is not None else name.endswith(LFS_SUFFIXES)
+
+    def iter_bytes(self, start: int, length: int, chunk: int = CHUNK) -> Iterator[bytes]:
+        """Yield ``length`` bytes from ``start`` in chunks, reading only that range."""
+        end = start + length
+        if self.data is not None:
+            view = memoryview(self.data)
+            for pos in range(start, end, chunk):
+                yield bytes(view[pos : min(pos + chunk, end)])
+            return
+        with open(self.path, "rb") as f:  # type: ignore[arg-type]
+            f.seek(start)
+            pos = start
+            while pos < end:
+                block = f.read(min(chunk, end - pos))
+                if not block:
+                    return
+                pos += len(block)
+                yield block
+
+    def read_all(self) -> bytes:
+        return b"".join(self.iter_bytes(0, self.size))
+
+
+@dataclass
+class Repo:
+    """A model repo.  ``commit`` and ``revisions["main"]`` default to ``fake_commit(repo_id)``.
+
+    ``revisions`` maps names (branches, tags, ``refs/pr/1``) to 40-hex commits;
+    any of those commits is also accepted as a revision.  ``gated`` may be
+    True (reported as ``"manual"``), ``"auto"`` or ``"manual"``.
+    ``extra_info`` is merged into the ``model_info`` JSON (e.g.
+    ``{"safetensors": {"parameters": {"BF16": 10}, "total": 10}}``).
+    """
+
+    files: dict[str, RepoFile] = field(default_factory=dict)
+    commit: str = ""
+    gated: bool | str = False
+    private: bool = False
+    revisions: dict[str, str] = field(default_factory=dict)
+    extra_info: dict = field(default_factory=dict)
+
+    def finalize(self, repo_id: str) -> Repo:
+        """Fill in the default commit and ``main`` revision; validate commits."""
+        if not self.commit:
+            self.commit = fake_commit(repo_id)
+        self.revisions.setdefault("main", self.commit)
+        for name, sha in self.revisions.items():
+            if not _HEX40.match(sha):
+                raise ValueError(f"revision {name!r} of {repo_id!r} must map to a 40-hex commit, got {sha!r}")
+        return self
+
+    def resolve_revision(self, rev: str) -> str | None:
+        if rev in self.revisions:
+            return self.revisions[rev]
+        if _HEX40.match(rev) and (rev == self.commit or rev in self.revisions.values()):
+            return rev
+        return None
+
+
+@dataclass
+class RequestLog:
+    """One request as the stub saw it.  ``bytes_sent`` counts body bytes only."""
+
+    method: str
+    path: str  # raw request target, query string included
+    range: str | None
+    headers: dict[str, str]  # lower-cased names
+    status: int = 0
+    bytes_sent: int = 0
+
+    @property
+    def is_telemetry(self) -> bool:
+        return self.path.split("?", 1)[0] == "/api/agent-harnesses"
+
+
+def _as_repo_file(value: RepoFile | bytes | str | os.PathLike) -> RepoFile:
+    if isinstance(value, RepoFile):
+        return value
+    if isinstance(value, bytes):
+        return RepoFile(data=value)
+    if isinstance(value, str):
+        return RepoFile(data=value.encode())
+    return RepoFile(path=Path(value))
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # get_safetensors_metadata opens up to 32 connections at once
+
+    def __init__(self, hub: HubStub) -> None:
+        self.hub = hub
+        self.connections: set[socket.socket] = set()
+        self.connections_lock = threading.Lock()
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+    def close_connections(self) -> None:
+        """Hang up on keep-alive clients so their handler threads end now."""
+        with self.connections_lock:
+            conns, self.connections = list(self.connections), set()
+        for conn in conns:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def handle_error(self, request, client_address) -> None:  # noqa: ANN001
+        # Clients that hang up early are normal here (ignore_range, timeouts).
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError, OSError)):
+            super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+    timeout = 30  # idle keep-alive connections go away eventually
+
+    def setup(self) -> None:
+        super().setup()
+        # A small send buffer keeps bytes_sent close to what the client really
+        # read when it hangs up early.
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 128 * 1024)
+        with self.server.connections_lock:
+            self.server.connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.server.connections_lock:
+            self.server.connections.discard(self.connection)
+        super().finish()
+
+    def log_message(self, format: str, *args) -> None:  # noqa: A002, ANN002
+        pass
+
+    def do_GET(self) -> None:
+        self.server.hub._handle(self, head=False)
+
+    def do_HEAD(self) -> None:
+        self.server.hub._handle(self, head=True)
+
+
+class HubStub:
+    """Fake Hub on ``http://127.0.0.1:<random port>``; a context manager.
+
+    Knobs (plain attributes, settable at any time, read per request):
+
+    * ``latency``: seconds slept before answering each request.
+    * ``ignore_range``: answer ``200`` with the whole file even when ``Range``
+      is sent.  The body is streamed in chunks, so a client that closes early
+      stops the transfer; ``bytes_sent`` counts what was handed to the socket
+      (at most a few hundred KiB more than the client read).
+    * ``fail_first`` / ``fail_status`` / ``retry_after``: the next
+      ``fail_first`` requests fail with ``fail_status`` (JSON error body, no
+      ``X-Error-Code``), with a ``Retry-After`` header when ``retry_after`` is
+      set.  ``fail_first`` counts down as failures are served.
+    * ``valid_tokens``: tokens (``Authorization: Bearer X``) that may read
+      private and gated repos.  Contains ``DEFAULT_TOKEN`` by default.
+
+    Accounting (thread-safe): ``requests`` (a snapshot list of
+    ``RequestLog``), ``request_count`` and ``bytes_sent``.  Calls to
+    ``/api/agent-harnesses`` are logged but excluded from ``request_count``,
+    ``bytes_sent``, ``latency`` and ``fail_first``.  ``reset_log()`` clears it;
+    ``wait_idle()`` waits until no response is being written.
+    """
+
+    def __init__(
+        self,
+        repos: Mapping[str, Repo] | None = None,
+        *,
+        latency: float = 0.0,
+        ignore_range: bool = False,
+        fail_first: int = 0,
+        fail_status: int = 500,
+        retry_after: str | None = None,
+        valid_tokens: set[str] | None = None,
+    ) -> None:
+        self.repos: dict[str, Repo] = {}
+        for repo_id, repo in (repos or {}).items():
+            self.repos[repo_id] = repo.finalize(repo_id)
+        self.latency = latency
+        self.ignore_range = ignore_range
+        self.fail_first = fail_first
+        self.fail_status = fail_status
+        self.retry_after = retry_after
+        self.valid_tokens: set[str] = {DEFAULT_TOKEN} if valid_tokens is None else set(valid_tokens)
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._in_flight = 0
+        self._log: list[RequestLog] = []
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self._hash_cache: dict[tuple, str] = {}
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    def start(self) -> HubStub:
+        if self._server is None:
+            self._server = _Server(self)
+            self._thread = threading.Thread(
+                target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, name="hubstub", daemon=True
+            )
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server.close_connections()
+            self._server = None
+            self._thread = None
+
+    def __enter__(self) -> HubStub:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:PORT`` (the server must be started)."""
+        if self._server is None:
+            raise RuntimeError("HubStub is not started")
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def hf_env(self, hf_home: str | os.PathLike, base: Mapping[str, str] | None = None) -> dict[str, str]:
+        """Environment for a subprocess using huggingface_hub against this stub.
+
+        Copies ``base`` (default ``os.environ``), sets ``HF_ENDPOINT``,
+        ``HF_HOME``, ``HF_HUB_DISABLE_TELEMETRY=1``, keeps 127.0.0.1 out of
+        proxies, and removes ``HF_TOKEN``/``HUGGING_FACE_HUB_TOKEN``/``HF_HUB_OFFLINE``.
+        """
+        env = dict(os.environ if base is None else base)
+        for key in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_OFFLINE", "HUGGINGFACE_CO_STAGING"):
+            env.pop(key, None)
+        no_proxy = ",".join(filter(None, [env.get("NO_PROXY", ""), "127.0.0.1,localhost"]))
+        env.update(
+            HF_ENDPOINT=self.url,
+            HF_HOME=str(hf_home),
+            HF_HUB_DISABLE_TELEMETRY="1",
+            NO_PROXY=no_proxy,
+            no_proxy=no_proxy,
+        )
+        return env
+
+    # -- repos ---------------------------------------------------------------------
+
+    def add_repo(
+        self, repo_id: str, files: Mapping[str, RepoFile | bytes | str | os.PathLike] | None = None, **kw
+    ) -> Repo:
+        """Add (or replace) a repo.  File values: ``RepoFile``, ``bytes``, ``str``
+        (text content, UTF-8) or a ``Path`` (served lazily).  ``kw`` go to ``Repo``."""
+        repo = Repo(files={name: _as_repo_file(v) for name, v in (files or {}).items()}, **kw)
+        self.repos[repo_id] = repo.finalize(repo_id)
+        return repo
+
+    def add_repo_from_dir(self, repo_id: str, directory: str | os.PathLike, **kw) -> Repo:
+        """Add a repo serving every file under ``directory`` (relative posix names,
+        ``.git`` skipped), read lazily from disk."""
+        root = Path(directory)
+        files = {
+            p.relative_to(root).as_posix(): RepoFile(path=p)
+            for p in sorted(root.rglob("*"))
+            if p.is_file() and ".git" not in p.relative_to(root).parts
+        }
+        return self.add_repo(repo_id, files, **kw)
+
+    # -- accounting ----------------------------------------------------------------
+
+    @property
+    def requests(self) -> list[RequestLog]:
+        with self._lock:
+            return list(self._log)
+
+    @property
+    def request_count(self) -> int:
+        with self._lock:
+            return sum(not r.is_telemetry for r in self._log)
+
+    @property
+    def bytes_sent(self) -> int:
+        with self._lock:
+            return sum(r.bytes_sent for r in self._log if not r.is_telemetry)
+
+    def reset_log(self) -> None:
+        with self._lock:
+            self._log.clear()
+
+    def wait_idle(self, timeout: float = 5.0) -> bool:
+        """Wait until no request is being answered; True if that happened in time."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._in_flight == 0, timeout)
+
+    # -- hashes --------------------------------------------------------------------
+
+    def _lfs_sha256(self, repo_id: str, name: str, f: RepoFile) -> str:
+        if f.sha256:
+            return f.sha256
+        size = f.size
+        if size > REAL_HASH_LIMIT:
+            return hashlib.sha256(f"hubstub:{repo_id}:{name}:{size}".encode()).hexdigest()
+        return self._cached("sha256", f, lambda: hashlib.sha256(f.read_all()).hexdigest())
+
+    def _blob_id(self, repo_id: str, name: str, f: RepoFile) -> tuple[str, int | None]:
+        """(git blob sha1, LFS pointer size or None)."""
+        if f.is_lfs(name):
+            pointer = (
+                "version https://git-lfs.github.com/spec/v1\n"
+                f"oid sha256:{self._lfs_sha256(repo_id, name, f)}\nsize {f.size}\n"
+            ).encode()
+            return _git_blob_sha1(pointer), len(pointer)
+        if f.size > REAL_HASH_LIMIT:  # a big file that is not LFS: fake it too
+            return hashlib.sha1(f"hubstub:{repo_id}:{name}:{f.size}".encode()).hexdigest(), None
+        return self._cached("blob", f, lambda: _git_blob_sha1(f.read_all())), None
+
+    def _cached(self, kind: str, f: RepoFile, compute) -> str:  # noqa: ANN001
+        """Hashes of in-memory data are computed each time (small); files are cached by stat."""
+        if f.data is not None:
+            return compute()
+        st = f.path.stat()  # type: ignore[union-attr]
+        key = (kind, str(f.path), st.st_size, st.st_mtime_ns, f.truncate_to)
+        with self._lock:
+            if key in self._hash_cache:
+                return self._hash_cache[key]
+        value = compute()
+        with self._lock:
+            self._hash_cache[key] = value
+        return value
+
+    # -- request handling ----------------------------------------------------------
+
+    def _handle(self, h: _Handler, head: bool) -> None:
+        entry = RequestLog(
+            method=h.command,
+            path=h.path,
+            range=h.headers.get("Range"),
+            headers={k.lower(): v for k, v in h.headers.items()},
+        )
+        with self._lock:
+            self._log.append(entry)
+            self._in_flight += 1
+        try:
+            self._route(h, entry, head)
+        except (ConnectionError, TimeoutError):
+            h.close_connection = True
+        except Exception as exc:  # a bug in the stub: say so loudly instead of hanging up
+            traceback.print_exc(file=sys.stderr)
+            if entry.status == 0:
+                self._error(h, entry, head, 500, None, f"hubstub internal error: {exc!r}")
+            h.close_connection = True
+        finally:
+            with self._idle:
+                self._in_flight -= 1
+                self._idle.notify_all()
+
+    def _route(self, h: _Handler, entry: RequestLog, head: bool) -> None:
+        raw_path, _, query = h.path.partition("?")
+        if raw_path == "/api/agent-harnesses":
+            return self._error(h, entry, head, 404, None, "hubstub: no agent harnesses")
+        if self.latency:
+            time.sleep(self.latency)
+        with self._lock:
+            fail = self.fail_first > 0
+            if fail:
+                self.fail_first -= 1
+        if fail:
+            extra = {"Retry-After": self.retry_after} if self.retry_after is not None else {}
+            return self._error(h, entry, head, self.fail_status, None, "hubstub: injected failure", extra)
+
+        if m := _ROUTE_INFO.match(raw_path):
+            repo_id, rev = unquote(m["repo"]), unquote(m["rev"]) if m["rev"] else "main"
+            blobs = any(v.lower() == "true" for v in parse_qs(query).get("blobs", []))
+            return self._model_info(h, entry, head, repo_id, rev, blobs)
+        if m := _ROUTE_RESOLVE.match(raw_path):
+            return self._resolve(h, entry, head, unquote(m["repo"]), unquote(m["rev"]), unquote(m["path"]))
+        return self._error(h, entry, head, 404, None, f"hubstub: no route for {h.command} {raw_path}")
+
+    def _token(self, h: _Handler) -> str | None:
+        auth = h.headers.get("Authorization") or ""
+        return auth[7:].strip() if auth.lower().startswith("bearer ") else None
+
+    def _lookup(self, h: _Handler, entry: RequestLog, head: bool, repo_id: str) -> Repo | None:
+        repo = self.repos.get(repo_id)
+        if repo is None or (repo.private and self._token(h) not in self.valid_tokens):
+            self._error(h, entry, head, 401, "RepoNotFound", "Repository not found")
+            return None
+        return repo
+
+    def _model_info(self, h: _Handler, entry: RequestLog, head: bool, repo_id: str, rev: str, blobs: bool) -> None:
+        repo = self._lookup(h, entry, head, repo_id)
+        if repo is None:
+            return
+        sha = repo.resolve_revision(rev)
+        if sha is None:
+            return self._error(h, entry, head, 404, "RevisionNotFound", f"Invalid rev id: {rev}")
+        siblings = []
+        for name, f in sorted(repo.files.items()):
+            sib: dict = {"rfilename": name}
+            if blobs:
+                size = f.size if f.listed_size is None else f.listed_size
+                blob_id, pointer_size = self._blob_id(repo_id, name, f)
+                sib.update(size=size, blobId=blob_id)
+                if pointer_size is not None:
+                    sib["lfs"] = {
+                        "size": size,
+                        "sha256": self._lfs_sha256(repo_id, name, f),
+                        "pointerSize": pointer_size,
+                    }
+            siblings.append(sib)
+        gated = "manual" if repo.gated is True else repo.gated
+        info = {
+            "_id": sha[:24],
+            "id": repo_id,
+            "modelId": repo_id,
+            "sha": sha,
+            "private": repo.private,
+            "gated": gated,
+            "disabled": False,
+            "lastModified": "2024-01-01T00:00:00.000Z",
+            "createdAt": "2024-01-01T00:00:00.000Z",
+            "tags": [],
+            "downloads": 0,
+            "likes": 0,
+            "siblings": siblings,
+            **repo.extra_info,
+        }
+        body = json.dumps(info).encode()
+        self._send(h, entry, head, 200, {"Content-Type": "application/json"}, body)
+
+    def _resolve(self, h: _Handler, entry: RequestLog, head: bool, repo_id: str, rev: str, name: str) -> None:
+        repo = self._lookup(h, entry, head, repo_id)
+        if repo is None:
+            return
+        if repo.gated and self._token(h) not in self.valid_tokens:
+            status = 401 if self._token(h) is None else 403
+            msg = f"Access to model {repo_id} is restricted. You must have access to it and be authenticated."
+            return self._error(h, entry, head, status, "GatedRepo", msg)
+        sha = repo.resolve_revision(rev)
+        if sha is None:
+            return self._error(h, entry, head, 404, "RevisionNotFound", f"Invalid rev id: {rev}")
+        f = repo.files.get(name)
+        if f is None:
+            return self._error(
+                h, entry, head, 404, "EntryNotFound", f"{name} does not exist on \"{rev}\"", {"X-Repo-Commit": sha}
+            )
+
+        total = f.size
+        blob_id, pointer_size = self._blob_id(repo_id, name, f)
+        headers = {
+            "Content-Type": "application/octet-stream",
+            "X-Repo-Commit": sha,
+            "ETag": f'"{blob_id}"',
+            "Accept-Ranges": "bytes",
+        }
+        if pointer_size is not None:
+            headers["X-Linked-Etag"] = f'"{self._lfs_sha256(repo_id, name, f)}"'
+            headers["X-Linked-Size"] = str(total)
+
+        start, length, status = 0, total, 200
+        rng = entry.range
+        if rng is not None and not self.ignore_range:
+            parsed = _parse_range(rng, total)
+            if parsed == "unsatisfiable":
+                extra = {"X-Repo-Commit": sha, "Content-Range": f"bytes */{total}"}
+                return self._error(h, entry, head, 416, None, "Requested Range Not Satisfiable", extra)
+            if parsed is not None:
+                start, end = parsed
+                length, status = end - start + 1, 206
+                headers["Content-Range"] = f"bytes {start}-{end}/{total}"
+        headers["Content-Length"] = str(length)
+        self._send_headers(h, entry, status, headers)
+        if not head:
+            self._stream(h, entry, f.iter_bytes(start, length))
+
+    # -- low-level writers ---------------------------------------------------------
+
+    def _error(
+        self,
+        h: _Handler,
+        entry: RequestLog,
+        head: bool,
+        status: int,
+        code: str | None,
+        msg: str,
+        extra: Mapping[str, str] | None = None,
+    ) -> None:
+        headers = {"Content-Type": "application/json", "X-Request-Id": f"hubstub-{id(entry):x}"}
+        if code is not None:
+            headers.update({"X-Error-Code": code, "X-Error-Message": msg})
+        headers.update(extra or {})
+        self._send(h, entry, head, status, headers, json.dumps({"error": msg}).encode())
+
+    def _send(self, h: _Handler, entry: RequestLog, head: bool, status: int, headers: dict, body: bytes) -> None:
+        headers = {**headers, "Content-Length": str(len(body))}
+        self._send_headers(h, entry, status, headers)
+        if not head:
+            self._stream(h, entry, iter([body]))
+
+    def _send_headers(self, h: _Handler, entry: RequestLog, status: int, headers: Mapping[str, str]) -> None:
+        entry.status = status
+        h.send_response(status)
+        for key, value in headers.items():
+            h.send_header(key, value)
+        h.end_headers()
+
+    def _stream(self, h: _Handler, entry: RequestLog, chunks: Iterator[bytes]) -> None:
+        for chunk in chunks:
+            # Counted before writing, so a client that has read everything never
+            # sees a stale count; undone if the write fails.
+            with self._lock:
+                entry.bytes_sent += len(chunk)
+            try:
+                h.wfile.write(chunk)
+            except OSError:
+                with self._lock:
+                    entry.bytes_sent -= len(chunk)
+                h.close_connection = True
+                return
+
+
+def _parse_range(value: str, total: int) -> tuple[int, int] | str | None:
+    """``(start, end)`` inclusive, ``"unsatisfiable"``, or None to ignore the header."""
+    m = _RANGE.match(value.strip())
+    if m is None or m[1] == m[2] == "":
+        return None  # malformed or multi-range: ignored
+    if m[1] == "":  # suffix: last n bytes
+        n = int(m[2])
+        if n == 0 or total == 0:
+            return "unsatisfiable"
+        return max(0, total - n), total - 1
+    start = int(m[1])
+    if m[2] != "" and int(m[2]) < start:
+        return None  # invalid range-spec: ignored per RFC 9110
+    end = total - 1 if m[2] == "" else int(m[2])
+    if start >= total:
+        return "unsatisfiable"
+    return start, min(end, total - 1)

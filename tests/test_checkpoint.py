@@ -1,0 +1,180 @@
+"""Checkpoint discovery, index cross-checks and grouping, on header-only checkpoints."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import auditor
+from auditor.errors import NotASafetensorsCheckpoint, TargetNotFound
+from auditor.groups import group_tensors, ranges, split_name
+from fixtures.build import write_file
+
+TENSORS = [("a.weight", "F32", [4, 4]), ("b.weight", "F32", [4]), ("c.weight", "BF16", [8, 2])]
+
+
+def codes(report: auditor.Report) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for f in report.findings:
+        out.setdefault(f.code, []).extend(f.tensors or f.files)
+    return out
+
+
+def sharded(make_checkpoint: Callable[..., Path]) -> Path:
+    return make_checkpoint(TENSORS, weight_map={"a.weight": "model-00001-of-00002.safetensors",
+                                                "b.weight": "model-00001-of-00002.safetensors",
+                                                "c.weight": "model-00002-of-00002.safetensors"})
+
+
+def edit_index(path: Path, change: Callable[[dict], None]) -> None:
+    index_path = path / "model.safetensors.index.json"
+    index = json.loads(index_path.read_text())
+    change(index)
+    index_path.write_text(json.dumps(index))
+
+
+def test_clean_sharded_checkpoint(make_checkpoint: Callable[..., Path]) -> None:
+    report = auditor.audit(sharded(make_checkpoint))
+    assert report.findings == [] or all(f.severity == "info" for f in report.findings)
+    assert report.totals.tensors == 3 and report.totals.parameters == 16 + 4 + 16
+    assert report.totals.bytes == 64 + 16 + 32
+    assert report.totals.by_dtype == {"F32": [2, 20, 80], "BF16": [1, 16, 32]}
+    assert [f.name for f in report.files] == ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]
+
+
+def test_single_file_target_and_directory(make_checkpoint: Callable[..., Path]) -> None:
+    path = make_checkpoint(TENSORS)
+    for target in (path, path / "model.safetensors"):
+        report = auditor.audit(target)
+        assert report.totals.tensors == 3 and report.verdict == "pass"
+
+
+@pytest.mark.parametrize("change,code,named", [
+    (lambda ix: ix["weight_map"].update({"ghost.weight": "model-00001-of-00002.safetensors"}),
+     "index-tensor-missing", "ghost.weight"),
+    (lambda ix: ix["weight_map"].pop("b.weight"), "index-tensor-unlisted", "b.weight"),
+    (lambda ix: ix["weight_map"].update({"b.weight": "model-00002-of-00002.safetensors"}),
+     "index-tensor-misplaced", "b.weight"),
+    (lambda ix: ix["weight_map"].update({"z.weight": "model-00003-of-00003.safetensors"}),
+     "index-shard-missing", "z.weight"),
+    (lambda ix: ix["weight_map"].update({"z.weight": "../outside.safetensors"}), "index-path-unsafe", "z.weight"),
+    (lambda ix: ix["weight_map"].update({"z.weight": "/etc/passwd"}), "index-path-unsafe", "z.weight"),
+    (lambda ix: ix["metadata"].update({"total_size": 12345}), "index-total-size-mismatch",
+     "model.safetensors.index.json"),
+    (lambda ix: ix.pop("metadata"), "index-metadata-missing", "model.safetensors.index.json"),
+    (lambda ix: ix.pop("weight_map"), "index-invalid", "model.safetensors.index.json"),
+])
+def test_index_inconsistencies(make_checkpoint: Callable[..., Path], change: Callable[[dict], None], code: str,
+                               named: str) -> None:
+    path = sharded(make_checkpoint)
+    edit_index(path, change)
+    report = auditor.audit(path)
+    found = codes(report)
+    assert code in found, found
+    assert named in found[code]
+
+
+def test_unsafe_path_is_never_opened(make_checkpoint: Callable[..., Path], tmp_path: Path) -> None:
+    path = sharded(make_checkpoint)
+    outside = path.parent / "outside.safetensors"
+    write_file(outside, [("secret", "F32", [1])])
+    edit_index(path, lambda ix: ix["weight_map"].update({"secret": "../outside.safetensors"}))
+    report = auditor.audit(path)
+    assert "secret" not in report.tensors
+    assert all("outside" not in f.name for f in report.files)
+
+
+def test_unreferenced_and_duplicated_shards(make_checkpoint: Callable[..., Path]) -> None:
+    path = sharded(make_checkpoint)
+    write_file(path / "model-00003-of-00003.safetensors", [("b.weight", "F32", [4])])
+    write_file(path / "stray.safetensors", [("x", "F32", [1])])
+    edit_index(path, lambda ix: ix["weight_map"].update({"extra": "model-00003-of-00003.safetensors"}))
+    found = codes(auditor.audit(path))
+    assert "stray.safetensors" in found["shard-unreferenced"]
+    assert "b.weight" in found["tensor-duplicated"]
+    assert "extra" in found["index-tensor-missing"]
+
+
+def test_shard_count_promise(make_checkpoint: Callable[..., Path]) -> None:
+    path = make_checkpoint(TENSORS, weight_map={n: "model-00001-of-00003.safetensors" for n, _, _ in TENSORS})
+    found = codes(auditor.audit(path))
+    assert "model-00002-of-00003.safetensors" in found["shard-count-mismatch"]
+
+
+def test_corrupt_shard_does_not_stop_the_others(make_checkpoint: Callable[..., Path]) -> None:
+    path = sharded(make_checkpoint)
+    shard = path / "model-00002-of-00002.safetensors"
+    with open(shard, "r+b") as f:
+        f.truncate(shard.stat().st_size - 3)
+    report = auditor.audit(path)
+    found = codes(report)
+    assert "model-00002-of-00002.safetensors" in found["file-truncated"]
+    assert {"a.weight", "b.weight"} <= set(report.tensors)
+    assert report.verdict == "fail" and report.exit_code == 1
+
+
+def test_model_safetensors_wins_over_index(make_checkpoint: Callable[..., Path]) -> None:
+    path = sharded(make_checkpoint)
+    write_file(path / "model.safetensors", [("q", "F32", [2])])
+    report = auditor.audit(path)
+    assert list(report.tensors) == ["q"]
+    assert "model.safetensors.index.json" in report.ignored_files
+    assert "model-00001-of-00002.safetensors" in report.ignored_files
+
+
+def test_other_index_names(tmp_path: Path) -> None:
+    from fixtures.build import build_checkpoint
+    path = build_checkpoint(tmp_path / "mistral", TENSORS, shards=2, prefix="consolidated")
+    report = auditor.audit(path)
+    assert report.totals.tensors == 3
+    assert [f.name for f in report.files][0].startswith("consolidated-00001")
+
+
+def test_pickle_only_and_missing_targets(tmp_path: Path) -> None:
+    (tmp_path / "pytorch_model.bin").write_bytes(b"PK\x03\x04")
+    with pytest.raises(NotASafetensorsCheckpoint, match="pickle"):
+        auditor.audit(tmp_path)
+    with pytest.raises(TargetNotFound):
+        auditor.audit(str(tmp_path / "nope"))
+
+
+def test_pickle_beside_safetensors_is_listed(make_checkpoint: Callable[..., Path]) -> None:
+    path = make_checkpoint(TENSORS)
+    (path / "pytorch_model.bin").write_bytes(b"PK\x03\x04")
+    (path / "sub").mkdir()
+    write_file(path / "sub" / "model.safetensors", [("x", "F32", [1])])
+    report = auditor.audit(path)
+    assert "pickle" in report.ignored_files["pytorch_model.bin"]
+    assert "subfolder" in report.ignored_files["sub/model.safetensors"]
+
+
+# grouping
+
+def test_split_and_ranges() -> None:
+    assert split_name("model.layers.10.mlp.experts.7.w") == (("model", "layers", "{}", "mlp", "experts", "{}", "w"),
+                                                             (10, 7))
+    assert split_name("a.01.b")[1] == ()  # not a plain index
+    assert ranges([0, 1, 2, 3, 5, 7, 8]) == "0..3,5,7..8"
+
+
+def test_groups_collapse_layers_and_experts(make_checkpoint: Callable[..., Path]) -> None:
+    tensors = [(f"model.layers.{layer}.mlp.experts.{e}.down_proj.weight", "BF16", [8, 4])
+               for layer in range(3, 6) for e in range(4) if not (layer == 4 and e == 2)]
+    tensors += [(f"model.layers.{layer}.mlp.down_proj.weight", "BF16", [8, 16]) for layer in range(3)]
+    report = auditor.audit(make_checkpoint(tensors))
+    patterns = {g.pattern: g.count for g in report.groups}
+    assert patterns == {"model.layers.{3..5}.mlp.experts.{0..3}.down_proj.weight": 11,
+                        "model.layers.{0..2}.mlp.down_proj.weight": 3}
+    gap = [f for f in report.findings if f.code == "range-gap"]
+    assert gap and gap[0].tensors == ("model.layers.4.mlp.experts.2.down_proj.weight",)
+
+
+def test_groups_split_on_shape_and_dtype() -> None:
+    from auditor.inventory import Tensor
+    tensors = [Tensor(f"l.{i}.w", "BF16", (4, 4), "f", 0, 32) for i in range(4)]
+    tensors[2] = Tensor("l.2.w", "F32", (4, 4), "f", 0, 64)
+    groups = group_tensors(tensors)
+    assert [(g.pattern, g.dtype, g.count) for g in groups] == [("l.{0..1,3}.w", "BF16", 3), ("l.2.w", "F32", 1)]
