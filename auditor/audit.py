@@ -63,7 +63,7 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
         # packed sub-byte weights count as the parameters they encode (MXFP4: two per stored byte)
         totals.parameters += reconciliation.packed_extra
         totals.by_dtype["U8"][1] += reconciliation.packed_extra
-    findings = inventory.findings + find_range_gaps(inventory.tensors.values()) + reconciliation.findings
+    findings = inventory.findings + find_range_gaps(groups) + reconciliation.findings
     findings.sort(key=lambda f: -SEVERITY_RANK[f.severity])
     return Report(target=str(target), source=checkpoint.source, totals=totals, files=inventory.files,
                   groups=groups, reconciliation=reconciliation, findings=findings,

@@ -62,14 +62,46 @@ def _run(debug: bool, body: Any) -> None:
     raise typer.Exit(code)
 
 
+PolicyOpt = Annotated[Optional[Path], typer.Option(
+    "--policy", envvar="ST_AUDIT_POLICY",
+    help="Policy file (TOML). Default: st-audit.toml here, else [tool.st-audit] in pyproject.toml.")]
+NoPolicyOpt = Annotated[bool, typer.Option("--no-policy", help="Do not look for st-audit.toml or pyproject.toml.")]
+FailOnOpt = Annotated[Optional[str], typer.Option(
+    "--fail-on", help="Lowest severity that fails: error, warning, info or never "
+                      "(default: the policy's fail_on, else ST_AUDIT_FAIL_ON, else error).")]
+IgnoreOpt = Annotated[Optional[list[str]], typer.Option("--ignore", help="Finding code to ignore (repeatable).")]
+
+
+def _policy(policy: Path | None, no_policy: bool, **overrides: Any) -> Any:
+    """The policy in force: the file (given or discovered) with command-line flags overriding its keys."""
+    from .policy import load
+    return load(None if no_policy else policy, discover=not no_policy).merged(overrides)
+
+
 @app.command("audit")
 def audit_command(
     target: Annotated[str, typer.Argument(help="Checkpoint directory, .safetensors file, or Hub repo id (org/name).")],
     format: FormatOpt = Format("table"),  # noqa: A002
     output: OutputOpt = None,
-    fail_on: Annotated[str, typer.Option("--fail-on", envvar="ST_AUDIT_FAIL_ON",
-                                         help="Lowest severity that fails: error, warning, info or never.")] = "error",
-    ignore: Annotated[Optional[list[str]], typer.Option("--ignore", help="Finding code to ignore (repeatable).")] = None,
+    fail_on: FailOnOpt = None,
+    ignore: IgnoreOpt = None,
+    policy: PolicyOpt = None,
+    no_policy: NoPolicyOpt = False,
+    lock: Annotated[Optional[Path], typer.Option("--lock", help="Lock file to compare against (lock-drift "
+                                                               "findings); overrides the policy's lock.")] = None,
+    expect_parameters: Annotated[Optional[str], typer.Option(
+        "--expect-parameters", help="Expected stored parameter count: 8190735360, 8.19B, 596M.")] = None,
+    tolerance: Annotated[Optional[str], typer.Option(
+        "--tolerance", help="Allowed deviation from --expect-parameters: 0.1% or an absolute count.")] = None,
+    allow_dtype: Annotated[Optional[list[str]], typer.Option(
+        "--allow-dtype", help="Allowed tensor dtype (repeatable); any other is a policy violation.")] = None,
+    forbid_unexplained: Annotated[Optional[bool], typer.Option(
+        "--forbid-unexplained/--allow-unexplained", help="Fail on tensors the architecture does not explain.",
+        show_default=False)] = None,
+    tied_head: Annotated[Optional[str], typer.Option(
+        "--tied-head", help="required (no separate LM head stored) or forbidden (a separate head is stored).")] = None,
+    max_shard_bytes: Annotated[Optional[str], typer.Option(
+        "--max-shard-bytes", help="Largest allowed file: 5GB, 4.5GiB, 5000000000.")] = None,
     tensors: Annotated[bool, typer.Option("--tensors", help="Include every tensor in the report.")] = False,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
@@ -77,19 +109,102 @@ def audit_command(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary or progress on stderr.")] = False,
     debug: DebugOpt = False,
 ) -> None:
-    """Audit a checkpoint: validate headers and index, inventory every tensor, reconcile with config.json."""
-    from .audit import audit
+    """Audit a checkpoint: validate headers and index, inventory every tensor, reconcile with config.json,
+    then check the policy and the lock, if any."""
+    from .policy import gated_audit
 
     def body() -> int:
         progress = None if quiet else _stderr
-        report = audit(target, revision=revision, token=token or os.environ.get("HF_TOKEN") or None,
-                       fail_on=fail_on, ignore=ignore or (), include_tensors=tensors, use_cache=not no_cache,
-                       progress=progress)
+        rules = _policy(policy, no_policy, fail_on=fail_on, ignore=ignore or None,
+                        lock=str(lock) if lock is not None else None, expect_parameters=expect_parameters,
+                        tolerance=tolerance, allowed_dtypes=allow_dtype or None,
+                        forbid_unexplained=forbid_unexplained, tied_head=tied_head, max_shard_bytes=max_shard_bytes)
+        report = gated_audit(target, rules, revision=revision, token=token or os.environ.get("HF_TOKEN") or None,
+                             include_tensors=tensors, use_cache=not no_cache, progress=progress)
         _emit(formatter(format.value)(report), output)
         if not quiet and (format.value != "table" or output is not None):
             from .formats.common import summary_line
             _stderr(summary_line(report))
         return report.exit_code
+
+    _run(debug, body)
+
+
+@app.command("lock")
+def lock_command(
+    target: Annotated[str, typer.Argument(help="Checkpoint directory, .safetensors file, or Hub repo id (org/name).")],
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the lock here (default: stdout).")]
+    = None,
+    revision: RevisionOpt = None,
+    token: TokenOpt = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use or fill the Hub header cache.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary or progress on stderr.")] = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Write a deterministic JSON snapshot of the checkpoint (inventory, totals, ledger, files) to compare
+    later checkpoints against with `audit --lock` or `diff`."""
+    from . import lock
+    from .audit import audit
+
+    def body() -> int:
+        progress = None if quiet else _stderr
+        report = audit(target, revision=revision, token=token or os.environ.get("HF_TOKEN") or None,
+                       use_cache=not no_cache, progress=progress)
+        _emit(lock.dumps(lock.snapshot(report)), output)
+        if not quiet:
+            from .formats.common import summary_line
+            _stderr(summary_line(report) + (f"; lock written to {output}" if output is not None else ""))
+        return 0
+
+    _run(debug, body)
+
+
+class DiffFormat(str, Enum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+@app.command("diff")
+def diff_command(
+    a: Annotated[str, typer.Argument(help="Checkpoint directory, Hub repo id, or lock file.")],
+    b: Annotated[str, typer.Argument(help="Checkpoint directory, Hub repo id, or lock file.")],
+    format: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")]  # noqa: A002
+    = DiffFormat.table,
+    output: OutputOpt = None,
+    token: TokenOpt = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use or fill the Hub header cache.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Compare two checkpoints (or lock files): tensors added and removed, shape and dtype changes, parameter
+    deltas. Exit 0 when identical, 1 when they differ."""
+    from .diff import diff, format_diff
+
+    def body() -> int:
+        changes = diff(a, b, token=token or os.environ.get("HF_TOKEN") or None, use_cache=not no_cache,
+                       progress=None if quiet else _stderr)
+        _emit(format_diff(changes, a, b, format.value), output)
+        return 0 if changes.identical else 1
+
+    _run(debug, body)
+
+
+@app.command("precommit")
+def precommit_command(
+    files: Annotated[Optional[list[str]], typer.Argument(help="Changed files; each checkpoint directory holding "
+                                                              "one is audited once.")] = None,
+    fail_on: FailOnOpt = None,
+    ignore: IgnoreOpt = None,
+    policy: PolicyOpt = None,
+    no_policy: NoPolicyOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """The pre-commit hook: audit the checkpoint directories of the files passed (see .pre-commit-hooks.yaml)."""
+    from .precommit import run
+
+    def body() -> int:
+        return run(files or (), _policy(policy, no_policy, fail_on=fail_on, ignore=ignore or None))
 
     _run(debug, body)
 

@@ -9,6 +9,7 @@ Holes in a multi-index template (expert 17 missing in layer 40) become a ``range
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -22,7 +23,7 @@ MAX_LISTED_GAPS = 50
 class Group:
     """Tensors sharing one name template, dtype and shape."""
 
-    template: tuple[str, ...]  # name split on '.', numeric segments replaced by "{}"
+    template: str  # the name with each numeric path segment replaced by "{}"
     dtype: str
     shape: tuple[int, ...]
     indices: list[tuple[int, ...]] = field(default_factory=list)
@@ -41,18 +42,15 @@ class Group:
                 "parameters": elements * self.count, "bytes": nbytes * self.count}
 
 
-def split_name(name: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """``"a.3.b.10.w"`` -> ``(("a", "{}", "b", "{}", "w"), (3, 10))``."""
-    parts = name.split(".")
-    template = []
-    indices = []
-    for part in parts:
-        if part.isdigit() and part.isascii() and (part == "0" or part[0] != "0"):
-            template.append("{}")
-            indices.append(int(part))
-        else:
-            template.append(part)
-    return tuple(template), tuple(indices)
+_INDEX = re.compile(r"\.(0|[1-9][0-9]*)(?=\.)")
+
+
+def split_name(name: str) -> tuple[str, tuple[int, ...]]:
+    """``"a.3.b.10.w"`` -> ``("a.{}.b.{}.w", (3, 10))``: numeric path segments become indices."""
+    parts = _INDEX.split(f".{name}.")  # padded so leading and trailing segments match too
+    if len(parts) == 1:
+        return name, ()
+    return ".{}".join(parts[0::2])[1:-1], tuple(map(int, parts[1::2]))
 
 
 def ranges(values: Iterable[int]) -> str:
@@ -69,18 +67,15 @@ def ranges(values: Iterable[int]) -> str:
     return ",".join(out)
 
 
-def render(template: tuple[str, ...], indices: list[tuple[int, ...]]) -> str:
+def render(template: str, indices: list[tuple[int, ...]]) -> str:
     """Fill each ``{}`` of the template with the range of values seen at that position."""
-    out = []
-    position = 0
-    for part in template:
-        if part == "{}":
-            values = {ix[position] for ix in indices}
-            out.append(str(next(iter(values))) if len(values) == 1 else "{" + ranges(values) + "}")
-            position += 1
-        else:
-            out.append(part)
-    return ".".join(out)
+    if not indices or not indices[0]:
+        return template
+    parts = []
+    for position in range(len(indices[0])):
+        values = {ix[position] for ix in indices}
+        parts.append(str(next(iter(values))) if len(values) == 1 else "{" + ranges(values) + "}")
+    return _fill(template, parts)
 
 
 def group_tensors(tensors: Iterable[Tensor]) -> list[Group]:
@@ -97,13 +92,12 @@ def group_tensors(tensors: Iterable[Tensor]) -> list[Group]:
     return list(groups.values())
 
 
-def find_range_gaps(tensors: Iterable[Tensor]) -> list[Finding]:
+def find_range_gaps(groups: Iterable[Group]) -> list[Finding]:
     """Templates with two or more indices whose index sets do not form a full grid."""
-    by_template: dict[tuple[str, ...], set[tuple[int, ...]]] = {}
-    for t in tensors:
-        template, indices = split_name(t.name)
-        if len(indices) >= 2:
-            by_template.setdefault(template, set()).add(indices)
+    by_template: dict[str, set[tuple[int, ...]]] = {}
+    for g in groups:
+        if g.indices and len(g.indices[0]) >= 2:
+            by_template.setdefault(g.template, set()).update(g.indices)
     out = []
     for template, present in by_template.items():
         ndim = len(next(iter(present)))
@@ -128,6 +122,11 @@ def find_range_gaps(tensors: Iterable[Tensor]) -> list[Finding]:
     return out
 
 
-def _fill(template: tuple[str, ...], combo: tuple[int, ...]) -> str:
-    it = iter(combo)
-    return ".".join(str(next(it)) if part == "{}" else part for part in template)
+def _fill(template: str, values: Iterable[object]) -> str:
+    """Replace each ``{}`` in turn (names may contain other braces, so no str.format)."""
+    pieces = template.split("{}")
+    out = [pieces[0]]
+    for value, piece in zip(values, pieces[1:]):
+        out.append(str(value))
+        out.append(piece)
+    return "".join(out)

@@ -10,30 +10,7 @@ from dataclasses import dataclass, field
 
 from .checkpoint import Checkpoint
 from .findings import Finding, finding, plural
-from .header import DTYPE_BITS
-
-
-@dataclass(frozen=True, slots=True)
-class Tensor:
-    """A stored tensor. ``start``/``end`` are offsets into its file's data section."""
-
-    name: str
-    dtype: str
-    shape: tuple[int, ...]
-    file: str
-    start: int
-    end: int
-
-    @property
-    def elements(self) -> int:
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
-
-    @property
-    def nbytes(self) -> int:
-        return self.end - self.start
+from .header import DTYPE_BITS, Tensor
 
 
 @dataclass
@@ -44,18 +21,6 @@ class Totals:
     parameters: int = 0
     bytes: int = 0
     by_dtype: dict[str, list[int]] = field(default_factory=dict)  # dtype -> [tensors, parameters, bytes]
-
-    def add(self, dtype: str, elements: int, nbytes: int) -> None:
-        self.tensors += 1
-        self.parameters += elements
-        self.bytes += nbytes
-        row = self.by_dtype.get(dtype)
-        if row is None:
-            self.by_dtype[dtype] = [1, elements, nbytes]
-        else:
-            row[0] += 1
-            row[1] += elements
-            row[2] += nbytes
 
     def to_dict(self) -> dict[str, object]:
         order = list(DTYPE_BITS)
@@ -99,6 +64,7 @@ def build_inventory(checkpoint: Checkpoint) -> Inventory:
     where: dict[str, list[str]] = {}  # tensor -> every file storing it (only filled for duplicates)
     files: list[FileSummary] = []
     totals = Totals()
+    by_dtype = totals.by_dtype
     for name in checkpoint.audited:
         header = checkpoint.headers[name]
         findings.extend(header.findings)
@@ -108,11 +74,19 @@ def build_inventory(checkpoint: Checkpoint) -> Inventory:
             if t.name in tensors:
                 where.setdefault(t.name, [tensors[t.name].file]).append(name)
                 continue
-            tensor = Tensor(t.name, t.dtype, t.shape, name, t.start, t.end)
-            tensors[t.name] = tensor
-            totals.add(t.dtype, tensor.elements, t.end - t.start)
+            tensors[t.name] = t
+            row = by_dtype.get(t.dtype)
+            if row is None:
+                by_dtype[t.dtype] = [1, t.elements, t.end - t.start]
+            else:
+                row[0] += 1
+                row[1] += t.elements
+                row[2] += t.end - t.start
         files.append(FileSummary(name, checkpoint.files.get(name), header.header_length, len(header.tensors),
                                  data_bytes, header.ok))
+    totals.tensors = sum(r[0] for r in by_dtype.values())
+    totals.parameters = sum(r[1] for r in by_dtype.values())
+    totals.bytes = sum(r[2] for r in by_dtype.values())
     for tensor_name, stored_in in sorted(where.items()):
         findings.append(finding("tensor-duplicated", f"{tensor_name} is stored in {len(stored_in)} files "
                                 f"({', '.join(stored_in)}); loaders disagree on which copy wins",

@@ -272,16 +272,19 @@ def summarize(expectation: Expectation, expected: dict[str, ExpectedTensor] | No
     layers_by_type: dict[str | None, set[int]] = defaultdict(set)
     parameters = activated = mtp = 0
     has_experts = False
-    for e in (expected or expectation.tensors).values():
+    values = (expected or expectation.tensors).values()
+    copies = Counter(map(id, values))  # experts of one layer share one ExpectedTensor
+    for e in {id(e): e for e in values}.values():
         if e.kind == "buffer" or (e.kind == "head" and expectation.tied):
             continue
+        elements = e.elements * copies[id(e)]
         if e.mtp:
-            mtp += e.elements
+            mtp += elements
             continue
-        parameters += e.elements
-        rows[(e.layer_type, e.component)] += e.elements
+        parameters += elements
+        rows[(e.layer_type, e.component)] += elements
         active, total = e.active_fraction
-        activated += e.elements * active // total
+        activated += elements * active // total
         has_experts = has_experts or active != total
         if e.layer is not None:
             layers_by_type[e.layer_type].add(e.layer)
@@ -362,10 +365,25 @@ def _dtype_outliers(by_rule: dict[int, list[Tensor]]) -> list[Finding]:
     return out
 
 
+COMPONENT_ORDER = ("embedding", "position_embedding", "attention", "qk_norm", "mlp", "routed_experts",
+                   "shared_experts", "router", "norms", "lm_head", "mtp")
+
+
 def _components(expected: dict[tuple[str | None, str], int], actual: dict[tuple[str | None, str], int],
                 layers_by_type: dict[str | None, set[int]]) -> list[Component]:
+    """Rows in reading order: embeddings, each layer type's components, then the final norm and head."""
+    keys = list(expected) + [k for k in actual if k not in expected]
+    type_order = list(dict.fromkeys(k[0] for k in keys if k[0] is not None))
+
+    def order(key: tuple[str | None, str]) -> tuple[int, int, int]:
+        layer_type, component = key
+        rank = COMPONENT_ORDER.index(component) if component in COMPONENT_ORDER else len(COMPONENT_ORDER)
+        if layer_type is None:
+            return (0 if component in ("embedding", "position_embedding") else 2, 0, rank)
+        return (1, type_order.index(layer_type), rank)
+
     rows = []
-    for key in list(expected) + [k for k in actual if k not in expected]:
+    for key in sorted(keys, key=order):
         layer_type, component = key
         layers = len(layers_by_type.get(layer_type, ())) if layer_type is not None else 0
         rows.append(Component(component, layer_type, layers, expected.get(key, 0), actual.get(key, 0)))
@@ -373,21 +391,24 @@ def _components(expected: dict[tuple[str | None, str], int], actual: dict[tuple[
 
 
 def _formula(components: list[Component], total: int) -> str:
-    """The closed form with the values: per-layer sums times layer counts, plus the rest."""
-    parts = []
-    by_type: dict[str | None, list[Component]] = defaultdict(list)
+    """The closed form with the values: embeddings + layers x (per-layer terms) per layer type + the rest."""
+    parts: list[str] = []
+    done: set[str | None] = set()
     for c in components:
-        by_type[c.layer_type].append(c)
-    for layer_type, rows in by_type.items():
-        if layer_type is None:
-            parts += [f"{c.component} {c.expected:,}" for c in rows if c.expected]
+        if c.layer_type is None:
+            if c.expected:
+                parts.append(f"{c.component} {c.expected:,}")
             continue
-        layers = rows[0].layers
-        if layers and all(c.expected % layers == 0 for c in rows):
-            inner = " + ".join(f"{c.component} {c.expected // layers:,}" for c in rows if c.expected)
-            parts.insert(len([p for p in parts if " x (" in p]), f"{layers} x ({inner}) [{layer_type}]")
+        if c.layer_type in done:
+            continue
+        done.add(c.layer_type)
+        rows = [r for r in components if r.layer_type == c.layer_type and r.expected]
+        layers = c.layers
+        if layers and all(r.expected % layers == 0 for r in rows):
+            inner = " + ".join(f"{r.component} {r.expected // layers:,}" for r in rows)
+            parts.append(f"{layers} {c.layer_type} layers x ({inner})")
         else:
-            parts += [f"{c.component} {c.expected:,} [{layer_type}]" for c in rows if c.expected]
+            parts += [f"{r.component} {r.expected:,} ({r.layer_type} layers)" for r in rows]
     return " + ".join(parts) + f" = {total:,}"
 
 
@@ -399,7 +420,7 @@ def _generic(inventory: Inventory, cfg: dict[str, Any]) -> Reconciliation:
     for name in stored:
         template, indices = split_name(name)
         if indices:
-            by_prefix[".".join(template[: template.index("{}")]) + "."] += 1
+            by_prefix[template[: template.index("{}")]] += 1
     layers: dict[int, set[str]] = defaultdict(set)
     prefix = by_prefix.most_common(1)[0][0] if by_prefix else None
     for name, t in stored.items():

@@ -154,8 +154,10 @@ def test_pickle_beside_safetensors_is_listed(make_checkpoint: Callable[..., Path
 # grouping
 
 def test_split_and_ranges() -> None:
-    assert split_name("model.layers.10.mlp.experts.7.w") == (("model", "layers", "{}", "mlp", "experts", "{}", "w"),
-                                                             (10, 7))
+    assert split_name("model.layers.10.mlp.experts.7.w") == ("model.layers.{}.mlp.experts.{}.w", (10, 7))
+    assert split_name("h.0.attn.bias") == ("h.{}.attn.bias", (0,))
+    assert split_name("0.weight") == ("{}.weight", (0,))
+    assert split_name("layer1.w") == ("layer1.w", ())
     assert split_name("a.01.b")[1] == ()  # not a plain index
     assert ranges([0, 1, 2, 3, 5, 7, 8]) == "0..3,5,7..8"
 
@@ -173,8 +175,8 @@ def test_groups_collapse_layers_and_experts(make_checkpoint: Callable[..., Path]
 
 
 def test_groups_split_on_shape_and_dtype() -> None:
-    from auditor.inventory import Tensor
-    tensors = [Tensor(f"l.{i}.w", "BF16", (4, 4), "f", 0, 32) for i in range(4)]
-    tensors[2] = Tensor("l.2.w", "F32", (4, 4), "f", 0, 64)
+    from auditor.header import Tensor
+    tensors = [Tensor(f"l.{i}.w", "BF16", (4, 4), 16, "f", 0, 32) for i in range(4)]
+    tensors[2] = Tensor("l.2.w", "F32", (4, 4), 16, "f", 0, 64)
     groups = group_tensors(tensors)
     assert [(g.pattern, g.dtype, g.count) for g in groups] == [("l.{0..1,3}.w", "BF16", 3), ("l.2.w", "F32", 1)]

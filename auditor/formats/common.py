@@ -38,13 +38,30 @@ def summary_line(report: Report) -> str:
 
 
 def component_rows(report: Report) -> list[list[Any]]:
-    rows = []
-    for c in report.reconciliation.components:
+    """Breakdown rows, with a per-layer sum after each layer type and a grand total."""
+    rows: list[list[Any]] = []
+    components = report.reconciliation.components
+    for i, c in enumerate(components):
         d = c.to_dict()
-        diff = c.actual - c.expected
         rows.append([c.component, c.layer_type or "-", c.layers or "-", num(d["expected_per_layer"]),
-                     num(c.expected), num(c.actual), "" if diff == 0 else f"{diff:+,}"])
+                     num(c.expected), num(c.actual), _diff(c.actual - c.expected)])
+        last_of_type = c.layer_type is not None and (i + 1 == len(components)
+                                                    or components[i + 1].layer_type != c.layer_type)
+        if last_of_type:
+            same = [r for r in components if r.layer_type == c.layer_type]
+            expected, actual = sum(r.expected for r in same), sum(r.actual for r in same)
+            per_layer = expected // c.layers if c.layers and expected % c.layers == 0 else None
+            rows.append([f"= {c.layer_type} layers", c.layer_type, c.layers, num(per_layer), num(expected),
+                         num(actual), _diff(actual - expected)])
+    if components:
+        expected = sum(r.expected for r in components)
+        actual = sum(r.actual for r in components)
+        rows.append(["= total", "", "", "", num(expected), num(actual), _diff(actual - expected)])
     return rows
+
+
+def _diff(delta: int) -> str:
+    return "" if delta == 0 else f"{delta:+,}"
 
 
 COMPONENT_HEADERS = ["component", "layer type", "layers", "expected/layer", "expected", "stored", "difference"]

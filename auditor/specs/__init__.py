@@ -232,8 +232,11 @@ def _add(tensors: dict[str, ExpectedTensor], tied_names: dict[str, str], index: 
     name = rule.name.replace("{layer}", str(layer)) if layer is not None else rule.name
     if rule.kind == "head" and rule.tied_to:
         tied_names[name] = rule.tied_to
-    kind = rule.kind
-    for e in (range(experts) if "{expert}" in name else (None,)):
-        full = name if e is None else name.replace("{expert}", str(e))
-        tensors[full] = ExpectedTensor(shape, rule.component, kind, layer, layer_type, is_mtp, index, elements,
-                                       (active, experts))
+    expected = ExpectedTensor(shape, rule.component, rule.kind, layer, layer_type, is_mtp, index, elements,
+                              (active, experts))
+    if "{expert}" not in name:
+        tensors[name] = expected
+        return
+    head, tail = name.split("{expert}", 1)
+    for e in range(experts):  # one shared (read-only) ExpectedTensor for all experts of a layer
+        tensors[f"{head}{e}{tail}"] = expected

@@ -1,0 +1,100 @@
+"""`make bench`: st-audit vs its peers, measured side by side in one run (not a timed test).
+
+Local: the DeepSeek-V3 FP8 layout (163 shards, 91,991 tensors) built header-only, audited by
+`st-audit audit DIR --format json`, against safetensors' `safe_open` listing every tensor's name, dtype and
+shape, and against `huggingface_hub.get_local_safetensors_metadata`. Each contender is a fresh Python
+process (interpreter start-up included for all), run interleaved several times; medians of wall time and
+the peak resident memory of the process are printed, with ratios.
+Hub: bench/hub_bench.py (a DeepSeek-V3-shaped repo behind the local Hub stand-in, 50 ms per request).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / "bench" / "work"
+sys.path.insert(0, str(ROOT))
+ROUNDS = 5
+
+SAFE_OPEN = """
+import sys, pathlib
+from safetensors import safe_open
+n = 0
+for p in sorted(pathlib.Path(sys.argv[1]).glob("*.safetensors")):
+    with safe_open(str(p), framework="numpy") as f:
+        for k in f.keys():
+            s = f.get_slice(k)
+            n += bool((k, s.get_dtype(), s.get_shape()))
+print(n)
+"""
+HF_LOCAL = """
+import sys
+from huggingface_hub import get_local_safetensors_metadata
+m = get_local_safetensors_metadata(sys.argv[1])
+print(sum(len(f.tensors) for f in m.files_metadata.values()))
+"""
+
+
+def build_deepseek(directory: Path) -> Path:
+    marker = directory / "model.safetensors.index.json"
+    if marker.exists():
+        return directory
+    try:
+        from fixtures.realistic import deepseek_v3_fp8
+    except ImportError:  # pragma: no cover - the FP8 builder ships with the MoE fixtures
+        from fixtures.build import build_layout
+        return build_layout(directory, "deepseek-ai__DeepSeek-V3", shards=163)
+    return deepseek_v3_fp8(directory)
+
+
+def run(cmd: list[str]) -> tuple[float, int, str]:
+    """Wall seconds, peak RSS (bytes) and stdout of one process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = proc.stdout.read() if proc.stdout else b""
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_maxrss * 1024, out.decode()[:200]
+
+
+def main() -> None:
+    WORK.mkdir(parents=True, exist_ok=True)
+    ckpt = build_deepseek(WORK / "DeepSeek-V3")
+    py = sys.executable
+    st_audit = str(Path(py).parent / "st-audit")
+    contenders = {
+        "st-audit audit --format json": [st_audit, "audit", str(ckpt), "--format", "json", "--quiet"],
+        "safetensors safe_open (list)": [py, "-c", SAFE_OPEN, str(ckpt)],
+        "hf get_local_safetensors_metadata": [py, "-c", HF_LOCAL, str(ckpt)],
+    }
+    results: dict[str, list[tuple[float, int]]] = {k: [] for k in contenders}
+    for _ in range(ROUNDS):
+        for name, cmd in contenders.items():
+            wall, rss, _ = run(cmd)
+            results[name].append((wall, rss))
+    base = statistics.median(w for w, _ in results["safetensors safe_open (list)"])
+    print(f"Local audit of the DeepSeek-V3 FP8 layout ({ckpt}), median of {ROUNDS} interleaved runs")
+    print(f"{'contender':38} {'wall s':>8} {'vs safe_open':>13} {'peak MiB':>9}")
+    for name, rows in results.items():
+        wall = statistics.median(w for w, _ in rows)
+        rss = max(r for _, r in rows) / 2**20
+        print(f"{name:38} {wall:8.3f} {wall / base:12.2f}x {rss:9.1f}")
+    ours = statistics.median(w for w, _ in results["st-audit audit --format json"])
+    peak = max(r for _, r in results["st-audit audit --format json"]) / 2**20
+    print(f"targets: st-audit <= 1.0x safe_open wall ({ours / base:.2f}x: {'met' if ours <= base else 'NOT met'}), "
+          f"peak < 150 MiB ({peak:.0f} MiB: {'met' if peak < 150 else 'NOT met'})")
+    print()
+    hub = ROOT / "bench" / "hub_bench.py"
+    if hub.exists():
+        subprocess.run([py, str(hub)], check=False)
+
+
+if __name__ == "__main__":
+    main()
