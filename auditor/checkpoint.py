@@ -210,9 +210,11 @@ def _check_shard_names(audited: list[str], findings: list[Finding]) -> None:
         if m:
             groups.setdefault((m["prefix"], int(m["total"])), set()).add(int(m["index"]))
     for (prefix, total), present in sorted(groups.items()):
-        missing = sorted(set(range(1, total + 1)) - present)
-        if missing or len(present) != total:
+        # 1..N as save_pretrained numbers them; some exporters (gpt-oss) number 0..N instead
+        expected = set(range(0, total + 1)) if 0 in present else set(range(1, total + 1))
+        missing = sorted(expected - present)
+        if missing or present - expected:
             shown = ", ".join(f"{prefix}-{i:05d}-of-{total:05d}.safetensors" for i in missing[:5])
-            findings.append(finding("shard-count-mismatch", f"shard names promise {total} '{prefix}' shards but "
-                                    f"{len(present)} are audited" + (f"; missing {shown}" if missing else ""),
+            findings.append(finding("shard-count-mismatch", f"shard names promise {len(expected)} '{prefix}' shards "
+                                    f"but {len(present)} are audited" + (f"; missing {shown}" if missing else ""),
                                     files=[f"{prefix}-{i:05d}-of-{total:05d}.safetensors" for i in missing]))
