@@ -89,3 +89,11 @@ def _fp8_block_problem(scale: Tensor, weight: Tensor | None, qconfig: dict[str, 
         return (f"shape {list(scale.shape)}, expected {list(want)} = [ceil({out_dim}/{bs[0]}), ceil({in_dim}/{bs[1]})] "
                 f"for weight {list(weight.shape)}")
     return None
+
+
+def unscaled_fp8_weights(stored: dict[str, Tensor], qconfig: dict[str, Any] | None) -> list[str]:
+    """F8 weights of a block-quantized checkpoint that lack their ``weight_scale_inv`` (they cannot load)."""
+    if block_size(qconfig) is None:
+        return []
+    return [name for name, t in stored.items()
+            if t.dtype.startswith("F8_") and name.endswith(".weight") and f"{name}_scale_inv" not in stored]

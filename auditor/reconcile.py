@@ -15,7 +15,7 @@ from typing import Any
 from .findings import Finding, finding, plural
 from .groups import split_name
 from .inventory import Inventory, Tensor
-from .quant import classify
+from .quant import classify, unscaled_fp8_weights
 from .errors import ConfigError
 from .specs import Expectation, ExpectedTensor, all_specs, expand, find_spec, text_config
 from .specs.expr import ExprError
@@ -229,6 +229,8 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
     if scales:
         f.append(finding("quantization-tensors", f"{plural(len(scales), 'quantization scale tensor')} "
                          f"({ledger['quantization']:,} elements) stored beside the quantized weights", tensors=scales))
+    for name in unscaled_fp8_weights(stored, qconfig):
+        scale_problems.append((name, f"{stored[name].dtype} weight without its weight_scale_inv"))
     if scale_problems:
         f.append(finding("quantization-scale-mismatch", f"{plural(len(scale_problems), 'quantization tensor')} do not "
                          "fit their weights: " + "; ".join(f"{n}: {p}" for n, p in scale_problems[:MAX_NAMES_IN_MESSAGE]),

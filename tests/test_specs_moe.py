@@ -207,6 +207,15 @@ def test_deepseek_v3_wrong_scale_shape(tmp_path: Path) -> None:
     assert "[12, 56]" in hits[0]["message"]
 
 
+def test_deepseek_v3_fp8_weight_without_scale(tmp_path: Path) -> None:
+    weight = "model.layers.9.mlp.experts.5.up_proj.weight"
+    path = realistic.deepseek_v3_fp8(tmp_path / "ds", drop=[weight + "_scale_inv"])
+    code, doc = run_json("audit", str(path))
+    assert code == 1
+    hits = [f for f in doc["findings"] if f["code"] == "quantization-scale-mismatch"]
+    assert hits and hits[0]["tensors"] == [weight] and "without its weight_scale_inv" in hits[0]["message"]
+
+
 def test_deepseek_v3_missing_expert(tmp_path: Path) -> None:
     gone = "model.layers.30.mlp.experts.17.down_proj.weight"
     path = realistic.deepseek_v3_fp8(tmp_path / "ds", drop=[gone, gone + "_scale_inv"])
