@@ -10,6 +10,7 @@ MXFP4 (gpt-oss): ``X_blocks`` U8 ``[..., n/32, 16]`` holds two FP4 values per by
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 from .inventory import Tensor
@@ -39,47 +40,69 @@ def block_size(qconfig: dict[str, Any] | None) -> tuple[int, int] | None:
     return None
 
 
-def classify(tensor: Tensor, stored: dict[str, Tensor], expected_shapes: dict[str, tuple[int, ...]],
-             qconfig: dict[str, Any] | None) -> QuantVerdict | None:
-    """Return a verdict when ``tensor`` is quantization bookkeeping or a packed weight, else None."""
-    name = tensor.name
-    for suffix in SCALE_SUFFIXES:
-        if name.endswith(suffix):
-            base = name[: -len(suffix)] + ".weight"
-            if base not in stored and base not in expected_shapes:
+_SCALE_ENDINGS = {s.rsplit(".", 1)[1] for s in SCALE_SUFFIXES}
+
+
+class Quantization:
+    """The quantization scheme of one config (read once, then asked about each unexplained tensor)."""
+
+    def __init__(self, qconfig: dict[str, Any] | None) -> None:
+        self.qconfig = qconfig
+        self.block = block_size(qconfig)
+        self.mxfp4 = _quant_method(qconfig) == "mxfp4"
+
+    def classify(self, tensor: Tensor, stored: dict[str, Tensor], expected: Mapping[str, Any]) -> QuantVerdict | None:
+        """A verdict when ``tensor`` is bookkeeping or a packed weight; ``expected`` maps names to objects
+        with a ``shape``."""
+        name = tensor.name
+        stem, _, ending = name.rpartition(".")
+        if ending in _SCALE_ENDINGS:
+            base = stem + ".weight"
+            if base not in stored and base not in expected:
                 return None
-            if suffix == ".weight_scale_inv":
-                return QuantVerdict("quantization", base, _fp8_block_problem(tensor, stored.get(base), qconfig))
-            if tensor.elements != 1 and suffix in (".input_scale", ".activation_scale", ".k_scale", ".v_scale"):
+            if ending == "weight_scale_inv":
+                return QuantVerdict("quantization", base, _fp8_block_problem(tensor, stored.get(base), self.block))
+            if tensor.elements != 1 and ending in ("input_scale", "activation_scale", "k_scale", "v_scale"):
                 return QuantVerdict("quantization", base, f"expected a scalar or [1], found {list(tensor.shape)}")
             return QuantVerdict("quantization", base)
-    if name.endswith(("_blocks", "_scales")) and _quant_method(qconfig) == "mxfp4":
-        base = name.rsplit("_", 1)[0]
-        logical = expected_shapes.get(base)
-        if logical is None:
-            return None
-        n = 1
-        for d in logical:
-            n *= d
-        if name.endswith("_blocks"):
-            encoded = tensor.elements * 2
-            problem = None if (tensor.dtype == "U8" and encoded == n and tensor.shape[-1:] == (16,)) else (
-                f"{tensor.dtype} {list(tensor.shape)} encodes {encoded:,} FP4 values; {base} needs {n:,}")
-            return QuantVerdict("packed", base, problem, encoded)
-        problem = None if tensor.elements * MXFP4_BLOCK == n else (
-            f"{list(tensor.shape)} holds {tensor.elements:,} block scales; {base} needs {n // MXFP4_BLOCK:,}")
-        return QuantVerdict("quantization", base, problem)
-    return None
+        if self.mxfp4 and name.endswith(("_blocks", "_scales")):
+            return _mxfp4(tensor, expected)
+        return None
+
+    def unscaled_fp8_weights(self, stored: dict[str, Tensor]) -> list[str]:
+        """F8 weights of a block-quantized checkpoint without their ``weight_scale_inv`` (they cannot load)."""
+        if self.block is None:
+            return []
+        return [name for name, t in stored.items()
+                if t.dtype.startswith("F8_") and name.endswith(".weight") and f"{name}_scale_inv" not in stored]
+
+
+def _mxfp4(tensor: Tensor, expected: Mapping[str, Any]) -> QuantVerdict | None:
+    name = tensor.name
+    base = name.rsplit("_", 1)[0]
+    logical = expected.get(base)
+    if logical is None:
+        return None
+    n = 1
+    for d in logical.shape:
+        n *= d
+    if name.endswith("_blocks"):
+        encoded = tensor.elements * 2
+        problem = None if (tensor.dtype == "U8" and encoded == n and tensor.shape[-1:] == (16,)) else (
+            f"{tensor.dtype} {list(tensor.shape)} encodes {encoded:,} FP4 values; {base} needs {n:,}")
+        return QuantVerdict("packed", base, problem, encoded)
+    problem = None if tensor.elements * MXFP4_BLOCK == n else (
+        f"{list(tensor.shape)} holds {tensor.elements:,} block scales; {base} needs {n // MXFP4_BLOCK:,}")
+    return QuantVerdict("quantization", base, problem)
 
 
 def _quant_method(qconfig: dict[str, Any] | None) -> str | None:
     return qconfig.get("quant_method") if isinstance(qconfig, dict) else None
 
 
-def _fp8_block_problem(scale: Tensor, weight: Tensor | None, qconfig: dict[str, Any] | None) -> str | None:
+def _fp8_block_problem(scale: Tensor, weight: Tensor | None, bs: tuple[int, int] | None) -> str | None:
     if weight is None:
         return f"its weight {scale.name.rsplit('.', 1)[0]}.weight is not stored"
-    bs = block_size(qconfig)
     if bs is None or len(weight.shape) < 2:
         return None if scale.elements == 1 else (
             f"no weight_block_size in quantization_config, so a per-tensor scale was expected, found {list(scale.shape)}")
@@ -90,10 +113,3 @@ def _fp8_block_problem(scale: Tensor, weight: Tensor | None, qconfig: dict[str, 
                 f"for weight {list(weight.shape)}")
     return None
 
-
-def unscaled_fp8_weights(stored: dict[str, Tensor], qconfig: dict[str, Any] | None) -> list[str]:
-    """F8 weights of a block-quantized checkpoint that lack their ``weight_scale_inv`` (they cannot load)."""
-    if block_size(qconfig) is None:
-        return []
-    return [name for name, t in stored.items()
-            if t.dtype.startswith("F8_") and name.endswith(".weight") and f"{name}_scale_inv" not in stored]

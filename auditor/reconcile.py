@@ -15,7 +15,7 @@ from typing import Any
 from .findings import Finding, finding, plural
 from .groups import split_name
 from .inventory import Inventory, Tensor
-from .quant import classify, unscaled_fp8_weights
+from .quant import Quantization
 from .errors import ConfigError
 from .specs import Expectation, ExpectedTensor, all_specs, expand, find_spec, text_config
 from .specs.expr import ExprError
@@ -156,8 +156,7 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
         if t.shape != e.shape:
             mismatched.append((name, e.shape, t.shape))
 
-    expected_shapes = {n: e.shape for n, e in expected.items()}
-    qconfig = cfg.get("quantization_config")
+    quantization = Quantization(cfg.get("quantization_config"))
     scale_problems: list[tuple[str, str]] = []
     scales: list[str] = []
     beyond: dict[int, list[str]] = defaultdict(list)
@@ -166,7 +165,7 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
     for name, t in stored.items():
         if name in categories:
             continue
-        verdict = classify(t, stored, expected_shapes, qconfig)
+        verdict = quantization.classify(t, stored, expected)
         if verdict is not None:
             if verdict.problem:
                 scale_problems.append((name, verdict.problem))
@@ -229,7 +228,7 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
     if scales:
         f.append(finding("quantization-tensors", f"{plural(len(scales), 'quantization scale tensor')} "
                          f"({ledger['quantization']:,} elements) stored beside the quantized weights", tensors=scales))
-    for name in unscaled_fp8_weights(stored, qconfig):
+    for name in quantization.unscaled_fp8_weights(stored):
         scale_problems.append((name, f"{stored[name].dtype} weight without its weight_scale_inv"))
     if scale_problems:
         f.append(finding("quantization-scale-mismatch", f"{plural(len(scale_problems), 'quantization tensor')} do not "
@@ -425,8 +424,9 @@ def _generic(inventory: Inventory, cfg: dict[str, Any]) -> Reconciliation:
             by_prefix[template[: template.index("{}")]] += 1
     layers: dict[int, set[str]] = defaultdict(set)
     prefix = by_prefix.most_common(1)[0][0] if by_prefix else None
+    quantization = Quantization(cfg.get("quantization_config"))
     for name, t in stored.items():
-        verdict = classify(t, stored, {}, cfg.get("quantization_config"))
+        verdict = quantization.classify(t, stored, {})
         if verdict is not None:
             category = "quantization"
         elif name.endswith(BUFFER_SUFFIXES):
