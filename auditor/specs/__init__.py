@@ -26,7 +26,7 @@ KINDS = ("param", "buffer", "head")
 _PLACEHOLDER = re.compile(r"\{(layer|expert)\}")
 _TENSOR_KEYS = {"name", "shape", "component", "when", "experts", "active_experts", "kind", "tied_to", "note"}
 _SPEC_KEYS = {"description", "model_types", "base_prefix", "tie", "layers", "mtp_layers", "layer_type",
-              "defaults", "derived", "tensor", "sources"}
+              "defaults", "derived", "tensor", "sources", "extends", "remove"}
 
 
 class SpecError(ValueError):
@@ -97,14 +97,35 @@ class Expectation:
     tied_names: dict[str, str] = field(default_factory=dict)  # head name -> the tensor it is tied to
 
 
-def _load_toml(name: str, text: str) -> Spec:
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise SpecError(f"{name}: {e}") from None
-    unknown = set(doc) - _SPEC_KEYS
+def _resolve(name: str, docs: dict[str, dict[str, Any]], chain: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Apply ``extends``: the parent's keys, defaults, derived values and tensors, then the child's.
+
+    A child tensor with a parent tensor's name replaces it in place; ``remove`` drops parent tensors by name.
+    model_types are never inherited.
+    """
+    doc = docs[name]
+    parent = doc.get("extends")
+    if parent is None:
+        return doc
+    parent_file = f"{parent}.toml"
+    if parent_file not in docs or parent_file in chain:
+        raise SpecError(f"{name}: extends {parent!r}, which is {'circular' if parent_file in chain else 'not a spec'}")
+    base = _resolve(parent_file, docs, (*chain, name))
+    merged = {**base, **{k: v for k, v in doc.items() if k not in ("extends", "remove")}}
+    merged["model_types"] = doc.get("model_types", [])
+    merged["defaults"] = {**base.get("defaults", {}), **doc.get("defaults", {})}
+    merged["derived"] = {**base.get("derived", {}), **doc.get("derived", {})}
+    removed = set(doc.get("remove", []))
+    unknown = removed - {t["name"] for t in base.get("tensor", [])}
     if unknown:
-        raise SpecError(f"{name}: unknown keys {sorted(unknown)}")
+        raise SpecError(f"{name}: remove names tensors {parent} does not have: {sorted(unknown)}")
+    own = {t["name"]: t for t in doc.get("tensor", [])}
+    inherited = [own.pop(t["name"], t) for t in base.get("tensor", []) if t["name"] not in removed]
+    merged["tensor"] = inherited + list(own.values())
+    return merged
+
+
+def _build(name: str, doc: dict[str, Any]) -> Spec:
     rules = []
     for i, entry in enumerate(doc.get("tensor", [])):
         bad = set(entry) - _TENSOR_KEYS
@@ -115,8 +136,7 @@ def _load_toml(name: str, text: str) -> Spec:
             raise SpecError(f"{name}: tensor {entry['name']}: kind must be one of {KINDS}")
         if "{expert}" in entry["name"] and "experts" not in entry:
             raise SpecError(f"{name}: tensor {entry['name']} repeats over {{expert}} but has no 'experts' count")
-        entry.pop("note", None)
-        rules.append(TensorRule(**{**entry, "shape": tuple(entry["shape"])}))
+        rules.append(TensorRule(**{**{k: v for k, v in entry.items() if k != "note"}, "shape": tuple(entry["shape"])}))
     spec = Spec(file=name, model_types=tuple(doc.get("model_types", ())), rules=tuple(rules),
                 defaults=doc.get("defaults", {}), derived=doc.get("derived", {}),
                 tie=doc.get("tie", "tie_word_embeddings"), layers=doc.get("layers", "num_hidden_layers"),
@@ -143,14 +163,22 @@ def _expressions(spec: Spec) -> list[str]:
 @lru_cache(maxsize=1)
 def all_specs() -> dict[str, Spec]:
     """Every spec shipped in ``data/``, keyed by model_type (validated; a clash is an error)."""
-    by_type: dict[str, Spec] = {}
+    docs: dict[str, dict[str, Any]] = {}
     for item in sorted(resources.files(__package__).joinpath("data").iterdir(), key=lambda p: p.name):
-        if not item.name.endswith(".toml"):
-            continue
-        spec = _load_toml(item.name, item.read_text(encoding="utf-8"))
+        if item.name.endswith(".toml"):
+            try:
+                docs[item.name] = tomllib.loads(item.read_text(encoding="utf-8"))
+            except tomllib.TOMLDecodeError as e:
+                raise SpecError(f"{item.name}: {e}") from None
+    by_type: dict[str, Spec] = {}
+    for name, doc in docs.items():
+        unknown = set(doc) - _SPEC_KEYS
+        if unknown:
+            raise SpecError(f"{name}: unknown keys {sorted(unknown)}")
+        spec = _build(name, _resolve(name, docs))
         for mt in spec.model_types:
             if mt in by_type:
-                raise SpecError(f"model_type {mt!r} is claimed by both {by_type[mt].file} and {item.name}")
+                raise SpecError(f"model_type {mt!r} is claimed by both {by_type[mt].file} and {name}")
             by_type[mt] = spec
     return by_type
 
