@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from ..report import Report
 
 # format name -> module defining ``format_report(report) -> str`` (imported only when chosen)
-FORMATS: dict[str, str] = {"table": "table", "json": "json_format", "markdown": "markdown"}
+FORMATS: dict[str, str] = {"table": "table", "json": "json_format", "markdown": "markdown", "junit": "junit"}
 
 
 def formatter(name: str) -> Callable[[Report], str]:

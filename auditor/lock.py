@@ -1,0 +1,248 @@
+"""Lock files: a deterministic, diff-friendly JSON snapshot of what a checkpoint contains.
+
+``st-audit lock TARGET -o st-audit.lock.json`` writes it; ``st-audit audit TARGET --lock FILE`` compares a
+checkpoint against it (``lock-drift`` findings naming the tensors); ``st-audit diff`` reads it as one side.
+
+The snapshot holds no timestamps, paths or versions and every list has a fixed order, so the same
+checkpoint always gives the same bytes. Tensors are stored grouped: one entry per name template, dtype and
+shape, with the exact set of indices written as products of ranges (``"0..35"``, or
+``"3..60 x 0..255"`` for layer x expert), which expands back to every tensor name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+from .findings import Finding, finding, plural
+from .groups import ranges, split_name
+from .report import Report
+
+LOCK_VERSION = 1
+LOCK_KEY = "st_audit_lock"
+DEFAULT_LOCK_NAME = "st-audit.lock.json"
+MAX_NAMES = 4
+
+TensorMap = dict[str, tuple[str, tuple[int, ...]]]  # name -> (dtype, shape)
+
+
+# -- index sets as products of ranges ----------------------------------------------------------------------
+
+def encode_indices(indices: Iterable[tuple[int, ...]]) -> list[str]:
+    """A set of index tuples as a union of products: ``["3..39,41..60 x 0..255", "40 x 0..16,18..255"]``."""
+    tuples = sorted(set(indices))
+    if not tuples or not tuples[0]:
+        return []
+    if len(tuples[0]) == 1:
+        return [ranges(t[0] for t in tuples)]
+    tails: dict[int, list[tuple[int, ...]]] = defaultdict(list)
+    for t in tuples:
+        tails[t[0]].append(t[1:])
+    by_code: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    for first, rest in tails.items():
+        by_code[tuple(encode_indices(rest))].append(first)
+    out = []
+    for code, firsts in sorted(by_code.items(), key=lambda kv: min(kv[1])):
+        head = ranges(firsts)
+        out += [f"{head} x {c}" for c in code]
+    return out
+
+
+def parse_ranges(text: str) -> list[int]:
+    """``"0..3,5"`` -> ``[0, 1, 2, 3, 5]``."""
+    out: list[int] = []
+    for part in text.split(","):
+        lo, sep, hi = part.strip().partition("..")
+        if not lo.isdigit() or (sep and not hi.isdigit()):
+            raise ValueError(f"bad range {part!r}")
+        out += range(int(lo), int(hi) + 1) if sep else [int(lo)]
+    return out
+
+
+def decode_indices(entries: Sequence[str]) -> list[tuple[int, ...]]:
+    import itertools
+    out: list[tuple[int, ...]] = []
+    for entry in entries:
+        out += itertools.product(*(parse_ranges(p) for p in entry.split(" x ")))
+    return out
+
+
+def fill(template: str, combo: Sequence[int]) -> str:
+    """Replace each ``{}`` of the template in turn by an index."""
+    pieces = template.split("{}")
+    if len(pieces) != len(combo) + 1:
+        raise ValueError(f"template {template!r} has {len(pieces) - 1} placeholders, not {len(combo)}")
+    out = [pieces[0]]
+    for value, piece in zip(combo, pieces[1:]):
+        out += [str(value), piece]
+    return "".join(out)
+
+
+def _template(g: Any) -> str:
+    return g.template if isinstance(g.template, str) else ".".join(g.template)
+
+
+# -- snapshot ----------------------------------------------------------------------------------------------
+
+def snapshot(report: Report) -> dict[str, Any]:
+    """The lock document of ``report`` (see the module docstring)."""
+    rec = report.reconciliation
+    groups = []
+    for g in report.groups:
+        elements = 1
+        for d in g.shape:
+            elements *= d
+        entry: dict[str, Any] = {"pattern": g.pattern, "template": _template(g), "dtype": g.dtype,
+                                 "shape": list(g.shape), "count": g.count, "parameters": elements * g.count,
+                                 "bytes": report.tensors[g.names[0]].nbytes * g.count}
+        codes = encode_indices(g.indices)
+        if codes:
+            entry["indices"] = codes
+        groups.append(entry)
+    groups.sort(key=lambda e: (e["template"], e["dtype"], e["shape"]))
+    return {
+        LOCK_KEY: LOCK_VERSION,
+        "model_type": rec.model_type,
+        "architecture": rec.architecture,
+        "totals": report.totals.to_dict(),
+        "expected": {"parameters": rec.expected_parameters, "activated_parameters": rec.activated_parameters,
+                     "mtp_parameters": rec.mtp_parameters},
+        "ledger": dict(rec.ledger),
+        "components": [{"component": c.component, "layer_type": c.layer_type, "layers": c.layers,
+                        "expected": c.expected, "actual": c.actual} for c in rec.components],
+        "files": sorted(({"name": f.name, "size": f.size, "tensors": f.tensors, "data_bytes": f.data_bytes}
+                         for f in report.files), key=lambda f: f["name"]),
+        "groups": groups,
+    }
+
+
+_NUMBER_LIST = re.compile(r"\[\n\s*(-?\d+(?:,\n\s*-?\d+)*)\n\s*\]")
+
+
+def dumps(doc: dict[str, Any]) -> str:
+    """Indented JSON with number lists (shapes) on one line; raw newlines never occur inside JSON strings,
+    so the collapsing cannot touch a tensor name."""
+    text = json.dumps(doc, indent=2, ensure_ascii=False)
+    return _NUMBER_LIST.sub(lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]", text) + "\n"
+
+
+def read(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Load and sanity-check a lock file; a missing or malformed one is a usage error (exit 2)."""
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"lock file {p} does not exist (create it with: st-audit lock TARGET -o {p})") from None
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise UsageError(f"lock file {p} cannot be read: {e}") from None
+    if not is_lock(doc):
+        raise UsageError(f"{p} is not an st-audit lock file (no \"{LOCK_KEY}\": {LOCK_VERSION})")
+    try:
+        for g in doc["groups"]:
+            tensors_of(g)
+        doc["totals"]["parameters"] + doc["totals"]["tensors"]
+    except (KeyError, TypeError, ValueError) as e:
+        raise UsageError(f"lock file {p} is malformed: {type(e).__name__}: {e}") from None
+    return doc  # type: ignore[no-any-return]
+
+
+def is_lock(doc: Any) -> bool:
+    return isinstance(doc, dict) and doc.get(LOCK_KEY) == LOCK_VERSION and isinstance(doc.get("groups"), list)
+
+
+def tensors_of(group: dict[str, Any]) -> list[str]:
+    template = group["template"]
+    entries = group.get("indices")
+    if not entries:
+        return [template]
+    names = [fill(template, combo) for combo in decode_indices(entries)]
+    if len(names) != group.get("count", len(names)):
+        raise ValueError(f"group {group.get('pattern', template)} lists {len(names)} tensors, count says "
+                         f"{group['count']}")
+    return names
+
+
+def tensor_map(doc: dict[str, Any]) -> TensorMap:
+    """Every tensor of a snapshot: name -> (dtype, shape)."""
+    out: TensorMap = {}
+    for g in doc["groups"]:
+        value = (g["dtype"], tuple(g["shape"]))
+        for name in tensors_of(g):
+            out[name] = value
+    return out
+
+
+# -- drift -------------------------------------------------------------------------------------------------
+
+def patterns(names: Iterable[str]) -> list[str]:
+    """Names collapsed exactly into patterns: ``model.layers.{0..35}.mlp.up_proj.weight``; a set with holes
+    becomes several patterns (``model.layers.{3..39,41..60}.mlp.experts.{0..255}...`` and
+    ``model.layers.40.mlp.experts.{0..16,18..255}...``), so no pattern names a tensor that is not meant."""
+    by_template: dict[Any, list[tuple[int, ...]]] = {}
+    for name in names:
+        template, indices = split_name(name)
+        by_template.setdefault(template, []).append(indices)
+    out = []
+    for template, indices in by_template.items():
+        text = template if isinstance(template, str) else ".".join(template)
+        entries = encode_indices(indices)
+        if not entries:
+            out.append(text)
+            continue
+        for entry in entries:
+            out.append(fill_text(text, [p if p.isdigit() else "{" + p + "}" for p in entry.split(" x ")]))
+    return out
+
+
+def fill_text(template: str, parts: Sequence[str]) -> str:
+    pieces = template.split("{}")
+    out = [pieces[0]]
+    for value, piece in zip(parts, pieces[1:]):
+        out += [value, piece]
+    return "".join(out)
+
+
+def _shown(items: list[str]) -> str:
+    return "; ".join(items[:MAX_NAMES]) + (f" and {len(items) - MAX_NAMES:,} more" if len(items) > MAX_NAMES else "")
+
+
+def drift(lock: dict[str, Any], report: Report, *, lock_name: str = "the lock") -> list[Finding]:
+    """``lock-drift`` findings: how ``report`` differs from the locked snapshot, naming the tensors."""
+    from .diff import compare, value
+    changes = compare(lock, snapshot(report))
+    out: list[Finding] = []
+    if changes.removed:
+        out.append(finding("lock-drift", f"{plural(len(changes.removed), 'tensor')} in {lock_name} "
+                           f"{'is' if len(changes.removed) == 1 else 'are'} no longer stored: "
+                           f"{_shown(patterns(changes.removed))}", tensors=changes.removed))
+    if changes.added:
+        out.append(finding("lock-drift", f"{plural(len(changes.added), 'stored tensor')} not in {lock_name}: "
+                           f"{_shown(patterns(changes.added))}", tensors=changes.added))
+    if changes.reshaped:
+        out.append(finding("lock-drift", f"{plural(len(changes.reshaped), 'tensor')} changed shape since "
+                           f"{lock_name}: " + _shown([f"{p} {list(a)} -> {list(b)}"
+                                                     for p, a, b in changes.grouped(changes.reshaped)]),
+                           tensors=[n for n, _, _ in changes.reshaped]))
+    if changes.retyped:
+        out.append(finding("lock-drift", f"{plural(len(changes.retyped), 'tensor')} changed dtype since "
+                           f"{lock_name}: " + _shown([f"{p} {a} -> {b}"
+                                                     for p, a, b in changes.grouped(changes.retyped)]),
+                           tensors=[n for n, _, _ in changes.retyped]))
+    (ta, tb) = changes.totals
+    if ta["parameters"] != tb["parameters"] or ta["tensors"] != tb["tensors"]:
+        out.append(finding("lock-drift", f"counts changed since {lock_name}: "
+                           f"{ta['tensors']:,} -> {tb['tensors']:,} tensors, {ta['parameters']:,} -> "
+                           f"{tb['parameters']:,} parameters ({tb['parameters'] - ta['parameters']:+,})"))
+    for field, a, b in changes.meta:
+        out.append(finding("lock-drift", f"{field} changed since {lock_name}: {value(a)} -> {value(b)}",
+                           severity="warning"))
+    if changes.files_changed:
+        out.append(finding("lock-drift", f"the file layout differs from {lock_name}: "
+                           f"{_shown(changes.files_changed)}", files=changes.file_names, severity="info"))
+    return out

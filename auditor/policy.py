@@ -1,0 +1,410 @@
+"""Release policy: what a checkpoint must satisfy beyond being well-formed.
+
+A policy comes from ``--policy FILE`` (or ``ST_AUDIT_POLICY``), else ``st-audit.toml`` in the current
+directory, else the ``[tool.st-audit]`` table of ``pyproject.toml``; command-line flags override single keys.
+``load`` validates everything up front: an unknown key, a wrong type or an unparsable size is a
+``UsageError`` (exit 2) naming the key and the file, never a silently ignored rule.
+
+``apply(report, policy)`` turns broken rules into ``policy-violation`` findings (and lock drift into
+``lock-drift`` findings) inside ``report.findings``, so verdict, exit code and every format include them.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+from .findings import CODES, SEVERITY_RANK, Finding, finding, plural
+from .header import DTYPE_BITS
+from .report import FAIL_ON_CHOICES, Report
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+POLICY_FILE = "st-audit.toml"
+PYPROJECT = "pyproject.toml"
+TIED_HEAD_CHOICES = ("required", "forbidden")
+ROUNDING = ", rounding of expect_parameters"
+MAX_NAMES = 4
+
+# parameter counts: decimal suffixes as in "8.19B", "596M"
+COUNT_UNITS = {"": 1, "K": 10**3, "M": 10**6, "B": 10**9, "G": 10**9, "T": 10**12}
+# byte sizes: decimal (as huggingface's max_shard_size "5GB") and binary units
+BYTE_UNITS = {"": 1, "B": 1, "K": 10**3, "KB": 10**3, "M": 10**6, "MB": 10**6, "G": 10**9, "GB": 10**9,
+              "T": 10**12, "TB": 10**12, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+_NUMBER = re.compile(r"^\s*([0-9][0-9_,]*(?:\.[0-9]+)?|\.[0-9]+)\s*([A-Za-z]*)\s*$")
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How far the parameter count may stray: a fraction of the expectation, or an absolute count."""
+
+    relative: float | None = None  # 0.001 for "0.1%"
+    absolute: int | None = None
+
+    def allowed(self, expected: int) -> int:
+        if self.relative is not None:
+            return math.floor(expected * self.relative)
+        return self.absolute or 0
+
+    def __str__(self) -> str:
+        if self.relative is not None:
+            return f"{self.relative * 100:g}%"
+        return f"{self.absolute or 0:,}"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A validated policy. ``None`` means "not set": the rule is not checked (or the default applies)."""
+
+    expect_parameters: int | None = None
+    tolerance: Tolerance | None = None
+    allowed_dtypes: tuple[str, ...] | None = None
+    fail_on: str | None = None
+    ignore: tuple[str, ...] | None = None
+    forbid_unexplained: bool | None = None
+    tied_head: str | None = None
+    max_shard_bytes: int | None = None
+    lock: str | None = None
+    origin: str | None = None  # the file it came from, for messages
+    origins: tuple[tuple[str, str], ...] = ()  # (key, where its value came from), for messages
+
+    def merged(self, overrides: Mapping[str, Any], origin: str = "the command line") -> Policy:  # = COMMAND_LINE
+        """This policy with ``overrides`` (raw values, validated like file values) taking precedence."""
+        given = {k: v for k, v in overrides.items() if v is not None}
+        if not given:
+            return self
+        other = parse(given, origin)
+        changes: dict[str, Any] = {f.name: getattr(other, f.name) for f in fields(self) if f.name in given}
+        if "expect_parameters" in given and "tolerance" not in given and (
+                self.tolerance is None or ROUNDING in (self.origin_of("tolerance") or "")):
+            changes["tolerance"] = other.tolerance  # an abbreviated count's rounding goes with the count
+        changes["origins"] = tuple({**dict(self.origins), **{k: origin for k in changes}}.items())
+        return replace(self, **changes)
+
+    def origin_of(self, key: str) -> str | None:
+        return dict(self.origins).get(key, self.origin)
+
+    @property
+    def is_empty(self) -> bool:
+        return all(getattr(self, key) is None for key in KEYS)
+
+
+KEYS = tuple(f.name for f in fields(Policy) if f.name not in ("origin", "origins"))
+
+
+# -- parsing ------------------------------------------------------------------------------------------------
+
+def parse_count(value: Any, key: str, origin: str) -> tuple[int, int]:
+    """A parameter count: ``8190735360``, ``"8,190,735,360"``, ``"8.19B"``, ``"596M"``.
+
+    Returns (count, rounding): an abbreviated count is only as exact as its last digit, so "8.19B" stands
+    for 8.19B +- 0.005B and that half-unit is returned as the rounding tolerance (0 for exact counts).
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise _bad(key, origin, f"must be an integer or a string such as \"8.19B\", not {_type(value)}")
+    if isinstance(value, int):
+        if value < 0:
+            raise _bad(key, origin, f"must not be negative, not {value}")
+        return value, 0
+    m = _NUMBER.match(value)
+    unit = m.group(2).upper() if m else ""
+    if m is None or unit not in COUNT_UNITS:
+        raise _bad(key, origin, f"cannot parse {value!r} as a parameter count (examples: 8190735360, "
+                   "\"8.19B\", \"596M\", \"135K\")")
+    number, scale = m.group(1).replace("_", "").replace(",", ""), COUNT_UNITS[unit]
+    whole, _, frac = number.partition(".")
+    exact = (int(whole or "0") * 10 ** len(frac) + int(frac or "0")) * scale
+    if exact % 10 ** len(frac):
+        raise _bad(key, origin, f"{value!r} is not a whole number of parameters")
+    rounding = scale // 10 ** len(frac) // 2 if unit else 0
+    return exact // 10 ** len(frac), rounding
+
+
+def parse_bytes(value: Any, key: str, origin: str) -> int:
+    """A byte size: ``5000000000``, ``"5GB"``, ``"4.5GiB"``, ``"500MB"``."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise _bad(key, origin, f"must be an integer or a string such as \"5GB\", not {_type(value)}")
+    if isinstance(value, int):
+        if value <= 0:
+            raise _bad(key, origin, f"must be positive, not {value}")
+        return value
+    m = _NUMBER.match(value)
+    unit = m.group(2).upper() if m else ""
+    if m is None or unit not in BYTE_UNITS:
+        raise _bad(key, origin, f"cannot parse {value!r} as a size in bytes (examples: 5000000000, \"5GB\", "
+                   "\"4.5GiB\", \"500MB\")")
+    number = m.group(1).replace("_", "").replace(",", "")
+    whole, _, frac = number.partition(".")
+    size = (int(whole or "0") * 10 ** len(frac) + int(frac or "0")) * BYTE_UNITS[unit] // 10 ** len(frac)
+    if size <= 0:
+        raise _bad(key, origin, f"must be positive, not {value!r}")
+    return size
+
+
+def parse_tolerance(value: Any, key: str, origin: str) -> Tolerance:
+    """``"0.1%"`` (relative to the expected count) or an absolute count (``1000``, ``"5M"``)."""
+    if isinstance(value, str) and value.strip().endswith("%"):
+        text = value.strip()[:-1].strip()
+        try:
+            percent = float(text)
+        except ValueError:
+            raise _bad(key, origin, f"cannot parse {value!r} as a percentage (example: \"0.1%\")") from None
+        if not math.isfinite(percent) or percent < 0:
+            raise _bad(key, origin, f"must be a non-negative percentage, not {value!r}")
+        return Tolerance(relative=percent / 100)
+    if isinstance(value, float):
+        raise _bad(key, origin, f"must be a percentage string (\"0.1%\") or a whole count, not the float {value!r}")
+    count, _ = parse_count(value, key, origin)
+    return Tolerance(absolute=count)
+
+
+def parse(data: Mapping[str, Any], origin: str) -> Policy:
+    """Validate a policy table (from TOML or from command-line flags) into a ``Policy``."""
+    unknown = [k for k in data if k not in KEYS]
+    if unknown:
+        raise UsageError(f"{origin}: unknown policy key {', '.join(repr(k) for k in unknown)} "
+                         f"(known keys: {', '.join(KEYS)})")
+    values: dict[str, Any] = {}
+    rounding = 0
+    if "expect_parameters" in data:
+        values["expect_parameters"], rounding = parse_count(data["expect_parameters"], "expect_parameters", origin)
+    if "tolerance" in data:
+        values["tolerance"] = parse_tolerance(data["tolerance"], "tolerance", origin)
+    elif rounding:
+        values["tolerance"] = Tolerance(absolute=rounding)
+    if "allowed_dtypes" in data:
+        dtypes = _str_list(data["allowed_dtypes"], "allowed_dtypes", origin)
+        bad = [d for d in dtypes if d not in DTYPE_BITS]
+        if bad:
+            raise _bad("allowed_dtypes", origin, f"unknown dtype {', '.join(repr(d) for d in bad)} "
+                       f"(safetensors dtypes: {', '.join(DTYPE_BITS)})")
+        if not dtypes:
+            raise _bad("allowed_dtypes", origin, "must list at least one dtype")
+        values["allowed_dtypes"] = tuple(dict.fromkeys(dtypes))
+    if "fail_on" in data:
+        value = data["fail_on"]
+        if not isinstance(value, str) or value not in FAIL_ON_CHOICES:
+            raise _bad("fail_on", origin, f"must be one of {', '.join(FAIL_ON_CHOICES)}, not {value!r}")
+        values["fail_on"] = value
+    if "ignore" in data:
+        codes = _str_list(data["ignore"], "ignore", origin)
+        bad = [c for c in codes if c not in CODES]
+        if bad:
+            raise _bad("ignore", origin, f"unknown finding code {', '.join(repr(c) for c in bad)}")
+        values["ignore"] = tuple(dict.fromkeys(codes))
+    if "forbid_unexplained" in data:
+        value = data["forbid_unexplained"]
+        if not isinstance(value, bool):
+            raise _bad("forbid_unexplained", origin, f"must be true or false, not {_type(value)}")
+        values["forbid_unexplained"] = value
+    if "tied_head" in data:
+        value = data["tied_head"]
+        if not isinstance(value, str) or value not in TIED_HEAD_CHOICES:
+            raise _bad("tied_head", origin, f"must be \"required\" or \"forbidden\", not {value!r}")
+        values["tied_head"] = value
+    if "max_shard_bytes" in data:
+        values["max_shard_bytes"] = parse_bytes(data["max_shard_bytes"], "max_shard_bytes", origin)
+    if "lock" in data:
+        value = data["lock"]
+        if not isinstance(value, str) or not value.strip():
+            raise _bad("lock", origin, f"must be the path of a lock file, not {_type(value)}")
+        values["lock"] = value
+    origins = tuple((k, f"{origin}{ROUNDING}" if k == "tolerance" and "tolerance" not in data else origin)
+                    for k in values)
+    return Policy(**values, origin=origin, origins=origins)
+
+
+def load_file(path: Path) -> Policy:
+    """Read one policy file: top-level keys, or ``[tool.st-audit]`` when it is a pyproject.toml."""
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise UsageError(f"cannot read policy file {path}: {e.strerror or e}") from None
+    try:
+        doc = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise UsageError(f"{path}: not valid TOML: {e}") from None
+    origin = str(path)
+    if path.name == PYPROJECT:
+        table = doc.get("tool", {}).get("st-audit", {}) if isinstance(doc.get("tool"), dict) else {}
+        origin = f"{path} [tool.st-audit]"
+        if not isinstance(table, dict):
+            raise UsageError(f"{origin}: must be a table")
+        doc = table
+    policy = parse(doc, origin)
+    if policy.lock is not None and not Path(policy.lock).is_absolute():
+        # a lock named in a file is relative to that file, so the policy works from any directory
+        policy = replace(policy, lock=str(path.parent / policy.lock))
+    return policy
+
+
+def load(path: str | os.PathLike[str] | None = None, *, cwd: str | os.PathLike[str] | None = None,
+         discover: bool = True) -> Policy:
+    """The policy in force: ``path`` if given, else st-audit.toml, else pyproject's [tool.st-audit]."""
+    if path is not None and str(path) != "":
+        p = Path(path)
+        if not p.is_file():
+            raise UsageError(f"policy file {p} does not exist")
+        return load_file(p)
+    if not discover:
+        return Policy()
+    here = Path(cwd) if cwd is not None else Path.cwd()
+    if (here / POLICY_FILE).is_file():
+        return load_file(here / POLICY_FILE)
+    pyproject = here / PYPROJECT
+    if pyproject.is_file():
+        try:
+            doc = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return Policy()  # someone else's broken pyproject is not our policy
+        tool = doc.get("tool")
+        if isinstance(tool, dict) and "st-audit" in tool:
+            return load_file(pyproject)
+    return Policy()
+
+
+def _str_list(value: Any, key: str, origin: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _bad(key, origin, f"must be a list of strings, not {_type(value)}")
+    return list(value)
+
+
+def _type(value: Any) -> str:
+    names = {bool: "a boolean", int: "an integer", float: "a float", str: "a string", list: "a list",
+             dict: "a table"}
+    return f"{names.get(type(value), type(value).__name__)} ({value!r})" if not isinstance(value, (list, dict)) \
+        else names.get(type(value), type(value).__name__)
+
+
+COMMAND_LINE = "the command line"
+FLAGS = {"expect_parameters": "--expect-parameters", "tolerance": "--tolerance", "allowed_dtypes": "--allow-dtype",
+         "fail_on": "--fail-on", "ignore": "--ignore", "forbid_unexplained": "--forbid-unexplained",
+         "tied_head": "--tied-head", "max_shard_bytes": "--max-shard-bytes", "lock": "--lock"}
+
+
+def _bad(key: str, origin: str, why: str) -> UsageError:
+    if origin == COMMAND_LINE:
+        return UsageError(f"{FLAGS.get(key, key)} {why}")
+    return UsageError(f"{origin}: policy key {key!r} {why}")
+
+
+# -- applying -----------------------------------------------------------------------------------------------
+
+def _names(names: list[str]) -> str:
+    return ", ".join(names[:MAX_NAMES]) + (f" and {len(names) - MAX_NAMES:,} more" if len(names) > MAX_NAMES else "")
+
+
+def _is_head(name: str) -> bool:
+    return name.endswith("lm_head.weight") or name in ("embed_out.weight", "output.weight")
+
+
+def check(report: Report, policy: Policy) -> list[Finding]:
+    """The ``policy-violation`` findings of ``report`` under ``policy`` (fail_on/ignore/lock excluded)."""
+    out: list[Finding] = []
+
+    def violation(key: str, message: str, **kw: Any) -> None:
+        origin = policy.origin_of(key)
+        where = f" ({origin})" if origin else ""
+        out.append(finding("policy-violation", f"policy {key}{where}: {message}", **kw))
+
+    stored = report.totals.parameters
+    if policy.expect_parameters is not None:
+        expected = policy.expect_parameters
+        slack = (policy.tolerance or Tolerance()).allowed(expected)
+        if abs(stored - expected) > slack:
+            if not slack:
+                bound = " exactly"
+            elif policy.tolerance is not None and policy.tolerance.relative is not None:
+                bound = f" +- {slack:,} ({policy.tolerance})"
+            else:
+                bound = f" +- {slack:,}"
+            violation("expect_parameters", f"the checkpoint stores {stored:,} parameters, expected "
+                      f"{expected:,}{bound} (off by {stored - expected:+,})")
+    if policy.allowed_dtypes is not None:
+        allowed = set(policy.allowed_dtypes)
+        by_dtype: dict[str, list[str]] = {}
+        for t in report.tensors.values():
+            if t.dtype not in allowed:
+                by_dtype.setdefault(t.dtype, []).append(t.name)
+        for dtype, names in sorted(by_dtype.items()):
+            violation("allowed_dtypes", f"{plural(len(names), 'tensor')} stored as {dtype}, which is not among "
+                      f"{', '.join(policy.allowed_dtypes)}: {_names(names)}", tensors=names)
+    if policy.forbid_unexplained:
+        names = [n for n, c in report.reconciliation.categories.items() if c == "unexplained"]
+        if names or report.reconciliation.ledger.get("unexplained"):
+            violation("forbid_unexplained", f"{plural(len(names), 'stored tensor')} "
+                      f"({report.reconciliation.ledger.get('unexplained', 0):,} parameters) the architecture does "
+                      f"not explain: {_names(names)}", tensors=names)
+    if policy.tied_head is not None:
+        categories = report.reconciliation.categories
+        heads = [n for n in report.tensors if _is_head(n)]
+        separate = [n for n in heads if categories.get(n) != "tied_duplicates"]
+        separate += [c.component for c in report.reconciliation.components
+                     if c.component == "lm_head" and c.actual and not separate]
+        if policy.tied_head == "required" and separate:
+            violation("tied_head", f"the LM head must be tied to the input embeddings, but a separate head is "
+                      f"stored: {_names(separate)}", tensors=[n for n in separate if n in report.tensors])
+        if policy.tied_head == "forbidden" and not separate:
+            copies = [n for n in heads if categories.get(n) == "tied_duplicates"]
+            detail = (f" ({_names(copies)} is only a copy config.json ties to the embeddings)" if copies
+                      else " (no lm_head weight is stored)")
+            violation("tied_head", f"the LM head must be a separate matrix, but it is tied to the input "
+                      f"embeddings{detail}", tensors=copies)
+    if policy.max_shard_bytes is not None:
+        big = [f for f in report.files if (f.size or 0) > policy.max_shard_bytes]
+        for f in big:
+            violation("max_shard_bytes", f"{f.name} is {f.size:,} bytes, over the limit of "
+                      f"{policy.max_shard_bytes:,}", files=[f.name])
+    return out
+
+
+def apply(report: Report, policy: Policy, *, lock_doc: dict[str, Any] | None = None,
+          lock_name: str | None = None) -> Report:
+    """Add the policy's findings (and drift from ``lock_doc``, if given) to ``report``; returns it."""
+    added = check(report, policy)
+    if lock_doc is not None:
+        from . import lock
+        added += lock.drift(lock_doc, report, lock_name=lock_name or "the lock")
+    if added:
+        report.findings = sorted(report.findings + added, key=lambda f: -SEVERITY_RANK[f.severity])
+    return report
+
+
+def gated_audit(target: str, policy: Policy, *, lock: str | None = None, env: Mapping[str, str] | None = None,
+                **audit_kw: Any) -> Report:
+    """``audit()`` under a policy: fail_on/ignore from it, then its rules and the lock's drift as findings.
+
+    ``lock`` (the --lock flag) wins over the policy's ``lock`` key. The lock file is read before auditing,
+    so a missing or malformed one fails fast with exit 2.
+    """
+    from . import lock as lockmod
+    from .audit import audit
+    fail_on, ignore = settings(policy, env=env)
+    lock_path = lock or policy.lock
+    lock_doc = lockmod.read(lock_path) if lock_path else None
+    report = audit(target, fail_on=fail_on, ignore=ignore, **audit_kw)
+    return apply(report, policy, lock_doc=lock_doc, lock_name=str(lock_path) if lock_path else None)
+
+
+def settings(policy: Policy, *, env: Mapping[str, str] | None = None) -> tuple[str, tuple[str, ...]]:
+    """``fail_on`` and ``ignore`` in force: the policy (already merged with flags), else the environment's
+    ``ST_AUDIT_FAIL_ON``, else the built-in default."""
+    env = os.environ if env is None else env
+    fail_on = policy.fail_on
+    if fail_on is None:
+        fail_on = env.get("ST_AUDIT_FAIL_ON") or "error"
+        if fail_on not in FAIL_ON_CHOICES:
+            raise UsageError(f"ST_AUDIT_FAIL_ON must be one of {', '.join(FAIL_ON_CHOICES)}, not {fail_on!r}")
+    return fail_on, tuple(policy.ignore or ())
