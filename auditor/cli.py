@@ -6,7 +6,6 @@ Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage error, 3 could no
 from __future__ import annotations
 
 import json
-import os
 import sys
 import traceback
 from enum import Enum
@@ -29,6 +28,19 @@ OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")]
 RevisionOpt = Annotated[Optional[str], typer.Option("--revision", help="Hub branch, tag or commit (Hub repos only).")]
 TokenOpt = Annotated[Optional[str], typer.Option("--token", help="Hub token (default: HF_TOKEN or the saved login).")]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not use or fill the Hub header cache.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No summary or progress on stderr.")]
+
+
+class TextFormat(str, Enum):
+    """Formats of the commands whose output is not an audit report (formula, diff)."""
+
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+TextFormatOpt = Annotated[TextFormat, typer.Option("--format", "-f", envvar="ST_AUDIT_FORMAT", help="Output format.")]
 
 
 def _stderr(message: str) -> None:
@@ -105,8 +117,8 @@ def audit_command(
     tensors: Annotated[bool, typer.Option("--tensors", help="Include every tensor in the report.")] = False,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use or fill the Hub header cache.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary or progress on stderr.")] = False,
+    no_cache: NoCacheOpt = False,
+    quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Audit a checkpoint: validate headers and index, inventory every tensor, reconcile with config.json,
@@ -119,7 +131,7 @@ def audit_command(
                         lock=str(lock) if lock is not None else None, expect_parameters=expect_parameters,
                         tolerance=tolerance, allowed_dtypes=allow_dtype or None,
                         forbid_unexplained=forbid_unexplained, tied_head=tied_head, max_shard_bytes=max_shard_bytes)
-        report = gated_audit(target, rules, revision=revision, token=token or os.environ.get("HF_TOKEN") or None,
+        report = gated_audit(target, rules, revision=revision, token=token,
                              include_tensors=tensors, use_cache=not no_cache, progress=progress)
         _emit(formatter(format.value)(report), output)
         if not quiet and (format.value != "table" or output is not None):
@@ -137,8 +149,8 @@ def lock_command(
     = None,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use or fill the Hub header cache.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary or progress on stderr.")] = False,
+    no_cache: NoCacheOpt = False,
+    quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Write a deterministic JSON snapshot of the checkpoint (inventory, totals, ledger, files) to compare
@@ -148,7 +160,7 @@ def lock_command(
 
     def body() -> int:
         progress = None if quiet else _stderr
-        report = audit(target, revision=revision, token=token or os.environ.get("HF_TOKEN") or None,
+        report = audit(target, revision=revision, token=token,
                        use_cache=not no_cache, progress=progress)
         _emit(lock.dumps(lock.snapshot(report)), output)
         if not quiet:
@@ -159,22 +171,15 @@ def lock_command(
     _run(debug, body)
 
 
-class DiffFormat(str, Enum):
-    table = "table"
-    json = "json"
-    markdown = "markdown"
-
-
 @app.command("diff")
 def diff_command(
     a: Annotated[str, typer.Argument(help="Checkpoint directory, Hub repo id, or lock file.")],
     b: Annotated[str, typer.Argument(help="Checkpoint directory, Hub repo id, or lock file.")],
-    format: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")]  # noqa: A002
-    = DiffFormat.table,
+    format: TextFormatOpt = TextFormat.table,  # noqa: A002
     output: OutputOpt = None,
     token: TokenOpt = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use or fill the Hub header cache.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+    no_cache: NoCacheOpt = False,
+    quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Compare two checkpoints (or lock files): tensors added and removed, shape and dtype changes, parameter
@@ -182,7 +187,7 @@ def diff_command(
     from .diff import diff, format_diff
 
     def body() -> int:
-        changes = diff(a, b, token=token or os.environ.get("HF_TOKEN") or None, use_cache=not no_cache,
+        changes = diff(a, b, token=token, use_cache=not no_cache,
                        progress=None if quiet else _stderr)
         _emit(format_diff(changes, a, b, format.value), output)
         return 0 if changes.identical else 1
@@ -212,7 +217,7 @@ def precommit_command(
 @app.command("formula")
 def formula_command(
     config: Annotated[str, typer.Argument(help="A config.json path (or a directory holding one), or a Hub repo id.")],
-    format: FormatOpt = Format("table"),  # noqa: A002
+    format: TextFormatOpt = TextFormat.table,  # noqa: A002
     output: OutputOpt = None,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
