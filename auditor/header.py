@@ -207,6 +207,7 @@ def _validate_tensors(header: Header, entries: dict[str, object]) -> None:
     append = tensors.append
     file = header.file
     bits_of = DTYPE_BITS
+    new = tuple.__new__
     for name, entry in entries.items():
         try:
             dtype = entry["dtype"]  # type: ignore[index]
@@ -216,7 +217,7 @@ def _validate_tensors(header: Header, entries: dict[str, object]) -> None:
             bad_entry.append(name)
             continue
         if (type(dtype) is not str or type(shape) is not list or type(start) is not int or type(end) is not int
-                or start < 0 or end < 0 or start > _USIZE_MAX or end > _USIZE_MAX):
+                or not (0 <= start <= _USIZE_MAX and 0 <= end <= _USIZE_MAX)):
             bad_entry.append(name)
             continue
         n = 1
@@ -236,7 +237,7 @@ def _validate_tensors(header: Header, entries: dict[str, object]) -> None:
         if nbits > _USIZE_MAX or nbits & 7 or end < start or nbits >> 3 != end - start:
             bad_size.append(name)
             continue
-        append(Tensor(name, dtype, tuple(shape), n, file, start, end))
+        append(new(Tensor, (name, dtype, tuple(shape), n, file, start, end)))  # Tensor(...) minus its overhead
     if bad_entry:
         header.fail("tensor-entry-invalid", f"{len(bad_entry):,} tensor entr{'y' if len(bad_entry) == 1 else 'ies'} "
                     f"lack dtype/shape/data_offsets or have malformed values: {_show(bad_entry)}", tuple(bad_entry))
