@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from auditor.audit import audit
@@ -20,7 +21,7 @@ from auditor.errors import HubError, NotASafetensorsCheckpoint, TargetNotFound
 from fixtures import build
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from conftest import run_cli  # noqa: E402
+from conftest import ROOT, run_cli  # noqa: E402
 from hubstub import DEFAULT_TOKEN, HubStub, RepoFile  # noqa: E402
 
 from huggingface_hub import constants  # noqa: E402
@@ -321,6 +322,7 @@ def test_cli_audit_json_and_exit_codes(tmp_path, qwen):
         proc = run_cli("audit", "Qwen/Qwen3-8B", "--format", "json", env=env)
         assert proc.returncode == 0, proc.stderr
         doc = json.loads(proc.stdout)
+        jsonschema.validate(doc, json.loads((ROOT / "auditor" / "schema" / "report.schema.json").read_text()))
         assert doc["source"]["kind"] == "hub" and doc["source"]["commit"] == stub.repos["Qwen/Qwen3-8B"].commit
         assert doc["source"]["http"] == {"requests": stub.request_count, "bytes": stub.bytes_sent}
         assert f"{stub.request_count} requests" in proc.stderr
