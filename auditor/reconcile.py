@@ -17,7 +17,7 @@ from .groups import split_name
 from .inventory import Inventory, Tensor
 from .quant import Quantization
 from .errors import ConfigError
-from .specs import Expectation, ExpectedTensor, all_specs, expand, find_spec, text_config
+from .specs import Expectation, ExpectedTensor, Spec, all_specs, expand, find_spec, select, spec_file
 from .specs.expr import ExprError
 
 LEDGER_KEYS = ("model", "mtp", "tied_duplicates", "buffers", "quantization", "unexplained")
@@ -76,13 +76,10 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None) -> Reconcilia
         rec.findings.append(finding("config-missing", "no config.json next to the weights: the checkpoint was checked "
                                     "for consistency only, not against an architecture formula"))
         return rec
-    cfg = dict(text_config(config))
+    spec, cfg = _select(config)
     model_type = cfg.get("model_type")
-    if model_type in LEGACY_MODEL_TYPES:
-        cfg["model_type"] = model_type = LEGACY_MODEL_TYPES[model_type]
     architectures = config.get("architectures")
     architecture = architectures[0] if isinstance(architectures, list) and architectures else None
-    spec = find_spec(cfg)
     if spec is None:
         rec = _generic(inventory, cfg)
         rec.findings.append(finding("unknown-architecture", f"no formula is known for model_type {model_type!r}: "
@@ -95,11 +92,36 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None) -> Reconcilia
             rec.findings.append(finding("config-mismatch", f"config.json cannot be evaluated by the {spec.file} "
                                         f"formula: {e}", files=["config.json"]))
         else:
-            rec = _compare(inventory, expectation, cfg)
+            rec = _compare(inventory, _wrapped_alone(expectation, cfg, inventory.tensors), cfg)
     rec.model_type = model_type if isinstance(model_type, str) else None
     rec.architecture = architecture if isinstance(architecture, str) else None
     assert sum(rec.ledger.values()) == inventory.totals.parameters + rec.packed_extra, "ledger must cover every tensor"
     return rec
+
+
+def _select(config: dict[str, Any]) -> tuple[Spec | None, dict[str, Any]]:
+    spec, cfg = select(config)
+    if spec is None and cfg.get("model_type") in LEGACY_MODEL_TYPES:
+        cfg["model_type"] = LEGACY_MODEL_TYPES[cfg["model_type"]]
+        spec = find_spec(cfg)
+    return spec, cfg
+
+
+def _hits(expectation: Expectation, stored: dict[str, Tensor]) -> int:
+    return sum(1 for n in _strip_prefix(expectation, stored) if n in stored)
+
+
+def _wrapped_alone(expectation: Expectation, cfg: dict[str, Any], stored: dict[str, Tensor]) -> Expectation:
+    """A spec that wraps another under new prefixes (``extends_prefix``: the multimodal model around its language
+    model) audits a checkpoint of the wrapped model alone (``model.*``, no ``language_model.*``, no vision tower)
+    against the wrapped spec, when that explains more of the stored tensors."""
+    if expectation.spec.wraps is None:
+        return expectation
+    try:
+        alone = expand(spec_file(expectation.spec.wraps), cfg)
+    except ExprError:
+        return expectation
+    return alone if _hits(alone, stored) > _hits(expectation, stored) else expectation
 
 
 def _strip_prefix(expectation: Expectation, stored: dict[str, Tensor]) -> dict[str, ExpectedTensor]:
@@ -295,10 +317,7 @@ def summarize(expectation: Expectation, expected: dict[str, ExpectedTensor] | No
 
 def formula_report(config: dict[str, Any]) -> dict[str, Any]:
     """What ``st-audit formula`` prints: the expected counts from config.json alone."""
-    cfg = dict(text_config(config))
-    if cfg.get("model_type") in LEGACY_MODEL_TYPES:
-        cfg["model_type"] = LEGACY_MODEL_TYPES[cfg["model_type"]]
-    spec = find_spec(cfg)
+    spec, cfg = _select(config)
     if spec is None:
         raise UnknownArchitecture(f"no formula is known for model_type {cfg.get('model_type')!r}; known: "
                                   + ", ".join(sorted(all_specs())))
@@ -367,7 +386,7 @@ def _dtype_outliers(by_rule: dict[int, list[Tensor]]) -> list[Finding]:
 
 
 COMPONENT_ORDER = ("embedding", "position_embedding", "attention", "qk_norm", "mlp", "routed_experts",
-                   "shared_experts", "router", "norms", "lm_head", "mtp")
+                   "shared_experts", "router", "norms", "lm_head", "vision", "projector", "mtp")
 
 
 def _components(expected: dict[tuple[str | None, str], int], actual: dict[tuple[str | None, str], int],

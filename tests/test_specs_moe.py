@@ -296,11 +296,15 @@ def test_gpt_oss_mxfp4_wrong_blocks(tmp_path: Path) -> None:
 # --- Llama 4: text model vs the multimodal release ----------------------------------------------------------
 
 def test_llama4_published_includes_vision() -> None:
-    """The Hub total counts the whole Llama4ForConditionalGeneration; the text model is what the spec counts,
-    and the difference is exactly the vision tower + projector of the conditional-generation dump."""
+    """The Hub total counts the whole Llama4ForConditionalGeneration; the text model is what the llama4_text spec
+    counts, and the difference is exactly the vision tower + projector of the conditional-generation dump.
+    (The multimodal config itself now selects llama4_multimodal.toml, whose formula is the Hub total:
+    tests/test_multimodal.py.)"""
     published = PUBLISHED["meta-llama__Llama-4-Scout-17B-16E.json"]["published_params"]
-    text = formula_report(build.load_config("meta-llama__Llama-4-Scout-17B-16E.json"))["parameters"]
+    config = build.load_config("meta-llama__Llama-4-Scout-17B-16E.json")
+    text = formula_report(config["text_config"])["parameters"]
     assert text == _elements(_on_disk("meta-llama__Llama-4-Scout-17B-16E")) == 107_769_861_120
+    assert formula_report(config)["parameters"] == published
     full = build.load_layout("meta-llama__Llama-4-Scout-17B-16E-conditional-generation")["tensors"]
     vision = [t for t in full if not t[0].startswith("language_model.")]
     language = {(n[len("language_model."):], d, tuple(s)) for n, d, s in full if n.startswith("language_model.")}

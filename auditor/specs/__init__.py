@@ -24,9 +24,10 @@ else:  # pragma: no cover
 
 KINDS = ("param", "buffer", "head")
 _PLACEHOLDER = re.compile(r"\{(layer|expert)\}")
-_TENSOR_KEYS = {"name", "shape", "component", "when", "experts", "active_experts", "kind", "tied_to", "note"}
+_TENSOR_KEYS = {"name", "shape", "component", "when", "experts", "active_experts", "kind", "tied_to", "note",
+                "layers"}
 _SPEC_KEYS = {"description", "model_types", "base_prefix", "tie", "layers", "mtp_layers", "layer_type",
-              "defaults", "derived", "tensor", "sources", "extends", "remove"}
+              "defaults", "derived", "tensor", "sources", "extends", "remove", "extends_prefix"}
 
 
 class SpecError(ValueError):
@@ -45,10 +46,12 @@ class TensorRule:
     active_experts: str | int | None = None  # how many of them are activated per token
     kind: str = "param"
     tied_to: str | None = None
+    layers: str | int | None = None  # a tower of its own: {layer} runs over range(this), not the decoder layers
 
     @property
     def per_layer(self) -> bool:
-        return "{layer}" in self.name
+        """A decoder-layer tensor ({layer} over the spec's ``layers``); tower tensors are not."""
+        return "{layer}" in self.name and self.layers is None
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,7 @@ class Spec:
     layer_type: str | None = None
     base_prefix: str = ""
     description: str = ""
+    wraps: str | None = None  # with extends_prefix: the parent spec file, audited alone for a bare checkpoint
 
 
 @dataclass
@@ -111,7 +115,16 @@ def _resolve(name: str, docs: dict[str, dict[str, Any]], chain: tuple[str, ...] 
     if parent_file not in docs or parent_file in chain:
         raise SpecError(f"{name}: extends {parent!r}, which is {'circular' if parent_file in chain else 'not a spec'}")
     base = _resolve(parent_file, docs, (*chain, name))
-    merged = {**base, **{k: v for k, v in doc.items() if k not in ("extends", "remove")}}
+    renames = doc.get("extends_prefix")
+    if renames is not None:
+        if not isinstance(renames, dict) or not all(isinstance(v, str) for v in renames.values()):
+            raise SpecError(f"{name}: extends_prefix must map old name prefixes to new ones")
+        base = {k: v for k, v in base.items() if k != "base_prefix"}
+        base["tensor"] = [{**t, **{k: _rename(t[k], renames) for k in ("name", "tied_to") if k in t}}
+                          for t in base.get("tensor", [])]
+    merged = {**base, **{k: v for k, v in doc.items() if k not in ("extends", "remove", "extends_prefix")}}
+    if renames is not None:
+        merged["_wraps"] = parent_file
     merged["model_types"] = doc.get("model_types", [])
     merged["defaults"] = {**base.get("defaults", {}), **doc.get("defaults", {})}
     merged["derived"] = {**base.get("derived", {}), **doc.get("derived", {})}
@@ -125,6 +138,14 @@ def _resolve(name: str, docs: dict[str, dict[str, Any]], chain: tuple[str, ...] 
     return merged
 
 
+def _rename(name: str, renames: dict[str, str]) -> str:
+    """``extends_prefix``: the longest matching old prefix is replaced; names matching none are kept."""
+    for old in sorted(renames, key=len, reverse=True):
+        if name.startswith(old):
+            return renames[old] + name[len(old):]
+    return name
+
+
 def _build(name: str, doc: dict[str, Any]) -> Spec:
     rules = []
     for i, entry in enumerate(doc.get("tensor", [])):
@@ -136,12 +157,15 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
             raise SpecError(f"{name}: tensor {entry['name']}: kind must be one of {KINDS}")
         if "{expert}" in entry["name"] and "experts" not in entry:
             raise SpecError(f"{name}: tensor {entry['name']} repeats over {{expert}} but has no 'experts' count")
+        if "layers" in entry and "{layer}" not in entry["name"]:
+            raise SpecError(f"{name}: tensor {entry['name']} has its own 'layers' count but no {{layer}} placeholder")
         rules.append(TensorRule(**{**{k: v for k, v in entry.items() if k != "note"}, "shape": tuple(entry["shape"])}))
     spec = Spec(file=name, model_types=tuple(doc.get("model_types", ())), rules=tuple(rules),
                 defaults=doc.get("defaults", {}), derived=doc.get("derived", {}),
                 tie=doc.get("tie", "tie_word_embeddings"), layers=doc.get("layers", "num_hidden_layers"),
                 mtp_layers=doc.get("mtp_layers", 0), layer_type=doc.get("layer_type"),
-                base_prefix=doc.get("base_prefix", ""), description=doc.get("description", ""))
+                base_prefix=doc.get("base_prefix", ""), description=doc.get("description", ""),
+                wraps=doc.get("_wraps"))
     if not spec.model_types:
         raise SpecError(f"{name}: model_types is empty")
     for source in _expressions(spec):
@@ -153,16 +177,27 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
 
 
 def _expressions(spec: Spec) -> list[str]:
-    out = [v for v in (*spec.defaults.values(), *spec.derived.values()) if isinstance(v, str)]
+    defaults = [w for v in spec.defaults.values() for w in (v.values() if isinstance(v, dict) else (v,))]
+    out = [v for v in (*defaults, *spec.derived.values()) if isinstance(v, str)]
     out += [v for v in (spec.tie, spec.layers, spec.mtp_layers, spec.layer_type) if isinstance(v, str)]
     for r in spec.rules:
-        out += [v for v in (*r.shape, r.when, r.experts, r.active_experts) if isinstance(v, str)]
+        out += [v for v in (*r.shape, r.when, r.experts, r.active_experts, r.layers) if isinstance(v, str)]
     return out
 
 
 @lru_cache(maxsize=1)
 def all_specs() -> dict[str, Spec]:
     """Every spec shipped in ``data/``, keyed by model_type (validated; a clash is an error)."""
+    return _load()[0]
+
+
+def spec_file(file: str) -> Spec:
+    """A spec by its file name (``llama4.toml``)."""
+    return _load()[1][file]
+
+
+@lru_cache(maxsize=1)
+def _load() -> tuple[dict[str, Spec], dict[str, Spec]]:
     docs: dict[str, dict[str, Any]] = {}
     for item in sorted(resources.files(__package__).joinpath("data").iterdir(), key=lambda p: p.name):
         if item.name.endswith(".toml"):
@@ -171,16 +206,19 @@ def all_specs() -> dict[str, Spec]:
             except tomllib.TOMLDecodeError as e:
                 raise SpecError(f"{item.name}: {e}") from None
     by_type: dict[str, Spec] = {}
+    by_file: dict[str, Spec] = {}
     for name, doc in docs.items():
         unknown = set(doc) - _SPEC_KEYS
         if unknown:
             raise SpecError(f"{name}: unknown keys {sorted(unknown)}")
-        spec = _build(name, _resolve(name, docs))
+        if "extends_prefix" in doc and "extends" not in doc:
+            raise SpecError(f"{name}: extends_prefix without extends")
+        spec = by_file[name] = _build(name, _resolve(name, docs))
         for mt in spec.model_types:
             if mt in by_type:
                 raise SpecError(f"model_type {mt!r} is claimed by both {by_type[mt].file} and {name}")
             by_type[mt] = spec
-    return by_type
+    return by_type, by_file
 
 
 def text_config(config: dict[str, Any]) -> dict[str, Any]:
@@ -201,11 +239,36 @@ def find_spec(config: dict[str, Any]) -> Spec | None:
     return specs.get(model_type) if isinstance(model_type, str) else None
 
 
+def select(config: dict[str, Any]) -> tuple[Spec | None, dict[str, Any]]:
+    """The spec for a (possibly multimodal) config and the flattened config it is evaluated on.
+
+    A spec claiming the top-level model_type (``llama4``: the whole multimodal model) wins; otherwise the
+    text config's model_type decides (``gemma3`` wrapping ``gemma3_text``), as before.
+    """
+    cfg = dict(text_config(config))
+    spec = find_spec(config)
+    if spec is not None:
+        cfg["model_type"] = config["model_type"]
+        return spec, cfg
+    return find_spec(cfg), cfg
+
+
 def environment(spec: Spec, config: dict[str, Any]) -> dict[str, Any]:
-    """Config values with the family's defaults filled in and derived values computed."""
-    env = {k: v for k, v in config.items() if not isinstance(v, dict)}
+    """Config values with the family's defaults filled in and derived values computed.
+
+    Nested config objects (``vision_config``) are visible as mappings (``vision_config['hidden_size']``); a
+    default that is a table fills such an object key by key (missing or null keys only).
+    """
+    env = dict(config)
     for key, value in spec.defaults.items():
-        if env.get(key) is None:
+        if isinstance(value, dict):
+            nested = env.get(key)
+            nested = dict(nested) if isinstance(nested, dict) else {}
+            for k, v in value.items():
+                if nested.get(k) is None:
+                    nested[k] = evaluate(v, env)
+            env[key] = nested
+        elif env.get(key) is None:
             env[key] = evaluate(value, env)
     for key, value in spec.derived.items():
         env[key] = evaluate(value, env)
@@ -233,7 +296,16 @@ def expand(spec: Spec, config: dict[str, Any]) -> Expectation:
     global_rules = [(i, r) for i, r in enumerate(spec.rules) if not r.per_layer]
     layer_rules = [(i, r) for i, r in enumerate(spec.rules) if r.per_layer]
     for i, rule in global_rules:
-        _add(tensors, tied_names, i, rule, env, None, None, False, tied)
+        if rule.layers is None:
+            _add(tensors, tied_names, i, rule, env, None, None, False, tied)
+            continue
+        # a tower of its own (vision encoder): outside the decoder stack, so no layer number or layer type
+        count = _int(evaluate(rule.layers, env), f"{rule.name} layers")
+        if not 0 <= count <= 100_000:
+            raise ExprError(f"{rule.name}: implausible layer count {count}")
+        for layer in range(count):
+            _add(tensors, tied_names, i, rule, {**env, "layer": layer, "is_mtp": False}, None, None, False, tied,
+                 name=rule.name.replace("{layer}", str(layer)))
     for layer in range(num_layers + mtp):
         is_mtp = layer >= num_layers
         lenv = {**env, "layer": layer, "is_mtp": is_mtp}
@@ -245,7 +317,8 @@ def expand(spec: Spec, config: dict[str, Any]) -> Expectation:
 
 
 def _add(tensors: dict[str, ExpectedTensor], tied_names: dict[str, str], index: int, rule: TensorRule,
-         env: dict[str, Any], layer: int | None, layer_type: str | None, is_mtp: bool, tied: bool) -> None:
+         env: dict[str, Any], layer: int | None, layer_type: str | None, is_mtp: bool, tied: bool,
+         name: str | None = None) -> None:
     if rule.when is not None and not evaluate(rule.when, env):
         return
     shape = tuple(_int(evaluate(d, env), f"{rule.name} shape {d!r}") for d in rule.shape)
@@ -257,7 +330,8 @@ def _add(tensors: dict[str, ExpectedTensor], tied_names: dict[str, str], index: 
     experts = _int(evaluate(rule.experts, env), f"{rule.name} experts") if rule.experts is not None else 1
     active = (_int(evaluate(rule.active_experts, env), f"{rule.name} active_experts")
               if rule.active_experts is not None else experts)
-    name = rule.name.replace("{layer}", str(layer)) if layer is not None else rule.name
+    if name is None:
+        name = rule.name.replace("{layer}", str(layer)) if layer is not None else rule.name
     if rule.kind == "head" and rule.tied_to:
         tied_names[name] = rule.tied_to
     expected = ExpectedTensor(shape, rule.component, rule.kind, layer, layer_type, is_mtp, index, elements,
