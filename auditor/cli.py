@@ -273,7 +273,7 @@ def _format_formula(doc: dict[str, Any], fmt: str) -> str:
     if doc["activated_parameters"] is not None:
         lines.append(f"activated:  {doc['activated_parameters']:,}")
     if doc["mtp_parameters"] is not None:
-        lines.append(f"MTP module: {doc['mtp_parameters']:,} (not counted above)")
+        lines.append(f"MTP module: {doc['mtp_parameters']:,} (beside the model, not in parameters)")
     lines.append(f"formula: {doc['formula']}")
     return "\n".join(lines) + "\n"
 

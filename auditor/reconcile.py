@@ -275,6 +275,8 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
     rec.mtp_parameters = summary.mtp
     rec.components = _components(summary.rows, actual_by_row, summary.layers_by_type)
     rec.formula = _formula(rec.components, summary.parameters)
+    if summary.mtp is not None:  # a row of its own, outside the model's total
+        rec.components.append(Component("mtp", None, expectation.mtp_layers, summary.mtp, ledger["mtp"]))
     return rec
 
 
@@ -327,10 +329,12 @@ def formula_report(config: dict[str, Any]) -> dict[str, Any]:
         raise ConfigError(f"config.json cannot be evaluated by the {spec.file} formula: {e}") from None
     summary = summarize(expectation)
     components = _components(summary.rows, {}, summary.layers_by_type)
+    formula = _formula(components, summary.parameters)
+    if summary.mtp is not None:
+        components.append(Component("mtp", None, expectation.mtp_layers, summary.mtp, 0))
     return {"model_type": cfg.get("model_type"), "spec": spec.file, "parameters": summary.parameters,
             "activated_parameters": summary.activated, "mtp_parameters": summary.mtp,
-            "tied_embeddings": expectation.tied, "layers": expectation.num_layers,
-            "formula": _formula(components, summary.parameters),
+            "tied_embeddings": expectation.tied, "layers": expectation.num_layers, "formula": formula,
             "components": [{k: v for k, v in c.to_dict().items() if k != "actual"} for c in components]}
 
 

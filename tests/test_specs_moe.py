@@ -193,6 +193,10 @@ def test_deepseek_v3_fp8_reconciles(deepseek_v3: Path) -> None:
     assert 41_555_600 - 41_540_496 == 59 * 256
     assert doc["expected"]["parameters"] == 671_026_419_200
     assert doc["expected"]["mtp_parameters"] == 13_463_426_304
+    mtp_rows = [c for c in doc["components"] if c["component"] == "mtp"]
+    assert mtp_rows == [{"component": "mtp", "layer_type": None, "layers": 1, "expected_per_layer": 13_463_426_304,
+                         "expected": 13_463_426_304, "actual": 13_463_426_304}]
+    assert sum(c["expected"] for c in doc["components"] if c["component"] != "mtp") == 671_026_419_200
     assert doc["expected"]["activated_parameters"] is not None
     assert {f["code"] for f in doc["findings"]} == {"mtp-module", "quantization-tensors"}
 

@@ -38,13 +38,12 @@ def summary_line(report: Report) -> str:
 
 
 def component_rows(report: Report) -> list[list[Any]]:
-    """Breakdown rows, with a per-layer sum after each layer type and a grand total."""
+    """Breakdown rows, with a per-layer sum after each layer type, a grand total, then the MTP module."""
     rows: list[list[Any]] = []
-    components = report.reconciliation.components
+    everything = report.reconciliation.components
+    components = [c for c in everything if c.component != "mtp"]
     for i, c in enumerate(components):
-        d = c.to_dict()
-        rows.append([c.component, c.layer_type or "-", c.layers or "-", num(d["expected_per_layer"]),
-                     num(c.expected), num(c.actual), _diff(c.actual - c.expected)])
+        rows.append(_row(c.component, c))
         last_of_type = c.layer_type is not None and (i + 1 == len(components)
                                                     or components[i + 1].layer_type != c.layer_type)
         if last_of_type:
@@ -57,7 +56,14 @@ def component_rows(report: Report) -> list[list[Any]]:
         expected = sum(r.expected for r in components)
         actual = sum(r.actual for r in components)
         rows.append(["= total", "", "", "", num(expected), num(actual), _diff(actual - expected)])
+    rows += [_row("mtp (beside the model)", c) for c in everything if c.component == "mtp"]
     return rows
+
+
+def _row(label: str, c: Any) -> list[Any]:
+    d = c.to_dict()
+    return [label, c.layer_type or "-", c.layers or "-", num(d["expected_per_layer"]), num(c.expected),
+            num(c.actual), _diff(c.actual - c.expected)]
 
 
 def _diff(delta: int) -> str:
