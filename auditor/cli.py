@@ -275,6 +275,8 @@ def _format_formula(doc: dict[str, Any], fmt: str) -> str:
     if doc["mtp_parameters"] is not None:
         lines.append(f"MTP module: {doc['mtp_parameters']:,} (beside the model, not in parameters)")
     lines.append(f"formula: {doc['formula']}")
+    if doc["formula_by_component"] != doc["formula"]:
+        lines.append(f"by component: {doc['formula_by_component']}")
     return "\n".join(lines) + "\n"
 
 

@@ -19,6 +19,7 @@ from .quant import Quantization
 from .errors import ConfigError
 from .specs import Expectation, ExpectedTensor, Spec, all_specs, expand, find_spec, select, spec_file
 from .specs.expr import ExprError
+from .specs.symbolic import closed_form
 
 LEDGER_KEYS = ("model", "mtp", "tied_duplicates", "buffers", "quantization", "unexplained")
 # Recomputable state that some exporters save (transformers makes these non-persistent today).
@@ -57,6 +58,7 @@ class Reconciliation:
     activated_parameters: int | None = None
     mtp_parameters: int | None = None
     formula: str | None = None
+    formula_by_component: str | None = None
     ledger: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LEDGER_KEYS, 0))
     components: list[Component] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
@@ -274,7 +276,8 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
     rec.activated_parameters = summary.activated
     rec.mtp_parameters = summary.mtp
     rec.components = _components(summary.rows, actual_by_row, summary.layers_by_type)
-    rec.formula = _formula(rec.components, summary.parameters)
+    rec.formula_by_component = _formula(rec.components, summary.parameters)
+    rec.formula = _closed_form(expectation, summary.parameters) or rec.formula_by_component
     if summary.mtp is not None:  # a row of its own, outside the model's total
         rec.components.append(Component("mtp", None, expectation.mtp_layers, summary.mtp, ledger["mtp"]))
     return rec
@@ -329,12 +332,14 @@ def formula_report(config: dict[str, Any]) -> dict[str, Any]:
         raise ConfigError(f"config.json cannot be evaluated by the {spec.file} formula: {e}") from None
     summary = summarize(expectation)
     components = _components(summary.rows, {}, summary.layers_by_type)
-    formula = _formula(components, summary.parameters)
+    by_component = _formula(components, summary.parameters)
+    formula = _closed_form(expectation, summary.parameters) or by_component
     if summary.mtp is not None:
         components.append(Component("mtp", None, expectation.mtp_layers, summary.mtp, 0))
     return {"model_type": cfg.get("model_type"), "spec": spec.file, "parameters": summary.parameters,
             "activated_parameters": summary.activated, "mtp_parameters": summary.mtp,
             "tied_embeddings": expectation.tied, "layers": expectation.num_layers, "formula": formula,
+            "formula_by_component": by_component,
             "components": [{k: v for k, v in c.to_dict().items() if k != "actual"} for c in components]}
 
 
@@ -412,6 +417,12 @@ def _components(expected: dict[tuple[str | None, str], int], actual: dict[tuple[
         layers = len(layers_by_type.get(layer_type, ())) if layer_type is not None else 0
         rows.append(Component(component, layer_type, layers, expected.get(key, 0), actual.get(key, 0)))
     return rows
+
+
+def _closed_form(expectation: Expectation, parameters: int) -> str | None:
+    """The symbolic form (``N*(2*d*h*h_d + ...) + ...  [N=36, d=4,096, ...] = total``), checked to be exact."""
+    form = closed_form(expectation, parameters)
+    return None if form is None else f"{form} = {parameters:,}"
 
 
 def _formula(components: list[Component], total: int) -> str:

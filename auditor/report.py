@@ -70,6 +70,7 @@ class Report:
             "expected": {"parameters": rec.expected_parameters,
                          "activated_parameters": rec.activated_parameters,
                          "formula": rec.formula,
+                         "formula_by_component": rec.formula_by_component,
                          "mtp_parameters": rec.mtp_parameters},
             "ledger": dict(rec.ledger),
             "components": [c.to_dict() for c in rec.components],

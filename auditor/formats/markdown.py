@@ -20,6 +20,8 @@ def format_report(report: Report) -> str:
         out += [f"- **Expected from config.json:** {rec.expected_parameters:,} parameters"
                 + (f" ({rec.activated_parameters:,} activated)" if rec.activated_parameters is not None else ""),
                 f"- **Formula:** `{rec.formula}`"]
+        if rec.formula_by_component and rec.formula_by_component != rec.formula:
+            out.append(f"- **By component:** `{rec.formula_by_component}`")
     out += [f"- **Stored:** {report.totals.tensors:,} tensors, {report.totals.parameters:,} parameters, "
             f"{report.totals.bytes:,} bytes in {len(report.files)} files", ""]
     findings = report.active_findings

@@ -33,6 +33,8 @@ def format_report(report: Report) -> str:
         if rec.mtp_parameters is not None:
             out.append(f"MTP module (not counted):  {rec.mtp_parameters:,}")
         out.append(f"formula: {rec.formula}")
+        if rec.formula_by_component and rec.formula_by_component != rec.formula:
+            out.append(f"by component: {rec.formula_by_component}")
         out.append("")
     out.append("ledger (stored parameters):")
     ledger_rows = [[LEDGER_LABELS[k], num(v)] for k, v in rec.ledger.items() if v or k == "model"]
