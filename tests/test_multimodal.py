@@ -67,7 +67,7 @@ def test_real_scout_layout_reconciles_exactly(scout: Path) -> None:
     assert rows[("routed_experts", "moe")].layers == 48                # the vision tower is not a decoder layer
     assert all(c.expected == c.actual for c in rec.components)
     assert [c.component for c in rec.components if c.layer_type is None][-2:] == ["vision", "projector"]
-    assert rec.formula.endswith(f"vision {VISION:,} + projector {PROJECTOR:,} = {SCOUT:,}")
+    assert rec.formula_by_component.endswith(f"vision {VISION:,} + projector {PROJECTOR:,} = {SCOUT:,}")
     # every vision tensor is a param: activated = total minus the 15 idle experts of each MoE layer
     idle_experts = 48 * 15 * (16 * 5120 * 8192 * 3 // 16)
     assert rec.activated_parameters == SCOUT - idle_experts
