@@ -5,8 +5,10 @@ Data flows one way: source -> headers -> inventory -> expected tensors -> reconc
 
 from __future__ import annotations
 
+import gc
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from .checkpoint import Source, collect
 from .errors import TargetNotFound, UsageError
@@ -47,27 +49,42 @@ def check_options(fail_on: str, ignore: Iterable[str]) -> tuple[str, tuple[str, 
     return fail_on, codes
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while ~100k records are built.
+
+    They hold no reference cycles (reference counting frees them), but their sheer number makes the collector
+    rescan the young generations over and over: about 15% of a DeepSeek-V3 audit.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def audit(target: str | Path, *, revision: str | None = None, token: str | None = None, fail_on: str = "error",
           ignore: Iterable[str] = (), include_tensors: bool = False, use_cache: bool = True,
           progress: Callable[[str], None] | None = None, source: Source | None = None) -> Report:
     """Audit a local checkpoint (directory or file) or a Hub repo from its headers alone."""
     fail_on, codes = check_options(fail_on, ignore)
-    source = source or open_source(str(target), revision=revision, token=token, use_cache=use_cache,
-                                   progress=progress)
-    checkpoint = collect(source, progress)
-    inventory = build_inventory(checkpoint)
-    groups = group_tensors(inventory.tensors.values())
-    reconciliation = reconcile(inventory, checkpoint.config)
-    totals = inventory.totals
-    if reconciliation.packed_extra:
-        # packed sub-byte weights count as the parameters they encode (MXFP4: two per stored byte)
-        totals.parameters += reconciliation.packed_extra
-        totals.by_dtype["U8"][1] += reconciliation.packed_extra
-    findings = inventory.findings + find_range_gaps(groups) + reconciliation.findings
-    findings.sort(key=lambda f: -SEVERITY_RANK[f.severity])
-    return Report(target=str(target), source=checkpoint.source, totals=totals, files=inventory.files,
-                  groups=groups, reconciliation=reconciliation, findings=findings,
-                  ignored_files=checkpoint.ignored, tensors=inventory.tensors, fail_on=fail_on,
-                  ignored_codes=codes, include_tensors=include_tensors)
-
-
+    with _gc_paused():
+        source = source or open_source(str(target), revision=revision, token=token, use_cache=use_cache,
+                                       progress=progress)
+        checkpoint = collect(source, progress)
+        inventory = build_inventory(checkpoint)
+        groups = group_tensors(inventory.tensors.values())
+        reconciliation = reconcile(inventory, checkpoint.config)
+        totals = inventory.totals
+        if reconciliation.packed_extra:
+            # packed sub-byte weights count as the parameters they encode (MXFP4: two per stored byte)
+            totals.parameters += reconciliation.packed_extra
+            totals.by_dtype["U8"][1] += reconciliation.packed_extra
+        findings = inventory.findings + find_range_gaps(groups) + reconciliation.findings
+        findings.sort(key=lambda f: -SEVERITY_RANK[f.severity])
+        return Report(target=str(target), source=checkpoint.source, totals=totals, files=inventory.files,
+                      groups=groups, reconciliation=reconciliation, findings=findings,
+                      ignored_files=checkpoint.ignored, tensors=inventory.tensors, fail_on=fail_on,
+                      ignored_codes=codes, include_tensors=include_tensors)

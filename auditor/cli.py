@@ -5,6 +5,7 @@ Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage error, 3 could no
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 import traceback
@@ -282,4 +283,6 @@ def _format_formula(doc: dict[str, Any], fmt: str) -> str:
 
 def main() -> None:
     """Console-script entry point."""
+    # A short-lived process: the cyclic collector would only rescan ~100k acyclic records (see audit._gc_paused).
+    gc.disable()
     app()
