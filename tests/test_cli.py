@@ -120,3 +120,30 @@ def test_formula_command_on_a_config(tmp_path: Path) -> None:
     bad.write_text('{"model_type": "no-such-family"}')
     proc = run_cli("formula", str(bad))
     assert proc.returncode == 3 and "no formula" in proc.stderr
+
+
+def test_unreadable_directory_and_special_files_exit_3(tmp_path: Path) -> None:
+    import os
+    fifo = tmp_path / "model.safetensors"
+    os.mkfifo(fifo)
+    proc = run_cli("audit", str(fifo))
+    assert proc.returncode == 3 and "neither a regular file nor a directory" in proc.stderr
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0)
+    try:
+        proc = run_cli("audit", str(locked))
+        if os.geteuid() == 0:  # root reads anything: the empty directory is the problem then
+            assert proc.returncode == 3 and "no .safetensors" in proc.stderr
+        else:
+            assert proc.returncode == 3 and "cannot list" in proc.stderr
+    finally:
+        locked.chmod(0o755)
+
+
+def test_fifo_inside_a_checkpoint_never_hangs(make_checkpoint: Callable[..., Path]) -> None:
+    import os
+    path = make_checkpoint(TENSORS)
+    os.mkfifo(path / "extra.safetensors")
+    proc = run_cli("audit", str(path), "--format", "json")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["totals"]["tensors"] == 2

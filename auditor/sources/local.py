@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..errors import TargetNotFound
+from ..errors import AuditError, TargetNotFound
 from ..header import Header, parse_header, read_header_length
 
 
@@ -21,6 +21,8 @@ class LocalSource:
         if not p.exists():
             raise TargetNotFound(f"{path} does not exist: pass a checkpoint directory, a .safetensors file, "
                                  "or a Hub repo id such as org/name")
+        if not (p.is_file() or p.is_dir()):
+            raise TargetNotFound(f"{path} is neither a regular file nor a directory")
         self.target = str(path)
         self.single = p if p.is_file() else None
         self.root = p.parent if p.is_file() else p
@@ -28,22 +30,29 @@ class LocalSource:
 
     def list_files(self) -> dict[str, int | None]:
         if self._files is None:
-            files: dict[str, int | None] = {}
-            if self.single is not None:
-                files[self.single.name] = self.single.stat().st_size
-                config = self.root / "config.json"
-                if config.is_file():
-                    files["config.json"] = config.stat().st_size
-            else:
-                for entry in os.scandir(self.root):
-                    if entry.is_file():
-                        files[entry.name] = entry.stat().st_size
-                    elif entry.is_dir() and not entry.name.startswith("."):
-                        for sub in os.scandir(entry.path):
-                            if sub.is_file() and sub.name.endswith((".safetensors", ".json")):
-                                files[f"{entry.name}/{sub.name}"] = sub.stat().st_size
-            self._files = files
+            try:
+                self._files = self._scan()
+            except OSError as e:
+                raise AuditError(f"cannot list {self.root}: {e.strerror or e}") from None
         return self._files
+
+    def _scan(self) -> dict[str, int | None]:
+        """Top-level files, plus .safetensors/.json one folder down (reported as ignored subfolders)."""
+        files: dict[str, int | None] = {}
+        if self.single is not None:
+            files[self.single.name] = self.single.stat().st_size
+            config = self.root / "config.json"
+            if config.is_file():
+                files["config.json"] = config.stat().st_size
+            return files
+        for entry in os.scandir(self.root):
+            if entry.is_file():
+                files[entry.name] = entry.stat().st_size
+            elif entry.is_dir() and not entry.name.startswith("."):
+                for sub in os.scandir(entry.path):
+                    if sub.is_file() and sub.name.endswith((".safetensors", ".json")):
+                        files[f"{entry.name}/{sub.name}"] = sub.stat().st_size
+        return files
 
     def read_small(self, name: str) -> bytes:
         return (self.root / name).read_bytes()
