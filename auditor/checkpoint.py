@@ -25,6 +25,9 @@ INDEX_NAMES = ("model.safetensors.index.json", "consolidated.safetensors.index.j
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
 SHARD_RE = re.compile(r"^(?P<prefix>.*?)-(?P<index>\d{5})-of-(?P<total>\d{5})\.safetensors$")
 MAX_SMALL_FILE = 64 * 1024 * 1024  # index.json / config.json larger than this are refused, not read
+# The largest real checkpoints hold ~150k tensors; past this many, headers stop being read (memory stays bounded
+# even for a crafted repo of many 100 MB headers).
+MAX_TENSORS = 2_000_000
 
 
 class Source(Protocol):
@@ -38,9 +41,12 @@ class Source(Protocol):
     def read_small(self, name: str) -> bytes:
         """The whole content of a small file (index, config); raises OSError when it cannot be read."""
 
-    def read_headers(self, names: list[str], sizes: dict[str, int | None],
-                     tensor_counts: dict[str, int]) -> dict[str, Header]:
-        """Parsed headers of the given safetensors files (``tensor_counts``: hints from the index)."""
+    def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
+                     max_tensors: int = MAX_TENSORS) -> dict[str, Header]:
+        """Parsed headers of the given safetensors files (``tensor_counts``: hints from the index).
+
+        Stops reading further files once ``max_tensors`` tensors have been parsed; those are left out.
+        """
 
     def describe(self) -> dict[str, Any]:
         """The ``source`` object of the JSON report."""
@@ -154,7 +160,12 @@ def collect(source: Source, progress: Callable[[str], None] | None = None) -> Ch
             ignored.setdefault(n, "pickle weights, not audited (can run code when loaded; prefer the safetensors files)")
     if progress:
         progress(f"reading {plural(len(audited), 'header')} from {source.target}")
-    headers = source.read_headers(audited, {n: files.get(n) for n in audited}, tensor_counts)
+    headers = source.read_headers(audited, {n: files.get(n) for n in audited}, tensor_counts, MAX_TENSORS)
+    for name in audited:
+        if name not in headers:
+            headers[name] = Header(name)
+            headers[name].fail("tensor-limit", f"not read: the files before it already hold over {MAX_TENSORS:,} "
+                               "tensors, more than any real checkpoint (a crafted repo?)")
     config = None
     if "config.json" in files:
         doc, error = _load_json(source, files, "config.json")

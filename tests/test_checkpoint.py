@@ -180,3 +180,15 @@ def test_groups_split_on_shape_and_dtype() -> None:
     tensors[2] = Tensor("l.2.w", "F32", (4, 4), 16, "f", 0, 64)
     groups = group_tensors(tensors)
     assert [(g.pattern, g.dtype, g.count) for g in groups] == [("l.{0..1,3}.w", "BF16", 3), ("l.2.w", "F32", 1)]
+
+
+def test_tensor_budget_stops_reading_and_says_so(make_checkpoint: Callable[..., Path],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import auditor.checkpoint
+    monkeypatch.setattr(auditor.checkpoint, "MAX_TENSORS", 5)
+    path = make_checkpoint([(f"t{i}.w", "F32", [1]) for i in range(30)], shards=3)
+    report = auditor.audit(path)
+    names = sorted(p.name for p in path.glob("*.safetensors"))
+    limited = [f for f in report.findings if f.code == "tensor-limit"]
+    assert [f.files for f in limited] == [(names[1],), (names[2],)]  # the first file already holds over 5
+    assert report.exit_code == 1 and report.totals.tensors == 10

@@ -54,7 +54,7 @@ from huggingface_hub.errors import (
 from huggingface_hub.utils import build_hf_headers, cached_assets_path, get_session, hf_raise_for_status
 
 from .. import __version__
-from ..checkpoint import choose, safe_relative
+from ..checkpoint import MAX_TENSORS, choose, safe_relative
 from ..errors import AuditError, HubError, TargetNotFound
 from ..findings import plural
 from ..header import MAX_HEADER_BYTES, Header, parse_header, read_header_length
@@ -203,8 +203,8 @@ class HubSource:
             self._start_from_index(name, data)
         return data
 
-    def read_headers(self, names: list[str], sizes: dict[str, int | None],
-                     tensor_counts: dict[str, int]) -> dict[str, Header]:
+    def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
+                     max_tensors: int = MAX_TENSORS) -> dict[str, Header]:
         if self._files is None:
             self.list_files()
         try:
@@ -212,8 +212,12 @@ class HubSource:
             pending = sum(not f.done() for f in futures)
             started = last = time.monotonic()
             headers: dict[str, Header] = {}
+            total = 0
             for done, future in enumerate(as_completed(futures), 1):
-                headers[futures[future]] = future.result()
+                headers[futures[future]] = header = future.result()
+                total += len(header.tensors)
+                if total > max_tensors:
+                    break  # the rest are cancelled below and reported by collect()
                 now = time.monotonic()
                 if self.progress and pending > 1 and now - last >= self.progress_interval and done < len(futures):
                     self.progress(f"  {done}/{len(futures)} headers ({now - started:.1f} s)")
@@ -223,7 +227,7 @@ class HubSource:
                 self._pool.shutdown(wait=True, cancel_futures=True)
                 self._pool = None
             self._started.clear()
-        return {name: headers[name] for name in names}
+        return {name: headers[name] for name in names if name in headers}
 
     def describe(self) -> dict[str, Any]:
         http = {"requests": self.traffic.requests, "bytes": self.traffic.bytes}

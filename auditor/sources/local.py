@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..checkpoint import MAX_TENSORS
 from ..errors import AuditError, TargetNotFound
 from ..header import Header, parse_header, read_header_length
 
@@ -57,9 +58,16 @@ class LocalSource:
     def read_small(self, name: str) -> bytes:
         return (self.root / name).read_bytes()
 
-    def read_headers(self, names: list[str], sizes: dict[str, int | None],
-                     tensor_counts: dict[str, int]) -> dict[str, Header]:
-        return {name: read_local_header(self.root / name, name) for name in names}
+    def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
+                     max_tensors: int = MAX_TENSORS) -> dict[str, Header]:
+        headers = {}
+        total = 0
+        for name in names:
+            if total > max_tensors:
+                break
+            headers[name] = header = read_local_header(self.root / name, name)
+            total += len(header.tensors)
+        return headers
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "local", "path": str(self.root.resolve() if self.single is None else self.single.resolve())}
