@@ -23,7 +23,6 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 KINDS = ("param", "buffer", "head")
-_PLACEHOLDER = re.compile(r"\{(layer|expert)\}")
 _TENSOR_KEYS = {"name", "shape", "component", "when", "experts", "active_experts", "kind", "tied_to", "note",
                 "layers"}
 _SPEC_KEYS = {"description", "model_types", "base_prefix", "tie", "layers", "mtp_layers", "layer_type",
@@ -297,27 +296,27 @@ def expand(spec: Spec, config: dict[str, Any]) -> Expectation:
     layer_rules = [(i, r) for i, r in enumerate(spec.rules) if r.per_layer]
     for i, rule in global_rules:
         if rule.layers is None:
-            _add(tensors, tied_names, i, rule, env, None, None, False, tied)
+            _add(tensors, tied_names, i, rule, env, None, None, False)
             continue
         # a tower of its own (vision encoder): outside the decoder stack, so no layer number or layer type
         count = _int(evaluate(rule.layers, env), f"{rule.name} layers")
         if not 0 <= count <= 100_000:
             raise ExprError(f"{rule.name}: implausible layer count {count}")
         for layer in range(count):
-            _add(tensors, tied_names, i, rule, {**env, "layer": layer, "is_mtp": False}, None, None, False, tied,
+            _add(tensors, tied_names, i, rule, {**env, "layer": layer, "is_mtp": False}, None, None, False,
                  name=rule.name.replace("{layer}", str(layer)))
     for layer in range(num_layers + mtp):
         is_mtp = layer >= num_layers
         lenv = {**env, "layer": layer, "is_mtp": is_mtp}
         layer_type = str(evaluate(spec.layer_type, lenv)) if spec.layer_type else "decoder"
         for i, rule in layer_rules:
-            _add(tensors, tied_names, i, rule, lenv, layer, "mtp" if is_mtp else layer_type, is_mtp, tied)
+            _add(tensors, tied_names, i, rule, lenv, layer, "mtp" if is_mtp else layer_type, is_mtp)
     prefixes = tuple(dict.fromkeys(r.name.split("{layer}")[0] for _, r in layer_rules))
     return Expectation(spec, env, tensors, tied, num_layers, mtp, prefixes, tied_names)
 
 
 def _add(tensors: dict[str, ExpectedTensor], tied_names: dict[str, str], index: int, rule: TensorRule,
-         env: dict[str, Any], layer: int | None, layer_type: str | None, is_mtp: bool, tied: bool,
+         env: dict[str, Any], layer: int | None, layer_type: str | None, is_mtp: bool,
          name: str | None = None) -> None:
     if rule.when is not None and not evaluate(rule.when, env):
         return
