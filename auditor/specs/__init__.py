@@ -8,7 +8,6 @@ only evaluates them.
 
 from __future__ import annotations
 
-import re
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
