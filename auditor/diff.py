@@ -17,7 +17,7 @@ from typing import Any
 
 from . import lock as lockmod
 from .errors import UsageError
-from .groups import ranges, split_name
+from .groups import fill, ranges, split_name
 
 MAX_LISTED = 50
 
@@ -161,7 +161,7 @@ def _template_deltas(a: dict[str, Any], b: dict[str, Any]) -> list[tuple[str, in
             for k in range(len(indices[0])):
                 values = {ix[k] for ix in indices}
                 parts.append(str(next(iter(values))) if len(values) == 1 else "{" + ranges(values) + "}")
-        rows.append((lockmod.fill_text(template, parts) if parts else template, pa, pb))
+        rows.append((fill(template, parts) if parts else template, pa, pb))
     return rows
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .findings import Finding, finding, plural
@@ -75,7 +75,7 @@ def render(template: str, indices: list[tuple[int, ...]]) -> str:
     for position in range(len(indices[0])):
         values = {ix[position] for ix in indices}
         parts.append(str(next(iter(values))) if len(values) == 1 else "{" + ranges(values) + "}")
-    return _fill(template, parts)
+    return fill(template, parts)
 
 
 def group_tensors(tensors: Iterable[Tensor]) -> list[Group]:
@@ -111,7 +111,7 @@ def find_range_gaps(groups: Iterable[Group]) -> list[Finding]:
         if grid <= 10 * len(present) + 10_000:
             for combo in itertools.product(*axes):
                 if combo not in present:
-                    missing.append(_fill(template, combo))
+                    missing.append(fill(template, combo))
                     if len(missing) >= MAX_LISTED_GAPS:
                         break
         pattern = render(template, list(present))
@@ -122,9 +122,11 @@ def find_range_gaps(groups: Iterable[Group]) -> list[Finding]:
     return out
 
 
-def _fill(template: str, values: Iterable[object]) -> str:
+def fill(template: str, values: Sequence[object]) -> str:
     """Replace each ``{}`` in turn (names may contain other braces, so no str.format)."""
     pieces = template.split("{}")
+    if len(pieces) != len(values) + 1:
+        raise ValueError(f"template {template!r} has {len(pieces) - 1} placeholders, not {len(values)}")
     out = [pieces[0]]
     for value, piece in zip(values, pieces[1:]):
         out.append(str(value))

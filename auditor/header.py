@@ -242,7 +242,7 @@ def _validate_tensors(header: Header, entries: dict[str, object]) -> None:
         header.fail("tensor-entry-invalid", f"{len(bad_entry):,} tensor entr{'y' if len(bad_entry) == 1 else 'ies'} "
                     f"lack dtype/shape/data_offsets or have malformed values: {_show(bad_entry)}", tuple(bad_entry))
     if bad_dtype:
-        dtypes = sorted({str(entries[n].get("dtype")) for n in bad_dtype})  # type: ignore[union-attr]
+        dtypes = sorted({str(entries[n]["dtype"]) for n in bad_dtype})  # type: ignore[index]
         header.fail("dtype-unknown", f"unknown dtype(s) {_show(dtypes)} (safetensors defines {len(DTYPE_BITS)}, "
                     f"case-sensitive) in {_show(bad_dtype)}", tuple(bad_dtype))
     if bad_size:

@@ -21,7 +21,7 @@ from typing import Any
 
 from .errors import UsageError
 from .findings import Finding, finding, plural
-from .groups import ranges, split_name
+from .groups import fill, ranges, split_name
 from .report import Report
 
 LOCK_VERSION = 1
@@ -71,17 +71,6 @@ def decode_indices(entries: Sequence[str]) -> list[tuple[int, ...]]:
     for entry in entries:
         out += itertools.product(*(parse_ranges(p) for p in entry.split(" x ")))
     return out
-
-
-def fill(template: str, combo: Sequence[int]) -> str:
-    """Replace each ``{}`` of the template in turn by an index."""
-    pieces = template.split("{}")
-    if len(pieces) != len(combo) + 1:
-        raise ValueError(f"template {template!r} has {len(pieces) - 1} placeholders, not {len(combo)}")
-    out = [pieces[0]]
-    for value, piece in zip(combo, pieces[1:]):
-        out += [str(value), piece]
-    return "".join(out)
 
 
 def _template(g: Any) -> str:
@@ -184,28 +173,20 @@ def patterns(names: Iterable[str]) -> list[str]:
     """Names collapsed exactly into patterns: ``model.layers.{0..35}.mlp.up_proj.weight``; a set with holes
     becomes several patterns (``model.layers.{3..39,41..60}.mlp.experts.{0..255}...`` and
     ``model.layers.40.mlp.experts.{0..16,18..255}...``), so no pattern names a tensor that is not meant."""
-    by_template: dict[Any, list[tuple[int, ...]]] = {}
+    by_template: dict[str, list[tuple[int, ...]]] = {}
     for name in names:
         template, indices = split_name(name)
         by_template.setdefault(template, []).append(indices)
-    out = []
-    for template, indices in by_template.items():
-        text = template if isinstance(template, str) else ".".join(template)
-        entries = encode_indices(indices)
+    out: list[str] = []
+    for template, index_list in by_template.items():
+        entries = encode_indices(index_list)
         if not entries:
-            out.append(text)
+            out.append(template)
             continue
         for entry in entries:
-            out.append(fill_text(text, [p if p.isdigit() else "{" + p + "}" for p in entry.split(" x ")]))
+            parts: list[object] = [p if p.isdigit() else "{" + p + "}" for p in entry.split(" x ")]
+            out.append(fill(template, parts))
     return out
-
-
-def fill_text(template: str, parts: Sequence[str]) -> str:
-    pieces = template.split("{}")
-    out = [pieces[0]]
-    for value, piece in zip(parts, pieces[1:]):
-        out += [value, piece]
-    return "".join(out)
 
 
 def _shown(items: list[str]) -> str:

@@ -348,8 +348,15 @@ def _report_missing(f: list[Finding], missing: list[str], expected: dict[str, Ex
     """Missing tensors, with whole missing layers named as such."""
     if not missing:
         return
-    per_layer_expected = Counter(e.layer for e in expected.values() if e.layer is not None and e.kind == "param")
-    per_layer_missing = Counter(expected[n].layer for n in missing if expected[n].layer is not None)
+    per_layer_expected: Counter[int] = Counter()
+    per_layer_missing: Counter[int] = Counter()
+    for e in expected.values():
+        if e.layer is not None and e.kind == "param":
+            per_layer_expected[e.layer] += 1
+    for n in missing:
+        layer = expected[n].layer
+        if layer is not None:
+            per_layer_missing[layer] += 1
     whole = sorted(layer for layer, n in per_layer_missing.items() if n == per_layer_expected[layer])
     if whole:
         names = [n for n in missing if expected[n].layer in set(whole)]

@@ -20,8 +20,7 @@ def format_report(report: Report) -> str:
     for name, why in sorted(report.ignored_files.items()):
         out.append(f"  - {name}: {why}")
     out.append("")
-    dtype_rows = [[d, num(v['tensors']), num(v['parameters']), num(v['bytes'])]
-                  for d, v in t.to_dict()["by_dtype"].items()]  # type: ignore[union-attr]
+    dtype_rows = [[d, num(n), num(p), num(b)] for d, (n, p, b) in t.by_dtype.items()]
     dtype_rows.append(["total", num(t.tensors), num(t.parameters), num(t.bytes)])
     out.append(tabulate(dtype_rows, headers=["dtype", "tensors", "parameters", "bytes"], disable_numparse=True,
                         colalign=("left", "right", "right", "right")))

@@ -119,7 +119,7 @@ class _Symbolic:
 
 def render(poly: Poly) -> str:
     terms = sorted(poly.items(), key=lambda mc: (-len(mc[0]), [_symbol_order(s) for s in mc[0]]))
-    out = []
+    out: list[str] = []
     for monomial, coef in terms:
         body = "*".join(monomial)
         if not body:
