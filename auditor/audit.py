@@ -78,10 +78,10 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
         groups = group_tensors(inventory.tensors.values())
         reconciliation = reconcile(inventory, checkpoint.config)
         totals = inventory.totals
-        if reconciliation.packed_extra:
-            # packed sub-byte weights count as the parameters they encode (MXFP4: two per stored byte)
-            totals.parameters += reconciliation.packed_extra
-            totals.by_dtype["U8"][1] += reconciliation.packed_extra
+        # packed weights count as the parameters they encode (MXFP4: two per U8; GPTQ/AWQ: 32/bits per I32)
+        totals.parameters += reconciliation.packed_extra
+        for dtype, extra in reconciliation.packed_extra_by_dtype.items():
+            totals.by_dtype[dtype][1] += extra
         findings = inventory.findings + find_range_gaps(groups) + reconciliation.findings
         findings.sort(key=lambda f: -SEVERITY_RANK[f.severity])
         return Report(target=str(target), source=checkpoint.source, totals=totals, files=inventory.files,

@@ -63,7 +63,13 @@ class Reconciliation:
     components: list[Component] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     categories: dict[str, str] = field(default_factory=dict)  # tensor -> ledger category
-    packed_extra: int = 0  # parameters encoded beyond the stored element count (MXFP4: 2 per byte)
+    # parameters packed weights encode beyond their stored element count, by stored dtype (MXFP4: U8, two per
+    # byte; GPTQ/AWQ: I32, 32/bits per element)
+    packed_extra_by_dtype: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def packed_extra(self) -> int:
+        return sum(self.packed_extra_by_dtype.values())
 
 
 def _names(names: list[str]) -> str:
@@ -183,6 +189,7 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
     quantization = Quantization(cfg.get("quantization_config"))
     scale_problems: list[tuple[str, str]] = []
     scales: list[str] = []
+    notes: dict[str, list[str]] = defaultdict(list)  # bookkeeping explained by its own note (GPTQ's stray biases)
     beyond: dict[int, list[str]] = defaultdict(list)
     unexplained: list[str] = []
     total_layers = expectation.num_layers + expectation.mtp_layers
@@ -198,7 +205,8 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
                 category = "mtp" if base is not None and base.mtp else "model"
                 categories[name] = category
                 ledger[category] += verdict.logical_elements
-                rec.packed_extra += verdict.logical_elements - t.elements
+                extra = rec.packed_extra_by_dtype
+                extra[t.dtype] = extra.get(t.dtype, 0) + verdict.logical_elements - t.elements
                 if base is not None and verdict.base in missing:
                     missing.remove(verdict.base)
                 if base is not None and not base.mtp:
@@ -206,7 +214,7 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
             else:
                 categories[name] = "quantization"
                 ledger["quantization"] += t.elements
-                scales.append(name)
+                (notes[verdict.note] if verdict.note else scales).append(name)
             continue
         if name.endswith(BUFFER_SUFFIXES):
             categories[name] = "buffers"
@@ -251,7 +259,11 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
                          f"{expectation.num_layers}-layer model; inference loaders usually skip it", tensors=mtp_stored))
     if scales:
         f.append(finding("quantization-tensors", f"{plural(len(scales), 'quantization scale tensor')} "
-                         f"({ledger['quantization']:,} elements) stored beside the quantized weights", tensors=scales))
+                         f"({sum(stored[s].elements for s in scales):,} elements) stored beside the quantized weights",
+                         tensors=scales))
+    for note, names in notes.items():
+        f.append(finding("quantization-tensors", f"{plural(len(names), 'tensor')} "
+                         f"({sum(stored[n].elements for n in names):,} elements) {note}: {_names(names)}", tensors=names))
     for name in quantization.unscaled_fp8_weights(stored):
         scale_problems.append((name, f"{stored[name].dtype} weight without its weight_scale_inv"))
     if scale_problems:
