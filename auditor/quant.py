@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from .inventory import Tensor
 
@@ -40,9 +40,9 @@ STRAY_BIAS_NOTE = ("stored by the quantizer beside packed weights whose layers h
                    "(quantization bookkeeping: transformers reports them as unused and does not load them)")
 
 
-@dataclass(frozen=True)
-class QuantVerdict:
-    """How a stored tensor relates to quantization: its base tensor and, if wrong, why."""
+class QuantVerdict(NamedTuple):
+    """How a stored tensor relates to quantization: its base tensor and, if wrong, why (one per scale tensor,
+    ~46k for DeepSeek-V3: a NamedTuple is the cheap record)."""
 
     category: str            # "quantization" (bookkeeping) or "packed" (the quantized weight itself)
     base: str                # the logical tensor it belongs to
