@@ -143,55 +143,89 @@ def _strip_prefix(expectation: Expectation, stored: dict[str, Tensor]) -> dict[s
     return stripped if hits > sum(1 for n in expected if n in stored) else expected
 
 
+@dataclass
+class _Sorted:
+    """Where each tensor went while comparing: the raw material of the findings."""
+
+    missing: dict[str, None] = field(default_factory=dict)  # ordered set: packed weights remove their base
+    mtp_missing: list[str] = field(default_factory=list)
+    head_missing: list[str] = field(default_factory=list)
+    mismatched: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = field(default_factory=list)
+    tied_copies: list[str] = field(default_factory=list)
+    buffers: list[str] = field(default_factory=list)
+    scales: list[str] = field(default_factory=list)
+    notes: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # bookkeeping with its own note
+    scale_problems: list[tuple[str, str]] = field(default_factory=list)
+    beyond: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))  # layers past the config's
+    unexplained: list[str] = field(default_factory=list)
+    by_rule: dict[int, list[Tensor]] = field(default_factory=lambda: defaultdict(list))  # for dtype outliers
+    actual_by_row: dict[tuple[str | None, str], int] = field(default_factory=lambda: defaultdict(int))
+
+
 def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]) -> Reconciliation:
     stored = inventory.tensors
     expected = _strip_prefix(expectation, stored)
     rec = Reconciliation()
-    ledger = rec.ledger
-    categories = rec.categories
-    missing: list[str] = []
-    mtp_missing: list[str] = []
-    mismatched: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
-    tied_copies: list[str] = []
-    head_missing: list[str] = []
-    buffers: list[str] = []
-    by_rule: dict[int, list[Tensor]] = defaultdict(list)
-    actual_by_row: dict[tuple[str | None, str], int] = defaultdict(int)
+    quantization = Quantization(cfg.get("quantization_config"))
+    sorted_ = _sort_expected(expected, stored, expectation.tied, rec)
+    _sort_the_rest(expected, stored, expectation, quantization, rec, sorted_)
+    rec.findings = _findings(sorted_, expected, stored, expectation, quantization, rec)
+    summary = summarize(expectation, expected)
+    rec.expected_parameters = summary.parameters
+    rec.activated_parameters = summary.activated
+    rec.mtp_parameters = summary.mtp
+    rec.components = _components(summary.rows, sorted_.actual_by_row, summary.layers_by_type)
+    rec.formula_by_component = _formula(rec.components, summary.parameters)
+    rec.formula = _closed_form(expectation, summary.parameters) or rec.formula_by_component
+    if summary.mtp is not None:  # a row of its own, outside the model's total
+        rec.components.append(Component("mtp", None, expectation.mtp_layers, summary.mtp, rec.ledger["mtp"]))
+    return rec
+
+
+def _sort_expected(expected: dict[str, ExpectedTensor], stored: dict[str, Tensor], tied: bool,
+                   rec: Reconciliation) -> _Sorted:
+    """Walk the expected tensors: matched (model or MTP), wrong shape, tied copy, buffer, or missing."""
+    s = _Sorted()
+    ledger, categories = rec.ledger, rec.categories
     for name, e in expected.items():
         t = stored.get(name)
-        row = (e.layer_type, e.component)
-        if e.kind == "head" and expectation.tied:
+        if e.kind == "head" and tied:
             if t is not None:
                 categories[name] = "tied_duplicates"
                 ledger["tied_duplicates"] += t.elements
-                tied_copies.append(name)
+                s.tied_copies.append(name)
             continue
         if e.kind == "buffer":
             if t is not None:
                 categories[name] = "buffers"
                 ledger["buffers"] += t.elements
-                buffers.append(name)
+                s.buffers.append(name)
                 if t.shape != e.shape:
-                    mismatched.append((name, e.shape, t.shape))
+                    s.mismatched.append((name, e.shape, t.shape))
             continue
         if t is None:
-            (head_missing if e.kind == "head" else mtp_missing if e.mtp else missing).append(name)
+            if e.kind == "head":
+                s.head_missing.append(name)
+            elif e.mtp:
+                s.mtp_missing.append(name)
+            else:
+                s.missing[name] = None
             continue
         category = "mtp" if e.mtp else "model"
         categories[name] = category
         ledger[category] += t.elements
         if not e.mtp:
-            actual_by_row[row] += t.elements
-        by_rule[e.rule].append(t)
+            s.actual_by_row[(e.layer_type, e.component)] += t.elements
+        s.by_rule[e.rule].append(t)
         if t.shape != e.shape:
-            mismatched.append((name, e.shape, t.shape))
+            s.mismatched.append((name, e.shape, t.shape))
+    return s
 
-    quantization = Quantization(cfg.get("quantization_config"))
-    scale_problems: list[tuple[str, str]] = []
-    scales: list[str] = []
-    notes: dict[str, list[str]] = defaultdict(list)  # bookkeeping explained by its own note (GPTQ's stray biases)
-    beyond: dict[int, list[str]] = defaultdict(list)
-    unexplained: list[str] = []
+
+def _sort_the_rest(expected: dict[str, ExpectedTensor], stored: dict[str, Tensor], expectation: Expectation,
+                   quantization: Quantization, rec: Reconciliation, s: _Sorted) -> None:
+    """Stored tensors the formula did not name: quantization, buffers, layers past the config, or unexplained."""
+    ledger, categories = rec.ledger, rec.categories
     total_layers = expectation.num_layers + expectation.mtp_layers
     for name, t in stored.items():
         if name in categories:
@@ -199,7 +233,7 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
         verdict = quantization.classify(t, stored, expected)
         if verdict is not None:
             if verdict.problem:
-                scale_problems.append((name, verdict.problem))
+                s.scale_problems.append((name, verdict.problem))
             if verdict.category == "packed":
                 base = expected.get(verdict.base)
                 category = "mtp" if base is not None and base.mtp else "model"
@@ -207,92 +241,90 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
                 ledger[category] += verdict.logical_elements
                 extra = rec.packed_extra_by_dtype
                 extra[t.dtype] = extra.get(t.dtype, 0) + verdict.logical_elements - t.elements
-                if base is not None and verdict.base in missing:
-                    missing.remove(verdict.base)
+                s.missing.pop(verdict.base, None)
                 if base is not None and not base.mtp:
-                    actual_by_row[(base.layer_type, base.component)] += verdict.logical_elements
+                    s.actual_by_row[(base.layer_type, base.component)] += verdict.logical_elements
             else:
                 categories[name] = "quantization"
                 ledger["quantization"] += t.elements
-                (notes[verdict.note] if verdict.note else scales).append(name)
+                (s.notes[verdict.note] if verdict.note else s.scales).append(name)
             continue
         if name.endswith(BUFFER_SUFFIXES):
             categories[name] = "buffers"
             ledger["buffers"] += t.elements
-            buffers.append(name)
+            s.buffers.append(name)
             continue
         layer = _layer_of(name, expectation.layer_prefixes)
         if layer is not None and layer >= total_layers:
-            beyond[layer].append(name)
+            s.beyond[layer].append(name)
         categories[name] = "unexplained"
         ledger["unexplained"] += t.elements
-        unexplained.append(name)
+        s.unexplained.append(name)
 
-    f = rec.findings
-    _report_missing(f, missing, expected, expectation)
-    if mtp_missing and len(mtp_missing) < sum(1 for e in expected.values() if e.mtp):
-        f.append(finding("missing-tensor", f"the MTP module is incomplete: {plural(len(mtp_missing), 'tensor')} "
-                         f"missing ({_names(mtp_missing)})", tensors=mtp_missing, severity="warning"))
-    if mismatched:
-        f.append(finding("shape-mismatch", f"{plural(len(mismatched), 'tensor')} with a shape config.json does not "
-                         "imply: " + "; ".join(f"{n} is {list(a)}, expected {list(s)}"
-                                                for n, s, a in mismatched[:MAX_NAMES_IN_MESSAGE])
-                         + (f" and {len(mismatched) - MAX_NAMES_IN_MESSAGE:,} more" if len(mismatched) > MAX_NAMES_IN_MESSAGE else ""),
-                         tensors=[n for n, _, _ in mismatched]))
-    if head_missing:
+
+def _findings(s: _Sorted, expected: dict[str, ExpectedTensor], stored: dict[str, Tensor], expectation: Expectation,
+              quantization: Quantization, rec: Reconciliation) -> list[Finding]:
+    """One readable finding per kind of difference, each with the full tensor list."""
+    f: list[Finding] = []
+    ledger = rec.ledger
+    _report_missing(f, list(s.missing), expected, expectation)
+    if s.mtp_missing and len(s.mtp_missing) < sum(1 for e in expected.values() if e.mtp):
+        f.append(finding("missing-tensor", f"the MTP module is incomplete: {plural(len(s.mtp_missing), 'tensor')} "
+                         f"missing ({_names(s.mtp_missing)})", tensors=s.mtp_missing, severity="warning"))
+    if s.mismatched:
+        f.append(finding("shape-mismatch", f"{plural(len(s.mismatched), 'tensor')} with a shape config.json does not "
+                         "imply: " + "; ".join(f"{n} is {list(a)}, expected {list(e)}"
+                                                for n, e, a in s.mismatched[:MAX_NAMES_IN_MESSAGE])
+                         + (f" and {len(s.mismatched) - MAX_NAMES_IN_MESSAGE:,} more"
+                            if len(s.mismatched) > MAX_NAMES_IN_MESSAGE else ""),
+                         tensors=[n for n, _, _ in s.mismatched]))
+    if s.head_missing:
         f.append(finding("tied-head", f"config.json does not tie the LM head to the embeddings "
-                         f"(tie_word_embeddings is false), but {_names(head_missing)} is not stored: loaders would "
-                         "leave it randomly initialised", tensors=head_missing, severity="error"))
-    if tied_copies:
-        n = sum(stored[c].elements for c in tied_copies)
-        f.append(finding("tied-head", f"{_names(tied_copies)} is stored although config.json ties it to "
-                         f"{expectation.tied_names.get(tied_copies[0], 'the input embeddings')}: a redundant copy of "
-                         f"{n:,} parameters (counted under tied_duplicates)", tensors=tied_copies, severity="warning"))
-    if buffers:
-        n = sum(stored[b].elements for b in buffers)
-        f.append(finding("buffer-stored", f"{plural(len(buffers), 'recomputable buffer')} stored ({n:,} elements, "
-                         f"not parameters): {_names(buffers)}", tensors=buffers))
-    mtp_stored = [n for n, c in categories.items() if c == "mtp"]
+                         f"(tie_word_embeddings is false), but {_names(s.head_missing)} is not stored: loaders would "
+                         "leave it randomly initialised", tensors=s.head_missing, severity="error"))
+    if s.tied_copies:
+        n = sum(stored[c].elements for c in s.tied_copies)
+        f.append(finding("tied-head", f"{_names(s.tied_copies)} is stored although config.json ties it to "
+                         f"{expectation.tied_names.get(s.tied_copies[0], 'the input embeddings')}: a redundant copy "
+                         f"of {n:,} parameters (counted under tied_duplicates)", tensors=s.tied_copies,
+                         severity="warning"))
+    if s.buffers:
+        n = sum(stored[b].elements for b in s.buffers)
+        f.append(finding("buffer-stored", f"{plural(len(s.buffers), 'recomputable buffer')} stored ({n:,} elements, "
+                         f"not parameters): {_names(s.buffers)}", tensors=s.buffers))
+    mtp_stored = [n for n, c in rec.categories.items() if c == "mtp"]
     if mtp_stored:
         f.append(finding("mtp-module", f"{plural(expectation.mtp_layers, 'multi-token-prediction layer')} stored "
                          f"({plural(len(mtp_stored), 'tensor')}, {ledger['mtp']:,} parameters) beside the "
                          f"{expectation.num_layers}-layer model; inference loaders usually skip it", tensors=mtp_stored))
-    if scales:
-        f.append(finding("quantization-tensors", f"{plural(len(scales), 'quantization scale tensor')} "
-                         f"({sum(stored[s].elements for s in scales):,} elements) stored beside the quantized weights",
-                         tensors=scales))
-    for note, names in notes.items():
+    if s.scales:
+        f.append(finding("quantization-tensors", f"{plural(len(s.scales), 'quantization scale tensor')} "
+                         f"({sum(stored[n].elements for n in s.scales):,} elements) stored beside the quantized "
+                         "weights", tensors=s.scales))
+    for note, names in s.notes.items():
         f.append(finding("quantization-tensors", f"{plural(len(names), 'tensor')} "
                          f"({sum(stored[n].elements for n in names):,} elements) {note}: {_names(names)}", tensors=names))
-    for name in quantization.unscaled_fp8_weights(stored):
-        scale_problems.append((name, f"{stored[name].dtype} weight without its weight_scale_inv"))
-    if scale_problems:
-        f.append(finding("quantization-scale-mismatch", f"{plural(len(scale_problems), 'quantization tensor')} do not "
-                         "fit their weights: " + "; ".join(f"{n}: {p}" for n, p in scale_problems[:MAX_NAMES_IN_MESSAGE]),
-                         tensors=[n for n, _ in scale_problems]))
-    if beyond:
-        layers = sorted(beyond)
-        names = [n for layer in layers for n in beyond[layer]]
+    problems = s.scale_problems + [(name, f"{stored[name].dtype} weight without its weight_scale_inv")
+                                   for name in quantization.unscaled_fp8_weights(stored)]
+    if problems:
+        f.append(finding("quantization-scale-mismatch", f"{plural(len(problems), 'quantization tensor')} do not "
+                         "fit their weights: " + "; ".join(f"{n}: {p}" for n, p in problems[:MAX_NAMES_IN_MESSAGE]),
+                         tensors=[n for n, _ in problems]))
+    if s.beyond:
+        layers = sorted(s.beyond)
+        names = [n for layer in layers for n in s.beyond[layer]]
         f.append(finding("config-mismatch", f"config.json declares {expectation.num_layers} layers"
                          + (f" (+{expectation.mtp_layers} MTP)" if expectation.mtp_layers else "")
-                         + f" but layer{'s' if len(layers) > 1 else ''} {_ranges(layers)} {'are' if len(layers) > 1 else 'is'} "
-                         f"stored too ({plural(len(names), 'tensor')})", tensors=names))
-    rest = [n for n in unexplained if not any(n in v for v in beyond.values())]
+                         + f" but layer{'s' if len(layers) > 1 else ''} {_ranges(layers)} "
+                         f"{'are' if len(layers) > 1 else 'is'} stored too ({plural(len(names), 'tensor')})",
+                         tensors=names))
+    beyond = {n for names in s.beyond.values() for n in names}
+    rest = [n for n in s.unexplained if n not in beyond]
     if rest:
         f.append(finding("unexpected-tensor", f"{plural(len(rest), 'stored tensor')} that the {expectation.spec.file} "
                          f"formula does not explain: {_names(rest)}", tensors=rest))
-    f.extend(_dtype_outliers(by_rule))
-
-    summary = summarize(expectation, expected)
-    rec.expected_parameters = summary.parameters
-    rec.activated_parameters = summary.activated
-    rec.mtp_parameters = summary.mtp
-    rec.components = _components(summary.rows, actual_by_row, summary.layers_by_type)
-    rec.formula_by_component = _formula(rec.components, summary.parameters)
-    rec.formula = _closed_form(expectation, summary.parameters) or rec.formula_by_component
-    if summary.mtp is not None:  # a row of its own, outside the model's total
-        rec.components.append(Component("mtp", None, expectation.mtp_layers, summary.mtp, ledger["mtp"]))
-    return rec
+    f.extend(_dtype_outliers(s.by_rule))
+    return f
 
 
 @dataclass
