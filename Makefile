@@ -17,6 +17,8 @@ $(STAMP): pyproject.toml
 demo: install
 	@rm -rf demo && $(BIN)/python fixtures/demo.py demo
 	$(BIN)/st-audit audit demo/Qwen3-8B
+	@echo; echo "--- the same checkpoint after three accidents (exit code 1 expected) ---"; echo
+	@$(BIN)/st-audit audit demo/Qwen3-8B-broken || echo "(st-audit exited with $$?: findings at or above --fail-on)"
 
 test: install
 	$(BIN)/python -m pytest
