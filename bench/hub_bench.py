@@ -138,22 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.05, help="seconds added to every request (0.05)")
     parser.add_argument("--shards", type=int, default=163)
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
-    parser.add_argument("--nodelay", action="store_true",
-                        help="set TCP_NODELAY on the stand-in's sockets (without it, Nagle + delayed ACK add up to "
-                             "~40 ms to each response on loopback)")
     args = parser.parse_args(argv)
 
-    import hubstub
     from hubstub import HubStub
-
-    if args.nodelay:
-        import socket
-        original_setup = hubstub._Handler.setup
-
-        def setup(handler: Any) -> None:
-            original_setup(handler)
-            handler.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        hubstub._Handler.setup = setup  # type: ignore[method-assign]
 
     with tempfile.TemporaryDirectory(prefix="st-audit-hub-bench-") as tmp:
         work = Path(tmp)
