@@ -18,8 +18,6 @@ from .errors import NotASafetensorsCheckpoint
 from .findings import Finding, finding, plural
 from .header import Header
 
-SINGLE_NAMES = ("model.safetensors", "consolidated.safetensors", "adapter_model.safetensors",
-                "diffusion_pytorch_model.safetensors")
 INDEX_NAMES = ("model.safetensors.index.json", "consolidated.safetensors.index.json",
                "diffusion_pytorch_model.safetensors.index.json")
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")

@@ -26,7 +26,6 @@ from .report import Report
 
 LOCK_VERSION = 1
 LOCK_KEY = "st_audit_lock"
-DEFAULT_LOCK_NAME = "st-audit.lock.json"
 MAX_NAMES = 4
 
 TensorMap = dict[str, tuple[str, tuple[int, ...]]]  # name -> (dtype, shape)

@@ -161,7 +161,6 @@ class HubSource:
         self.lfs_sha256: dict[str, str] = {}
         self.traffic = Traffic()
         self.cache_hits = 0
-        self.headers_fetched = 0
         self._files: dict[str, int | None] | None = None
         self._api = HfApi(endpoint=self.endpoint, token=token, library_name="st-audit", library_version=__version__)
         self._small: dict[str, Future[bytes]] = {}
@@ -301,7 +300,6 @@ class HubSource:
             else:
                 if self._pool is None:
                     self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="st-audit-hub")
-                self.headers_fetched += 1
                 future = self._pool.submit(self._in_traffic, self._fetch_header, name, size,
                                            self._first_range(name, size, count))
             self._started[name] = future

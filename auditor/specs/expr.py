@@ -69,13 +69,6 @@ def evaluate(source: str | int | float | bool | None, env: Mapping[str, Any]) ->
     return _eval(compile_expr(source).body, env, source)
 
 
-def names_in(source: str) -> set[str]:
-    """Every variable name an expression reads (function names excluded)."""
-    tree = compile_expr(source)
-    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in called}
-
-
 def _eval(node: ast.AST, env: Mapping[str, Any], source: str) -> Any:
     if isinstance(node, ast.Constant):
         return node.value
