@@ -196,6 +196,44 @@ TINY = {
     "tiny-gpt2": ("gpt2", dict(vocab_size=1024, n_embd=128, n_layer=2, n_head=4),
                   "gpt2 small: n_layer=2, n_embd=128. Names carry the 'transformer.' prefix (GPT2LMHeadModel); the real "
                   "openai-community/gpt2 file has no prefix and stores h.N.attn.bias buffers. " + GPT2_NOTE),
+    # 2025-2026 families (tests/test_specs_more.py); features switched on where the config class has a switch
+    "tiny-glm4_moe": ("glm4_moe", dict(LLAMA_SMALL, num_hidden_layers=3, head_dim=48, attention_bias=True,
+                                       use_qk_norm=True, first_k_dense_replace=1, n_routed_experts=4, n_shared_experts=1,
+                                       num_experts_per_tok=2, moe_intermediate_size=64, num_nextn_predict_layers=1),
+                      "GLM-4.5/4.6 (glm4_moe) tiny: head_dim=48 != hidden/heads (set as a plain config attribute, as the "
+                      "real configs do), attention_bias (q/k/v only), use_qk_norm, first_k_dense_replace=1 (layer 0 dense), "
+                      "1 shared expert, 4 routed experts top-2, F32 e_score_correction_bias buffer per MoE layer. "
+                      "num_nextn_predict_layers=1 is in the config but transformers builds no MTP layer "
+                      "(Glm4MoeModel ignores model.layers.<num_hidden_layers>.* on load), so none is dumped or saved."),
+    "tiny-olmoe": ("olmoe", dict(LLAMA_SMALL, intermediate_size=64, num_experts=4, num_experts_per_tok=2,
+                                 attention_bias=True),
+                   "OLMoE tiny: 4 experts top-2 (expert size = intermediate_size), attention_bias (q/k/v/o), q_norm over "
+                   "the full q width [hidden] and k_norm over the k width [kv_heads*head_dim]."),
+    "tiny-granitemoe": ("granitemoe", dict(LLAMA_SMALL, intermediate_size=64, num_local_experts=4, num_experts_per_tok=2,
+                                           attention_bias=True),
+                        "GraniteMoE tiny: fused 3-D experts block_sparse_moe.input_linear [E, 2I, H] / output_linear "
+                        "[E, H, I], router block_sparse_moe.router.layer, attention_bias (q/k/v/o)."),
+    "tiny-seed_oss": ("seed_oss", dict(LLAMA_SMALL, head_dim=48),
+                      "Seed-OSS tiny: SeedOssConfig defaults attention_bias=true (q/k/v) and attention_out_bias=false "
+                      "(o_proj), head_dim=48 != hidden/heads."),
+    "tiny-exaone4": ("exaone4", dict(LLAMA_SMALL, num_key_value_heads=2, head_dim=48, sliding_window_pattern=2),
+                     "EXAONE-4.0 tiny: no input_layernorm; post_attention_layernorm + post_feedforward_layernorm, per-head "
+                     "q_norm/k_norm; head_dim=48 (plain config attribute); hybrid sliding/full layers (no tensor difference)."),
+    "tiny-ernie4_5": ("ernie4_5", dict(LLAMA_SMALL, head_dim=48, use_bias=True),
+                      "ERNIE-4.5 dense tiny: use_bias=true (q/k/v/o and gate/up/down biases), head_dim=48, tied by default "
+                      "(Ernie4_5Config tie_word_embeddings=true)."),
+    "tiny-ernie4_5_moe": ("ernie4_5_moe", dict(LLAMA_SMALL, num_hidden_layers=3, use_bias=True, moe_intermediate_size=64,
+                                               moe_k=2, moe_num_experts=4, moe_num_shared_experts=2,
+                                               moe_layer_start_index=1),
+                          "ERNIE-4.5 MoE tiny: layer 0 dense (moe_layer_start_index=1), 4 experts top-2, 2 shared experts, "
+                          "use_bias=true (also lm_head.bias, which stays although the head is tied), F32 router and "
+                          "moe_statics.e_score_correction_bias [1, E] parameter."),
+    "tiny-hunyuan_v1_dense": ("hunyuan_v1_dense", dict(LLAMA_SMALL, head_dim=32),
+                              "Hunyuan dense tiny: per-head query_layernorm/key_layernorm."),
+    "tiny-hunyuan_v1_moe": ("hunyuan_v1_moe", dict(LLAMA_SMALL, head_dim=32, intermediate_size=64, num_experts=4,
+                                                   moe_topk=2),
+                            "Hunyuan MoE tiny: 4 experts top-2 plus one shared_mlp, all of size intermediate_size; F32 router "
+                            "mlp.gate.wg."),
 }
 
 TINY_TF5 = ["tiny-qwen3_moe", "tiny-mixtral", "tiny-gpt_oss"]
