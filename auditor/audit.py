@@ -82,7 +82,10 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
         totals.parameters += reconciliation.packed_extra
         for dtype, extra in reconciliation.packed_extra_by_dtype.items():
             totals.by_dtype[dtype][1] += extra
-        findings = inventory.findings + find_range_gaps(groups) + reconciliation.findings
+        # without a formula, holes in index grids (expert 17 missing in layer 40) are the only sign of a lost
+        # tensor; with one, missing-tensor already names each, and a per-layer expert count is not a hole
+        gaps = find_range_gaps(groups) if reconciliation.expected_parameters is None else []
+        findings = inventory.findings + gaps + reconciliation.findings
         findings.sort(key=lambda f: -SEVERITY_RANK[f.severity])
         return Report(target=str(target), source=checkpoint.source, totals=totals, files=inventory.files,
                       groups=groups, reconciliation=reconciliation, findings=findings,
