@@ -43,7 +43,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "index-metadata-missing": ("warning", "the index has no metadata object (transformers requires it)"),
     "shard-unreferenced": ("warning", "a .safetensors file in the directory is not referenced by the index"),
     "shard-count-mismatch": ("warning", "shard names say -of-NNNNN but a different number of shards exists"),
-    "range-gap": ("warning", "a numbered range of modules has holes (e.g. expert 17 missing in layer 40)"),
+    "range-gap": ("warning", "a numbered range of modules has holes (e.g. expert 17 missing in layer 40; checked when no formula applies)"),
     # reconciliation against config.json
     "missing-tensor": ("error", "a tensor the architecture requires is not stored"),
     "unexpected-tensor": ("error", "a stored tensor the architecture does not explain"),
