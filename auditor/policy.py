@@ -192,10 +192,7 @@ def parse(data: Mapping[str, Any], origin: str) -> Policy:
             raise _bad("allowed_dtypes", origin, "must list at least one dtype")
         values["allowed_dtypes"] = tuple(dict.fromkeys(dtypes))
     if "fail_on" in data:
-        value = data["fail_on"]
-        if not isinstance(value, str) or value not in FAIL_ON_CHOICES:
-            raise _bad("fail_on", origin, f"must be one of {', '.join(FAIL_ON_CHOICES)}, not {value!r}")
-        values["fail_on"] = value
+        values["fail_on"] = _choice(data["fail_on"], "fail_on", FAIL_ON_CHOICES, origin)
     if "ignore" in data:
         codes = _str_list(data["ignore"], "ignore", origin)
         bad = [c for c in codes if c not in CODES]
@@ -208,10 +205,7 @@ def parse(data: Mapping[str, Any], origin: str) -> Policy:
             raise _bad("forbid_unexplained", origin, f"must be true or false, not {_type(value)}")
         values["forbid_unexplained"] = value
     if "tied_head" in data:
-        value = data["tied_head"]
-        if not isinstance(value, str) or value not in TIED_HEAD_CHOICES:
-            raise _bad("tied_head", origin, f"must be \"required\" or \"forbidden\", not {value!r}")
-        values["tied_head"] = value
+        values["tied_head"] = _choice(data["tied_head"], "tied_head", TIED_HEAD_CHOICES, origin)
     if "max_shard_bytes" in data:
         values["max_shard_bytes"] = parse_bytes(data["max_shard_bytes"], "max_shard_bytes", origin)
     if "lock" in data:
@@ -271,6 +265,12 @@ def load(path: str | os.PathLike[str] | None = None, *, cwd: str | os.PathLike[s
         if isinstance(tool, dict) and "st-audit" in tool:
             return load_file(pyproject)
     return Policy()
+
+
+def _choice(value: Any, key: str, choices: tuple[str, ...], origin: str) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise _bad(key, origin, f"must be one of {', '.join(repr(c) for c in choices)}, not {value!r}")
+    return value
 
 
 def _str_list(value: Any, key: str, origin: str) -> list[str]:
