@@ -109,8 +109,9 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None) -> Reconcilia
 
 def _select(config: dict[str, Any]) -> tuple[Spec | None, dict[str, Any]]:
     spec, cfg = select(config)
-    if spec is None and cfg.get("model_type") in LEGACY_MODEL_TYPES:
-        cfg["model_type"] = LEGACY_MODEL_TYPES[cfg["model_type"]]
+    legacy = LEGACY_MODEL_TYPES.get(cfg.get("model_type")) if isinstance(cfg.get("model_type"), str) else None
+    if spec is None and legacy is not None:
+        cfg["model_type"] = legacy
         spec = find_spec(cfg)
     return spec, cfg
 

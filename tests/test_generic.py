@@ -76,3 +76,26 @@ def test_text_config_nesting_and_tie_flag_only_in_text_config(tmp_path: Path) ->
     assert report.reconciliation.model_type == "qwen3"
     assert report.reconciliation.expected_parameters == 4_022_468_096
     json.dumps(report.to_dict())
+
+
+@pytest.mark.parametrize("change", [{"model_type": ["qwen3"]}, {"num_hidden_layers": 10**4000},
+                                    {"hidden_size": 10**300 * 7}])
+def test_hostile_config_values_are_findings_not_crashes_or_hangs(tmp_path: Path, change: dict) -> None:
+    report = auditor.audit(build(tmp_path, {**CONFIG, **change}))
+    assert report.totals.tensors == len(LAYOUT["tensors"])
+    assert {f.code for f in report.findings} & {"config-mismatch", "unknown-architecture"}
+    json.dumps(report.to_dict())
+
+
+@pytest.mark.parametrize("change", [{"text_config": [1]}, {"quantization_config": "fp8"}])
+def test_malformed_optional_objects_are_ignored(tmp_path: Path, change: dict) -> None:
+    report = auditor.audit(build(tmp_path, {**CONFIG, **change}))
+    assert report.verdict == "pass" and report.reconciliation.expected_parameters == 4_022_468_096
+
+
+def test_config_asking_for_a_billion_experts_is_refused_quickly() -> None:
+    from auditor.errors import ConfigError
+    from auditor.reconcile import formula_report
+    config = load_config("tiny-qwen3_moe.json")
+    with pytest.raises(ConfigError, match="implausible expert count"):
+        formula_report({**config, "num_experts": 2**40})

@@ -22,6 +22,11 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 KINDS = ("param", "buffer", "head")
+# Bounds on what a config may ask for, so a hostile or broken config is a finding, not a hang: no real model
+# comes near them (DeepSeek-V3: 256 experts, 7168-wide; safetensors dimensions are 64-bit).
+MAX_DIMENSION = 2**63
+MAX_EXPERTS = 100_000
+MAX_EXPECTED_TENSORS = 5_000_000
 _TENSOR_KEYS = {"name", "shape", "component", "when", "experts", "active_experts", "kind", "tied_to", "note",
                 "layers"}
 _SPEC_KEYS = {"description", "model_types", "base_prefix", "tie", "layers", "mtp_layers", "layer_type",
@@ -287,7 +292,7 @@ def expand(spec: Spec, config: dict[str, Any]) -> Expectation:
     num_layers = _int(evaluate(spec.layers, env), "the layer count")
     mtp = _int(evaluate(spec.mtp_layers, env) or 0, "the MTP layer count")
     if not 0 <= num_layers <= 100_000 or not 0 <= mtp <= 1_000:
-        raise ExprError(f"implausible layer count {num_layers} (+{mtp} MTP)")
+        raise ExprError("implausible layer count (negative, over 100,000, or over 1,000 MTP layers)")
     tied = bool(evaluate(spec.tie, env))
     tensors: dict[str, ExpectedTensor] = {}
     tied_names: dict[str, str] = {}
@@ -300,7 +305,7 @@ def expand(spec: Spec, config: dict[str, Any]) -> Expectation:
         # a tower of its own (vision encoder): outside the decoder stack, so no layer number or layer type
         count = _int(evaluate(rule.layers, env), f"{rule.name} layers")
         if not 0 <= count <= 100_000:
-            raise ExprError(f"{rule.name}: implausible layer count {count}")
+            raise ExprError(f"{rule.name}: implausible layer count (negative or over 100,000)")
         for layer in range(count):
             _add(tensors, tied_names, i, rule, {**env, "layer": layer, "is_mtp": False}, None, None, False,
                  name=rule.name.replace("{layer}", str(layer)))
@@ -310,6 +315,8 @@ def expand(spec: Spec, config: dict[str, Any]) -> Expectation:
         layer_type = str(evaluate(spec.layer_type, lenv)) if spec.layer_type else "decoder"
         for i, rule in layer_rules:
             _add(tensors, tied_names, i, rule, lenv, layer, "mtp" if is_mtp else layer_type, is_mtp)
+        if len(tensors) > MAX_EXPECTED_TENSORS:
+            raise ExprError(f"the config implies over {MAX_EXPECTED_TENSORS:,} tensors")
     prefixes = tuple(dict.fromkeys(r.name.split("{layer}")[0] for _, r in layer_rules))
     return Expectation(spec, env, tensors, tied, num_layers, mtp, prefixes, tied_names)
 
@@ -320,12 +327,14 @@ def _add(tensors: dict[str, ExpectedTensor], tied_names: dict[str, str], index: 
     if rule.when is not None and not evaluate(rule.when, env):
         return
     shape = tuple(_int(evaluate(d, env), f"{rule.name} shape {d!r}") for d in rule.shape)
-    if any(d < 0 for d in shape):
-        raise ExprError(f"{rule.name}: negative dimension in {shape}")
+    if any(d < 0 or d > MAX_DIMENSION for d in shape):
+        raise ExprError(f"{rule.name}: a dimension is negative or larger than 2**63 (implausible config values)")
     elements = 1
     for d in shape:
         elements *= d
     experts = _int(evaluate(rule.experts, env), f"{rule.name} experts") if rule.experts is not None else 1
+    if not 0 <= experts <= MAX_EXPERTS:
+        raise ExprError(f"{rule.name}: implausible expert count (over {MAX_EXPERTS:,} or negative)")
     active = (_int(evaluate(rule.active_experts, env), f"{rule.name} active_experts")
               if rule.active_experts is not None else experts)
     if name is None:
