@@ -8,6 +8,7 @@ config, and returns a ``Checkpoint``: the raw material every later stage works f
 from __future__ import annotations
 
 import json
+from collections import Counter
 import posixpath
 import re
 from collections.abc import Callable, Iterable
@@ -141,8 +142,7 @@ def collect(source: Source, progress: Callable[[str], None] | None = None) -> Ch
         else:
             index = doc
             audited = _plan_shards(index_name, doc, files, findings, ignored)
-            for shard in doc["weight_map"].values():
-                tensor_counts[shard] = tensor_counts.get(shard, 0) + 1
+            tensor_counts = Counter(doc["weight_map"].values())  # sizes each shard's first Hub range
     else:
         audited = singles
     if not audited and index is None:
