@@ -14,7 +14,7 @@ from .checkpoint import Source, collect
 from .errors import TargetNotFound, UsageError
 from .findings import CODES, SEVERITY_RANK
 from .groups import find_range_gaps, group_tensors
-from .inventory import build_inventory
+from .inventory import build_inventory, check_total_parameters
 from .reconcile import reconcile
 from .report import FAIL_ON_CHOICES, Report
 
@@ -85,7 +85,9 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
         # without a formula, holes in index grids (expert 17 missing in layer 40) are the only sign of a lost
         # tensor; with one, missing-tensor already names each, and a per-layer expert count is not a hole
         gaps = find_range_gaps(groups) if reconciliation.expected_parameters is None else []
-        findings = inventory.findings + gaps + reconciliation.findings
+        findings = (inventory.findings + gaps + reconciliation.findings
+                    + check_total_parameters(checkpoint, totals.parameters, reconciliation.ledger["model"],
+                                             reconciliation.expected_parameters))
         findings.sort(key=lambda f: -SEVERITY_RANK[f.severity])
         return Report(target=str(target), source=checkpoint.source, totals=totals, files=inventory.files,
                       groups=groups, reconciliation=reconciliation, findings=findings,

@@ -40,6 +40,8 @@ CODES: dict[str, tuple[Severity, str]] = {
     "index-tensor-misplaced": ("error", "a tensor is stored in a different shard than the weight_map says"),
     "tensor-duplicated": ("error", "the same tensor name is stored in more than one file"),
     "index-total-size-mismatch": ("warning", "metadata.total_size differs from the sum of tensor data bytes"),
+    "index-total-parameters-mismatch": ("warning", "metadata.total_parameters matches neither the stored nor the "
+                                                   "expected parameter count (self-reported, stale or hard-coded)"),
     "index-metadata-missing": ("warning", "the index has no metadata object (transformers requires it)"),
     "shard-unreferenced": ("warning", "a .safetensors file in the directory is not referenced by the index"),
     "shard-count-mismatch": ("warning", "shard names say -of-NNNNN but a different number of shards exists"),

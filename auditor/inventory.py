@@ -147,3 +147,21 @@ def _cross_check_index(checkpoint: Checkpoint, tensors: dict[str, Tensor], where
 
 def _first(names: list[str], limit: int = 3) -> str:
     return ", ".join(names[:limit]) + (f" and {len(names) - limit:,} more" if len(names) > limit else "")
+
+
+def check_total_parameters(checkpoint: Checkpoint, stored: int, model: int, expected: int | None) -> list[Finding]:
+    """``metadata.total_parameters`` (transformers' ``num_parameters()``, self-reported) against the counts.
+
+    It may equal the stored total, the model's share of it (ledger ``model``: buffers, copies and bookkeeping
+    left out) or the formula's count; anything else is stale or hard-coded (huggingface_hub#4221: 333,312
+    declared for a 7.6B model).
+    """
+    metadata = (checkpoint.index or {}).get("metadata")
+    declared = metadata.get("total_parameters") if isinstance(metadata, dict) else None
+    if declared is None or declared in (stored, model, expected):
+        return []
+    index_name = checkpoint.index_name or "index"
+    shown = f"{declared:,}" if isinstance(declared, int) and not isinstance(declared, bool) else repr(declared)
+    formula = f" and config.json implies {expected:,}" if expected is not None else ""
+    return [finding("index-total-parameters-mismatch", f"{index_name} metadata.total_parameters is {shown}, but "
+                    f"{stored:,} parameters are stored{formula}", files=[index_name])]

@@ -192,3 +192,15 @@ def test_tensor_budget_stops_reading_and_says_so(make_checkpoint: Callable[..., 
     limited = [f for f in report.findings if f.code == "tensor-limit"]
     assert [f.files for f in limited] == [(names[1],), (names[2],)]  # the first file already holds over 5
     assert report.exit_code == 1 and report.totals.tensors == 10
+
+
+@pytest.mark.parametrize("declared,flagged", [(333_312, True), ("8B", True), (None, False), (36, False)])
+def test_index_total_parameters_is_checked(make_checkpoint: Callable[..., Path], declared: object,
+                                           flagged: bool) -> None:
+    path = sharded(make_checkpoint)  # 36 parameters stored
+    if declared is not None:
+        edit_index(path, lambda ix: ix["metadata"].update({"total_parameters": declared}))
+    found = codes(auditor.audit(path))
+    assert ("index-total-parameters-mismatch" in found) is flagged
+    if flagged:
+        assert found["index-total-parameters-mismatch"] == ["model.safetensors.index.json"]
