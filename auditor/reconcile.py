@@ -10,21 +10,20 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from .findings import Finding, finding, plural
 from .groups import split_name
 from .inventory import Inventory, Tensor
 from .quant import Quantization
 from .errors import ConfigError
-from .specs import Expectation, ExpectedTensor, Spec, all_specs, expand, find_spec, select, spec_file
+from .specs import (Expectation, ExpectedTensor, StackInfo, all_specs, buffer_suffixes, common, expand, select,
+                    selection_note)
 from .specs.expr import ExprError
+from .specs.layouts import best_layout
 from .specs.symbolic import closed_form
 
 LEDGER_KEYS = ("model", "mtp", "tied_duplicates", "buffers", "quantization", "unexplained")
-# Recomputable state that some exporters save (transformers makes these non-persistent today).
-BUFFER_SUFFIXES = (".inv_freq", ".position_ids", ".masked_bias", ".attn.bias", ".attention.bias", "._float_tensor")
-LEGACY_MODEL_TYPES = {"RefinedWebModel": "falcon", "RefinedWeb": "falcon"}
 MAX_NAMES_IN_MESSAGE = 4
 
 
@@ -59,6 +58,7 @@ class Reconciliation:
     mtp_parameters: int | None = None
     formula: str | None = None
     formula_by_component: str | None = None
+    spec: dict[str, str] | None = None  # the spec file, task class and name layout the formula came from
     ledger: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LEDGER_KEYS, 0))
     components: list[Component] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
@@ -84,14 +84,14 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None) -> Reconcilia
         rec.findings.append(finding("config-missing", "no config.json next to the weights: the checkpoint was checked "
                                     "for consistency only, not against an architecture formula"))
         return rec
-    spec, cfg = _select(config)
+    spec, cfg = select(config)
     model_type = cfg.get("model_type")
     architectures = config.get("architectures")
     architecture = architectures[0] if isinstance(architectures, list) and architectures else None
     if spec is None:
         rec = _generic(inventory, cfg)
-        rec.findings.append(finding("unknown-architecture", f"no formula is known for model_type {model_type!r}: "
-                                    "checked the repeating layer structure and the config's sizes only"))
+        rec.findings.append(finding("unknown-architecture", f"{selection_note(cfg)}: checked the repeating layer "
+                                    "structure and the config's sizes only"))
     else:
         try:
             expectation = expand(spec, cfg)
@@ -100,48 +100,11 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None) -> Reconcilia
             rec.findings.append(finding("config-mismatch", f"config.json cannot be evaluated by the {spec.file} "
                                         f"formula: {e}", files=["config.json"]))
         else:
-            rec = _compare(inventory, _wrapped_alone(expectation, cfg, inventory.tensors), cfg)
+            rec = _compare(inventory, best_layout(expectation, inventory.tensors), cfg)
     rec.model_type = model_type if isinstance(model_type, str) else None
     rec.architecture = architecture if isinstance(architecture, str) else None
     assert sum(rec.ledger.values()) == inventory.totals.parameters + rec.packed_extra, "ledger must cover every tensor"
     return rec
-
-
-def _select(config: dict[str, Any]) -> tuple[Spec | None, dict[str, Any]]:
-    spec, cfg = select(config)
-    legacy = LEGACY_MODEL_TYPES.get(cfg.get("model_type")) if isinstance(cfg.get("model_type"), str) else None
-    if spec is None and legacy is not None:
-        cfg["model_type"] = legacy
-        spec = find_spec(cfg)
-    return spec, cfg
-
-
-def _hits(expectation: Expectation, stored: dict[str, Tensor]) -> int:
-    return sum(1 for n in _strip_prefix(expectation, stored) if n in stored)
-
-
-def _wrapped_alone(expectation: Expectation, cfg: dict[str, Any], stored: dict[str, Tensor]) -> Expectation:
-    """A spec that wraps another under new prefixes (``extends_prefix``: the multimodal model around its language
-    model) audits a checkpoint of the wrapped model alone (``model.*``, no ``language_model.*``, no vision tower)
-    against the wrapped spec, when that explains more of the stored tensors."""
-    if expectation.spec.wraps is None:
-        return expectation
-    try:
-        alone = expand(spec_file(expectation.spec.wraps), cfg)
-    except ExprError:
-        return expectation
-    return alone if _hits(alone, stored) > _hits(expectation, stored) else expectation
-
-
-def _strip_prefix(expectation: Expectation, stored: dict[str, Tensor]) -> dict[str, ExpectedTensor]:
-    """Checkpoints saved from the base model lack its prefix (the real gpt2 file has ``h.0...``)."""
-    prefix = expectation.spec.base_prefix
-    expected = expectation.tensors
-    if not prefix or any(n.startswith(prefix) for n in stored):
-        return expected
-    stripped = {(n[len(prefix):] if n.startswith(prefix) else n): e for n, e in expected.items()}
-    hits = sum(1 for n in stripped if n in stored)
-    return stripped if hits > sum(1 for n in expected if n in stored) else expected
 
 
 @dataclass
@@ -157,7 +120,8 @@ class _Sorted:
     scales: list[str] = field(default_factory=list)
     notes: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # bookkeeping with its own note
     scale_problems: list[tuple[str, str]] = field(default_factory=list)
-    beyond: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))  # layers past the config's
+    # layers past the config's, per stack
+    beyond: dict[StackInfo, dict[int, list[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))
     unexplained: list[str] = field(default_factory=list)
     by_rule: dict[int, list[Tensor]] = field(default_factory=lambda: defaultdict(list))  # for dtype outliers
     actual_by_row: dict[tuple[str | None, str], int] = field(default_factory=lambda: defaultdict(int))
@@ -165,10 +129,11 @@ class _Sorted:
 
 def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]) -> Reconciliation:
     stored = inventory.tensors
-    expected = _strip_prefix(expectation, stored)
+    expected = expectation.tensors
     rec = Reconciliation()
+    rec.spec = {"file": expectation.spec.file, "class": expectation.cls, "layout": expectation.layout}
     quantization = Quantization(cfg.get("quantization_config"))
-    sorted_ = _sort_expected(expected, stored, expectation.tied, rec)
+    sorted_ = _sort_expected(expected, stored, rec)
     _sort_the_rest(expected, stored, expectation, quantization, rec, sorted_)
     rec.findings = _findings(sorted_, expected, stored, expectation, quantization, rec)
     summary = summarize(expectation, expected)
@@ -183,14 +148,16 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
     return rec
 
 
-def _sort_expected(expected: dict[str, ExpectedTensor], stored: dict[str, Tensor], tied: bool,
-                   rec: Reconciliation) -> _Sorted:
+def _sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tensor], rec: Reconciliation) -> _Sorted:
     """Walk the expected tensors: matched (model or MTP), wrong shape, tied copy, buffer, or missing."""
     s = _Sorted()
     ledger, categories = rec.ledger, rec.categories
     for name, e in expected.items():
         t = stored.get(name)
-        if e.kind == "head" and tied:
+        if t is None and e.aliases:  # a legacy name an old exporter wrote for the same weight
+            name = next((a for a in e.aliases if a in stored), name)
+            t = stored.get(name)
+        if e.kind == "head" and e.tied:
             if t is not None:
                 categories[name] = "tied_duplicates"
                 ledger["tied_duplicates"] += t.elements
@@ -227,7 +194,7 @@ def _sort_the_rest(expected: dict[str, ExpectedTensor], stored: dict[str, Tensor
                    quantization: Quantization, rec: Reconciliation, s: _Sorted) -> None:
     """Stored tensors the formula did not name: quantization, buffers, layers past the config, or unexplained."""
     ledger, categories = rec.ledger, rec.categories
-    total_layers = expectation.num_layers + expectation.mtp_layers
+    suffixes = buffer_suffixes()
     for name, t in stored.items():
         if name in categories:
             continue
@@ -250,14 +217,14 @@ def _sort_the_rest(expected: dict[str, ExpectedTensor], stored: dict[str, Tensor
                 ledger["quantization"] += t.elements
                 (s.notes[verdict.note] if verdict.note else s.scales).append(name)
             continue
-        if name.endswith(BUFFER_SUFFIXES):
+        if name.endswith(suffixes):
             categories[name] = "buffers"
             ledger["buffers"] += t.elements
             s.buffers.append(name)
             continue
-        layer = _layer_of(name, expectation.layer_prefixes)
-        if layer is not None and layer >= total_layers:
-            s.beyond[layer].append(name)
+        place = _stack_layer(name, expectation.stacks)
+        if place is not None and place[1] >= place[0].count + place[0].extra:
+            s.beyond[place[0]][place[1]].append(name)
         categories[name] = "unexplained"
         ledger["unexplained"] += t.elements
         s.unexplained.append(name)
@@ -311,15 +278,15 @@ def _findings(s: _Sorted, expected: dict[str, ExpectedTensor], stored: dict[str,
         f.append(finding("quantization-scale-mismatch", f"{plural(len(problems), 'quantization tensor')} do not "
                          "fit their weights: " + "; ".join(f"{n}: {p}" for n, p in problems[:MAX_NAMES_IN_MESSAGE]),
                          tensors=[n for n, _ in problems]))
-    if s.beyond:
-        layers = sorted(s.beyond)
-        names = [n for layer in layers for n in s.beyond[layer]]
-        f.append(finding("config-mismatch", f"config.json declares {expectation.num_layers} layers"
-                         + (f" (+{expectation.mtp_layers} MTP)" if expectation.mtp_layers else "")
+    for stack, by_layer in s.beyond.items():
+        layers = sorted(by_layer)
+        names = [n for layer in layers for n in by_layer[layer]]
+        f.append(finding("config-mismatch", f"config.json declares {stack.count} {_stack_words(stack)}"
+                         + (f" (+{stack.extra} MTP)" if stack.extra else "")
                          + f" but layer{'s' if len(layers) > 1 else ''} {_ranges(layers)} "
                          f"{'are' if len(layers) > 1 else 'is'} stored too ({plural(len(names), 'tensor')})",
                          tensors=names))
-    beyond = {n for names in s.beyond.values() for n in names}
+    beyond = {n for by_layer in s.beyond.values() for names in by_layer.values() for n in names}
     rest = [n for n in s.unexplained if n not in beyond]
     if rest:
         f.append(finding("unexpected-tensor", f"{plural(len(rest), 'stored tensor')} that the {expectation.spec.file} "
@@ -339,7 +306,7 @@ class ExpectedSummary:
     layers_by_type: dict[str | None, set[int]]
 
 
-def summarize(expectation: Expectation, expected: dict[str, ExpectedTensor] | None = None) -> ExpectedSummary:
+def summarize(expectation: Expectation, expected: Mapping[str, ExpectedTensor] | None = None) -> ExpectedSummary:
     """Model parameters (tied weights once; MTP, buffers and bookkeeping excluded), activated and MTP counts."""
     rows: dict[tuple[str | None, str], int] = defaultdict(int)
     layers_by_type: dict[str | None, set[int]] = defaultdict(set)
@@ -348,7 +315,7 @@ def summarize(expectation: Expectation, expected: dict[str, ExpectedTensor] | No
     values = (expected or expectation.tensors).values()
     copies = Counter(map(id, values))  # experts of one layer share one ExpectedTensor
     for e in {id(e): e for e in values}.values():
-        if e.kind == "buffer" or (e.kind == "head" and expectation.tied):
+        if e.kind == "buffer" or (e.kind == "head" and e.tied):
             continue
         elements = e.elements * copies[id(e)]
         if e.mtp:
@@ -359,7 +326,7 @@ def summarize(expectation: Expectation, expected: dict[str, ExpectedTensor] | No
         active, total = e.active_fraction
         activated += elements * active // total
         has_experts = has_experts or active != total
-        if e.layer is not None:
+        if e.layer is not None and e.layer_type is not None:
             layers_by_type[e.layer_type].add(e.layer)
     return ExpectedSummary(parameters, activated if has_experts else None,
                            mtp if expectation.mtp_layers else None, rows, layers_by_type)
@@ -367,10 +334,9 @@ def summarize(expectation: Expectation, expected: dict[str, ExpectedTensor] | No
 
 def formula_report(config: dict[str, Any]) -> dict[str, Any]:
     """What ``st-audit formula`` prints: the expected counts from config.json alone."""
-    spec, cfg = _select(config)
+    spec, cfg = select(config)
     if spec is None:
-        raise UnknownArchitecture(f"no formula is known for model_type {cfg.get('model_type')!r}; known: "
-                                  + ", ".join(sorted(all_specs())))
+        raise UnknownArchitecture(f"{selection_note(cfg)}; known: " + ", ".join(sorted(all_specs())))
     try:
         expectation = expand(spec, cfg)
     except ExprError as e:
@@ -381,48 +347,67 @@ def formula_report(config: dict[str, Any]) -> dict[str, Any]:
     formula = _closed_form(expectation, summary.parameters) or by_component
     if summary.mtp is not None:
         components.append(Component("mtp", None, expectation.mtp_layers, summary.mtp, 0))
-    return {"model_type": cfg.get("model_type"), "spec": spec.file, "parameters": summary.parameters,
+    return {"model_type": cfg.get("model_type"), "spec": spec.file, "class": expectation.cls,
+            "parameters": summary.parameters,
             "activated_parameters": summary.activated, "mtp_parameters": summary.mtp,
             "tied_embeddings": expectation.tied, "layers": expectation.num_layers, "formula": formula,
             "formula_by_component": by_component,
             "components": [{k: v for k, v in c.to_dict().items() if k != "actual"} for c in components]}
 
 
-def _report_missing(f: list[Finding], missing: list[str], expected: dict[str, ExpectedTensor],
+def _report_missing(f: list[Finding], missing: list[str], expected: Mapping[str, ExpectedTensor],
                     expectation: Expectation) -> None:
-    """Missing tensors, with whole missing layers named as such."""
+    """Missing tensors, with whole missing layers of each stack named as such."""
     if not missing:
         return
-    per_layer_expected: Counter[int] = Counter()
-    per_layer_missing: Counter[int] = Counter()
+    per_module: Counter[str] = Counter(e.module for e in expected.values() if e.module and e.kind == "param")
+    gone = Counter(expected[n].module for n in missing if expected[n].module)
+    for module in [m for m, n in gone.items() if n == per_module[m]]:
+        names = [n for n in missing if expected[n].module == module]
+        f.append(finding("missing-tensor", f"the {module} tower is missing entirely ({plural(len(names), 'tensor')}, "
+                         f"{sum(expected[n].elements for n in names):,} parameters)", tensors=names))
+        missing = [n for n in missing if expected[n].module != module]
+    per_layer_expected: Counter[tuple[str, int]] = Counter()
+    per_layer_missing: Counter[tuple[str, int]] = Counter()
     for e in expected.values():
-        if e.layer is not None and e.kind == "param":
-            per_layer_expected[e.layer] += 1
+        if e.layer is not None and e.stack is not None and e.kind == "param":
+            per_layer_expected[(e.stack, e.layer)] += 1
     for n in missing:
-        layer = expected[n].layer
-        if layer is not None:
-            per_layer_missing[layer] += 1
-    whole = sorted(layer for layer, n in per_layer_missing.items() if n == per_layer_expected[layer])
-    if whole:
-        names = [n for n in missing if expected[n].layer in set(whole)]
-        f.append(finding("missing-tensor", f"layer{'s' if len(whole) > 1 else ''} {_ranges(whole)} of "
-                         f"{expectation.num_layers} {'are' if len(whole) > 1 else 'is'} missing entirely "
+        e = expected[n]
+        if e.layer is not None and e.stack is not None:
+            per_layer_missing[(e.stack, e.layer)] += 1
+    whole = {key for key, n in per_layer_missing.items() if n == per_layer_expected[key]}
+    for stack in expectation.stacks:
+        layers = sorted(layer for name, layer in whole if name == stack.name)
+        if not layers:
+            continue
+        names = [n for n in missing if (expected[n].stack, expected[n].layer) in whole
+                 and expected[n].stack == stack.name]
+        what = f"{stack.label} layer" if stack.label else "layer"
+        f.append(finding("missing-tensor", f"{what}{'s' if len(layers) > 1 else ''} {_ranges(layers)} of "
+                         f"{stack.count} {'are' if len(layers) > 1 else 'is'} missing entirely "
                          f"({plural(len(names), 'tensor')})", tensors=names))
-        f.append(finding("config-mismatch", f"config.json declares {expectation.num_layers} layers but only "
-                         f"{expectation.num_layers - len([w for w in whole if w < expectation.num_layers])} are stored",
-                         tensors=[], files=["config.json"]))
-        missing = [n for n in missing if expected[n].layer not in set(whole)]
+        declared = [layer for layer in layers if layer < stack.count]
+        if declared:
+            f.append(finding("config-mismatch", f"config.json declares {stack.count} {_stack_words(stack)} but only "
+                             f"{stack.count - len(declared)} are stored", tensors=[], files=["config.json"]))
+    missing = [n for n in missing if (expected[n].stack, expected[n].layer) not in whole]
     if missing:
         f.append(finding("missing-tensor", f"{plural(len(missing), 'tensor')} required by config.json "
                          f"{'is' if len(missing) == 1 else 'are'} not stored: {_names(missing)}", tensors=missing))
 
 
-def _layer_of(name: str, prefixes: tuple[str, ...]) -> int | None:
-    for prefix in prefixes:
-        if name.startswith(prefix):
-            head = name[len(prefix):].split(".", 1)[0]
+def _stack_words(stack: StackInfo) -> str:
+    return f"{stack.label} layers" if stack.label else "layers"
+
+
+def _stack_layer(name: str, stacks: tuple[StackInfo, ...]) -> tuple[StackInfo, int] | None:
+    """The stack and layer number a stored name falls in (``model.layers.61.x`` -> decoder, 61)."""
+    for stack in stacks:
+        if name.startswith(stack.prefix):
+            head = name[len(stack.prefix):].split(".", 1)[0]
             if head.isdigit():
-                return int(head)
+                return stack, int(head)
     return None
 
 
@@ -446,8 +431,7 @@ def _dtype_outliers(by_rule: dict[int, list[Tensor]]) -> list[Finding]:
     return out
 
 
-COMPONENT_ORDER = ("embedding", "position_embedding", "attention", "qk_norm", "mlp", "routed_experts",
-                   "shared_experts", "router", "norms", "lm_head", "vision", "projector", "mtp")
+COMPONENT_ORDER: tuple[str, ...] = tuple(common()["components"])
 
 
 def _components(expected: dict[tuple[str | None, str], int], actual: dict[tuple[str | None, str], int],
@@ -515,7 +499,7 @@ def _generic(inventory: Inventory, cfg: dict[str, Any]) -> Reconciliation:
         verdict = quantization.classify(t, stored, {})
         if verdict is not None:
             category = "quantization"
-        elif name.endswith(BUFFER_SUFFIXES):
+        elif name.endswith(buffer_suffixes()):
             category = "buffers"
         else:
             category = "model"

@@ -71,6 +71,7 @@ class Report:
                          "activated_parameters": rec.activated_parameters,
                          "formula": rec.formula,
                          "formula_by_component": rec.formula_by_component,
+                         "spec": rec.spec,
                          "mtp_parameters": rec.mtp_parameters},
             "ledger": dict(rec.ledger),
             "components": [c.to_dict() for c in rec.components],

@@ -36,7 +36,8 @@ def evaluate_printed(formula: str) -> tuple[int, int]:
     for item in re.split(r", (?=[^,=]+=)", m["values"]):
         symbol, value = item.rsplit("=", 1)
         values[symbol] = int(value.replace(",", ""))
-    expr = m["expr"]
+    # towers and projectors are printed as named numbers ("vision 850,960,896")
+    expr = re.sub(r"(?<![\w.|*])[a-z_]+ (\d[\d,]*)", lambda t: t[1].replace(",", ""), m["expr"])
     for symbol in sorted(values, key=len, reverse=True):  # longest first: "h_kv" before "h"
         expr = re.sub(rf"(?<![\w.|]){re.escape(symbol)}(?![\w.|])", str(values[symbol]), expr)
     return _arith(ast.parse(expr, mode="eval")), int(m["total"].replace(",", ""))

@@ -276,7 +276,8 @@ def test_gpt2_real_file_without_prefix(tmp_path: Path) -> None:
 def test_falcon_7b_stored_tied_head(tmp_path: Path) -> None:
     code, doc = run_json("audit", str(_build_quirk(tmp_path, "falcon-7b-stored-head")))
     assert code == 0
-    assert doc["model_type"] == "falcon"  # legacy RefinedWebModel config
+    assert doc["model_type"] == "RefinedWebModel"  # the legacy name, read by the falcon formula
+    assert doc["expected"]["spec"] == {"file": "falcon.toml", "class": "ForCausalLM", "layout": "default"}
     assert doc["totals"]["parameters"] == 7_217_189_760
     assert doc["ledger"]["tied_duplicates"] == 65024 * 4544 == 295_469_056
     assert doc["ledger"]["model"] == doc["expected"]["parameters"] == 6_921_720_704

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from auditor.specs import SpecError, _build, _resolve, all_specs, environment, expand
+from auditor.specs import SpecError, all_specs, build_specs, environment, expand
 from auditor.specs.expr import ExprError, evaluate
 
 
@@ -49,23 +49,34 @@ def test_every_shipped_spec_loads_and_claims_unique_model_types() -> None:
 
 
 BASE = {"model_types": ["base"], "defaults": {"d": 4, "e": 1}, "tensor": [
-    {"name": "a.weight", "shape": ["d"], "component": "norms"},
-    {"name": "b.weight", "shape": ["d", "d"], "component": "mlp"},
+    {"name": "a", "norm": "d", "component": "norms"},
+    {"name": "b", "linear": ["d", "d"], "bias": "e > 1", "component": "mlp"},
     {"name": "c.weight", "shape": ["d"], "component": "norms"}]}
+
+
+def _spec(docs: dict, name: str):
+    return build_specs(docs)[name]
 
 
 def test_extends_merges_defaults_replaces_and_removes_tensors() -> None:
     child = {"model_types": ["child"], "extends": "base", "remove": ["c.weight"], "defaults": {"d": 8},
-             "tensor": [{"name": "b.weight", "shape": ["d", "e"], "component": "mlp"},
+             "tensor": [{"name": "b", "linear": ["d", "e"], "component": "mlp"},
                         {"name": "z.weight", "shape": ["e"], "component": "norms"}]}
-    doc = _resolve("child.toml", {"base.toml": BASE, "child.toml": child})
-    spec = _build("child.toml", doc)
+    spec = _spec({"base.toml": BASE, "child.toml": child}, "child.toml")
     assert spec.model_types == ("child",)
     assert [r.name for r in spec.rules] == ["a.weight", "b.weight", "z.weight"]
-    expectation = expand(spec, {"num_hidden_layers": 0, "tie_word_embeddings": False})
+    expectation = expand(spec, {})
     assert {n: e.shape for n, e in expectation.tensors.items()} == {"a.weight": (8,), "b.weight": (8, 1),
                                                                     "z.weight": (1,)}
     assert environment(spec, {"d": 2})["d"] == 2  # config wins over defaults
+
+
+def test_linear_and_norm_shorthands_expand_to_weight_and_optional_bias() -> None:
+    spec = _spec({"base.toml": BASE}, "base.toml")
+    assert [(r.name, r.shape, r.when) for r in spec.rules] == [
+        ("a.weight", ("d",), None), ("b.weight", ("d", "d"), None), ("b.bias", ("d",), "e > 1"),
+        ("c.weight", ("d",), None)]
+    assert "b.bias" in expand(spec, {"e": 2}).tensors and "b.bias" not in expand(spec, {}).tensors
 
 
 @pytest.mark.parametrize("docs,match", [
@@ -74,15 +85,123 @@ def test_extends_merges_defaults_replaces_and_removes_tensors() -> None:
     ({"base.toml": BASE, "child.toml": {"model_types": ["c"], "extends": "base", "remove": ["q"]}}, "does not have"),
 ])
 def test_extends_errors(docs: dict, match: str) -> None:
-    name = next(n for n in docs if n != "base.toml")
     with pytest.raises(SpecError, match=match):
-        _resolve(name, {**docs})
+        build_specs(docs)
 
 
-def test_malformed_spec_is_rejected() -> None:
-    with pytest.raises(SpecError, match="needs name/shape/component"):
-        _build("x.toml", {"model_types": ["x"], "tensor": [{"name": "a", "shape": []}]})
-    with pytest.raises(SpecError, match="not allowed|only"):
-        _build("x.toml", {"model_types": ["x"], "tensor": [{"name": "a", "shape": ["open('x')"], "component": "m"}]})
-    with pytest.raises(SpecError, match="experts"):
-        _build("x.toml", {"model_types": ["x"], "tensor": [{"name": "e.{expert}.w", "shape": [], "component": "m"}]})
+@pytest.mark.parametrize("tensor,match", [
+    ({"name": "a", "shape": []}, "needs a name, a component"),
+    ({"name": "a", "shape": ["open('x')"], "component": "mlp"}, "not allowed|only"),
+    ({"name": "e.{expert}.w", "shape": [], "component": "mlp"}, "experts"),
+    ({"name": "x.{block}.w", "shape": [], "component": "mlp"}, "unknown placeholder"),
+    ({"name": "x.w", "shape": [], "component": "mpl"}, "unknown component"),
+    ({"name": "x.w", "shape": [], "component": "mlp", "shpe": []}, "unknown keys"),
+    ({"name": "x.{layer}.w", "shape": [], "component": "mlp"}, "stack"),
+    ({"name": "x", "linear": ["d"], "component": "mlp"}, r"\[out, in\]"),
+])
+def test_malformed_tensor_entries_are_rejected_at_load_time(tensor: dict, match: str) -> None:
+    with pytest.raises(SpecError, match=match):
+        build_specs({"x.toml": {"model_types": ["x"], "tensor": [tensor]}})
+
+
+@pytest.mark.parametrize("doc,match", [
+    ({"model_types": ["x"], "stacks": {"s": {"count": 2}}}, "prefix"),
+    ({"model_types": ["x"], "stacks": {"s": {"count": 2, "prefix": "l.{layer}.", "rows": "x"}}}, "unknown keys"),
+    ({"model_types": ["x"], "module": [{"name": "m", "spec": "y", "scope": "c"}]}, "unknown keys"),
+    ({"model_types": ["x"], "module": [{"name": "m", "spec": "y", "component": "visoin"}]}, "unknown component"),
+    ({"model_types": ["x"], "family": "encoder-ish"}, "family"),
+    ({"model_types": ["x"], "tensors": []}, "unknown keys"),
+    ({"model_types": ["x"], "tensor": [{"name": "a", "norm": "d", "component": "norms"},
+                                       {"name": "a.weight", "shape": ["d"], "component": "norms"}]}, "named twice"),
+])
+def test_malformed_specs_are_rejected_at_load_time(doc: dict, match: str) -> None:
+    with pytest.raises(SpecError, match=match):
+        build_specs({"x.toml": doc})
+
+
+STACKED = {"model_types": ["s"], "base_prefix": "model.",
+           "aliases": {"n_experts": ["num_local_experts"]},
+           "defaults": {"n": 4, "d": 2, "n_experts": 3, "k": 1, "head_dim": "d * 2"},
+           "nullable": ["k"],
+           "stacks": {"decoder": {"count": "n", "prefix": "model.layers.{layer}.",
+                                  "bind": {"sparse": "k is not None and layer >= k"},
+                                  "row": "'moe' if sparse else 'dense'"}},
+           "tensor": [{"name": "model.embed.weight", "shape": ["d", "d"], "component": "embedding"},
+                      {"name": "model.layers.{layer}.mlp", "linear": ["d", "d"], "component": "mlp",
+                       "when": "not sparse"},
+                      {"name": "model.layers.{layer}.experts.{expert}.w", "shape": ["d", "head_dim"],
+                       "component": "routed_experts", "when": "sparse", "experts": "n_experts"},
+                      {"name": "lm_head.weight", "shape": ["d", "d"], "component": "lm_head", "kind": "head",
+                       "tied_to": "model.embed.weight"}]}
+
+
+def test_stack_bindings_drive_conditions_and_rows() -> None:
+    spec = _spec({"s.toml": STACKED}, "s.toml")
+    e = expand(spec, {"tie_word_embeddings": False})
+    rows = {n: t.layer_type for n, t in e.tensors.items() if t.layer is not None}
+    assert rows["model.layers.0.mlp.weight"] == "dense" and rows["model.layers.3.experts.2.w"] == "moe"
+    assert "model.layers.0.experts.0.w" not in e.tensors and "model.layers.1.mlp.weight" not in e.tensors
+    assert e.main is not None and (e.main.prefix, e.main.count) == ("model.layers.", 4)
+    # an explicit null in a nullable key keeps its meaning (no sparse layers), it is not the default
+    assert not any(t.component == "routed_experts" for t in expand(spec, {"k": None}).tensors.values())
+
+
+def test_config_key_aliases_read_either_release_name() -> None:
+    spec = _spec({"s.toml": STACKED}, "s.toml")
+    assert sum(1 for n in expand(spec, {"num_local_experts": 5}).tensors if n.startswith("model.layers.3.experts")) == 5
+    assert environment(spec, {"n_experts": 7})["num_local_experts"] == 7
+
+
+def test_task_classes_from_architectures() -> None:
+    spec = _spec({"s.toml": STACKED}, "s.toml")
+    base = expand(spec, {"architectures": ["SModel"]})
+    assert base.cls == "Model" and "embed.weight" in base.tensors and "lm_head.weight" not in base.tensors
+    cls = expand(spec, {"architectures": ["SForSequenceClassification"], "id2label": {"0": "a", "1": "b", "2": "c"},
+                        "hidden_size": 2})
+    assert cls.tensors["score.weight"].shape == (3, 2) and "lm_head.weight" not in cls.tensors
+    assert expand(spec, {"tie_word_embeddings": True}).tensors["lm_head.weight"].tied
+
+
+TOWER = {"model_types": ["tower_model"], "family": "tower", "defaults": {"width": 3, "depth": 2},
+         "stacks": {"layers": {"count": "depth", "prefix": "blocks.{layer}."}},
+         "tensor": [{"name": "blocks.{layer}.w", "shape": ["width", "width"], "component": "vision"}]}
+TEXT = {"model_types": ["text"], "base_prefix": "model.", "defaults": {"v": 10, "d": 4, "n": 2},
+        "stacks": {"decoder": {"count": "n", "prefix": "model.layers.{layer}."}},
+        "tensor": [{"name": "model.embed.weight", "shape": ["v", "d"], "component": "embedding"},
+                   {"name": "model.layers.{layer}.w", "shape": ["d", "d"], "component": "mlp"},
+                   {"name": "lm_head.weight", "shape": ["v", "d"], "component": "lm_head", "kind": "head",
+                    "tied_to": "model.embed.weight"}]}
+WRAP = {"model_types": ["wrap"], "family": "multimodal",
+        "module": [{"name": "language_model", "config": "text_config", "spec": "text", "inherit": True,
+                    "prefix": {"model.": "lm.model.", "lm_head.": "lm.lm_head."}},
+                   {"name": "vision", "config": "vision_config", "spec": "tower", "prefix": "tower.",
+                    "component": "vision"}],
+        "layouts": {"nested": {"lm.model.": "model.lm.", "lm.lm_head.": "lm_head.", "tower.": "model.tower."}},
+        "tensor": [{"name": "proj", "linear": ["text_config['d']", 3], "component": "projector"}],
+        "defaults": {"text_config": {"d": 4}}}
+
+
+def test_modules_are_evaluated_in_their_own_scope_under_their_prefix() -> None:
+    specs = build_specs({"text.toml": TEXT, "tower.toml": TOWER, "wrap.toml": WRAP})
+    spec = specs["wrap.toml"]
+    e = expand(spec, library=specs, config={"tie_word_embeddings": True, "text_config": {"n": 3}, "vision_config": {"depth": 4}})
+    params = {n for n, t in e.tensors.items() if t.kind == "param"}
+    assert params == {"lm.model.embed.weight", "proj.weight", *(f"lm.model.layers.{i}.w" for i in range(3)),
+                      *(f"tower.blocks.{i}.w" for i in range(4))}
+    assert e.tied_names == {"lm.lm_head.weight": "lm.model.embed.weight"} and e.tensors["lm.lm_head.weight"].tied
+    tower = [t for n, t in e.tensors.items() if n.startswith("tower.")]
+    assert all(t.component == "vision" and t.layer_type is None and t.stack == "vision.layers" for t in tower)
+    assert [(s.label, s.prefix, s.count) for s in e.stacks] == [("", "lm.model.layers.", 3),
+                                                                ("vision", "tower.blocks.", 4)]
+
+
+def test_layout_variants_pick_the_names_the_checkpoint_uses() -> None:
+    from auditor.specs.layouts import best_layout
+    specs = build_specs({"text.toml": TEXT, "tower.toml": TOWER, "wrap.toml": WRAP})
+    e = expand(specs["wrap.toml"], {"tie_word_embeddings": False}, library=specs)
+    nested = {"model.lm.embed.weight", "model.lm.layers.0.w", "model.lm.layers.1.w", "lm_head.weight",
+              "model.tower.blocks.0.w", "model.tower.blocks.1.w", "proj.weight"}
+    assert best_layout(e, nested).layout == "nested"
+    alone = {"model.embed.weight", "model.layers.0.w", "model.layers.1.w", "lm_head.weight"}
+    picked = best_layout(e, alone)
+    assert picked.layout == "language_model alone" and set(picked.tensors) == alone

@@ -15,6 +15,9 @@ def format_report(report: Report) -> str:
     arch = " / ".join(x for x in (rec.model_type, rec.architecture) if x)
     if arch:
         out.append(f"architecture: {arch}")
+    if rec.spec is not None:
+        layout = "" if rec.spec["layout"] == "default" else f", stored as {rec.spec['layout']}"
+        out.append(f"formula: {rec.spec['file']} ({rec.spec['class']}{layout})")
     out.append(f"files audited: {len(report.files)}" + (f"; not audited: {len(report.ignored_files)}"
                                                       if report.ignored_files else ""))
     for name, why in sorted(report.ignored_files.items()):

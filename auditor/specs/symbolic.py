@@ -13,8 +13,9 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from . import Expectation, TensorRule
-from .expr import compile_expr, evaluate
+from .expand import class_rules
+from .expr import ExprError, compile_expr, evaluate
+from .model import Expectation, TensorRule
 
 # config name -> symbol in the published hand computations (names without one are shown as they are)
 NOTATION: dict[str, str] = {
@@ -140,57 +141,94 @@ def _value(poly: Poly, values: dict[str, Any]) -> int:
     return total
 
 
+TOWER_COMPONENTS = ("vision", "audio", "projector")
+
+
 def closed_form(expectation: Expectation, parameters: int) -> str | None:
     """``N*(...) + ...`` with the symbol values, for the model's parameters (MTP, buffers, tied head excluded).
 
-    The form is checked by evaluating it: None when it does not come to ``parameters`` exactly, or a shape
-    cannot be put in this notation (the caller then shows the per-component sum instead).
+    Stacks are ``N*(...)`` terms (one per row label), towers and projectors plain numbers
+    (``vision 416,866,304``). The form is checked by evaluating it: None when it does not come to
+    ``parameters`` exactly, or a shape cannot be put in this notation (the caller then shows the
+    per-component sum instead).
     """
-    spec, env = expectation.spec, expectation.env
     sym = _Symbolic(expectation)
     try:
-        layer_polys: dict[str, tuple[Poly, int]] = {}
-        for layer in range(expectation.num_layers):
+        parts, numeric, total = _terms(expectation, sym)
+    except (ValueError, KeyError, TypeError, ExprError):
+        return None
+    if total + sum(numeric.values()) != parameters:
+        return None
+    parts += [f"{component} {value:,}" for component, value in numeric.items() if value]
+    values = ", ".join(f"{s}={v:,}" for s, v in sorted(sym.used.items(), key=lambda kv: _symbol_order(kv[0])))
+    return " + ".join(parts) + (f"  [{values}]" if values else "")
+
+
+def _counted(rule: TensorRule, tied: bool) -> bool:
+    return rule.kind == "param" or (rule.kind == "head" and not tied)
+
+
+def _terms(expectation: Expectation, sym: _Symbolic) -> tuple[list[str], dict[str, int], int]:
+    """The symbolic terms of one (sub)model, its tower numbers by component, and the value of the terms."""
+    spec, env = expectation.spec, expectation.env
+    sym.derived = spec.derived  # a module's expressions name its own derived values
+    rules = class_rules(spec, expectation.cls)
+    numeric: dict[str, int] = defaultdict(int)
+    parts: list[str] = []
+    total = 0
+    stack_polys: list[tuple[str, Poly, int]] = []
+    for stack in spec.stacks:
+        polys: dict[str, tuple[Poly, int]] = {}
+        count = int(evaluate(stack.count, env))
+        own = [r for _, r in rules if r.stack == stack.name and _counted(r, expectation.tied)]
+        for layer in range(count):
             lenv = {**env, "layer": layer, "is_mtp": False}
-            layer_type = str(evaluate(spec.layer_type, lenv)) if spec.layer_type else "decoder"
-            if layer_type in layer_polys:
-                poly, count = layer_polys[layer_type]
-                layer_polys[layer_type] = (poly, count + 1)
+            for key, value in stack.bind:
+                lenv[key] = evaluate(value, lenv)
+            row = str(evaluate(stack.row, lenv)) if stack.row is not None else stack.name
+            if row in polys:
+                polys[row] = (polys[row][0], polys[row][1] + 1)
                 continue
-            poly = {}
-            for rule in spec.rules:
-                if rule.per_layer and rule.kind == "param" and (rule.when is None or evaluate(rule.when, lenv)):
+            poly: Poly = {}
+            for rule in own:
+                if rule.when is None or evaluate(rule.when, lenv):
                     poly = _add(poly, sym.rule(rule, lenv))
-            layer_polys[layer_type] = (poly, 1)
-        rest: Poly = {}
-        for rule in spec.rules:
-            if rule.per_layer or rule.kind == "buffer" or (rule.kind == "head" and expectation.tied):
-                continue
-            if rule.when is not None and not evaluate(rule.when, env):
-                continue
-            if rule.layers is not None:  # a tower with its own layer count: sum over its layers
-                rule_poly: Poly = {}
-                for tower_layer in range(int(evaluate(rule.layers, env))):
-                    tenv = {**env, "layer": tower_layer}
-                    if rule.when is None or evaluate(rule.when, tenv):
-                        rule_poly = _add(rule_poly, sym.rule(rule, tenv))
-                rest = _add(rest, rule_poly)
-            else:
-                rest = _add(rest, sym.rule(rule, env))
-    except (ValueError, KeyError, TypeError):
-        return None
-    if sum(count * _value(poly, sym.used) for poly, count in layer_polys.values()) + _value(rest, sym.used) \
-            != parameters:
-        return None
-    parts = []
-    single = len(layer_polys) == 1
-    for layer_type, (poly, count) in layer_polys.items():
-        if single and count == expectation.num_layers:
+            polys[row] = (poly, 1)
+        stack_polys += [(row, poly, n) for row, (poly, n) in polys.items()]
+        if len(polys) == 1 and len(spec.stacks) == 1:
             sym.used["N"] = count
+    single = len(stack_polys) == 1
+    for row, poly, count in stack_polys:
+        total += count * _value(poly, sym.used)
+        if single and sym.used.get("N") == count:
             parts.append(f"N*({render(poly)})")
         else:
             parts.append(f"({render(poly)})" if count == 1 else f"{count}*({render(poly)})")
+    rest: Poly = {}
+    for _, rule in rules:
+        if rule.stack is not None or not _counted(rule, expectation.tied):
+            continue
+        if rule.when is not None and not evaluate(rule.when, env):
+            continue
+        if rule.component in TOWER_COMPONENTS:  # a plain number: its symbols would only clutter the legend
+            elements = 1
+            for dim in rule.shape:
+                elements *= int(evaluate(dim, env))
+            numeric[rule.component] += elements
+        else:
+            rest = _add(rest, sym.rule(rule, env))
     if rest:
         parts.append(render(rest))
-    values = ", ".join(f"{s}={v:,}" for s, v in sorted(sym.used.items(), key=lambda kv: _symbol_order(kv[0])))
-    return " + ".join(parts) + (f"  [{values}]" if values else "")
+        total += _value(rest, sym.used)
+    for name, sub in expectation.modules:
+        module = next(m for m in spec.modules if m.name == name)
+        if module.component is not None:
+            numeric[module.component] += sum(e.elements for e in sub.tensors.values()
+                                              if not e.mtp and (e.kind == "param" or (e.kind == "head" and not e.tied)))
+            continue
+        sub_parts, sub_numeric, sub_total = _terms(sub, sym)
+        parts += sub_parts
+        total += sub_total
+        for component, value in sub_numeric.items():
+            numeric[component] += value
+    return parts, numeric, total

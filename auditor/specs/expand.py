@@ -1,0 +1,246 @@
+"""Evaluating a spec for one config: config scope -> every expected tensor, by stored name.
+
+The order is fixed: config key aliases, then defaults (absent keys; null keys unless ``nullable``), then
+derived values; then the spec's own tensors, its stacks layer by layer (per-layer bindings first), the task
+class's head tensors, and finally its modules, each expanded in its own config scope and moved under its
+prefix. Bounds keep a hostile config a finding rather than a hang.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from .expr import ExprError, evaluate
+from .load import load_all, rename
+from .model import Expectation, ExpectedTensor, Module, Spec, StackInfo, TensorRule
+
+# Bounds on what a config may ask for: no real model comes near them (DeepSeek-V3: 256 experts, 7168-wide).
+MAX_DIMENSION = 2**63
+MAX_EXPERTS = 100_000
+MAX_LAYERS = 100_000
+MAX_EXTRA_LAYERS = 1_000
+MAX_EXPECTED_TENSORS = 5_000_000
+MAX_MODULE_DEPTH = 4
+
+
+def environment(spec: Spec, config: Mapping[str, Any]) -> dict[str, Any]:
+    """Config values with aliases resolved, the family's defaults filled in and derived values computed.
+
+    A default applies when the key is absent, or null unless the spec lists it as ``nullable`` (where null
+    means something of its own). A default that is a table fills a nested config object key by key.
+    """
+    env = dict(config)
+    _unify_aliases(spec, env)
+    for key, value in spec.defaults.items():
+        if isinstance(value, dict):
+            nested = env.get(key)
+            nested = dict(nested) if isinstance(nested, dict) else {}
+            for k, v in value.items():
+                if nested.get(k) is None:
+                    nested[k] = evaluate(v, env)
+            env[key] = nested
+        elif key not in env or (env[key] is None and key not in spec.nullable):
+            env[key] = evaluate(value, env)
+    _unify_aliases(spec, env)
+    for key, value in spec.derived.items():
+        env[key] = evaluate(value, env)
+    return env
+
+
+def _unify_aliases(spec: Spec, env: dict[str, Any]) -> None:
+    """``num_experts`` and ``num_local_experts`` (transformers' attribute_map, renames between releases) are
+    one value: the first non-null of the group, visible under every name."""
+    for canonical, others in spec.aliases.items():
+        group = (canonical, *others)
+        value = next((env[k] for k in group if env.get(k) is not None), None)
+        if value is not None:
+            for k in group:
+                env[k] = value
+
+
+def whole(value: Any, what: str) -> int:
+    """An evaluated count or dimension as an int (an integral float is accepted)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        raise ExprError(f"{what} evaluated to {value!r}, not a whole number")
+    return value
+
+
+class _Builder:
+    """Collects the expected tensors of one spec (and its modules) for one config."""
+
+    def __init__(self) -> None:
+        self.tensors: dict[str, ExpectedTensor] = {}
+        self.tied_names: dict[str, str] = {}
+        self.stacks: list[StackInfo] = []
+        self.modules: list[tuple[str, Expectation]] = []
+
+    def add(self, rule: TensorRule, rule_id: int, env: Mapping[str, Any], tied: bool, layer: int | None = None,
+            layer_type: str | None = None, is_mtp: bool = False, stack: str | None = None) -> None:
+        if rule.when is not None and not evaluate(rule.when, env):
+            return
+        shape = tuple(whole(evaluate(d, env), f"{rule.name} shape {d!r}") for d in rule.shape)
+        if any(d < 0 or d > MAX_DIMENSION for d in shape):
+            raise ExprError(f"{rule.name}: a dimension is negative or larger than 2**63 (implausible config values)")
+        elements = 1
+        for d in shape:
+            elements *= d
+        experts = whole(evaluate(rule.experts, env), f"{rule.name} experts") if rule.experts is not None else 1
+        if not 0 <= experts <= MAX_EXPERTS:
+            raise ExprError(f"{rule.name}: implausible expert count (over {MAX_EXPERTS:,} or negative)")
+        active = (whole(evaluate(rule.active_experts, env), f"{rule.name} active_experts")
+                  if rule.active_experts is not None else experts)
+        name = rule.name.replace("{layer}", str(layer)) if layer is not None else rule.name
+        aliases = tuple(a.replace("{layer}", str(layer)) for a in rule.aliases) if layer is not None else rule.aliases
+        head_tied = rule.kind == "head" and tied
+        if rule.kind == "head" and rule.tied_to:
+            self.tied_names[name] = rule.tied_to
+        expected = ExpectedTensor(shape, rule.component, rule.kind, layer, layer_type, is_mtp, rule_id, elements,
+                                  (active, experts), stack, head_tied, aliases)
+        if "{expert}" not in name:
+            self.tensors[name] = expected
+            return
+        head, tail = name.split("{expert}", 1)
+        for e in range(experts):  # one shared (read-only) ExpectedTensor for all experts of a layer
+            self.tensors[f"{head}{e}{tail}"] = expected
+        if len(self.tensors) > MAX_EXPECTED_TENSORS:
+            raise ExprError(f"the config implies over {MAX_EXPECTED_TENSORS:,} tensors")
+
+
+def architecture(config: Mapping[str, Any]) -> str | None:
+    archs = config.get("architectures")
+    return archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
+
+
+def class_for(spec: Spec, config: Mapping[str, Any]) -> str | None:
+    """The task class ``architectures[0]`` names, as one of the spec's classes (longest suffix match); the
+    spec's default class when the config names none; None when it names a class the family does not have."""
+    arch = architecture(config)
+    if arch is None:
+        return spec.default_class
+    matches = [c for c in spec.classes if arch.endswith(c)]
+    return max(matches, key=len) if matches else None
+
+
+
+def class_rules(spec: Spec, cls: str) -> list[tuple[int, TensorRule]]:
+    """The rules a task class keeps (the head outside base_prefix only where it has one) plus the ones it
+    adds, each with a stable id."""
+    task = spec.classes[cls]
+    rules = [(i, r) for i, r in enumerate(spec.rules) if task.heads or r.name.startswith(spec.base_prefix)]
+    return rules + [(len(spec.rules) + i, r) for i, r in enumerate(task.rules)]
+
+
+def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
+           library: Mapping[str, Spec] | None = None, _depth: int = 0) -> Expectation:
+    """Evaluate the spec for this config (and task class): every expected tensor name -> ExpectedTensor.
+
+    ``library``: the specs modules are looked up in, by file name (default: every shipped spec).
+    """
+    if _depth > MAX_MODULE_DEPTH:
+        raise ExprError(f"{spec.file}: modules nested more than {MAX_MODULE_DEPTH} deep")
+    cls = cls or class_for(spec, config) or spec.default_class
+    task = spec.classes[cls]
+    env = environment(spec, config)
+    rules = class_rules(spec, cls)
+    tied = any(r.kind == "head" for _, r in rules) and bool(evaluate(spec.tie, env))
+    b = _Builder()
+    for i, rule in rules:
+        if rule.stack is None:
+            b.add(rule, i, env, tied)
+    for stack in spec.stacks:
+        count = whole(evaluate(stack.count, env), f"stack {stack.name} count")
+        extra = whole(evaluate(stack.extra, env) or 0, f"stack {stack.name} extra layers")
+        if not 0 <= count <= MAX_LAYERS or not 0 <= extra <= MAX_EXTRA_LAYERS:
+            raise ExprError(f"stack {stack.name}: implausible layer count (negative, over {MAX_LAYERS:,}, "
+                            f"or over {MAX_EXTRA_LAYERS:,} extra layers)")
+        label = "" if len(spec.stacks) == 1 else stack.name  # several own stacks (encoder, decoder): named
+        b.stacks.append(StackInfo(stack.name, label, stack.prefix.split("{layer}")[0], count, extra))
+        own = [(i, r) for i, r in rules if r.stack == stack.name]
+        for layer in range(count + extra):
+            is_mtp = layer >= count
+            lenv = {**env, "layer": layer, "is_mtp": is_mtp}
+            for key, value in stack.bind:
+                lenv[key] = evaluate(value, lenv)
+            row = "mtp" if is_mtp else (str(evaluate(stack.row, lenv)) if stack.row is not None else stack.name)
+            for i, rule in own:
+                b.add(rule, i, lenv, tied, layer, row, is_mtp, stack.name)
+    for module in spec.modules:
+        if module.when is None or evaluate(module.when, env):
+            _add_module(b, spec, module, env, library if library is not None else load_all(), _depth)
+    expectation = Expectation(spec, cls, MappingProxyType(env), b.tensors, tied, tuple(b.stacks), b.tied_names,
+                              modules=tuple(b.modules))
+    if task.prefix is not None and spec.base_prefix:
+        return relabel(expectation, {spec.base_prefix: task.prefix}, layout=expectation.layout)
+    return expectation
+
+
+def _add_module(b: _Builder, parent: Spec, module: Module, env: Mapping[str, Any], library: Mapping[str, Spec],
+                depth: int) -> None:
+    scope = module_scope(module, env)
+    sub_spec = spec_for_module(module, scope, library)
+    if sub_spec is None:
+        raise ExprError(f"{parent.file}: module {module.name} has no spec for model_type {scope.get('model_type')!r}")
+    raw = expand(sub_spec, scope, module.cls or sub_spec.default_class, library, depth + 1)
+    b.modules.append((module.name, raw))
+    sub = relabel(raw, module.prefix) if module.prefix else raw
+    base = len(b.modules) * 10 ** (6 * (depth + 1))  # rule ids unique across modules (dtype grouping)
+    for name, e in sub.tensors.items():
+        if module.component is not None:  # a tower: one breakdown row, its layers not decoder layers
+            e = ExpectedTensor(e.shape, module.component, e.kind, e.layer, None, False, base + e.rule, e.elements,
+                               (1, 1), f"{module.name}.{e.stack}" if e.stack else None, e.tied, e.aliases,
+                               module.name)
+        else:
+            e = ExpectedTensor(e.shape, e.component, e.kind, e.layer, e.layer_type, e.mtp, base + e.rule, e.elements,
+                               e.active_fraction, e.stack, e.tied, e.aliases, e.module)
+        b.tensors[name] = e
+    b.tied_names.update(sub.tied_names)
+    for s in sub.stacks:
+        if module.component is not None:
+            label = f"{module.name} {s.name}" if s.name != "layers" else module.name
+            b.stacks.append(StackInfo(f"{module.name}.{s.name}", label, s.prefix, s.count, s.extra))
+        else:
+            b.stacks.append(s)
+
+
+def spec_for_module(module: Module, scope: Mapping[str, Any], library: Mapping[str, Spec]) -> Spec | None:
+    """A module's sub-spec: the one claiming its scope's model_type (when ``select``), else its fixed spec."""
+    model_type = scope.get("model_type")
+    if module.select and isinstance(model_type, str):
+        found = next((s for s in library.values() if model_type in s.model_types), None)
+        if found is not None:
+            return found
+    return library.get(f"{module.spec}.toml") if module.spec else None
+
+
+def module_scope(module: Module, env: Mapping[str, Any]) -> dict[str, Any]:
+    """The config a module is evaluated in: its nested config object (absent or null: the class default,
+    i.e. the sub-spec's defaults), falling back to top-level keys where the module inherits them."""
+    nested = env.get(module.config) if module.config else env
+    nested = dict(nested) if isinstance(nested, dict) else {}
+    if module.inherit and module.config:
+        return {**{k: v for k, v in env.items() if not isinstance(v, dict) and k != "model_type"}, **nested}
+    return nested
+
+
+def relabel(expectation: Expectation, renames: Mapping[str, str], drop_heads: bool = False,
+            layout: str | None = None) -> Expectation:
+    """The same expectation under other stored names (a module's prefix, an on-disk layout, the base model
+    saved alone); with ``drop_heads``, tensors outside the renamed prefixes (the LM head) are left out."""
+    tensors: dict[str, ExpectedTensor] = {}
+    for name, e in expectation.tensors.items():
+        new = rename(name, renames)
+        if drop_heads and new == name and "" not in renames:
+            continue
+        if e.aliases:
+            e = ExpectedTensor(e.shape, e.component, e.kind, e.layer, e.layer_type, e.mtp, e.rule, e.elements,
+                               e.active_fraction, e.stack, e.tied, tuple(rename(a, renames) for a in e.aliases),
+                               e.module)
+        tensors[new] = e
+    tied_names = {rename(k, renames): rename(v, renames) for k, v in expectation.tied_names.items()
+                  if rename(k, renames) in tensors}
+    stacks = tuple(StackInfo(s.name, s.label, rename(s.prefix, renames), s.count, s.extra) for s in expectation.stacks)
+    return Expectation(expectation.spec, expectation.cls, expectation.env, tensors, expectation.tied, stacks,
+                       tied_names, layout or expectation.layout, expectation.modules)

@@ -1,0 +1,288 @@
+"""Loading spec files: TOML -> inheritance -> shorthands -> strictly validated ``Spec`` values.
+
+Every key, placeholder, component, stack and class name is checked here, so a typo in a spec file is an
+error when the specs load (the test suite loads them all), never a silently ignored rule.
+``_common.toml`` holds what all families share: the component names, the task classes and families,
+recomputable buffer suffixes and config defaults every model has (``num_labels``).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from functools import lru_cache
+from importlib import resources
+from types import MappingProxyType
+from typing import Any
+
+from .expr import ExprError, compile_expr
+from .model import Expr, Module, Spec, Stack, TaskClass, TensorRule
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+class SpecError(ValueError):
+    """A spec file is malformed (caught by the test that loads every spec)."""
+
+
+KINDS = ("param", "buffer", "head")
+PLACEHOLDERS = ("{layer}", "{expert}")
+SPEC_KEYS = {"description", "model_types", "architectures", "sources", "family", "extends", "remove", "rename",
+             "tie", "base_prefix", "nullable", "aliases", "defaults", "derived", "stacks", "module", "class",
+             "layouts", "tensor"}
+TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "experts", "active_experts", "kind",
+               "tied_to", "note", "aliases"}
+STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note"}
+MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when", "inherit", "select", "note"}
+CLASS_KEYS = {"prefix", "heads", "tensor", "note"}
+COMMON_KEYS = {"description", "components", "buffer_suffixes", "defaults", "derived", "family", "class"}
+FAMILY_KEYS = {"default", "classes", "note"}
+_PLACEHOLDER = re.compile(r"\{[^}]*\}")
+
+
+def _read(name: str) -> dict[str, Any]:
+    item = resources.files(__package__).joinpath("data", name)
+    try:
+        return tomllib.loads(item.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{name}: {e}") from None
+
+
+def _files() -> list[str]:
+    return sorted(p.name for p in resources.files(__package__).joinpath("data").iterdir()
+                  if p.name.endswith(".toml") and not p.name.startswith("_"))
+
+
+@lru_cache(maxsize=1)
+def common() -> dict[str, Any]:
+    """``_common.toml``, validated."""
+    doc = _read("_common.toml")
+    _known(doc, COMMON_KEYS, "_common.toml")
+    for fam, body in doc.get("family", {}).items():
+        _known(body, FAMILY_KEYS, f"_common.toml family {fam}")
+    return doc
+
+
+def buffer_suffixes() -> tuple[str, ...]:
+    """Name endings of recomputable buffers some exporters save (rotary inv_freq, causal masks ...)."""
+    return tuple(common().get("buffer_suffixes", ()))
+
+
+@lru_cache(maxsize=1)
+def load_all() -> dict[str, Spec]:
+    """Every spec in ``data/`` by file name, inheritance resolved and validated."""
+    return build_specs({name: _read(name) for name in _files()})
+
+
+def build_specs(docs: dict[str, dict[str, Any]]) -> dict[str, Spec]:
+    """Specs from parsed TOML documents keyed by file name (``llama.toml``), validated."""
+    for name, doc in docs.items():
+        _known(doc, SPEC_KEYS, name)
+        if "rename" in doc and "extends" not in doc:
+            raise SpecError(f"{name}: rename without extends")
+    return {name: _build(name, _resolve(name, docs)) for name in docs}
+
+
+def _known(doc: dict[str, Any], keys: set[str], where: str) -> None:
+    unknown = set(doc) - keys
+    if unknown:
+        raise SpecError(f"{where}: unknown keys {sorted(unknown)} (known: {sorted(keys)})")
+
+
+# -- inheritance -----------------------------------------------------------------------------------------
+
+def _resolve(name: str, docs: dict[str, dict[str, Any]], chain: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Apply ``extends``: the parent's keys, tables and tensors, then the child's.
+
+    Tables (defaults, derived, aliases, stacks, classes, layouts) merge key by key; a child tensor or module
+    with an inherited one's name replaces it in place; ``remove`` drops inherited tensors by name; ``rename``
+    moves every inherited name (tensors, tied_to, stack prefixes) under new prefixes. model_types and
+    architectures are never inherited.
+    """
+    doc = docs[name]
+    parent = doc.get("extends")
+    if parent is None:
+        return doc
+    parent_file = f"{parent}.toml"
+    if parent_file not in docs or parent_file in chain:
+        raise SpecError(f"{name}: extends {parent!r}, which is {'circular' if parent_file in chain else 'not a spec'}")
+    base = dict(_resolve(parent_file, docs, (*chain, name)))
+    renames = doc.get("rename")
+    if renames is not None:
+        if not isinstance(renames, dict) or not all(isinstance(v, str) for v in renames.values()):
+            raise SpecError(f"{name}: rename must map old name prefixes to new ones")
+        base.pop("base_prefix", None)
+        base["tensor"] = [{**t, **{k: rename(t[k], renames) for k in ("name", "tied_to") if k in t}}
+                          for t in base.get("tensor", [])]
+        base["stacks"] = {k: {**s, "prefix": rename(s["prefix"], renames)} if "prefix" in s else s
+                          for k, s in base.get("stacks", {}).items()}
+    merged = {**base, **{k: v for k, v in doc.items() if k not in ("extends", "remove", "rename")}}
+    merged["model_types"] = doc.get("model_types", [])
+    merged["architectures"] = doc.get("architectures", [])
+    for table in ("defaults", "derived", "aliases", "layouts", "class"):
+        merged[table] = {**base.get(table, {}), **doc.get(table, {})}
+    merged["stacks"] = {k: {**base.get("stacks", {}).get(k, {}), **doc.get("stacks", {}).get(k, {})}
+                        for k in {**base.get("stacks", {}), **doc.get("stacks", {})}}
+    merged["nullable"] = sorted({*base.get("nullable", []), *doc.get("nullable", [])})
+    removed = set(doc.get("remove", []))
+    unknown = removed - {t.get("name") for t in base.get("tensor", [])}
+    if unknown:
+        raise SpecError(f"{name}: remove names tensors {parent} does not have: {sorted(unknown)}")
+    own = {t.get("name"): t for t in doc.get("tensor", [])}
+    inherited = [own.pop(t["name"], t) for t in base.get("tensor", []) if t["name"] not in removed]
+    merged["tensor"] = inherited + list(own.values())
+    own_modules = {m.get("name"): m for m in doc.get("module", [])}
+    merged["module"] = [own_modules.pop(m["name"], m) for m in base.get("module", [])] + list(own_modules.values())
+    return merged
+
+
+def rename(name: str, renames: dict[str, str] | Any) -> str:
+    """The longest matching old prefix is replaced; names matching none are kept."""
+    for old in sorted(renames, key=len, reverse=True):
+        if name.startswith(old):
+            return renames[old] + name[len(old):]
+    return name
+
+
+# -- building --------------------------------------------------------------------------------------------
+
+def _build(name: str, doc: dict[str, Any]) -> Spec:
+    shared = common()
+    components = set(shared.get("components", ()))
+    stacks = tuple(_stack(name, k, v) for k, v in doc.get("stacks", {}).items())
+    rules = tuple(r for i, entry in enumerate(doc.get("tensor", []))
+                  for r in _rules(name, f"tensor #{i}", entry, components, stacks))
+    twice = sorted({r.name for r in rules if sum(1 for o in rules if o.name == r.name) > 1})
+    if twice:
+        raise SpecError(f"{name}: tensors named twice (replace an inherited entry by its entry name): {twice}")
+    family = doc.get("family", "decoder")
+    families = shared.get("family", {})
+    if family not in families:
+        raise SpecError(f"{name}: family must be one of {sorted(families)}, not {family!r}")
+    templates = {**shared.get("class", {}), **doc.get("class", {})}
+    allowed = list(dict.fromkeys([*families[family].get("classes", []), *doc.get("class", {})]))
+    classes = {}
+    for cls in allowed:
+        body = templates.get(cls, {})
+        _known(body, CLASS_KEYS, f"{name}: class {cls}")
+        extra = tuple(r for i, entry in enumerate(body.get("tensor", []))
+                      for r in _rules(name, f"class {cls} tensor #{i}", entry, components, stacks))
+        classes[cls] = TaskClass(cls, body.get("prefix"), bool(body.get("heads", True)), extra)
+    modules = tuple(_module(name, m, components) for m in doc.get("module", []))
+    aliases = {k: tuple(v) for k, v in doc.get("aliases", {}).items()}
+    if not all(isinstance(v, str) for alts in aliases.values() for v in alts):
+        raise SpecError(f"{name}: aliases must map a config key to a list of other key names")
+    layouts = {k: MappingProxyType(dict(v)) for k, v in doc.get("layouts", {}).items()}
+    spec = Spec(file=name, model_types=tuple(doc.get("model_types", ())),
+                architectures=tuple(doc.get("architectures", ())), rules=rules, stacks=stacks, modules=modules,
+                classes=MappingProxyType(classes), default_class=families[family]["default"],
+                defaults=MappingProxyType({**shared.get("defaults", {}), **doc.get("defaults", {})}),
+                derived=MappingProxyType({**shared.get("derived", {}), **doc.get("derived", {})}),
+                aliases=MappingProxyType(aliases), nullable=frozenset(doc.get("nullable", ())),
+                layouts=MappingProxyType(layouts), tie=doc.get("tie", "tie_word_embeddings"),
+                base_prefix=doc.get("base_prefix", ""), description=doc.get("description", ""))
+    if not spec.model_types and not spec.architectures and family != "tower":
+        raise SpecError(f"{name}: claims no model_types or architectures")
+    for source in expressions(spec):
+        try:
+            compile_expr(source)
+        except ExprError as e:
+            raise SpecError(f"{name}: {e}") from None
+    return spec
+
+
+def _stack(spec: str, name: str, body: dict[str, Any]) -> Stack:
+    _known(body, STACK_KEYS, f"{spec}: stack {name}")
+    prefix = body.get("prefix")
+    if not isinstance(prefix, str) or prefix.count("{layer}") != 1 or "count" not in body:
+        raise SpecError(f"{spec}: stack {name} needs a count and a prefix with one {{layer}}")
+    bind = body.get("bind", {})
+    return Stack(name, body["count"], prefix, body.get("extra", 0), body.get("row"), tuple(bind.items()))
+
+
+def _module(spec: str, body: dict[str, Any], components: set[str]) -> Module:
+    where = f"{spec}: module {body.get('name')!r}"
+    _known(body, MODULE_KEYS, where)
+    if "name" not in body or ("spec" not in body and not body.get("select", True)):
+        raise SpecError(f"{where} needs a name and a spec (or select = true)")
+    prefix = body.get("prefix", {})
+    if isinstance(prefix, str):
+        prefix = {"": prefix}
+    if body.get("component") is not None and body["component"] not in components:
+        raise SpecError(f"{where}: unknown component {body['component']!r}")
+    return Module(body["name"], body.get("spec"), body.get("config"), body.get("class"), MappingProxyType(prefix),
+                  body.get("component"), body.get("when"), bool(body.get("inherit", False)),
+                  bool(body.get("select", True)))
+
+
+def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],
+           stacks: tuple[Stack, ...]) -> list[TensorRule]:
+    """One ``[[tensor]]`` entry as rules: ``linear = [out, in]`` is a weight plus an optional bias (``bias``),
+    ``norm = dim`` a vector weight plus an optional bias; ``shape`` is one tensor."""
+    name = entry.get("name")
+    where = f"{spec}: {where} ({name})"
+    _known(entry, TENSOR_KEYS, where)
+    forms = [k for k in ("shape", "linear", "norm") if k in entry]
+    if not isinstance(name, str) or len(forms) != 1 or "component" not in entry:
+        raise SpecError(f"{where}: needs a name, a component and exactly one of shape / linear / norm")
+    if entry["component"] not in components:
+        raise SpecError(f"{where}: unknown component {entry['component']!r} (known: {sorted(components)})")
+    if entry.get("kind", "param") not in KINDS:
+        raise SpecError(f"{where}: kind must be one of {KINDS}")
+    bad = [p for p in _PLACEHOLDER.findall(name) if p not in PLACEHOLDERS]
+    if bad:
+        raise SpecError(f"{where}: unknown placeholder {bad[0]} (only {', '.join(PLACEHOLDERS)})")
+    if "{expert}" in name and "experts" not in entry:
+        raise SpecError(f"{where}: repeats over {{expert}} but has no 'experts' count")
+    stack = None
+    if "{layer}" in name:
+        owners = [s.name for s in stacks if name.startswith(s.prefix)]
+        if len(owners) != 1:
+            raise SpecError(f"{where}: a {{layer}} name must start with exactly one stack's prefix "
+                            f"({', '.join(s.prefix for s in stacks) or 'no stacks declared'})")
+        stack = owners[0]
+    common_fields: dict[str, Any] = {
+        "component": entry["component"], "when": entry.get("when"), "experts": entry.get("experts"),
+        "active_experts": entry.get("active_experts"), "kind": entry.get("kind", "param"),
+        "tied_to": entry.get("tied_to"), "stack": stack}
+    aliases = tuple(entry.get("aliases", ()))
+    if "shape" in entry:
+        if "bias" in entry:
+            raise SpecError(f"{where}: bias goes with linear or norm, not shape")
+        return [TensorRule(name, tuple(entry["shape"]), aliases=aliases, **common_fields)]
+    if "linear" in entry:
+        out_in = entry["linear"]
+        if not isinstance(out_in, list) or len(out_in) != 2:
+            raise SpecError(f"{where}: linear must be [out, in]")
+        weight_shape: tuple[Expr, ...] = tuple(out_in)
+        bias_shape: tuple[Expr, ...] = (out_in[0],)
+    else:
+        weight_shape = bias_shape = (entry["norm"],)
+    rules = [TensorRule(f"{name}.weight", weight_shape, aliases=tuple(f"{a}.weight" for a in aliases),
+                        **common_fields)]
+    bias = entry.get("bias", False)
+    if bias is not False:
+        when = entry.get("when")
+        condition = bias if when is None else (when if bias is True else f"({when}) and ({bias})")
+        rules.append(TensorRule(f"{name}.bias", bias_shape, aliases=tuple(f"{a}.bias" for a in aliases),
+                                **{**common_fields, "when": condition, "tied_to": None}))
+    return rules
+
+
+def expressions(spec: Spec) -> list[str]:
+    """Every expression of a spec (checked for syntax at load time)."""
+    values: list[Any] = []
+    for v in (*spec.defaults.values(), *spec.derived.values()):
+        values += list(v.values()) if isinstance(v, dict) else [v]
+    values += [spec.tie]
+    for s in spec.stacks:
+        values += [s.count, s.extra, s.row, *(v for _, v in s.bind)]
+    for m in spec.modules:
+        values.append(m.when)
+    rules = [*spec.rules, *(r for c in spec.classes.values() for r in c.rules)]
+    for r in rules:
+        values += [*r.shape, r.when, r.experts, r.active_experts]
+    return [v for v in values if isinstance(v, str)]

@@ -1,0 +1,145 @@
+"""The values the spec engine works with: a loaded spec file and what it evaluates to for one config.
+
+All of them are immutable once built; ``load.py`` builds ``Spec`` from TOML, ``expand.py`` builds
+``Expectation`` from a spec and a config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+Expr = str | int | bool | None
+
+
+@dataclass(frozen=True)
+class TensorRule:
+    """One tensor (or one set of experts) a spec names; shorthands (``linear``, ``norm``) are already expanded."""
+
+    name: str
+    shape: tuple[Expr, ...]
+    component: str
+    when: Expr = None
+    experts: Expr = None          # how many experts: {expert} repeats, or the fused leading dim
+    active_experts: Expr = None   # how many of them are activated per token
+    kind: str = "param"           # param | buffer | head
+    tied_to: str | None = None    # with kind = head: the tensor it is tied to
+    aliases: tuple[str, ...] = ()  # legacy names old exporters wrote for the same weight
+    stack: str | None = None      # the stack whose prefix the name starts with ({layer} repeats over it)
+
+
+@dataclass(frozen=True)
+class Stack:
+    """A numbered stack of layers (decoder layers, encoder layers, vision blocks ...)."""
+
+    name: str
+    count: Expr
+    prefix: str                   # e.g. "model.layers.{layer}."
+    extra: Expr = 0               # MTP / NextN layers appended after the declared ones
+    row: Expr = None              # breakdown row label per layer (default: the stack's name)
+    bind: tuple[tuple[str, Expr], ...] = ()  # per-layer bindings, evaluated in order, visible to `when`
+
+
+@dataclass(frozen=True)
+class Module:
+    """A sub-model stored under a prefix and evaluated in its own config scope (a vision tower, the LM)."""
+
+    name: str
+    spec: str | None              # spec file stem used when the scope's model_type names no spec
+    config: str | None = None     # the scope: a nested config object (text_config, vision_config ...)
+    cls: str | None = None        # the class the sub-model is built as (default: the sub-spec's default)
+    prefix: Mapping[str, str] = field(default_factory=dict)  # old prefix -> stored prefix; "" = every name
+    component: str | None = None  # every tensor of the module in one breakdown row (towers); None keeps them
+    when: Expr = None
+    inherit: bool = False         # the scope falls back to top-level keys (how transformers reads text_config)
+    select: bool = True           # the scope's model_type picks the sub-spec when one claims it
+
+
+@dataclass(frozen=True)
+class TaskClass:
+    """How a task class (``*ForCausalLM``, ``*Model``, ``*ForSequenceClassification`` ...) wraps the model."""
+
+    name: str
+    prefix: str | None = None     # replaces the spec's base_prefix on base-model tensors (None: kept)
+    heads: bool = True            # keep the tensors outside base_prefix (the LM head)
+    rules: tuple[TensorRule, ...] = ()  # head tensors the class adds
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A family's declarative description, validated at load time."""
+
+    file: str
+    model_types: tuple[str, ...]
+    architectures: tuple[str, ...]
+    rules: tuple[TensorRule, ...]
+    stacks: tuple[Stack, ...]
+    modules: tuple[Module, ...]
+    classes: Mapping[str, TaskClass]
+    default_class: str
+    defaults: Mapping[str, Any]
+    derived: Mapping[str, Any]
+    aliases: Mapping[str, tuple[str, ...]]
+    nullable: frozenset[str]
+    layouts: Mapping[str, Mapping[str, str]]
+    tie: Expr = "tie_word_embeddings"
+    base_prefix: str = ""
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ExpectedTensor:
+    """One tensor the architecture implies (experts of one layer share one instance)."""
+
+    shape: tuple[int, ...]
+    component: str
+    kind: str                 # param | buffer | head
+    layer: int | None
+    layer_type: str | None    # breakdown row label; None for tensors outside a decoder stack
+    mtp: bool
+    rule: int                 # identifies the spec rule (groups dtype checks)
+    elements: int
+    active_fraction: tuple[int, int] = (1, 1)
+    stack: str | None = None  # qualified stack name ("decoder", "vision.encoder")
+    tied: bool = False        # a head the config ties to another tensor: a stored copy is redundant
+    aliases: tuple[str, ...] = ()
+    module: str | None = None  # the tower (module with its own breakdown row) it belongs to
+
+
+@dataclass(frozen=True)
+class StackInfo:
+    """A stack as evaluated: its stored name prefix (before the number), declared and extra layer counts."""
+
+    name: str
+    label: str                # "" for the model's own layers, else e.g. "vision tower"
+    prefix: str
+    count: int
+    extra: int
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """A spec evaluated against one config: every expected tensor, by the name it is stored under."""
+
+    spec: Spec
+    cls: str
+    env: Mapping[str, Any]
+    tensors: Mapping[str, ExpectedTensor]
+    tied: bool
+    stacks: tuple[StackInfo, ...]
+    tied_names: Mapping[str, str] = field(default_factory=dict)  # head name -> the tensor it is tied to
+    layout: str = "default"
+    modules: tuple[tuple[str, Expectation], ...] = ()  # evaluated sub-models (for the formula display)
+
+    @property
+    def main(self) -> StackInfo | None:
+        """The model's own (decoder) stack: the first one not inside a tower."""
+        return next((s for s in self.stacks if not s.label), None)
+
+    @property
+    def num_layers(self) -> int:
+        return self.main.count if self.main else 0
+
+    @property
+    def mtp_layers(self) -> int:
+        return self.main.extra if self.main else 0
