@@ -1,0 +1,737 @@
+"""Dump ground-truth case folders: exactly what transformers' ``save_pretrained`` writes.
+
+DEV-ONLY TOOL.  torch / transformers are NOT runtime or test dependencies of st-audit; run this by hand
+in the dev virtualenv (``/work/devenv/bin/python tools/dump_cases.py ...``) and commit its output.
+
+For each (model_type, class, config) case it
+
+* builds the class named in the config's ``architectures[0]`` with ``cls._from_config`` on the ``meta``
+  device (no memory, any size);
+* calls the REAL ``model.save_pretrained(tmpdir)`` with transformers' safetensors writer
+  (``transformers.modeling_utils.safe_save_file``) replaced by a recorder, so tied-weight removal and the
+  transformers-5 weight-conversion revert (fused MoE experts split back, renamed multimodal prefixes) are
+  transformers' own code, not a re-implementation; ``config.json`` is the file save_pretrained wrote;
+* for configs small enough (``--verify-max`` elements) builds the model for real on CPU, saves it for real,
+  and checks the safetensors headers (names, dtypes, shapes) and config.json equal what was recorded.
+
+Output (see docs/truth.md)::
+
+    fixtures/cases/<model_type>/<case>/config.json      config.json exactly as save_pretrained wrote it
+    fixtures/cases/<model_type>/<case>/layout.json.gz   {"class", "produced_by", "tensors": [[name, dtype, shape]]}
+    fixtures/cases/<model_type>/<case>/truth.json       class, parameters, persistent_buffers, tied_dropped, ...
+    fixtures/config-classes/<model_type>.json           config class defaults / attribute_map / sub_configs
+    fixtures/cases/_unbuildable.json                    (model_type, class) transformers cannot build, and why
+
+Cases per (model_type, class): ``default`` (class default config; layer count shrunk for huge MoE defaults,
+said in ``variant``), ``small`` (sizes shrunk), ``p1`` / ``p2`` (every known structural integer changed
+to other values, dtype bf16 in p1, all structural booleans flipped in p1), and ``flip-<field>`` (one boolean
+flipped from ``small``; kept only when it changes the layout).
+
+Usage::
+
+    /work/devenv/bin/python tools/dump_cases.py --group 1          # issue-8 list
+    /work/devenv/bin/python tools/dump_cases.py --group 2          # every causal-LM / image-text-to-text type
+    /work/devenv/bin/python tools/dump_cases.py --group 3          # encoders / seq2seq / speech / vision
+    /work/devenv/bin/python tools/dump_cases.py --only llava,gemma3 [--classes LlavaForConditionalGeneration]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import dataclasses
+import gzip
+import io
+import json
+import math
+import os
+import re
+import shutil
+import struct
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+from pathlib import Path
+
+import torch
+import transformers
+import transformers.modeling_utils as modeling_utils
+from transformers import CONFIG_MAPPING, PreTrainedConfig
+from transformers.models.auto import modeling_auto
+
+warnings.filterwarnings("ignore")
+transformers.logging.set_verbosity_error()
+try:
+    transformers.utils.logging.disable_progress_bar()
+except Exception:  # pragma: no cover
+    pass
+
+REPO = Path(__file__).resolve().parents[1]
+CASES = REPO / "fixtures" / "cases"
+CONFIG_CLASSES = REPO / "fixtures" / "config-classes"
+TF_VERSION = transformers.__version__
+TORCH_VERSION = torch.__version__.split("+")[0]
+ST_DTYPE = {
+    torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16", torch.float64: "F64",
+    torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8", torch.uint8: "U8",
+    torch.bool: "BOOL", torch.float8_e4m3fn: "F8_E4M3", torch.float8_e5m2: "F8_E5M2",
+}
+DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16, "float32": torch.float32}
+MAX_DEFAULT_TENSORS = 4000   # above this, the default case is re-dumped with fewer layers
+VERIFY_MAX = 60_000_000      # real CPU save_pretrained cross-check below this many elements
+
+# ---------------------------------------------------------------------------------------------------------
+# Perturbation profiles, by canonical (attribute_map-resolved) field name: values for small / p1 / p2.
+# Values are chosen so that the usual relations (hidden = heads * head_dim, kv = heads, ...) hold in some
+# cases and not in others, which is what lets tools/derive_spec.py tell expressions apart.
+# ---------------------------------------------------------------------------------------------------------
+PROFILE = {
+    "vocab_size": (500, 613, 737),
+    "hidden_size": (64, 96, 128),
+    "intermediate_size": (112, 176, 144),
+    "num_hidden_layers": (2, 3, 5),
+    "num_attention_heads": (4, 6, 8),
+    "num_key_value_heads": (2, 3, 2),
+    "head_dim": (16, 24, 32),
+    "moe_intermediate_size": (48, 40, 56),
+    "shared_expert_intermediate_size": (80, 72, 88),
+    "num_experts": (4, 6, 5),
+    "num_local_experts": (4, 6, 5),
+    "n_routed_experts": (4, 6, 5),
+    "num_experts_per_tok": (2, 3, 2),
+    "n_shared_experts": (1, 2, 1),
+    "num_shared_experts": (1, 2, 1),
+    "first_k_dense_replace": (1, 2, 0),
+    "kv_lora_rank": (32, 24, 40),
+    "q_lora_rank": (48, 40, 56),
+    "qk_rope_head_dim": (8, 16, 8),
+    "qk_nope_head_dim": (16, 8, 24),
+    "v_head_dim": (16, 24, 12),
+    "n_group": (2, 3, 1),
+    "topk_group": (1, 2, 1),
+    "max_position_embeddings": (128, 160, 192),
+    # vision / audio towers and encoder-decoder naming
+    "image_size": (32, 48, 64),
+    "patch_size": (8, 8, 16),
+    "depth": (2, 3, 4),
+    "num_heads": (4, 6, 8),
+    "embed_dim": (64, 96, 128),
+    "out_hidden_size": (64, 96, 128),
+    "projection_dim": (48, 40, 56),
+    "mm_tokens_per_image": (4, 9, 4),
+    "encoder_layers": (2, 3, 4),
+    "decoder_layers": (2, 4, 3),
+    "encoder_attention_heads": (4, 6, 8),
+    "decoder_attention_heads": (4, 6, 8),
+    "encoder_ffn_dim": (112, 176, 144),
+    "decoder_ffn_dim": (112, 144, 176),
+    "d_model": (64, 96, 128),
+    "d_ff": (112, 176, 144),
+    "d_kv": (16, 24, 12),
+    "num_layers": (2, 3, 4),
+    "num_decoder_layers": (2, 4, 3),
+    "type_vocab_size": (2, 3, 1),
+}
+SIZE_ROLES = set(PROFILE)
+# Integers / booleans never varied: ids, runtime switches, generic PreTrainedConfig fields.
+NEVER_VARY = re.compile(
+    r"(token_id|token_index|_id$|^id$|seed|^use_cache$|return_dict|output_|torchscript|is_encoder_decoder|"
+    r"^is_decoder$|add_cross_attention|tie_encoder_decoder|chunk_size_feed_forward|sliding_window|"
+    r"_attn_implementation|^pretraining_tp$|^use_return_dict$|gradient_checkpointing|^debug|^_|"
+    r"max_window_layers|bos|eos|pad|^rope|^initializer|dropout|^use_sliding_window$|^use_flash|^use_kernel|"
+    r"^num_labels$|^problem_type$|^dtype$|^transformers_version$|^architectures$|cache|^use_mamba_kernels$|"
+    r"^scale_embedding$|^layer_norm_eps$)")
+BASE_FIELDS = {f.name for f in dataclasses.fields(PreTrainedConfig)}
+
+
+def _canon_to_stored(cfg_cls) -> dict:
+    """attribute_map is {alias: stored}; canonical profile names may be aliases of the stored key."""
+    return dict(getattr(cfg_cls, "attribute_map", {}) or {})
+
+
+def _fields(cfg_cls) -> dict:
+    if dataclasses.is_dataclass(cfg_cls):
+        return {f.name: str(f.type) for f in dataclasses.fields(cfg_cls)}
+    return {}
+
+
+def _layer_key(cfg_cls, defaults: dict) -> str | None:
+    amap = _canon_to_stored(cfg_cls)
+    k = amap.get("num_hidden_layers", "num_hidden_layers")
+    return k if k in defaults else None
+
+
+def _sub_config_names(cfg_obj) -> list[str]:
+    subs = getattr(type(cfg_obj), "sub_configs", {}) or {}
+    return [k for k in subs if isinstance(getattr(cfg_obj, k, None), PreTrainedConfig)]
+
+
+def structural_bools(cfg_obj) -> list[str]:
+    cls = type(cfg_obj)
+    d = cfg_obj.to_dict()
+    fields = _fields(cls)
+    out = []
+    for k, v in d.items():
+        if isinstance(v, bool) and (k not in BASE_FIELDS) and not NEVER_VARY.search(k):
+            if k in fields or k == "tie_word_embeddings":
+                out.append(k)
+    return out
+
+
+def profile_overrides(cfg_obj, idx: int) -> dict:
+    """Overrides (stored key -> value) for profile column idx on one config level (no recursion)."""
+    cls = type(cfg_obj)
+    d = cfg_obj.to_dict()
+    amap = _canon_to_stored(cls)
+    out = {}
+    for canon, vals in PROFILE.items():
+        key = amap.get(canon, canon)
+        if key not in d or isinstance(d[key], (bool, list, dict)):
+            continue
+        if d[key] is None and canon not in ("head_dim",):
+            continue
+        out[key] = vals[idx]
+    # per-layer lists follow the layer count (cycled), so changing the count stays valid
+    lk = _layer_key(cls, d)
+    if lk and lk in out and isinstance(d.get(lk), int):
+        n_old, n_new = d[lk], out[lk]
+        for k, v in d.items():
+            if isinstance(v, list) and len(v) == n_old and n_old > 0 and k not in ("architectures",):
+                out[k] = [v[i % n_old] for i in range(n_new)]
+    # ids that would fall outside a shrunk vocabulary are moved inside it
+    vk = amap.get("vocab_size", "vocab_size")
+    if vk in out:
+        vocab = out[vk]
+        n = 1
+        for k, v in d.items():
+            if re.search(r"token_id|token_index", k) and isinstance(v, int) and not isinstance(v, bool) and v >= vocab:
+                out[k] = vocab - n
+                n += 1
+            elif re.search(r"token_id", k) and isinstance(v, list) and v and all(isinstance(x, int) for x in v):
+                out[k] = [x if x < vocab else vocab - 1 for x in v]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Building configs and models
+# ---------------------------------------------------------------------------------------------------------
+def make_config(model_type: str, overrides: dict, sub_overrides: dict):
+    """Class-default config of model_type with overrides; sub_overrides {sub_name: {key: value}}."""
+    cls = CONFIG_MAPPING[model_type]
+    kwargs = dict(overrides)
+    if sub_overrides:
+        base = cls()
+        for sub, ov in sub_overrides.items():
+            sub_obj = getattr(base, sub, None)
+            if isinstance(sub_obj, PreTrainedConfig):
+                sd = {"model_type": sub_obj.model_type} if getattr(sub_obj, "model_type", "") else {}
+                # keep the non-default choices the parent made for its default sub-config
+                sd.update(sub_obj.to_diff_dict())
+                for k in ("transformers_version", "architectures", "dtype"):
+                    sd.pop(k, None)
+                sd.update(ov)
+                kwargs[sub] = sd
+    return cls(**kwargs)
+
+
+def _dtype_of(cfg) -> torch.dtype | None:
+    dt = getattr(cfg, "dtype", None)
+    if isinstance(dt, torch.dtype):
+        return dt
+    if isinstance(dt, str):
+        return DTYPES.get(dt)
+    return None
+
+
+def build(cls_name: str, cfg, device: str):
+    cls = getattr(transformers, cls_name)
+    cfg.architectures = [cls_name]
+    # always explicit: _from_config then writes the same dtype into every (sub-)config on both paths
+    kw = {"dtype": _dtype_of(cfg) or torch.float32}
+    if device == "meta":
+        with torch.device("meta"):
+            return cls._from_config(cfg, **kw)
+    torch.manual_seed(0)
+    return cls._from_config(cfg, **kw)
+
+
+class _Recorder:
+    """Replaces transformers.modeling_utils.safe_save_file: records what would be written."""
+
+    def __init__(self):
+        self.tensors = []  # (name, tensor)
+
+    def __call__(self, tensors, filename, metadata=None):
+        for k, v in tensors.items():
+            self.tensors.append((k, v))
+
+
+@contextlib.contextmanager
+def _recording():
+    rec = _Recorder()
+    orig = modeling_utils.safe_save_file
+    modeling_utils.safe_save_file = rec
+    try:
+        yield rec
+    finally:
+        modeling_utils.safe_save_file = orig
+
+
+def capture(model) -> dict:
+    """Run the real save_pretrained with the writer recording; return layout facts."""
+    sd = model.state_dict()
+    buffer_names = {n for n, _ in model.named_buffers()}
+    origin = {id(t): n for n, t in sd.items()}
+    kept = modeling_utils.remove_tied_weights_from_state_dict(dict(sd), model)
+    tied_dropped = [n for n in sd if n not in kept]
+    d = tempfile.mkdtemp(prefix="stcase-")
+    try:
+        with _recording() as rec:
+            model.save_pretrained(d, state_dict=dict(sd), max_shard_size="100000GB")
+        config_text = Path(d, "config.json").read_text()
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    tensors, buffers, unknown, renames = [], [], [], set()
+    for name, t in rec.tensors:
+        tensors.append([name, ST_DTYPE[t.dtype], list(t.shape)])
+        src = origin.get(id(t))
+        if src is None:
+            unknown.append(name)
+            continue
+        if src in buffer_names:
+            buffers.append(name)
+        if src != name:
+            renames.add(_prefix_pair(src, name))
+    return {"tensors": tensors, "buffers": buffers, "tied_dropped": tied_dropped, "config_text": config_text,
+            "converted": unknown, "renamed": sorted(renames), "parameters": model.num_parameters(),
+            "non_persistent": [n for n in buffer_names if n not in sd]}
+
+
+def _prefix_pair(src: str, dst: str) -> tuple[str, str]:
+    """(in-memory part, saved part) once the common dotted suffix is removed."""
+    a, b = src.split("."), dst.split(".")
+    while a and b and a[-1] == b[-1]:
+        a.pop()
+        b.pop()
+    return ".".join(a), ".".join(b)
+
+
+def read_safetensors_headers(folder: str) -> dict:
+    out = {}
+    for fn in sorted(os.listdir(folder)):
+        if fn.endswith(".safetensors"):
+            with open(os.path.join(folder, fn), "rb") as f:
+                (n,) = struct.unpack("<Q", f.read(8))
+                hdr = json.loads(f.read(n))
+            for k, v in hdr.items():
+                if k != "__metadata__":
+                    out[k] = [v["dtype"], v["shape"]]
+    return out
+
+
+def verify_real(cls_name: str, cfg, layout: dict) -> tuple[bool, str]:
+    model = build(cls_name, copy.deepcopy(cfg), "cpu")
+    d = tempfile.mkdtemp(prefix="stcase-real-")
+    try:
+        model.save_pretrained(d)
+        saved = read_safetensors_headers(d)
+        cfg_text = Path(d, "config.json").read_text()
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+        del model
+    mine = {n: [dt, s] for n, dt, s in layout["tensors"]}
+    if saved != mine:
+        diff = {"only_saved": sorted(set(saved) - set(mine))[:10], "only_recorded": sorted(set(mine) - set(saved))[:10],
+                "differ": sorted(k for k in set(saved) & set(mine) if saved[k] != mine[k])[:10]}
+        return False, f"real save differs: {json.dumps(diff)}"
+    if json.loads(cfg_text) != json.loads(layout["config_text"]):
+        return False, "real save config.json differs"
+    return True, "verified"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Case generation
+# ---------------------------------------------------------------------------------------------------------
+@dataclasses.dataclass
+class Case:
+    name: str
+    overrides: dict
+    sub_overrides: dict
+    variant: str
+
+
+def _levels(cfg):
+    """[(sub_name or None, config object)] : the top level and each sub-config."""
+    out = [(None, cfg)]
+    for s in _sub_config_names(cfg):
+        out.append((s, getattr(cfg, s)))
+    return out
+
+
+def _split(overrides_by_level: dict) -> tuple[dict, dict]:
+    top = overrides_by_level.get(None, {})
+    subs = {k: v for k, v in overrides_by_level.items() if k is not None and v}
+    return dict(top), subs
+
+
+def _try_build(model_type, cls_name, top, subs):
+    cfg = make_config(model_type, top, subs)
+    model = build(cls_name, cfg, "meta")
+    return cfg, model
+
+
+def robust_overrides(model_type, cls_name, base_levels: dict, wanted_levels: dict, log: list):
+    """Apply wanted overrides on top of base; if the whole set fails, add them one field at a time."""
+    merged = {lvl: {**base_levels.get(lvl, {}), **wanted_levels.get(lvl, {})} for lvl in set(base_levels) | set(wanted_levels)}
+    try:
+        _try_build(model_type, cls_name, *_split(merged))
+        return merged
+    except Exception:
+        pass
+    cur = {lvl: dict(v) for lvl, v in base_levels.items()}
+    # layer count changes go with their per-layer lists: group keys set together by profile_overrides
+    for lvl, ov in wanted_levels.items():
+        groups = _group_keys(ov)
+        for grp in groups:
+            trial = {l: dict(v) for l, v in cur.items()}
+            trial.setdefault(lvl, {}).update({k: ov[k] for k in grp})
+            try:
+                _try_build(model_type, cls_name, *_split(trial))
+                cur = trial
+            except Exception as e:
+                log.append(f"{'' if lvl is None else lvl + '.'}{'+'.join(grp)} not varied ({type(e).__name__}: {str(e)[:120]})")
+    return cur
+
+
+def _group_keys(ov: dict) -> list[list[str]]:
+    lists = [k for k, v in ov.items() if isinstance(v, list)]
+    singles = [k for k in ov if k not in lists]
+    groups = []
+    for k in singles:
+        if re.search(r"layers$|^n_layer$|^depth$|num_hidden_layers", k) and lists:
+            groups.append([k] + lists)
+            lists = []
+        else:
+            groups.append([k])
+    groups.extend([[k] for k in lists])
+    return groups
+
+
+def plan_cases(model_type: str, cls_name: str, head_labels: bool) -> tuple[list[Case], list[str]]:
+    """Cases for one (model_type, class); returns (cases, notes about fields that could not be varied)."""
+    log: list[str] = []
+    base = CONFIG_MAPPING[model_type]()
+    levels = _levels(base)
+    cases = [Case("default", {}, {}, "default")]
+    prof = []
+    for idx in range(3):
+        wanted = {lvl: profile_overrides(obj, idx) for lvl, obj in levels}
+        if head_labels and idx < 2:
+            wanted.setdefault(None, {})["num_labels"] = (3, 5)[idx]
+        prof.append(wanted)
+    small = robust_overrides(model_type, cls_name, {}, prof[0], log)
+    cases.append(Case("small", *_split(small), "perturbed: sizes shrunk (small profile)"))
+    for idx, nm in ((1, "p1"), (2, "p2")):
+        want = {lvl: dict(v) for lvl, v in prof[idx].items()}
+        if idx == 1:
+            want.setdefault(None, {})["dtype"] = "bfloat16"
+            for lvl, obj in levels:
+                for b in structural_bools(obj):
+                    want.setdefault(lvl, {})[b] = not getattr(obj, b)
+        got = robust_overrides(model_type, cls_name, small, want, log)
+        what = "every size field changed" + (", dtype bfloat16, structural booleans flipped" if idx == 1 else "")
+        cases.append(Case(nm, *_split(got), f"perturbed: {what}"))
+    for lvl, obj in levels:
+        for b in structural_bools(obj):
+            trial = {l: dict(v) for l, v in small.items()}
+            trial.setdefault(lvl, {})[b] = not getattr(obj, b)
+            field = b if lvl is None else f"{lvl}.{b}"
+            cases.append(Case(f"flip-{field}", *_split(trial), f"perturbed: small with {field}={not getattr(obj, b)}"))
+    return cases, log
+
+
+def shrink_default(model_type: str, cls_name: str, n_tensors: int) -> Case | None:
+    """Huge default layouts are dumped with fewer layers (same everything else)."""
+    base = CONFIG_MAPPING[model_type]()
+    for lvl, obj in _levels(base):
+        d = obj.to_dict()
+        lk = _layer_key(type(obj), d)
+        if not lk or not isinstance(d.get(lk), int) or d[lk] <= 6:
+            continue
+        n_old = d[lk]
+        per_layer = max(1, n_tensors // max(1, n_old))
+        n_new = max(6, min(n_old, MAX_DEFAULT_TENSORS // per_layer))
+        fkd = d.get("first_k_dense_replace")
+        if isinstance(fkd, int):
+            n_new = max(n_new, fkd + 3)
+        if n_new >= n_old:
+            return None
+        ov = {lk: n_new}
+        for k, v in d.items():
+            if isinstance(v, list) and len(v) == n_old:
+                ov[k] = v[:n_new]
+        top, subs = ({**ov}, {}) if lvl is None else ({}, {lvl: ov})
+        return Case("default", top, subs, f"default except {'' if lvl is None else lvl + '.'}{lk}={n_new} "
+                                          f"(class default {n_old}; layer count shrunk to keep the dump small)")
+    return None
+
+
+def _default_fallback(model_type: str, cls_name: str, msg: str) -> Case | None:
+    """A class default that transformers cannot build: retry with a null head_dim filled in as hidden/heads."""
+    base = CONFIG_MAPPING[model_type]()
+    for lvl, obj in _levels(base):
+        d = obj.to_dict()
+        amap = _canon_to_stored(type(obj))
+        hk, hs, nh = (amap.get(k, k) for k in ("head_dim", "hidden_size", "num_attention_heads"))
+        if hk in d and d[hk] is None and isinstance(d.get(hs), int) and isinstance(d.get(nh), int):
+            ov = {hk: d[hs] // d[nh]}
+            top, subs = (ov, {}) if lvl is None else ({}, {lvl: ov})
+            where = hk if lvl is None else f"{lvl}.{hk}"
+            return Case("default", top, subs, f"default except {where}={ov[hk]} (= hidden/heads; the class default "
+                                              f"null does not build: {msg})")
+    return None
+
+
+def write_case(model_type: str, case_name: str, cls_name: str, lay: dict, variant: str, notes: str):
+    folder = CASES / model_type / case_name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(lay["config_text"])
+    doc = {"class": cls_name,
+           "produced_by": f"transformers {TF_VERSION} {cls_name}._from_config on meta; real save_pretrained with the "
+                          f"safetensors writer recording; torch {TORCH_VERSION}",
+           "tensors": lay["tensors"]}
+    with open(folder / "layout.json.gz", "wb") as f:
+        with gzip.GzipFile(fileobj=f, mode="wb", mtime=0, compresslevel=9, filename="") as gz:
+            gz.write(json.dumps(doc, separators=(",", ":")).encode())
+    truth = {"class": cls_name, "parameters": lay["parameters"], "persistent_buffers": lay["buffers"],
+             "tied_dropped": lay["tied_dropped"], "variant": variant, "notes": notes}
+    if lay["renamed"]:
+        truth["renamed_on_save"] = [list(p) for p in lay["renamed"]]
+    if lay["converted"]:
+        # tensors produced by a weight-conversion revert (e.g. fused experts split), as name templates
+        truth["converted_on_save"] = sorted({re.sub(r"\.\d+\.", ".N.", re.sub(r"\.\d+\.", ".N.", n))
+                                             for n in lay["converted"]})
+    (folder / "truth.json").write_text(json.dumps(truth, indent=1) + "\n")
+
+
+def dump_config_class(model_type: str):
+    cls = CONFIG_MAPPING[model_type]
+    cfg = cls()
+    subs = {}
+    for k, v in (getattr(cls, "sub_configs", {}) or {}).items():
+        inst = getattr(cfg, k, None)
+        subs[k] = {"declared": v.__name__, "default_instance": type(inst).__name__ if inst is not None else None}
+    doc = {"class": cls.__name__, "model_type": model_type, "produced_by": f"transformers {TF_VERSION}",
+           "defaults": json.loads(cfg.to_json_string(use_diff=False)),
+           "attribute_map": dict(getattr(cls, "attribute_map", {}) or {}), "sub_configs": subs}
+    for k in ("transformers_version",):
+        doc["defaults"].pop(k, None)
+    CONFIG_CLASSES.mkdir(parents=True, exist_ok=True)
+    (CONFIG_CLASSES / f"{model_type}.json").write_text(json.dumps(doc, indent=1, sort_keys=False) + "\n")
+
+
+def n_elements(tensors) -> int:
+    return sum(math.prod(s) for _, _, s in tensors)
+
+
+def dump_class(model_type: str, cls_name: str, verify: bool, extra_notes: str = "") -> dict:
+    """All cases for one (model_type, class). Returns a summary dict; raises if nothing could be built."""
+    if not hasattr(transformers, cls_name):
+        raise RuntimeError(f"transformers {TF_VERSION} has no class {cls_name}")
+    head_labels = bool(re.search(r"For(Sequence|Token)Classification|ForMultipleChoice", cls_name))
+    cases, log = plan_cases(model_type, cls_name, head_labels)
+    summary = {"cases": 0, "verified": 0, "failed": []}
+    small_layout = None
+    for case in cases:
+        t0 = time.time()
+        try:
+            cfg, model = _try_build(model_type, cls_name, case.overrides, case.sub_overrides)
+            lay = capture(model)
+            del model
+            variant = case.variant
+            if case.name == "default" and len(lay["tensors"]) > MAX_DEFAULT_TENSORS:
+                sh = shrink_default(model_type, cls_name, len(lay["tensors"]))
+                if sh is not None:
+                    cfg, model = _try_build(model_type, cls_name, sh.overrides, sh.sub_overrides)
+                    lay = capture(model)
+                    del model
+                    variant = sh.variant
+            if case.name.startswith("flip-") and small_layout is not None and lay["tensors"] == small_layout:
+                continue  # layout-neutral flag: recorded in the small case's notes instead
+            notes = [extra_notes] if extra_notes else []
+            if case.name == "small":
+                small_layout = lay["tensors"]
+            if case.name in ("small", "p1") and log:
+                notes.append("Fields left at the small value because varying them failed to build: " + "; ".join(log))
+            n_el = n_elements(lay["tensors"])
+            if verify and n_el <= VERIFY_MAX:
+                ok, msg = verify_real(cls_name, cfg, lay)
+                summary["verified"] += ok
+                notes.append(f"Real CPU save_pretrained cross-check: {msg}." if ok else f"CROSS-CHECK FAILED: {msg}")
+                if not ok:
+                    summary["failed"].append(f"{case.name}: {msg}")
+            elif verify:
+                notes.append("Not cross-checked by a real save (too large); meta capture only.")
+            if lay["non_persistent"]:
+                notes.append(f"{len(lay['non_persistent'])} non-persistent buffers are not saved "
+                             f"(e.g. {sorted(lay['non_persistent'])[0]}).")
+            write_case(model_type, f"{cls_name}-{case.name}", cls_name, lay, variant, " ".join(notes))
+            summary["cases"] += 1
+        except Exception as e:
+            msg = f"{type(e).__name__}: {str(e).splitlines()[0][:300] if str(e) else ''}"
+            if case.name == "default":
+                fixed = _default_fallback(model_type, cls_name, msg)
+                if fixed is not None:
+                    cases.insert(cases.index(case) + 1, fixed)
+                summary["default_error"] = msg
+            summary["failed"].append(f"{case.name}: {msg}")
+        finally:
+            dt = time.time() - t0
+            if dt > 20:
+                print(f"    slow case {case.name}: {dt:.0f}s", file=sys.stderr)
+    if summary["cases"] == 0:
+        raise RuntimeError("no config builds: " + "; ".join(summary["failed"][:3]))
+    # neutral flips: note them in the small case
+    neutral = [c.name[5:] for c in cases if c.name.startswith("flip-")
+               and not (CASES / model_type / f"{cls_name}-{c.name}").exists()]
+    if neutral and small_layout is not None:
+        tp = CASES / model_type / f"{cls_name}-small" / "truth.json"
+        t = json.loads(tp.read_text())
+        t["notes"] = (t["notes"] + " " if t["notes"] else "") + \
+            f"Flipping {', '.join(neutral)} from this config leaves the layout unchanged."
+        tp.write_text(json.dumps(t, indent=1) + "\n")
+    return summary
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Groups
+# ---------------------------------------------------------------------------------------------------------
+GEMMA3_NOTE = ("Names: the released google/gemma-3-4b-it (/-12b-it/-27b-it) checkpoints store language_model.model.*, "
+               "vision_tower.vision_model.*, multi_modal_projector.* (transformers 4.50-era layout). transformers {v} "
+               "holds model.language_model.*, model.vision_tower.* (SigLIP without its vision_model. level), "
+               "model.multi_modal_projector.*, lm_head.* in memory, and its save_pretrained (this layout) writes "
+               "language_model.model.*, language_model.lm_head.weight (only when untied), vision_tower.* (NO "
+               "vision_model. level) and multi_modal_projector.*; its loader accepts both on-disk forms.")
+NOTES = {"gemma3": GEMMA3_NOTE.format(v=TF_VERSION)}
+
+ISSUE8_MM = ["gemma3", "llava", "llava_next", "mistral3", "idefics3", "smolvlm", "internvl", "paligemma",
+             "qwen2_vl", "qwen2_5_vl", "llama4"]
+ISSUE8_BASE = {"llama": "LlamaModel", "mistral": "MistralModel", "qwen2": "Qwen2Model", "qwen3": "Qwen3Model",
+               "gemma3_text": "Gemma3TextModel"}
+GROUP3 = ["bert", "roberta", "xlm-roberta", "distilbert", "deberta-v2", "modernbert", "mpnet", "electra", "albert",
+          "t5", "mt5", "bart", "marian", "whisper", "clip", "siglip", "vit", "dinov2", "wav2vec2"]
+
+
+def spec_model_types() -> list[str]:
+    out = []
+    for p in sorted((REPO / "auditor" / "specs" / "data").glob("*.toml")):
+        m = re.search(r"^model_types\s*=\s*\[([^\]]*)\]", p.read_text(), re.M)
+        if m:
+            out += re.findall(r'"([^"]+)"', m.group(1))
+    return out
+
+
+def head_classes(mt: str) -> list[str]:
+    out = []
+    for mp in ("MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES", "MODEL_FOR_TOKEN_CLASSIFICATION_MAPPING_NAMES",
+               "MODEL_FOR_QUESTION_ANSWERING_MAPPING_NAMES"):
+        c = getattr(modeling_auto, mp).get(mt)
+        if isinstance(c, str):
+            out.append(c)
+    return out
+
+
+def group_targets(group: int) -> list[tuple[str, str]]:
+    M = modeling_auto
+    if group == 1:
+        t = [(mt, M.MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES[mt]) for mt in ISSUE8_MM]
+        t += list(ISSUE8_BASE.items())
+        for mt in spec_model_types():
+            t += [(mt, c) for c in head_classes(mt)]
+        return t
+    if group == 2:
+        t = [(mt, c) for mt, c in M.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.items()]
+        t += [(mt, c) for mt, c in M.MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES.items()]
+        return t
+    if group == 3:
+        t = []
+        for mt in GROUP3:
+            for mp in ("MODEL_MAPPING_NAMES", "MODEL_FOR_MASKED_LM_MAPPING_NAMES", "MODEL_FOR_PRETRAINING_MAPPING_NAMES",
+                       "MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES", "MODEL_FOR_TOKEN_CLASSIFICATION_MAPPING_NAMES",
+                       "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES", "MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING_NAMES",
+                       "MODEL_FOR_CTC_MAPPING_NAMES", "MODEL_FOR_IMAGE_CLASSIFICATION_MAPPING_NAMES"):
+                c = getattr(M, mp, {}).get(mt)
+                if isinstance(c, str) and (mt, c) not in t:
+                    t.append((mt, c))
+        t.append(("t5", "T5EncoderModel"))
+        return t
+    raise SystemExit(f"unknown group {group}")
+
+
+def load_unbuildable() -> dict:
+    p = CASES / "_unbuildable.json"
+    return json.loads(p.read_text()) if p.exists() else {}
+
+
+def save_unbuildable(d: dict):
+    CASES.mkdir(parents=True, exist_ok=True)
+    (CASES / "_unbuildable.json").write_text(json.dumps(dict(sorted(d.items())), indent=1) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--group", type=int, action="append", default=[])
+    ap.add_argument("--only", default=None, help="comma-separated model types")
+    ap.add_argument("--classes", default=None, help="comma-separated class names (with --only)")
+    ap.add_argument("--no-verify", action="store_true")
+    ap.add_argument("--skip-existing", action="store_true", help="skip (type, class) already dumped")
+    args = ap.parse_args()
+    targets: list[tuple[str, str]] = []
+    for g in args.group:
+        targets += [t for t in group_targets(g) if t not in targets]
+    if args.only:
+        types = args.only.split(",")
+        if not targets:
+            for g in (1, 2, 3):
+                targets += [t for t in group_targets(g) if t not in targets]
+        targets = [t for t in targets if t[0] in types]
+        if args.classes:
+            targets = [(mt, c) for mt in types for c in args.classes.split(",")]
+    unbuildable = load_unbuildable()
+    done_types = set()
+    for mt, cls_name in targets:
+        key = f"{mt}/{cls_name}"
+        if args.skip_existing and (CASES / mt / f"{cls_name}-default").exists():
+            continue
+        t0 = time.time()
+        try:
+            if mt not in CONFIG_MAPPING:
+                raise RuntimeError(f"model_type {mt!r} not in CONFIG_MAPPING")
+            if mt not in done_types:
+                dump_config_class(mt)
+                done_types.add(mt)
+            if (CASES / mt).exists():
+                for old in (CASES / mt).glob(f"{cls_name}-*"):
+                    shutil.rmtree(old)
+            s = dump_class(mt, cls_name, verify=not args.no_verify, extra_notes=NOTES.get(mt, ""))
+            unbuildable.pop(key, None)
+            unbuildable.pop(f"{key} (class default config)", None)
+            if s.get("default_error"):
+                unbuildable[f"{key} (class default config)"] = s["default_error"]
+            print(f"{key:70s} {s['cases']:3d} cases {s['verified']:3d} verified {time.time() - t0:6.1f}s"
+                  + (f"  FAILED: {s['failed']}" if s["failed"] else ""), flush=True)
+        except Exception as e:
+            reason = f"{type(e).__name__}: {str(e).splitlines()[0][:400] if str(e) else ''}"
+            if isinstance(e, RuntimeError) and e.__cause__ is not None:
+                c = e.__cause__
+                reason = f"{type(c).__name__}: {str(c).splitlines()[0][:400] if str(c) else ''}"
+            unbuildable[key] = reason
+            print(f"{key:70s} UNBUILDABLE {reason}", flush=True)
+        save_unbuildable(unbuildable)
+
+
+if __name__ == "__main__":
+    main()
