@@ -122,8 +122,10 @@ def _resolve(name: str, docs: dict[str, dict[str, Any]], chain: tuple[str, ...] 
     merged = {**base, **{k: v for k, v in doc.items() if k not in ("extends", "remove", "rename")}}
     merged["model_types"] = doc.get("model_types", [])
     merged["architectures"] = doc.get("architectures", [])
-    for table in ("defaults", "derived", "aliases", "layouts", "class"):
+    for table in ("defaults", "derived", "aliases", "layouts"):
         merged[table] = {**base.get(table, {}), **doc.get(table, {})}
+    merged["class"] = {k: {**base.get("class", {}).get(k, {}), **doc.get("class", {}).get(k, {})}
+                       for k in {**base.get("class", {}), **doc.get("class", {})}}
     merged["stacks"] = {k: {**base.get("stacks", {}).get(k, {}), **doc.get("stacks", {}).get(k, {})}
                         for k in {**base.get("stacks", {}), **doc.get("stacks", {})}}
     merged["nullable"] = sorted({*base.get("nullable", []), *doc.get("nullable", [])})
@@ -162,7 +164,9 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
     families = shared.get("family", {})
     if family not in families:
         raise SpecError(f"{name}: family must be one of {sorted(families)}, not {family!r}")
-    templates = {**shared.get("class", {}), **doc.get("class", {})}
+    own_classes = doc.get("class", {})
+    templates = {k: {**shared.get("class", {}).get(k, {}), **own_classes.get(k, {})}
+                 for k in {**shared.get("class", {}), **own_classes}}
     allowed = list(dict.fromkeys([*families[family].get("classes", []), *doc.get("class", {})]))
     classes = {}
     for cls in allowed:
