@@ -205,3 +205,25 @@ def test_layout_variants_pick_the_names_the_checkpoint_uses() -> None:
     alone = {"model.embed.weight", "model.layers.0.w", "model.layers.1.w", "lm_head.weight"}
     picked = best_layout(e, alone)
     assert picked.layout == "language_model alone" and set(picked.tensors) == alone
+
+
+def test_every_shipped_spec_file_validates_against_the_editor_schema() -> None:
+    """auditor/specs/spec.schema.json (for editors) agrees with what the loader accepts."""
+    import json
+    import sys
+    from importlib import resources
+
+    import jsonschema
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    schema = json.loads(resources.files("auditor.specs").joinpath("spec.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    files = [p for p in resources.files("auditor.specs").joinpath("data").iterdir()
+             if p.name.endswith(".toml") and not p.name.startswith("_")]
+    assert len(files) >= 36
+    for item in files:
+        errors = [e.message for e in validator.iter_errors(tomllib.loads(item.read_text()))]
+        assert errors == [], item.name
+    assert list(validator.iter_errors({"model_types": ["x"], "tensors": []}))  # a misspelt key is caught
