@@ -63,3 +63,36 @@ def test_case_reconciles_exactly(case: Path, tmp_path: Path) -> None:
     needed = sum(report.tensors[n].elements for n in truth["persistent_buffers"]
                  if rec.categories.get(n) == "model")
     assert rec.expected_parameters == truth["parameters"] + needed, (rec.spec, rec.formula_by_component)
+
+
+UNCOVERED = [case for case in _case_dirs() if case not in set(COVERED)]
+
+
+@pytest.mark.parametrize("case", UNCOVERED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_structural_check_gives_no_false_alarm_on_a_healthy_layout(case: Path, tmp_path: Path) -> None:
+    """An architecture no spec covers gets the structural check: on what transformers writes it must pass
+    without a single error or warning, and say what it did and did not check."""
+    report = auditor.audit(write_case(case, tmp_path / "ckpt"))
+    problems = [f"{f.severity} {f.code}: {f.message}" for f in report.findings if f.severity != "info"]
+    assert problems == []
+    [note] = [f.message for f in report.findings if f.code == "unknown-architecture"]
+    assert "Not checked" in note and report.reconciliation.expected_parameters is None
+
+
+def test_structural_check_flags_a_lost_tensor_and_an_odd_shape(tmp_path: Path) -> None:
+    case = min((c for c in CASES.glob("qwen3/Qwen3Model-*") if _config(c).get("num_hidden_layers", 0) >= 4),
+               key=lambda c: _config(c)["num_hidden_layers"])
+    layout = json.loads(gzip.decompress((case / "layout.json.gz").read_bytes()))
+    config = {**_config(case), "model_type": "brand_new", "architectures": ["BrandNewForCausalLM"]}
+    tensors = [(n, d, list(s)) for n, d, s in layout["tensors"]]
+    lost = next(n for n, _, _ in tensors if ".1.mlp.up_proj" in n)
+    odd = next(n for n, _, _ in tensors if ".0.mlp.down_proj" in n)
+    tensors = [(n, d, [s[0], s[1] + 1] if n == odd else s) for n, d, s in tensors if n != lost]
+    dest = tmp_path / "ckpt"
+    dest.mkdir()
+    build.write_file(dest / "model.safetensors", tensors)
+    (dest / "config.json").write_text(json.dumps(config))
+    report = auditor.audit(dest)
+    found = {f.code: f for f in report.findings}
+    assert found["missing-tensor"].tensors == (lost,) and found["missing-tensor"].severity == "warning"
+    assert found["shape-mismatch"].tensors == (odd,) and found["shape-mismatch"].severity == "warning"
