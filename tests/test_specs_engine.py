@@ -227,3 +227,14 @@ def test_every_shipped_spec_file_validates_against_the_editor_schema() -> None:
         errors = [e.message for e in validator.iter_errors(tomllib.loads(item.read_text()))]
         assert errors == [], item.name
     assert list(validator.iter_errors({"model_types": ["x"], "tensors": []}))  # a misspelt key is caught
+
+
+def test_readme_family_list_is_generated_from_the_spec_files() -> None:
+    import importlib.util
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    loader = importlib.util.spec_from_file_location("coverage_tool", root / "tools" / "coverage.py")
+    assert loader is not None and loader.loader is not None
+    tool = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(tool)
+    assert tool.readme_families() in (root / "README.md").read_text(), "run make coverage"
