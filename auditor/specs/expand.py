@@ -32,7 +32,9 @@ def environment(spec: Spec, config: Mapping[str, Any]) -> dict[str, Any]:
     """
     env = dict(config)
     _unify_aliases(spec, env)
-    for key, value in spec.defaults.items():
+    # literal defaults first, then expressions in file order (an expression may read any literal default)
+    ordered = sorted(spec.defaults.items(), key=lambda kv: isinstance(kv[1], str))
+    for key, value in ordered:
         if isinstance(value, dict):
             nested = env.get(key)
             nested = dict(nested) if isinstance(nested, dict) else {}
