@@ -24,12 +24,22 @@ MAX_EXPECTED_TENSORS = 5_000_000
 MAX_MODULE_DEPTH = 4
 
 
-def environment(spec: Spec, config: Mapping[str, Any]) -> dict[str, Any]:
+def environment(spec: Spec, config: Mapping[str, Any], library: Mapping[str, Spec] | None = None) -> dict[str, Any]:
     """Config values with aliases resolved, the family's defaults filled in and derived values computed.
 
     A default applies when the key is absent, or null unless the spec lists it as ``nullable`` (where null
     means something of its own). A default that is a table fills a nested config object key by key.
+    A module's config object (``text_config``) is seen resolved by its own sub-spec, so the parent's
+    projector reads ``text_config['hidden_size']`` even where the config leaves it to the class default.
     """
+    return _environment(spec, config, library if library is not None else load_all(), 0)[0]
+
+
+def _environment(spec: Spec, config: Mapping[str, Any], library: Mapping[str, Spec],
+                 depth: int) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The environment and each module's scope (before its sub-spec's defaults), by module name."""
+    if depth > MAX_MODULE_DEPTH:
+        raise ExprError(f"{spec.file}: modules nested more than {MAX_MODULE_DEPTH} deep")
     env = dict(config)
     _unify_aliases(spec, env)
     # literal defaults first, then expressions in file order (an expression may read any literal default)
@@ -45,9 +55,27 @@ def environment(spec: Spec, config: Mapping[str, Any]) -> dict[str, Any]:
         elif key not in env or (env[key] is None and key not in spec.nullable):
             env[key] = evaluate(value, env)
     _unify_aliases(spec, env)
+    # each module's scope, its config object seen resolved by its sub-spec; then ``set`` keys, computed where
+    # the configs are seen so (llava: the text config's own tie, its class default when absent)
+    scopes = {m.name: module_scope(m, env) for m in spec.modules}
+    resolved: dict[str, dict[str, Any]] = {}
+
+    def resolve(module: Module) -> None:
+        sub = spec_for_module(module, scopes[module.name], library)
+        if module.config and sub is not None:
+            resolved[module.config] = _environment(sub, scopes[module.name], library, depth + 1)[0]
+
+    for module in spec.modules:
+        resolve(module)
+    seen = {**env, **resolved}
+    for module in spec.modules:
+        if module.set:
+            scopes[module.name].update({k: evaluate(v, seen) for k, v in module.set.items()})
+            resolve(module)
+    env.update(resolved)
     for key, value in spec.derived.items():
         env[key] = evaluate(value, env)
-    return env
+    return env, scopes
 
 
 def _unify_aliases(spec: Spec, env: dict[str, Any]) -> None:
@@ -145,7 +173,8 @@ def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
         raise ExprError(f"{spec.file}: modules nested more than {MAX_MODULE_DEPTH} deep")
     cls = cls or class_for(spec, config) or spec.default_class
     task = spec.classes[cls]
-    env = environment(spec, config)
+    library = library if library is not None else load_all()
+    env, scopes = _environment(spec, config, library, _depth)
     rules = class_rules(spec, cls)
     tied = any(r.kind == "head" for _, r in rules) and bool(evaluate(spec.tie, env))
     b = _Builder()
@@ -171,7 +200,10 @@ def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
                 b.add(rule, i, lenv, tied, layer, row, is_mtp, stack.name)
     for module in spec.modules:
         if module.when is None or evaluate(module.when, env):
-            _add_module(b, spec, module, env, library if library is not None else load_all(), _depth)
+            _add_module(b, spec, module, scopes[module.name], library, _depth)
+    # a composite model's head is its language model's: its tie is the one reported
+    tied = tied or any(sub.tied for name, sub in b.modules
+                       if any(m.name == name and m.component is None for m in spec.modules))
     expectation = Expectation(spec, cls, MappingProxyType(env), b.tensors, tied, tuple(b.stacks), b.tied_names,
                               modules=tuple(b.modules))
     if task.prefix is not None and spec.base_prefix:
@@ -179,9 +211,8 @@ def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
     return expectation
 
 
-def _add_module(b: _Builder, parent: Spec, module: Module, env: Mapping[str, Any], library: Mapping[str, Spec],
+def _add_module(b: _Builder, parent: Spec, module: Module, scope: Mapping[str, Any], library: Mapping[str, Spec],
                 depth: int) -> None:
-    scope = module_scope(module, env)
     sub_spec = spec_for_module(module, scope, library)
     if sub_spec is None:
         raise ExprError(f"{parent.file}: module {module.name} has no spec for model_type {scope.get('model_type')!r}")
@@ -218,12 +249,14 @@ def spec_for_module(module: Module, scope: Mapping[str, Any], library: Mapping[s
 
 
 def module_scope(module: Module, env: Mapping[str, Any]) -> dict[str, Any]:
-    """The config a module is evaluated in: its nested config object (absent or null: the class default,
-    i.e. the sub-spec's defaults), falling back to top-level keys where the module inherits them."""
+    """The config a module is evaluated in: its nested config object (absent or null: the module's
+    ``defaults``, what the composite config class builds then; the sub-spec's defaults do the rest),
+    falling back to top-level keys where the module inherits them. ``set`` keys are added on top by
+    ``environment`` (Gemma3Config.tie_word_embeddings decides the tie, not text_config's own)."""
     nested = env.get(module.config) if module.config else env
-    nested = dict(nested) if isinstance(nested, dict) else {}
+    nested = dict(nested) if isinstance(nested, dict) else {k: evaluate(v, env) for k, v in module.defaults.items()}
     if module.inherit and module.config:
-        return {**{k: v for k, v in env.items() if not isinstance(v, dict) and k != "model_type"}, **nested}
+        nested = {**{k: v for k, v in env.items() if not isinstance(v, dict) and k != "model_type"}, **nested}
     return nested
 
 

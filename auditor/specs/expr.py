@@ -24,9 +24,15 @@ def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def _as_list(value: Any) -> list[Any]:
+    """A value configs write either alone or as a list (``image_size`` 448 or [448, 448],
+    ``vision_feature_layer`` -2 or [-2, -5]) as a list: ``as_list(x)[0]``, ``len(as_list(x))``."""
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "min": min, "max": max, "len": len, "int": int, "bool": bool, "abs": abs, "sum": sum,
-    "ceil_div": _ceil_div, "ceil": math.ceil, "range": range, "any": any, "all": all,
+    "ceil_div": _ceil_div, "ceil": math.ceil, "range": range, "any": any, "all": all, "as_list": _as_list,
 }
 
 _BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {

@@ -36,7 +36,8 @@ SPEC_KEYS = {"description", "model_types", "architectures", "sources", "family",
 TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "experts", "active_experts", "kind",
                "tied_to", "note", "aliases"}
 STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note"}
-MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when", "inherit", "select", "note"}
+MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when", "inherit", "select", "set",
+               "defaults", "note"}
 CLASS_KEYS = {"prefix", "heads", "tensor", "note"}
 COMMON_KEYS = {"description", "components", "buffer_suffixes", "defaults", "derived", "family", "class"}
 FAMILY_KEYS = {"default", "classes", "note"}
@@ -217,9 +218,13 @@ def _module(spec: str, body: dict[str, Any], components: set[str]) -> Module:
         prefix = {"": prefix}
     if body.get("component") is not None and body["component"] not in components:
         raise SpecError(f"{where}: unknown component {body['component']!r}")
+    for key in ("set", "defaults"):
+        if not isinstance(body.get(key, {}), dict):
+            raise SpecError(f"{where}: {key} must be a table of config keys")
     return Module(body["name"], body.get("spec"), body.get("config"), body.get("class"), MappingProxyType(prefix),
                   body.get("component"), body.get("when"), bool(body.get("inherit", False)),
-                  bool(body.get("select", True)))
+                  bool(body.get("select", True)), MappingProxyType(dict(body.get("set", {}))),
+                  MappingProxyType(dict(body.get("defaults", {}))))
 
 
 def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],
@@ -285,7 +290,7 @@ def expressions(spec: Spec) -> list[str]:
     for s in spec.stacks:
         values += [s.count, s.extra, s.row, *(v for _, v in s.bind)]
     for m in spec.modules:
-        values.append(m.when)
+        values += [m.when, *m.set.values()]
     rules = [*spec.rules, *(r for c in spec.classes.values() for r in c.rules)]
     for r in rules:
         values += [*r.shape, r.when, r.experts, r.active_experts]

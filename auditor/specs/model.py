@@ -53,6 +53,8 @@ class Module:
     when: Expr = None
     inherit: bool = False         # the scope falls back to top-level keys (how transformers reads text_config)
     select: bool = True           # the scope's model_type picks the sub-spec when one claims it
+    set: Mapping[str, Expr] = field(default_factory=dict)  # scope keys computed in the parent's scope
+    defaults: Mapping[str, Any] = field(default_factory=dict)  # the scope when its config is absent or null
 
 
 @dataclass(frozen=True)
