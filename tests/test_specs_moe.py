@@ -329,3 +329,22 @@ def test_gpt_oss_120b_and_active_counts() -> None:
     embedding = 201088 * 2880
     assert round((small["activated_parameters"] - embedding) / 1e9, 1) == 3.6
     assert round((large["activated_parameters"] - embedding) / 1e9, 1) == 5.1
+
+
+@pytest.mark.parametrize("renamed", [{"num_experts": "num_local_experts"}])
+def test_qwen3_moe_config_written_by_transformers_5_reconciles(tmp_path: Path, renamed: dict) -> None:
+    """transformers 5 writes Qwen3-MoE's expert count as num_local_experts (Qwen3MoeConfig.attribute_map), older
+    releases as num_experts: both must read the same (falling back to the class default of 128 would report
+    hundreds of missing experts on a healthy checkpoint)."""
+    layout = build.load_layout("Qwen__Qwen3-30B-A3B")
+    config = build.load_config(layout["config_file"])
+    old, new = next(iter(renamed.items()))
+    config[new] = config.pop(old)
+    assert old not in config and config[new] == 128 == max(int(n.split(".")[5]) for n, _, _ in layout["tensors"]
+                                                          if ".experts." in n) + 1
+    config[new] = 64  # a smaller expert count makes a fallback to the default of 128 visible
+    tensors = [t for t in layout["tensors"] if ".experts." not in t[0] or int(t[0].split(".")[5]) < 64]
+    tensors = [(n, d, [64, s[1]] if n.endswith("mlp.gate.weight") else s) for n, d, s in tensors]
+    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", tensors, config=config, shards=3))
+    assert report.verdict == "pass", [f.message for f in report.findings if f.severity == "error"]
+    assert report.reconciliation.ledger["model"] == report.reconciliation.expected_parameters
