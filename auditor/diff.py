@@ -173,7 +173,7 @@ def _deltas(a: dict[str, int], b: dict[str, int]) -> list[tuple[str, int, int]]:
 # -- loading a side ----------------------------------------------------------------------------------------
 
 def load_side(target: str, *, token: str | None = None, use_cache: bool = True,
-              progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+              progress: Callable[[str], None] | None = None, hub: bool = False) -> dict[str, Any]:
     """A snapshot of ``target``: a lock file is read directly, anything else is audited."""
     path = Path(target)
     if path.is_file() and not path.name.endswith(".safetensors"):
@@ -184,7 +184,8 @@ def load_side(target: str, *, token: str | None = None, use_cache: bool = True,
                              "an st-audit lock file") from None
         return lockmod.read(path)
     from .audit import audit
-    return lockmod.snapshot(audit(target, token=token, use_cache=use_cache, progress=progress))
+    # a Hub side may pin its own revision: org/name@v1 against org/name@refs/pr/3
+    return lockmod.snapshot(audit(target, token=token, use_cache=use_cache, progress=progress, hub=hub))
 
 
 def diff(a: str, b: str, **kw: Any) -> Changes:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import NamedTuple
 
-from .findings import Finding, finding
+from .findings import Finding, finding, plural
 
 MAX_HEADER_BYTES = 100_000_000  # reference MAX_HEADER_SIZE: exactly 100,000,000 is allowed
 
@@ -105,7 +105,7 @@ def read_header_length(file: str, first_bytes: bytes, file_size: int | None) -> 
         if what:
             header.fail("not-safetensors", f"this is {what}")
         else:
-            header.fail("header-too-small", f"only {len(first_bytes)} bytes; a safetensors file starts with an 8-byte header length")
+            header.fail("header-too-small", f"only {plural(len(first_bytes), 'byte')}; a safetensors file starts with an 8-byte header length")
         return None, header
     n = int.from_bytes(first_bytes[:8], "little")
     header.header_length = n

@@ -26,6 +26,7 @@ LEDGER_KEYS = ("model", "mtp", "tied_duplicates", "buffers", "quantization", "un
 BUFFER_SUFFIXES = (".inv_freq", ".position_ids", ".masked_bias", ".attn.bias", ".attention.bias", "._float_tensor")
 LEGACY_MODEL_TYPES = {"RefinedWebModel": "falcon", "RefinedWeb": "falcon"}
 MAX_NAMES_IN_MESSAGE = 4
+MAX_STRUCTURED = 20  # tensor -> shape entries in a finding's expected/actual (as many names as the JSON lists)
 
 
 class UnknownArchitecture(ConfigError):
@@ -278,7 +279,9 @@ def _findings(s: _Sorted, expected: dict[str, ExpectedTensor], stored: dict[str,
                                                 for n, e, a in s.mismatched[:MAX_NAMES_IN_MESSAGE])
                          + (f" and {len(s.mismatched) - MAX_NAMES_IN_MESSAGE:,} more"
                             if len(s.mismatched) > MAX_NAMES_IN_MESSAGE else ""),
-                         tensors=[n for n, _, _ in s.mismatched]))
+                         tensors=[n for n, _, _ in s.mismatched],
+                         expected={n: list(e) for n, e, _ in s.mismatched[:MAX_STRUCTURED]},
+                         actual={n: list(a) for n, _, a in s.mismatched[:MAX_STRUCTURED]}))
     if s.head_missing:
         f.append(finding("tied-head", f"config.json does not tie the LM head to the embeddings "
                          f"(tie_word_embeddings is false), but {_names(s.head_missing)} is not stored: loaders would "
@@ -314,7 +317,7 @@ def _findings(s: _Sorted, expected: dict[str, ExpectedTensor], stored: dict[str,
     if s.beyond:
         layers = sorted(s.beyond)
         names = [n for layer in layers for n in s.beyond[layer]]
-        f.append(finding("config-mismatch", f"config.json declares {expectation.num_layers} layers"
+        f.append(finding("config-mismatch", f"config.json declares {plural(expectation.num_layers, 'layer')}"
                          + (f" (+{expectation.mtp_layers} MTP)" if expectation.mtp_layers else "")
                          + f" but layer{'s' if len(layers) > 1 else ''} {_ranges(layers)} "
                          f"{'are' if len(layers) > 1 else 'is'} stored too ({plural(len(names), 'tensor')})",
@@ -324,7 +327,7 @@ def _findings(s: _Sorted, expected: dict[str, ExpectedTensor], stored: dict[str,
     if rest:
         f.append(finding("unexpected-tensor", f"{plural(len(rest), 'stored tensor')} that the {expectation.spec.file} "
                          f"formula does not explain: {_names(rest)}", tensors=rest))
-    f.extend(_dtype_outliers(s.by_rule))
+    f.extend(_dtype_outliers(s.by_rule, expected))
     return f
 
 
@@ -408,9 +411,10 @@ def _report_missing(f: list[Finding], missing: list[str], expected: dict[str, Ex
         f.append(finding("missing-tensor", f"layer{'s' if len(whole) > 1 else ''} {_ranges(whole)} of "
                          f"{expectation.num_layers} {'are' if len(whole) > 1 else 'is'} missing entirely "
                          f"({plural(len(names), 'tensor')})", tensors=names))
-        f.append(finding("config-mismatch", f"config.json declares {expectation.num_layers} layers but only "
-                         f"{expectation.num_layers - len([w for w in whole if w < expectation.num_layers])} are stored",
-                         tensors=[], files=["config.json"]))
+        stored_layers = expectation.num_layers - len([w for w in whole if w < expectation.num_layers])
+        f.append(finding("config-mismatch", f"config.json declares {plural(expectation.num_layers, 'layer')} but only "
+                         f"{stored_layers} are stored", tensors=names, files=["config.json"],
+                         expected=expectation.num_layers, actual=stored_layers))
         missing = [n for n in missing if expected[n].layer not in set(whole)]
     if missing:
         f.append(finding("missing-tensor", f"{plural(len(missing), 'tensor')} required by config.json "
@@ -431,18 +435,29 @@ def _ranges(values: list[int]) -> str:
     return ranges(values).replace("..", "-")
 
 
-def _dtype_outliers(by_rule: dict[int, list[Tensor]]) -> list[Finding]:
-    """Within one kind of tensor (one spec rule), dtypes other than the majority's."""
-    out = []
+def _dtype_outliers(by_rule: dict[int, list[Tensor]], expected: dict[str, ExpectedTensor]) -> list[Finding]:
+    """Within one kind of tensor (one spec rule), dtypes other than the majority's.
+
+    A layer saved in another dtype is one finding naming the layer(s), not one per kind of tensor in it.
+    """
+    odd: list[tuple[Tensor, str]] = []  # (outlier, majority dtype of its kind)
     for tensors in by_rule.values():
         counts = Counter(t.dtype for t in tensors)
         if len(counts) < 2:
             continue
         majority, _ = counts.most_common(1)[0]
-        odd = [t.name for t in tensors if t.dtype != majority]
-        kinds = ", ".join(f"{d}" for d in sorted(counts) if d != majority)
-        out.append(finding("dtype-outlier", f"{plural(len(odd), 'tensor')} stored as {kinds} while "
-                           f"{counts[majority]:,} of the same kind are {majority}: {_names(odd)}", tensors=odd))
+        odd += [(t, majority) for t in tensors if t.dtype != majority]
+    by_kind: dict[tuple[str, str, bool], list[Tensor]] = defaultdict(list)
+    for t, majority in odd:
+        by_kind[(t.dtype, majority, expected[t.name].layer is not None)].append(t)
+    out = []
+    for (dtype, majority, in_layers), tensors in by_kind.items():
+        names = [t.name for t in tensors]
+        layers = sorted({expected[n].layer for n in names if expected[n].layer is not None})
+        where = (f"layer{'s' if len(layers) > 1 else ''} {_ranges(layers)}: " if in_layers else "")
+        out.append(finding("dtype-outlier", f"{where}{plural(len(names), 'tensor')} stored as {dtype} while "
+                           f"the same kinds of tensor elsewhere are {majority}: {_names(names)}", tensors=names,
+                           expected=majority, actual=dtype))
     return out
 
 
@@ -536,12 +551,13 @@ def _generic(inventory: Inventory, cfg: dict[str, Any]) -> Reconciliation:
                              severity="warning"))
         declared = cfg.get("num_hidden_layers")
         if isinstance(declared, int) and declared != len(layers):
-            f.append(finding("config-mismatch", f"config.json declares {declared} layers but {len(layers)} are stored "
-                             f"under {prefix} ({_ranges(sorted(layers))})", files=["config.json"]))
+            f.append(finding("config-mismatch", f"config.json declares {plural(declared, 'layer')} but {len(layers):,} are stored "
+                             f"under {prefix} ({_ranges(sorted(layers))})", files=["config.json"],
+                             expected=declared, actual=len(layers)))
     dims = {d for t in stored.values() for d in t.shape}
     for key in ("hidden_size", "vocab_size"):
         value = cfg.get(key)
         if isinstance(value, int) and stored and value not in dims:
             f.append(finding("config-mismatch", f"config.json {key} is {value:,} but no stored tensor has a dimension "
-                             "of that size", files=["config.json"]))
+                             "of that size", files=["config.json"], expected={key: value}))
     return rec
