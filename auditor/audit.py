@@ -32,17 +32,16 @@ def open_source(target: str, *, revision: str | None = None, token: str | None =
     source = HubSource(parsed.repo or target, revision=parsed.revision, token=token, use_cache=use_cache,
                        progress=progress)
     source.target = target
-    source.ambiguous = not parsed.explicit  # type: ignore[attr-defined]
     return source
 
 
 def _collect(source: Source, progress: Callable[[str], None] | None, variant: str | None,
-             use_config: bool) -> Checkpoint:
+             use_config: bool, ambiguous: bool) -> Checkpoint:
     """``collect``, with a Hub error for a plain ``org/name`` also saying it is not a local path."""
     try:
         return collect(source, progress, variant=variant, use_config=use_config)
     except (TargetNotFound, HubError) as e:
-        if getattr(source, "ambiguous", False):
+        if ambiguous:
             raise type(e)(f"{source.target}: no such file or directory, and not readable as a Hub repo: {e}") from None
         raise
 
@@ -85,9 +84,12 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
     """
     fail_on, codes = check_options(fail_on, ignore)
     with _gc_paused():
+        # a plain org/name that is not a local path: a Hub failure also says "no such file or directory"
+        parsed = parse_target(str(target), revision=revision, hub=hub) if source is None else None
+        ambiguous = parsed is not None and parsed.is_hub and not parsed.explicit
         source = source or open_source(str(target), revision=revision, token=token, use_cache=use_cache,
                                        progress=progress, hub=hub)
-        checkpoint = _collect(source, progress, variant, use_config)
+        checkpoint = _collect(source, progress, variant, use_config, ambiguous)
         inventory = build_inventory(checkpoint)
         groups = split_holes(group_tensors(inventory.tensors.values()))
         reconciliation = reconcile(inventory, checkpoint.config)

@@ -59,7 +59,10 @@ def split_holes(groups: list[Group]) -> list[Group]:
     its holes (``experts.{0..16,18..255}`` in layer 40) and its count is exactly the pattern's size."""
     out: list[Group] = []
     for g in groups:
-        entries = encode_indices(g.indices) if g.indices and len(g.indices[0]) >= 2 else []
+        if not g.indices or len(g.indices[0]) < 2 or _full_grid(g.indices):
+            out.append(g)
+            continue
+        entries = encode_indices(g.indices)
         if len(entries) <= 1:
             out.append(g)
             continue
@@ -71,6 +74,14 @@ def split_holes(groups: list[Group]) -> list[Group]:
                 part.names.append(by_index[combo])
             out.append(part)
     return out
+
+
+def _full_grid(indices: list[tuple[int, ...]]) -> bool:
+    """Whether the index tuples are every combination of the values seen on each axis (the usual case)."""
+    size = 1
+    for axis in range(len(indices[0])):
+        size *= len({ix[axis] for ix in indices})
+    return size == len(set(indices))
 
 
 def _values(text: str) -> list[int]:

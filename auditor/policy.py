@@ -22,6 +22,7 @@ from typing import Any
 
 from .errors import UsageError
 from .findings import CODES, SEVERITY_RANK, Finding, finding, plural
+from .dtypes import canonical_dtype
 from .header import DTYPE_BITS
 from .report import FAIL_ON_CHOICES, Report
 
@@ -132,24 +133,6 @@ def parse_count(value: Any, key: str, origin: str) -> tuple[int, int]:
         raise _bad(key, origin, f"{value!r} is not a whole number of parameters")
     rounding = scale // 10 ** len(frac) // 2 if unit else 0
     return exact // 10 ** len(frac), rounding
-
-
-# dtype names people write, case-insensitive: torch/numpy names and short forms -> safetensors names
-DTYPE_ALIASES = {
-    "bf16": "BF16", "bfloat16": "BF16", "fp16": "F16", "float16": "F16", "half": "F16", "fp32": "F32",
-    "float32": "F32", "float": "F32", "fp64": "F64", "float64": "F64", "double": "F64", "int8": "I8", "uint8": "U8",
-    "int16": "I16", "uint16": "U16", "int32": "I32", "uint32": "U32", "int64": "I64", "uint64": "U64",
-    "long": "I64", "int": "I32", "bool": "BOOL", "complex64": "C64", "fp8": "F8_E4M3", "float8_e4m3fn": "F8_E4M3",
-    "float8_e5m2": "F8_E5M2", "float8_e8m0fnu": "F8_E8M0", "float8_e4m3fnuz": "F8_E4M3FNUZ",
-    "float8_e5m2fnuz": "F8_E5M2FNUZ", "fp4": "F4", "float4_e2m1fn_x2": "F4",
-}
-
-
-def canonical_dtype(name: str) -> str:
-    """``bf16``, ``bfloat16``, ``Bf16`` and ``BF16`` all mean ``BF16``; unknown names are returned upper-cased
-    (and then rejected with the list of known ones)."""
-    key = name.strip().lower().removeprefix("torch.")
-    return DTYPE_ALIASES.get(key, name.strip().upper())
 
 
 def parse_bytes(value: Any, key: str, origin: str) -> int:

@@ -37,6 +37,11 @@ COUNT_CODES = ("index-total-size-mismatch", "index-total-parameters-mismatch")
 # codes whose tensors, when all in unread files, are only "missing" because they could not be read
 TENSOR_CODES = ("missing-tensor", "tied-head", "config-mismatch", "lock-drift", "range-gap", "policy-violation")
 MAX_SHOWN = 4
+# stored forms that replace a module's plain weight (GPTQ/AWQ, compressed-tensors, bitsandbytes, MXFP4): an
+# index naming one accounts, by name alone, for the weight the formula expects
+PACKED_LEAVES = ("qweight", "qzeros", "scales", "g_idx", "weight_packed", "weight_scale", "weight_shape",
+                 "weight_zero_point", "absmax", "quant_map", "weight_scale_inv")
+PACKED_SUFFIXES = ("_blocks", "_scales")
 
 
 @dataclass
@@ -61,11 +66,13 @@ class Lost:
             self._keys = set()
             for lost in self.tensors:
                 parts = lost.split(".")
-                for i in range(len(parts)):  # every dotted suffix, and the module of each
+                packed = parts[-1] in PACKED_LEAVES or parts[-1].endswith(PACKED_SUFFIXES)
+                for i in range(len(parts)):  # every dotted suffix; for packed forms, the module they replace
                     suffix = ".".join(parts[i:])
                     self._keys.add(suffix)
-                    self._keys.add("module:" + suffix.rpartition(".")[0])
-                    self._keys.add("module:" + suffix.rsplit("_", 1)[0])
+                    if packed:
+                        self._keys.add("module:" + suffix.rpartition(".")[0])
+                        self._keys.add("module:" + suffix.rsplit("_", 1)[0])
         return name in self._keys or "module:" + name.rpartition(".")[0] in self._keys or \
             "module:" + name in self._keys
 

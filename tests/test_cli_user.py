@@ -332,3 +332,10 @@ def test_ci_examples_name_this_repository() -> None:
     text = (ROOT / "README.md").read_text() + (ROOT / "docs" / "ci.md").read_text()
     assert "OWNER" not in text
     assert "uses: st-audit/st-audit@" in text and "repo: https://github.com/st-audit/st-audit" in text
+
+
+def test_ledger_names_the_formula_only_when_one_applies(clean: Path, layout_checkpoint: Callable[..., Path]) -> None:
+    proc = run_cli("audit", str(clean))
+    assert "formula's parameters" not in proc.stdout and "model (no formula applies" in proc.stdout
+    proc = run_cli("audit", str(layout_checkpoint("Qwen__Qwen3-0.6B")))
+    assert "model (the formula's parameters)" in proc.stdout

@@ -100,11 +100,16 @@ def test_missing_shard_folds_layers_config_and_head(layout_checkpoint) -> None:
 
 
 def test_a_real_missing_tensor_beside_a_missing_shard_stays_an_error(layout_checkpoint) -> None:
-    """Folding never hides what the index itself proves: a tensor neither stored nor named by the index."""
-    gone = "model.layers.0.self_attn.k_norm.weight"
+    """Folding never hides what the index itself proves: a tensor of the unread shard's own layers that the
+    index does not name either."""
+    probe = layout_checkpoint("Qwen__Qwen3-0.6B", shards=3)
+    index = json.loads((probe / "model.safetensors.index.json").read_text())
+    last = sorted(set(index["weight_map"].values()))[-1]
+    gone = next(t for t, s in index["weight_map"].items() if s == last and t.endswith("mlp.up_proj.weight"))
     ckpt = layout_checkpoint("Qwen__Qwen3-0.6B", shards=3, drop=[gone])
     index = json.loads((ckpt / "model.safetensors.index.json").read_text())
-    last = sorted(set(index["weight_map"].values()))[-1]
+    sibling = gone.replace("up_proj", "down_proj")
+    assert index["weight_map"][sibling] == last  # its layer's other tensors are in the unread shard
     (ckpt / last).unlink()
     _, doc = run_json("audit", str(ckpt))
     missing = [f for f in doc["findings"] if f["code"] == "missing-tensor" and f["severity"] == "error"]
