@@ -261,4 +261,5 @@ def _check_shard_names(audited: list[str], findings: list[Finding]) -> None:
             shown = ", ".join(f"{prefix}-{i:05d}-of-{total:05d}.safetensors" for i in missing[:5])
             findings.append(finding("shard-count-mismatch", f"shard names promise {len(expected)} '{prefix}' shards "
                                     f"but {len(present)} are audited" + (f"; missing {shown}" if missing else ""),
-                                    files=[f"{prefix}-{i:05d}-of-{total:05d}.safetensors" for i in missing]))
+                                    files=[f"{prefix}-{i:05d}-of-{total:05d}.safetensors" for i in missing],
+                                    expected=len(expected), actual=len(present)))

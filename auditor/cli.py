@@ -141,7 +141,8 @@ def audit_command(
         report = gated_audit(target, rules, revision=revision, token=token, include_tensors=tensors,
                              use_cache=not no_cache, progress=progress, hub=hub, variant=variant,
                              use_config=not no_config)
-        emit(formatter(format.value)(report), output, use_color(color, sys.stdout))
+        emit(formatter(format.value)(report), output,
+             format.value in ("table", "summary") and use_color(color, sys.stdout))
         if not quiet and format.value != "summary" and (format.value != "table" or output is not None):
             from .formats.common import summary_line
             line = summary_line(report)
@@ -197,7 +198,6 @@ def diff_command(
     hub: HubOpt = False,
     token: TokenOpt = None,
     no_cache: NoCacheOpt = False,
-    color: ColorOpt = Color.auto,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:

@@ -77,8 +77,8 @@ class Finding:
     tensors: tuple[str, ...] = field(default=())
     files: tuple[str, ...] = field(default=())
     # what was expected and what was found, when the finding compares values (shapes, counts, dtypes)
-    expected: Any = None
-    actual: Any = None
+    expected: Any = field(default=None, hash=False)  # may be a dict (tensor -> shape): not hashed
+    actual: Any = field(default=None, hash=False)
     # the code of the root finding this one is a consequence of (an unreadable or missing shard)
     caused_by: str | None = None
 

@@ -385,7 +385,7 @@ def check(report: Report, policy: Policy) -> list[Finding]:
         big = [f for f in report.files if (f.size or 0) > policy.max_shard_bytes]
         for f in big:
             violation("max_shard_bytes", f"{f.name} is {f.size:,} bytes, over the limit of "
-                      f"{policy.max_shard_bytes:,}", files=[f.name])
+                      f"{policy.max_shard_bytes:,}", files=[f.name], expected=policy.max_shard_bytes, actual=f.size)
     return out
 
 

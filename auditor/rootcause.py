@@ -175,8 +175,9 @@ def _consequence(f: Finding, lost: Lost, primary: str, merged: dict[str, Finding
                        f"{'is' if len(rest) == 1 else 'are'} not stored{_where(lost)}: {_names(rest)}",
                        tensors=rest, files=f.files, severity=f.severity)
         return [kept, _caused(f, caused, root, merged)]
-    if code in COUNT_CODES or (code in ("config-mismatch", "policy-violation", "lock-drift") and not f.tensors
-                               and (f.expected is not None or f.actual is not None)):
+    compares_counts = not f.tensors and (f.expected is not None or f.actual is not None)
+    if code in COUNT_CODES or (code == "config-mismatch" and compares_counts) or (
+            code in ("policy-violation", "lock-drift") and compares_counts and not f.files):  # totals, not a file
         return [_caused(f, [], primary, merged)]
     return [f]
 

@@ -165,3 +165,17 @@ def test_one_layer_in_another_dtype_is_one_outlier(layout_checkpoint) -> None:
     assert outliers[0]["message"].startswith("layer 3: ") and set(outliers[0]["patterns"]) and \
         outliers[0]["count"] == len(odd) > 1
     assert outliers[0]["expected"] == "BF16" and outliers[0]["actual"] == "F32"
+
+
+def test_policy_counts_fold_but_file_rules_do_not(layout_checkpoint, tmp_path: Path) -> None:
+    """expect_parameters cannot be judged with a shard missing; max_shard_bytes about a present file still can."""
+    ckpt = layout_checkpoint("Qwen__Qwen3-0.6B", shards=3)
+    index = json.loads((ckpt / "model.safetensors.index.json").read_text())
+    (ckpt / sorted(set(index["weight_map"].values()))[-1]).unlink()
+    _, doc = run_json("audit", str(ckpt), "--no-policy", "--expect-parameters", "596M", "--max-shard-bytes", "1000")
+    policy = [f for f in doc["findings"] if f["code"] == "policy-violation"]
+    counts = [f for f in policy if "expect_parameters" in f["message"]]
+    sizes = [f for f in policy if "max_shard_bytes" in f["message"]]
+    assert counts and all(f["severity"] == "info" and f["caused_by"] == "index-shard-missing" for f in counts)
+    assert sizes and all(f["severity"] == "error" and "caused_by" not in f for f in sizes)
+    assert sizes[0]["expected"] == 1000 and sizes[0]["actual"] > 1000
