@@ -14,14 +14,14 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
 from .findings import Finding, finding, plural
 from .groups import fill
-from .patterns import encode_indices, patterns  # noqa: F401 (patterns: used by diff)
+from .patterns import encode_indices, patterns
 from .report import Report
 
 LOCK_VERSION = 1

@@ -129,9 +129,10 @@ def fold(findings: list[Finding], lost: Lost) -> list[Finding]:
         by_code.setdefault(f.code, []).append(f)
     merged = {code: _merge_roots(code, group, lost) for code, group in by_code.items()}
     primary = max(merged, key=lambda c: sum(1 for t, s in lost.tensors.items() if lost.files.get(s) == c))
+    root_ids = {id(f) for f in roots}
     out: list[Finding] = []
     for f in findings:
-        if f in roots:
+        if id(f) in root_ids:
             if f is by_code[f.code][0]:
                 out.append(merged[f.code])
             continue
