@@ -195,11 +195,11 @@ def _caused(f: Finding, tensors: list[str], root: str, merged: dict[str, Finding
     what = ("could not be read" if root != "index-shard-missing" else "is absent" if len(files) == 1
             else "are absent")
     if root == "partial-checkpoint":
-        return replace(f, severity="info", caused_by=root, tensors=tuple(tensors) if tensors else f.tensors,
-                       message=f"{f.message} [not checked: in the other shards (partial-checkpoint)]")
+        note = "in the other shards, not audited here (partial-checkpoint)"
+    else:
+        note = f"a consequence of {root}: {shown} {what}; not a separate problem"
     return replace(f, severity="info", caused_by=root, tensors=tuple(tensors) if tensors else f.tensors,
-                   message=f"{f.message} [not checked: a consequence of {root} ({shown} {what}), not a separate "
-                           "problem]")
+                   message=f"not checked ({note}): {f.message}")
 
 
 def _merge_roots(code: str, group: list[Finding], lost: Lost) -> Finding:
@@ -228,8 +228,7 @@ def _merge_roots(code: str, group: list[Finding], lost: Lost) -> Finding:
         reasons = list(dict.fromkeys(_reason(f) for f in group))
         of = f" of {total:,}" if total else ""
         text = (f"{len(files):,}{of} files could not be read: "
-                + ("; ".join(f"{_names([x for f in group if _reason(f) == r for x in f.files])}: {r}"
-                             for r in reasons)))
+                + ("; ".join(_each(r, [x for f in group if _reason(f) == r for x in f.files]) for r in reasons)))
     if hidden and not (code == "index-shard-missing" and lost.index_only):
         pronoun = "it" if len(files) == 1 else "them"
         text += f"; {plural(hidden, 'tensor')} in {pronoun} could not be checked"
@@ -239,6 +238,13 @@ def _merge_roots(code: str, group: list[Finding], lost: Lost) -> Finding:
         text += f"; {ADVICE.get(code, DEFAULT_ADVICE)}"
     tensors = [t for t, shard in lost.tensors.items() if shard in set(files)]
     return finding(code, text, tensors=tensors, files=files, severity="error")
+
+
+def _each(reason: str, files: list[str]) -> str:
+    """``a, b: each is a Git LFS pointer ...`` (the per-file reasons say "this is")."""
+    if len(files) > 1 and reason.startswith("this is "):
+        reason = "each is " + reason[len("this is "):]
+    return f"{_names(files)}: {reason}"
 
 
 def _reason(f: Finding) -> str:
