@@ -22,6 +22,9 @@ from .header import Header
 INDEX_NAMES = ("model.safetensors.index.json", "consolidated.safetensors.index.json",
                "diffusion_pytorch_model.safetensors.index.json")
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
+# names loaders look for: transformers/sentence-transformers, PEFT, diffusers, diffusers LoRA, Mistral
+LOADER_NAMES = ("model.safetensors", "adapter_model.safetensors", "diffusion_pytorch_model.safetensors",
+                "pytorch_lora_weights.safetensors", "consolidated.safetensors")
 MISTRAL_NATIVE = re.compile(r"^consolidated(\.\d+|-\d{5}-of-\d{5})?\.safetensors$")
 VARIANT_FILE = re.compile(r"^(?:model|diffusion_pytorch_model|adapter_model)\.(?P<variant>[A-Za-z0-9_]+)"
                           r"(?:-\d{5}-of-\d{5})?\.safetensors$")
@@ -201,6 +204,14 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
                                     "architecture could not be checked; fix or re-download config.json",
                                     files=["config.json"]))
     _check_shard_names(audited, findings)
+    if index is None and index_name is None and len(audited) > 1 and "model_index.json" not in files and not any(
+            posixpath.basename(n) in LOADER_NAMES or SHARD_RE.match(posixpath.basename(n)) for n in audited):
+        findings.append(finding("loose-files", f"no loader would use these {plural(len(audited), 'file')} as one "
+                                f"checkpoint ({', '.join(audited[:4])}{' ...' if len(audited) > 4 else ''}): none "
+                                "has a name loaders look for (model.safetensors, an index, adapter_model.safetensors, "
+                                "diffusion_pytorch_model.safetensors) and no index ties them together; they were "
+                                "audited as one set: audit each file on its own if they are separate",
+                                files=audited))
     return Checkpoint(source.target, files, audited, headers, index_name, index, config, ignored, findings,
                       source.describe())
 

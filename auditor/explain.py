@@ -24,6 +24,8 @@ REMEDIES: dict[str, str] = {
     "tensor-duplicated": "Remove the duplicate or the stray file; loaders disagree on which copy wins.",
     "index-total-size-mismatch": "Usually harmless (a stale or differently counted total); regenerate the index to "
                                  "silence it.",
+    "loose-files": "If the files are separate models or state dicts, audit each file on its own; if they are one "
+                   "checkpoint, save it with save_pretrained (model.safetensors or shards plus an index).",
     "shard-unreferenced": "A leftover from an earlier export, or a different format (audit it on its own).",
     "missing-tensor": "The model would load with these weights randomly initialised (or fail): re-export, or fix "
                       "config.json if it declares too much.",

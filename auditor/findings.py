@@ -44,6 +44,7 @@ CODES: dict[str, tuple[Severity, str]] = {
                                                    "expected parameter count (self-reported, stale or hard-coded)"),
     "index-metadata-missing": ("warning", "the index has no metadata object (transformers requires it)"),
     "shard-unreferenced": ("warning", "a .safetensors file in the directory is not referenced by the index"),
+    "loose-files": ("info", "several .safetensors files, none with a name loaders look for and no index: audited as one set"),
     "shard-count-mismatch": ("warning", "shard names say -of-NNNNN but a different number of shards exists"),
     "range-gap": ("warning", "a numbered range of modules has holes (e.g. expert 17 missing in layer 40; checked when no formula applies)"),
     # reconciliation against config.json

@@ -339,3 +339,16 @@ def test_ledger_names_the_formula_only_when_one_applies(clean: Path, layout_chec
     assert "formula's parameters" not in proc.stdout and "model (no formula applies" in proc.stdout
     proc = run_cli("audit", str(layout_checkpoint("Qwen__Qwen3-0.6B")))
     assert "model (the formula's parameters)" in proc.stdout
+
+
+def test_a_folder_of_files_no_loader_would_use_says_so(make_checkpoint: Callable[..., Path]) -> None:
+    ckpt = make_checkpoint(TENSORS)
+    (ckpt / "model.safetensors").rename(ckpt / "cnn.safetensors")
+    build.write_file(ckpt / "mlp.safetensors", [("fc.weight", "F32", [4, 4])])
+    _, doc = run_json("audit", str(ckpt))
+    [note] = [f for f in doc["findings"] if f["code"] == "loose-files"]
+    assert note["severity"] == "info" and "no loader would use these 2 files" in note["message"]
+    assert sorted(note["files"]) == ["cnn.safetensors", "mlp.safetensors"]
+    (ckpt / "cnn.safetensors").rename(ckpt / "model.safetensors")  # a name loaders use: quiet again
+    _, doc = run_json("audit", str(ckpt))
+    assert "loose-files" not in {f["code"] for f in doc["findings"]}
