@@ -17,6 +17,7 @@ from typing import Any
 
 from . import lock as lockmod
 from .errors import UsageError
+from .findings import plural
 from .groups import fill, ranges, split_name
 
 MAX_LISTED = 50
@@ -223,11 +224,11 @@ def format_diff(changes: Changes, a: str, b: str, fmt: str = "table") -> str:
             out.extend(_limited([f"- {line}" if md else f"  {line}" for line in lines]))
             out.append("")
 
-    section(f"added ({len(changes.added):,} tensors)", [code(p) for p in lockmod.patterns(changes.added)])
-    section(f"removed ({len(changes.removed):,} tensors)", [code(p) for p in lockmod.patterns(changes.removed)])
-    section(f"shape changes ({len(changes.reshaped):,} tensors)",
+    section(f"added ({plural(len(changes.added), 'tensor')})", [code(p) for p in lockmod.patterns(changes.added)])
+    section(f"removed ({plural(len(changes.removed), 'tensor')})", [code(p) for p in lockmod.patterns(changes.removed)])
+    section(f"shape changes ({plural(len(changes.reshaped), 'tensor')})",
             [f"{code(p)} {_shape(x)} -> {_shape(y)}" for p, x, y in changes.grouped(changes.reshaped)])
-    section(f"dtype changes ({len(changes.retyped):,} tensors)",
+    section(f"dtype changes ({plural(len(changes.retyped), 'tensor')})",
             [f"{code(p)} {x} -> {y}" for p, x, y in changes.grouped(changes.retyped)])
     section("metadata changes", [f"{f}: {value(x)} -> {value(y)}" for f, x, y in changes.meta])
     for title, head, rows in (("parameters by component", "component", changes.components),

@@ -179,9 +179,9 @@ def parse_header(file: str, raw: bytes, file_size: int | None, header: Header | 
         expected = 8 + header.header_length + header.data_end
         if file_size < expected:
             header.fail("file-truncated", f"file is {file_size:,} bytes but header + data need {expected:,}: "
-                        f"{expected - file_size:,} bytes missing (incomplete download?)")
+                        f"{plural(expected - file_size, 'byte')} missing (incomplete download?)")
         elif file_size > expected:
-            header.fail("file-trailing-bytes", f"{file_size - expected:,} bytes follow the end of the tensor data "
+            header.fail("file-trailing-bytes", f"{plural(file_size - expected, 'byte')} follow{'s' if file_size - expected == 1 else ''} the end of the tensor data "
                         f"(file is {file_size:,} bytes, header + data {expected:,})")
     return header
 

@@ -23,7 +23,7 @@ def format_report(report: Report) -> str:
                 f"- **Formula:** `{rec.formula}`"]
         if rec.formula_by_component and rec.formula_by_component != rec.formula:
             out.append(f"- **By component:** `{rec.formula_by_component}`")
-    out += [f"- **Stored:** {report.totals.tensors:,} tensors, {report.totals.parameters:,} parameters, "
+    out += [f"- **Stored:** {plural(report.totals.tensors, 'tensor')}, {plural(report.totals.parameters, 'parameter')}, "
             f"{report.totals.bytes:,} bytes in {plural(len(report.files), 'file')}", ""]
     findings = report.active_findings
     if findings:
