@@ -25,6 +25,7 @@ from .specs.symbolic import closed_form
 
 LEDGER_KEYS = ("model", "mtp", "tied_duplicates", "buffers", "quantization", "unexplained")
 MAX_NAMES_IN_MESSAGE = 4
+MAX_STRUCTURED = 20  # tensor -> shape entries in a finding's expected/actual (as many names as the JSON lists)
 
 
 class UnknownArchitecture(ConfigError):
@@ -77,8 +78,12 @@ def _names(names: list[str]) -> str:
     return shown + (f" and {len(names) - MAX_NAMES_IN_MESSAGE:,} more" if len(names) > MAX_NAMES_IN_MESSAGE else "")
 
 
-def reconcile(inventory: Inventory, config: dict[str, Any] | None) -> Reconciliation:
-    """Compare the inventory with what ``config`` implies; never raises for a bad tensor."""
+def reconcile(inventory: Inventory, config: dict[str, Any] | None,
+              indexed: Mapping[str, str] | None = None) -> Reconciliation:
+    """Compare the inventory with what ``config`` implies; never raises for a bad tensor.
+
+    ``indexed``: the index's weight_map, whose names also say which layout the checkpoint uses when shards
+    are absent (an index-only folder, LFS pointers)."""
     if config is None:
         rec = _generic(inventory, {})
         rec.findings.append(finding("config-missing", "no config.json next to the weights: the checkpoint was checked "
@@ -99,7 +104,8 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None) -> Reconcilia
             rec.findings.append(finding("config-mismatch", f"config.json cannot be evaluated by the {spec.file} "
                                         f"formula: {e}", files=["config.json"]))
         else:
-            rec = _compare(inventory, best_layout(expectation, inventory.tensors), cfg)
+            names = inventory.tensors if not indexed else {**indexed, **inventory.tensors}
+            rec = _compare(inventory, best_layout(expectation, names), cfg)
     rec.model_type = model_type if isinstance(model_type, str) else None
     rec.architecture = architecture if isinstance(architecture, str) else None
     assert sum(rec.ledger.values()) == inventory.totals.parameters + rec.packed_extra, "ledger must cover every tensor"
@@ -244,7 +250,9 @@ def _findings(s: _Sorted, expected: dict[str, ExpectedTensor], stored: dict[str,
                                                 for n, e, a in s.mismatched[:MAX_NAMES_IN_MESSAGE])
                          + (f" and {len(s.mismatched) - MAX_NAMES_IN_MESSAGE:,} more"
                             if len(s.mismatched) > MAX_NAMES_IN_MESSAGE else ""),
-                         tensors=[n for n, _, _ in s.mismatched]))
+                         tensors=[n for n, _, _ in s.mismatched],
+                         expected={n: list(e) for n, e, _ in s.mismatched[:MAX_STRUCTURED]},
+                         actual={n: list(a) for n, _, a in s.mismatched[:MAX_STRUCTURED]}))
     if s.head_missing:
         f.append(finding("tied-head", f"config.json does not tie the LM head to the embeddings "
                          f"(tie_word_embeddings is false), but {_names(s.head_missing)} is not stored: loaders would "
@@ -280,7 +288,7 @@ def _findings(s: _Sorted, expected: dict[str, ExpectedTensor], stored: dict[str,
     for stack, by_layer in s.beyond.items():
         layers = sorted(by_layer)
         names = [n for layer in layers for n in by_layer[layer]]
-        f.append(finding("config-mismatch", f"config.json declares {stack.count} {_stack_words(stack)}"
+        f.append(finding("config-mismatch", f"config.json declares {_declared(stack)}"
                          + (f" (+{stack.extra} MTP)" if stack.extra else "")
                          + f" but layer{'s' if len(layers) > 1 else ''} {_ranges(layers)} "
                          f"{'are' if len(layers) > 1 else 'is'} stored too ({plural(len(names), 'tensor')})",
@@ -290,7 +298,7 @@ def _findings(s: _Sorted, expected: dict[str, ExpectedTensor], stored: dict[str,
     if rest:
         f.append(finding("unexpected-tensor", f"{plural(len(rest), 'stored tensor')} that the {expectation.spec.file} "
                          f"formula does not explain: {_names(rest)}", tensors=rest))
-    f.extend(_dtype_outliers(s.by_rule))
+    f.extend(_dtype_outliers(s.by_rule, expected))
     return f
 
 
@@ -388,16 +396,19 @@ def _report_missing(f: list[Finding], missing: list[str], expected: Mapping[str,
                          f"({plural(len(names), 'tensor')})", tensors=names))
         declared = [layer for layer in layers if layer < stack.count]
         if declared:
-            f.append(finding("config-mismatch", f"config.json declares {stack.count} {_stack_words(stack)} but only "
-                             f"{stack.count - len(declared)} are stored", tensors=[], files=["config.json"]))
+            stored_layers = stack.count - len(declared)
+            f.append(finding("config-mismatch", f"config.json declares {_declared(stack)} but only "
+                             f"{stored_layers:,} {'is' if stored_layers == 1 else 'are'} stored", tensors=names,
+                             files=["config.json"], expected=stack.count, actual=stored_layers))
     missing = [n for n in missing if (expected[n].stack, expected[n].layer) not in whole]
     if missing:
         f.append(finding("missing-tensor", f"{plural(len(missing), 'tensor')} required by config.json "
                          f"{'is' if len(missing) == 1 else 'are'} not stored: {_names(missing)}", tensors=missing))
 
 
-def _stack_words(stack: StackInfo) -> str:
-    return f"{stack.label} layers" if stack.label else "layers"
+def _declared(stack: StackInfo) -> str:
+    """``"34 layers"``, ``"1 layer"``, ``"27 vision layers"``."""
+    return plural(stack.count, f"{stack.label} layer" if stack.label else "layer")
 
 
 def _stack_layer(name: str, stacks: tuple[StackInfo, ...]) -> tuple[StackInfo, int] | None:
@@ -415,18 +426,29 @@ def _ranges(values: list[int]) -> str:
     return ranges(values).replace("..", "-")
 
 
-def _dtype_outliers(by_rule: dict[int, list[Tensor]]) -> list[Finding]:
-    """Within one kind of tensor (one spec rule), dtypes other than the majority's."""
-    out = []
+def _dtype_outliers(by_rule: dict[int, list[Tensor]], expected: dict[str, ExpectedTensor]) -> list[Finding]:
+    """Within one kind of tensor (one spec rule), dtypes other than the majority's.
+
+    A layer saved in another dtype is one finding naming the layer(s), not one per kind of tensor in it.
+    """
+    odd: list[tuple[Tensor, str]] = []  # (outlier, majority dtype of its kind)
     for tensors in by_rule.values():
         counts = Counter(t.dtype for t in tensors)
         if len(counts) < 2:
             continue
         majority, _ = counts.most_common(1)[0]
-        odd = [t.name for t in tensors if t.dtype != majority]
-        kinds = ", ".join(f"{d}" for d in sorted(counts) if d != majority)
-        out.append(finding("dtype-outlier", f"{plural(len(odd), 'tensor')} stored as {kinds} while "
-                           f"{counts[majority]:,} of the same kind are {majority}: {_names(odd)}", tensors=odd))
+        odd += [(t, majority) for t in tensors if t.dtype != majority]
+    by_kind: dict[tuple[str, str, bool], list[Tensor]] = defaultdict(list)
+    for t, majority in odd:
+        by_kind[(t.dtype, majority, expected[t.name].layer is not None)].append(t)
+    out = []
+    for (dtype, majority, in_layers), tensors in by_kind.items():
+        names = [t.name for t in tensors]
+        layers = sorted({expected[n].layer for n in names if expected[n].layer is not None})
+        where = (f"layer{'s' if len(layers) > 1 else ''} {_ranges(layers)}: " if in_layers else "")
+        out.append(finding("dtype-outlier", f"{where}{plural(len(names), 'tensor')} stored as {dtype} while "
+                           f"the same kinds of tensor elsewhere are {majority}: {_names(names)}", tensors=names,
+                           expected=majority, actual=dtype))
     return out
 
 

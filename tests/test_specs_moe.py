@@ -17,7 +17,7 @@ import pytest
 
 import auditor
 from auditor.reconcile import formula_report
-from conftest import run_json
+from conftest import run_cli, run_json
 from fixtures import build, realistic
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -199,6 +199,16 @@ def test_deepseek_v3_fp8_reconciles(deepseek_v3: Path) -> None:
     assert sum(c["expected"] for c in doc["components"] if c["component"] != "mtp") == 671_026_419_200
     assert doc["expected"]["activated_parameters"] is not None
     assert {f["code"] for f in doc["findings"]} == {"mtp-module", "quantization-tensors"}
+
+
+def test_deepseek_v3_default_json_stays_small(deepseek_v3: Path) -> None:
+    """Findings list at most 20 names plus count and patterns (it was 2.86 MB, 2.82 MB of it the 45,808 names of
+    one info finding); --tensors still gives every name."""
+    proc = run_cli("audit", str(deepseek_v3), "--format", "json")
+    doc = json.loads(proc.stdout)
+    assert len(proc.stdout.encode()) < 300_000, len(proc.stdout)
+    [scales] = [f for f in doc["findings"] if f["code"] == "quantization-tensors"]
+    assert scales["count"] > 40_000 and len(scales["tensors"]) == 20 and 0 < len(scales["patterns"]) < 100
 
 
 def test_deepseek_v3_wrong_scale_shape(tmp_path: Path) -> None:
