@@ -172,6 +172,11 @@ def collect(source: Source, progress: Callable[[str], None] | None = None) -> Ch
         else:
             findings.append(finding("config-mismatch", error or "config.json is not a JSON object",
                                     files=["config.json"]))
+    if config is not None and "quantization_config" not in config and "hf_quant_config.json" in files:
+        # NVIDIA ModelOpt writes its quantization settings to a side file; read as the config's own
+        doc, _ = _load_json(source, files, "hf_quant_config.json")
+        if isinstance(doc, dict) and isinstance(doc.get("quantization"), dict):
+            config = {**config, "quantization_config": {"quant_method": "modelopt", **doc["quantization"]}}
     _check_shard_names(audited, findings)
     return Checkpoint(source.target, files, audited, headers, index_name, index, config, ignored, findings,
                       source.describe())

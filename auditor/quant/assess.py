@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from ..header import DTYPE_BITS, Tensor
 from ..specs.expr import ExprError
 from .configs import EMBEDDING, LINEAR, QuantConfig, targeted
-from .schemes import Resolved, Scheme, all_schemes, choose, fill, resolve
+from .schemes import Resolved, all_schemes, choose, fill, resolve
 
 FLOAT_DTYPES = ("F16", "BF16", "F32", "F64")
 # components whose quantization depends on the writer's transformers version (fused 3-D experts and routers are
@@ -126,7 +126,7 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
         *lead, rows, cols = e.shape
         resolved, by_class = layers.scheme_for(module, kind, rows, cols)
         if isinstance(resolved, str):
-            near = [n for n in siblings.get(module, []) + siblings.get(weight, [])]
+            near = siblings.get(module, []) + siblings.get(weight, [])
             if near:
                 out.problems.append((near[0], resolved))
             continue
@@ -276,7 +276,3 @@ def unconfigured(stored: Mapping[str, Tensor], expected: Mapping[str, Any]) -> l
             if parent in expected or f"{parent}.weight" in expected or name.rsplit("_", 1)[0] in expected:
                 out.append(name)
     return out
-
-
-def scheme_names() -> list[Scheme]:
-    return list(all_schemes())

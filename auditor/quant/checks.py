@@ -35,7 +35,7 @@ def quantization_findings(quantization: Quantization, stored: Mapping[str, Tenso
     if quantization.config is None and not isinstance(cfg.get("quantization_config"), Mapping):
         odd = unconfigured(stored, expected)
         if odd:
-            dtypes = sorted({stored[n].dtype for n in odd})
+            dtypes = sorted({stored[n].dtype for n in odd if stored[n].dtype not in FLOAT_DTYPES}) or ["names"]
             out.append(finding("quantization-config-missing", f"{plural(len(odd), 'tensor')} stored quantized "
                                f"({', '.join(dtypes)}) but config.json has no quantization_config: a loader would "
                                f"read the codes as plain weights or not at all: {_names(odd)}", tensors=odd,
