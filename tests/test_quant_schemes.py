@@ -267,3 +267,19 @@ def test_gptq_marlin(tmp_path: Path) -> None:
     assert report.exit_code == 0 and _problems(report) == []
     assert rec.ledger["model"] == rec.expected_parameters == 596_049_920
     assert rec.ledger["quantization"] == LINEARS_06B // 128  # one F16 scale per 128 inputs per output
+
+
+def test_scheme_files_load_and_malformed_ones_are_refused() -> None:
+    from auditor.quant.schemes import SchemeError, _scheme, all_schemes
+    schemes = all_schemes()
+    assert len({s.name for s in schemes}) == len(schemes) >= 16
+    assert {s.method for s in schemes} == {"compressed-tensors", "bitsandbytes", "gptq", "awq", "fp8", "mxfp4",
+                                           "modelopt", "mlx"}
+    two_weights = {"name": "x", "method": "m", "tensor": [{"name": "{weight}", "dtype": ["U8"], "role": "weight"},
+                                                         {"name": "{weight}.a", "dtype": ["U8"], "role": "weight"}]}
+    with pytest.raises(SchemeError, match="exactly one tensor"):
+        _scheme(two_weights, "bad.toml")
+    unsafe = {"name": "x", "method": "m", "tensor": [{"name": "{weight}", "dtype": ["U8"], "role": "weight",
+                                                      "shape": ["__import__('os').getpid()"]}]}
+    with pytest.raises(SchemeError, match="not allowed|only"):
+        _scheme(unsafe, "bad.toml")
