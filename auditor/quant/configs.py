@@ -138,6 +138,10 @@ def _fp8(q: Mapping[str, Any]) -> QuantConfig:
     return QuantConfig("fp8", (Group(params),), _strings(q.get("modules_to_not_convert")), "hf", strict=False)
 
 
+def _fbgemm_fp8(q: Mapping[str, Any]) -> QuantConfig:
+    return QuantConfig("fbgemm_fp8", (Group({}),), _strings(q.get("modules_to_not_convert")), "hf", strict=False)
+
+
 def _mxfp4(q: Mapping[str, Any]) -> QuantConfig:
     return QuantConfig("mxfp4", (Group({}, (r"re:.*experts\..*",)),), _strings(q.get("modules_to_not_convert")), "hf",
                        strict=False, kinds=("Fused",))
@@ -168,7 +172,7 @@ def _mlx(q: Mapping[str, Any]) -> QuantConfig:
 
 READERS: dict[str, Callable[[Mapping[str, Any]], QuantConfig]] = {
     "compressed-tensors": _compressed_tensors, "bitsandbytes": _bitsandbytes, "gptq": _gptq, "awq": _awq,
-    "fp8": _fp8, "mxfp4": _mxfp4, "modelopt": modelopt,
+    "fp8": _fp8, "fbgemm_fp8": _fbgemm_fp8, "mxfp4": _mxfp4, "modelopt": modelopt,
 }
 
 

@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..specs.expr import ExprError, compile_expr, evaluate
 
@@ -62,15 +62,30 @@ class Scheme:
         return next(r for r in self.rules if r.role == "weight")
 
 
+class Part(NamedTuple):
+    """One rule evaluated for one layer shape; its tensor is ``(module or weight name) + suffix``."""
+
+    rule: TensorRule
+    dtypes: tuple[str, ...]
+    shapes: tuple[tuple[int, ...], ...]   # alternatives; () = any shape
+    required: bool
+    on_module: bool                       # the name starts from the layer ({module}) or the weight ({weight})
+    suffix: str
+
+
 @dataclass(frozen=True)
 class Resolved:
-    """A scheme evaluated for one layer shape: concrete dtypes and shapes per rule."""
+    """A scheme evaluated for one layer shape: concrete names, dtypes and shapes per rule."""
 
     scheme: Scheme
     applies: bool
-    rules: tuple[tuple[TensorRule, tuple[str, ...], tuple[tuple[int, ...], ...], bool], ...]  # dtypes, shapes, req
+    parts: tuple[Part, ...]
+    weight: Part                          # the part with role "weight"
     value_bits: int | None
     env: dict[str, Any]
+
+    def name(self, part: Part, module: str, weight: str) -> str:
+        return (module if part.on_module else weight) + part.suffix
 
 
 def _check(expr: Any, where: str) -> None:
@@ -92,6 +107,8 @@ def _scheme(doc: dict[str, Any], file: str) -> Scheme:
     for t in doc["tensor"]:
         if set(t) - _TENSOR_KEYS or "name" not in t or "dtype" not in t:
             raise SchemeError(f"{where}: tensor keys must be among {sorted(_TENSOR_KEYS)} with name and dtype")
+        if not t["name"].startswith(("{module}", "{weight}")):
+            raise SchemeError(f"{where}: tensor name {t['name']!r} must start with {{module}} or {{weight}}")
         shapes = t.get("shapes", [t["shape"]] if "shape" in t else [])
         for part in ("dtype", "required"):
             _check(t.get(part), where)
@@ -157,14 +174,13 @@ def resolve(scheme: Scheme, params: dict[str, Any], rows: int, cols: int) -> Res
                 alternatives += [_shape(a, env) for a in value]  # an expression giving several alternatives
             else:
                 alternatives.append(_shape(alt, env))
-        rules.append((rule, tuple(dtypes), tuple(alternatives), bool(evaluate(rule.required, env))))
+        on_module = rule.name.startswith("{module}")
+        suffix = rule.name[len("{module}"):].format_map(_Params(env))  # "{weight}" has the same length
+        rules.append(Part(rule, tuple(dtypes), tuple(alternatives), bool(evaluate(rule.required, env)), on_module,
+                          suffix))
     bits = evaluate(scheme.value_bits, env)
-    return Resolved(scheme, applies, tuple(rules), bits if isinstance(bits, int) and bits > 0 else None, env)
-
-
-def fill(template: str, module: str, weight: str, env: dict[str, Any]) -> str:
-    """A rule's tensor name for one layer."""
-    return template.replace("{module}", module).replace("{weight}", weight).format_map(_Params(env))
+    weight = next(p for p in rules if p.rule.role == "weight")
+    return Resolved(scheme, applies, tuple(rules), weight, bits if isinstance(bits, int) and bits > 0 else None, env)
 
 
 class _Params(dict):  # type: ignore[type-arg]
