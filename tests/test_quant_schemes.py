@@ -273,8 +273,8 @@ def test_scheme_files_load_and_malformed_ones_are_refused() -> None:
     from auditor.quant.schemes import SchemeError, _scheme, all_schemes
     schemes = all_schemes()
     assert len({s.name for s in schemes}) == len(schemes) >= 16
-    assert {s.method for s in schemes} == {"compressed-tensors", "bitsandbytes", "gptq", "awq", "fp8", "fbgemm_fp8", "mxfp4",
-                                           "modelopt", "mlx"}
+    assert {s.method for s in schemes} == {"compressed-tensors", "bitsandbytes", "gptq", "awq", "fp8", "fbgemm_fp8",
+                                           "mxfp4", "modelopt", "mlx"}
     two_weights = {"name": "x", "method": "m", "tensor": [{"name": "{weight}", "dtype": ["U8"], "role": "weight"},
                                                          {"name": "{weight}.a", "dtype": ["U8"], "role": "weight"}]}
     with pytest.raises(SchemeError, match="exactly one tensor"):

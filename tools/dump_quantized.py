@@ -91,6 +91,8 @@ BNB_SCHEMES = {
     "bnb-fp4-dq-skip": dict(load_in_4bit=True, bnb_4bit_quant_type="fp4", bnb_4bit_use_double_quant=True,
                             llm_int8_skip_modules=["lm_head", "model.layers.0.self_attn"]),
     "bnb-int8": dict(load_in_8bit=True),
+    # differs from the default: 4-bit codes packed into bfloat16 storage (FSDP-friendly QLoRA setups)
+    "bnb-nf4-storage-bf16": dict(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_quant_storage="bfloat16"),
 }
 
 
@@ -146,6 +148,7 @@ def dump_bnb(model_name: str, case: str, tmp: Path) -> dict:
     kwargs = dict(BNB_SCHEMES[case])
     if kwargs.get("load_in_4bit"):
         kwargs["bnb_4bit_compute_dtype"] = torch.bfloat16
+        kwargs["bnb_4bit_quant_storage"] = getattr(torch, kwargs.get("bnb_4bit_quant_storage", "uint8"))
     q = AutoModelForCausalLM.from_pretrained(base, quantization_config=BitsAndBytesConfig(**kwargs), device_map="cpu")
     out = tmp / case
     q.save_pretrained(out)

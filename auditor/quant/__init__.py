@@ -38,7 +38,8 @@ class Quantization:
     def verdict(self, name: str) -> QuantVerdict | None:
         return self.assessment.verdicts.get(name)
 
-    def classify(self, tensor: Tensor, stored: Mapping[str, Tensor], expected: Mapping[str, Any]) -> QuantVerdict | None:
+    def classify(self, tensor: Tensor, stored: Mapping[str, Tensor],
+                 expected: Mapping[str, Any]) -> QuantVerdict | None:
         """A verdict when ``tensor`` is bookkeeping or a packed weight. Without expected tensors (no formula for
         the architecture) bookkeeping is recognised by name alone, for the ledger."""
         verdict = self.assessment.verdicts.get(tensor.name)

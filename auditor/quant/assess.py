@@ -157,8 +157,11 @@ def _layer(out: Assessment, q: QuantConfig, r: Resolved, weight: str, module: st
     scheme, wpart = r.scheme, r.weight
     packed_name = r.name(wpart, module, weight)
     t = stored.get(packed_name)
-    quantized = t is not None and (packed_name != weight or t.dtype in wpart.dtypes or t.dtype not in FLOAT_DTYPES
-                                   or t.shape != e.shape)
+    want = tuple((*lead, *s) for s in wpart.shapes) if lead else wpart.shapes
+    # quantized in place (same name) unless it is a float tensor of the logical shape that the scheme would not
+    # store that way (a BF16 weight beside bitsandbytes' BF16 storage, or under an F8 scheme)
+    quantized = t is not None and (packed_name != weight or t.dtype not in FLOAT_DTYPES or t.shape != e.shape
+                                   or (t.shape in want and t.dtype in wpart.dtypes))
     if not quantized:
         _unpacked(out, q, r, weight, module, packed_name, stored, either)
         return
@@ -167,7 +170,6 @@ def _layer(out: Assessment, q: QuantConfig, r: Resolved, weight: str, module: st
     problems = []
     if t.dtype not in wpart.dtypes:
         problems.append(f"dtype {t.dtype}, expected {' or '.join(wpart.dtypes)} ({scheme.name})")
-    want = tuple((*lead, *s) for s in wpart.shapes) if lead else wpart.shapes
     if want and t.shape not in want:
         problems.append(f"shape {list(t.shape)}, expected {_shape_text(want)} = {_rule_text(wpart.rule)} for "
                         f"{weight} [rows={e.shape[-2]}, cols={e.shape[-1]}] ({scheme.name})")

@@ -29,7 +29,8 @@ def quantization_findings(quantization: Quantization, stored: Mapping[str, Tenso
     coverage = quantization.assessment.coverage
     if coverage:
         out.append(finding("quantization-coverage", f"{plural(len(coverage), 'layer')} stored in another form than "
-                           "the quantization config says: " + "; ".join(f"{n}: {why}" for n, why in coverage[:MAX_NAMES])
+                           "the quantization config says: "
+                           + "; ".join(f"{n}: {why}" for n, why in coverage[:MAX_NAMES])
                            + (f" and {len(coverage) - MAX_NAMES:,} more" if len(coverage) > MAX_NAMES else ""),
                            tensors=[n for n, _ in coverage]))
     if quantization.config is None and not isinstance(cfg.get("quantization_config"), Mapping):
