@@ -15,10 +15,12 @@ import math
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 import auditor
 from auditor.findings import Finding
+from conftest import run_json
 from fixtures import build, quant_derived
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -283,3 +285,16 @@ def test_scheme_files_load_and_malformed_ones_are_refused() -> None:
                                                       "shape": ["__import__('os').getpid()"]}]}
     with pytest.raises(SchemeError, match="not allowed|only"):
         _scheme(unsafe, "bad.toml")
+
+
+def test_cli_json_on_nvfp4_and_a_broken_copy(tmp_path: Path) -> None:
+    """Through the CLI: exit 0 on the library's NVFP4 checkpoint, 1 with a lost global scale, named in the JSON."""
+    doc = load_case("llama-ct-nvfp4")
+    code, report = run_json("audit", str(_build(tmp_path / "ok", doc)))
+    jsonschema.validate(report, json.loads((ROOT / "auditor" / "schema" / "report.schema.json").read_text()))
+    assert code == 0 and report["ledger"]["model"] == doc["unquantized_parameters"]
+    gone = "model.layers.0.mlp.up_proj.weight_global_scale"
+    code, report = run_json("audit", str(_build(tmp_path / "bad", doc, [t for t in doc["tensors"] if t[0] != gone])))
+    hits = [f for f in report["findings"] if f["code"] == "quantization-scale-mismatch"]
+    assert code == 1 and len(hits) == 1 and hits[0]["tensors"] == ["model.layers.0.mlp.up_proj.weight_packed"]
+    assert f"{gone} is not stored" in hits[0]["message"]
