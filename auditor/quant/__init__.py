@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..inventory import Tensor
-from .assess import Assessment, QuantVerdict, _AUX_SUFFIXES, _looks_quantized, assess
+from .assess import _AUX_SUFFIXES, _WEIGHT_SUFFIXES, Assessment, QuantVerdict, _looks_quantized, assess, unconfigured
 from .configs import QuantConfig, read
 
 __all__ = ["Quantization", "QuantVerdict", "QuantConfig"]
@@ -34,6 +34,24 @@ class Quantization:
     def prepare(self, stored: Mapping[str, Tensor], expected: Mapping[str, Any], tied: bool = False) -> None:
         """Sort every expected weight's stored tensors by the config's scheme (once per audit)."""
         self.assessment = assess(self.config, stored, expected, tied)
+        if self.config is None:
+            self._unconfigured(stored, expected)
+
+    def _unconfigured(self, stored: Mapping[str, Tensor], expected: Mapping[str, Any]) -> None:
+        """No quantization config, yet quantized tensors: one root cause (``quantization-config-missing``, made by
+        ``checks.py``), so the tensors are filed under quantization and packed weights stand for their weight
+        rather than each showing up again as unexpected or missing."""
+        verdicts = self.assessment.verdicts
+        for name in unconfigured(stored, expected):
+            if name in expected:
+                continue
+            parent, _, last = name.rpartition(".")
+            weight = parent + ".weight" if parent + ".weight" in expected else parent
+            e = expected.get(weight)
+            if e is not None and last in _WEIGHT_SUFFIXES and weight not in stored:
+                verdicts[name] = QuantVerdict("packed", weight, None, e.elements)
+            else:
+                verdicts[name] = QuantVerdict("quantization", weight)
 
     def verdict(self, name: str) -> QuantVerdict | None:
         return self.assessment.verdicts.get(name)
