@@ -298,3 +298,24 @@ def test_cli_json_on_nvfp4_and_a_broken_copy(tmp_path: Path) -> None:
     hits = [f for f in report["findings"] if f["code"] == "quantization-scale-mismatch"]
     assert code == 1 and len(hits) == 1 and hits[0]["tensors"] == ["model.layers.0.mlp.up_proj.weight_packed"]
     assert f"{gone} is not stored" in hits[0]["message"]
+
+
+def test_gptqmodel_dynamic_skip_and_override(tmp_path: Path) -> None:
+    """GPTQModel's ``dynamic``: "-:regex" leaves modules unquantized, "+:regex" overrides bits / group_size."""
+    from fixtures import gptq
+    base = build.load_layout("tiny-llama-bias")["tensors"]
+    down = [t for t in base if ".down_proj." in t[0]]
+    rest = [t for t in base if ".down_proj." not in t[0]]
+    layout = gptq.quantize(rest, "gptq", modules_to_not_convert=["model.layers.1.mlp"]) + gptq.quantize(
+        [t for t in down if "layers.1." not in t[0]], "gptq", bits=8, group_size=64) + [
+        (n, "F16", s) for n, _, s in down if "layers.1." in n]
+    config = gptq.gptq_config(build.load_config("tiny-llama-bias.json"))
+    config["quantization_config"]["dynamic"] = {r"-:model\.layers\.1\.mlp\..*": {},
+                                                r"+:.*down_proj": {"bits": 8, "group_size": 64}}
+    report = auditor.audit(build.build_checkpoint(tmp_path / "dyn", layout, config=config))
+    assert report.exit_code == 0 and _problems(report) == []
+    assert report.reconciliation.ledger["model"] == report.reconciliation.expected_parameters
+    del config["quantization_config"]["dynamic"]
+    report = auditor.audit(build.build_checkpoint(tmp_path / "nodyn", layout, config=config))
+    assert {f.code for f in _problems(report)} == {"quantization-coverage", "quantization-scale-mismatch"}
+    assert "model.layers.1.mlp.up_proj.weight" in _hits(report, "quantization-coverage")[0].tensors

@@ -146,13 +146,13 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
             _not_quantized(out, q, weight, module, e, stored, siblings)
             continue
         either = by_class and e.component in EITHER_WAY
-        _layer(out, q, resolved, weight, module, e, tuple(lead), stored, siblings, either)
+        _layer(out, q, resolved, weight, module, e, tuple(lead), stored, expected, siblings, either)
     return out
 
 
 def _layer(out: Assessment, q: QuantConfig, r: Resolved, weight: str, module: str, e: Any,
-           lead: tuple[int, ...], stored: Mapping[str, Tensor], siblings: Mapping[str, list[str]],
-           either: bool) -> None:
+           lead: tuple[int, ...], stored: Mapping[str, Tensor], expected: Mapping[str, Any],
+           siblings: Mapping[str, list[str]], either: bool) -> None:
     """One layer the config quantizes with scheme ``r`` (called per layer: ~46k times for DeepSeek-V3)."""
     scheme, wpart = r.scheme, r.weight
     packed_name = r.name(wpart, module, weight)
@@ -163,7 +163,7 @@ def _layer(out: Assessment, q: QuantConfig, r: Resolved, weight: str, module: st
     quantized = t is not None and (packed_name != weight or t.dtype not in FLOAT_DTYPES or t.shape != e.shape
                                    or (t.shape in want and t.dtype in wpart.dtypes))
     if not quantized:
-        _unpacked(out, q, r, weight, module, packed_name, stored, either)
+        _unpacked(out, q, r, weight, module, packed_name, stored, expected, either)
         return
     assert t is not None
     out.schemes[scheme.name] = out.schemes.get(scheme.name, 0) + 1
@@ -181,6 +181,8 @@ def _layer(out: Assessment, q: QuantConfig, r: Resolved, weight: str, module: st
         if part is wpart:
             continue
         name = (module if part.on_module else weight) + part.suffix
+        if name in expected:
+            continue  # the architecture's own tensor (a bias the layer has), matched by the reconciliation
         a = stored.get(name)
         if a is None:
             if part.required:
@@ -206,11 +208,11 @@ def _layer(out: Assessment, q: QuantConfig, r: Resolved, weight: str, module: st
 
 
 def _unpacked(out: Assessment, q: QuantConfig, r: Resolved, weight: str, module: str, packed_name: str,
-              stored: Mapping[str, Tensor], either: bool) -> None:
+              stored: Mapping[str, Tensor], expected: Mapping[str, Any], either: bool) -> None:
     """A layer the config quantizes whose packed weight is not stored: full precision, or lost."""
     full = weight in stored
     present = [n for n in (r.name(p, module, weight) for p in r.parts if p is not r.weight)
-               if n in stored and n not in out.verdicts]
+               if n in stored and n not in expected and n not in out.verdicts]
     for name in present:
         why = (f"{weight} is stored unquantized beside it" if full
                else f"its packed weight {packed_name} (the stored form of {weight}) is not stored")
