@@ -319,3 +319,33 @@ def test_gptqmodel_dynamic_skip_and_override(tmp_path: Path) -> None:
     report = auditor.audit(build.build_checkpoint(tmp_path / "nodyn", layout, config=config))
     assert {f.code for f in _problems(report)} == {"quantization-coverage", "quantization-scale-mismatch"}
     assert "model.layers.1.mlp.up_proj.weight" in _hits(report, "quantization-coverage")[0].tensors
+
+
+def test_moe_with_quantized_experts(tmp_path: Path) -> None:
+    """Releases made under transformers 4 (experts were nn.Linear) have every expert quantized too; under 5.x the
+    library leaves them alone. Experts packed the way PackedQuantizationCompressor.compress lays out a linear
+    (compressed_tensors/compressors/pack_quantized/base.py: weight_packed I32 [out, ceil(in * bits / 32)],
+    weight_shape [2]; group scales [out, in / group_size]) reconcile too. The rule is first checked against every
+    linear the library itself wrote in this dump."""
+    doc = load_case("qwen3_moe-ct-w4a16")
+    shapes = {n: (d, s) for n, d, s in doc["tensors"]}
+
+    def packed(module: str, rows: int, cols: int) -> list[tuple[str, str, list[int]]]:
+        return [(f"{module}.weight_packed", "I32", [rows, math.ceil(cols * 4 / 32)]),
+                (f"{module}.weight_scale", "BF16", [rows, cols // 128]), (f"{module}.weight_shape", "I64", [2])]
+
+    for name, (dtype, shape) in shapes.items():
+        if name.endswith(".weight_packed"):
+            module = name[: -len(".weight_packed")]
+            rows, cols = shape[0], shape[1] * 32 // 4
+            assert all(shapes[n] == (d, s) for n, d, s in packed(module, rows, cols))
+    tensors = []
+    for name, dtype, shape in doc["tensors"]:
+        if ".experts." in name:
+            tensors += packed(name[: -len(".weight")], *shape)
+        else:
+            tensors.append((name, dtype, shape))
+    report = auditor.audit(_build(tmp_path / "experts", doc, tensors))
+    assert report.exit_code == 0 and _problems(report) == []
+    assert report.reconciliation.ledger["model"] == doc["unquantized_parameters"]
+    assert report.reconciliation.categories["model.layers.1.mlp.experts.3.down_proj.weight_packed"] == "model"
