@@ -57,6 +57,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "quantization-tensors": ("info", "quantization bookkeeping tensors (scales) are stored"),
     "quantization-coverage": ("error", "a layer the quantization config quantizes is stored in full precision, or the reverse"),
     "quantization-config-missing": ("error", "tensors are stored quantized but config.json has no quantization_config"),
+    "quantization-unknown": ("warning", "quantization_config names a quant_method st-audit has no scheme for; its tensors were not checked"),
     "dtype-config-mismatch": ("warning", "the model's floating tensors are stored in another dtype than config.json's dtype / torch_dtype"),
     "dtype-outlier": ("warning", "a tensor's dtype differs from the rest of its kind"),
     "config-mismatch": ("error", "config.json disagrees with what is stored (layers, hidden size, vocab)"),

@@ -349,3 +349,14 @@ def test_moe_with_quantized_experts(tmp_path: Path) -> None:
     assert report.exit_code == 0 and _problems(report) == []
     assert report.reconciliation.ledger["model"] == doc["unquantized_parameters"]
     assert report.reconciliation.categories["model.layers.1.mlp.experts.3.down_proj.weight_packed"] == "model"
+
+
+@pytest.mark.parametrize("method", ["hqq", None])
+def test_unknown_quant_method_is_a_warning(tmp_path: Path, method: str | None) -> None:
+    doc = load_case("llama-ct-w4a16")
+    config = {**doc["config"], "quantization_config": {"quant_method": method}}
+    report = auditor.audit(_build(tmp_path / "unknown", doc, config=config))
+    hits = _hits(report, "quantization-unknown")
+    assert report.exit_code == 0 and [f.code for f in _problems(report)] == ["quantization-unknown"]
+    assert len(hits) == 1 and "model.layers.0.self_attn.q_proj.weight_packed" in hits[0].tensors
+    assert repr(method) in hits[0].message

@@ -137,10 +137,14 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
         module = weight[: -len(".weight")] if weight.endswith(".weight") else weight
         *lead, rows, cols = e.shape
         resolved, by_class = layers.scheme_for(module, kind, rows, cols)
-        if isinstance(resolved, str):
+        if isinstance(resolved, str):  # the config's parameters do not fit its scheme: one problem per layer
             near = siblings.get(module, []) + siblings.get(weight, [])
+            packed = next((n for n in near if n.rpartition(".")[2] in _WEIGHT_SUFFIXES), None)
+            for name in near:
+                out.verdicts[name] = QuantVerdict("packed", weight, None, e.elements) if name == packed and \
+                    weight not in stored else QuantVerdict("quantization", weight)
             if near:
-                out.problems.append((near[0], resolved))
+                out.problems.append((packed or near[0], resolved))
             continue
         if resolved is None:
             _not_quantized(out, q, weight, module, e, stored, siblings)

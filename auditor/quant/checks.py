@@ -33,7 +33,15 @@ def quantization_findings(quantization: Quantization, stored: Mapping[str, Tenso
                            + "; ".join(f"{n}: {why}" for n, why in coverage[:MAX_NAMES])
                            + (f" and {len(coverage) - MAX_NAMES:,} more" if len(coverage) > MAX_NAMES else ""),
                            tensors=[n for n, _ in coverage]))
-    if quantization.config is None and not isinstance(cfg.get("quantization_config"), Mapping):
+    q = cfg.get("quantization_config")
+    if quantization.config is None and isinstance(q, Mapping):
+        odd = unconfigured(stored, expected)
+        if odd:
+            out.append(finding("quantization-unknown", f"quantization_config names quant_method "
+                               f"{q.get('quant_method')!r}, which st-audit has no scheme for: "
+                               f"{plural(len(odd), 'quantized tensor')} counted without checks: {_names(odd)}",
+                               tensors=odd, files=["config.json"]))
+    elif quantization.config is None:
         odd = unconfigured(stored, expected)
         if odd:
             dtypes = sorted({stored[n].dtype for n in odd if stored[n].dtype not in FLOAT_DTYPES}) or ["names"]
