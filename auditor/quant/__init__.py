@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..inventory import Tensor
-from .assess import _AUX_SUFFIXES, _WEIGHT_SUFFIXES, Assessment, QuantVerdict, _looks_quantized, assess, unconfigured
+from .assess import (AUX_SUFFIXES, WEIGHT_SUFFIXES, Assessment, QuantVerdict, assess, looks_quantized,
+                     unconfigured)
 from .configs import QuantConfig, read
 
 __all__ = ["Quantization", "QuantVerdict", "QuantConfig"]
@@ -48,7 +49,7 @@ class Quantization:
             parent, _, last = name.rpartition(".")
             weight = parent + ".weight" if parent + ".weight" in expected else parent
             e = expected.get(weight)
-            if e is not None and last in _WEIGHT_SUFFIXES and weight not in stored:
+            if e is not None and last in WEIGHT_SUFFIXES and weight not in stored:
                 verdicts[name] = QuantVerdict("packed", weight, None, e.elements)
             else:
                 verdicts[name] = QuantVerdict("quantization", weight)
@@ -64,8 +65,8 @@ class Quantization:
         if verdict is not None or expected or self.config is None:
             return verdict
         parent, _, last = tensor.name.rpartition(".")
-        if last in _AUX_SUFFIXES or last.startswith("bitsandbytes__") or tensor.name.endswith("_scale_inv") \
-                or (_looks_quantized(tensor.name) and tensor.name.endswith("_scales")):
+        if last in AUX_SUFFIXES or last.startswith("bitsandbytes__") or tensor.name.endswith("_scale_inv") \
+                or (looks_quantized(tensor.name) and tensor.name.endswith("_scales")):
             return QuantVerdict("quantization", parent + ".weight")
         return None
 

@@ -139,7 +139,7 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
         resolved, by_class = layers.scheme_for(module, kind, rows, cols)
         if isinstance(resolved, str):  # the config's parameters do not fit its scheme: one problem per layer
             near = siblings.get(module, []) + siblings.get(weight, [])
-            packed = next((n for n in near if n.rpartition(".")[2] in _WEIGHT_SUFFIXES), None)
+            packed = next((n for n in near if n.rpartition(".")[2] in WEIGHT_SUFFIXES), None)
             for name in near:
                 out.verdicts[name] = QuantVerdict("packed", weight, None, e.elements) if name == packed and \
                     weight not in stored else QuantVerdict("quantization", weight)
@@ -230,7 +230,7 @@ def _not_quantized(out: Assessment, q: QuantConfig, weight: str, module: str, e:
                    stored: Mapping[str, Tensor], siblings: Mapping[str, list[str]]) -> None:
     """A layer the config leaves in full precision: flag it when it is stored quantized anyway."""
     t = stored.get(weight)
-    odd = [n for n in (*siblings.get(module, ()), *siblings.get(weight, ())) if _looks_quantized(n)]
+    odd = [n for n in (*siblings.get(module, ()), *siblings.get(weight, ())) if looks_quantized(n)]
     if (t is None or t.dtype in FLOAT_DTYPES) and not odd:
         return
     if t is not None and t.dtype in FLOAT_DTYPES and t.shape == tuple(e.shape) and odd:
@@ -241,7 +241,7 @@ def _not_quantized(out: Assessment, q: QuantConfig, weight: str, module: str, e:
     for name in odd:
         out.verdicts[name] = QuantVerdict("quantization", weight)
     if t is None:  # the packed form stands for the weight: count what it most likely encodes
-        packed = next((n for n in odd if n.rpartition(".")[2] in _WEIGHT_SUFFIXES), None)
+        packed = next((n for n in odd if n.rpartition(".")[2] in WEIGHT_SUFFIXES), None)
         if packed is not None:
             out.verdicts[packed] = QuantVerdict("packed", weight, None, e.elements)
 
@@ -281,12 +281,12 @@ def _rule_suffixes() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(weight), frozenset(aux)
 
 
-_WEIGHT_SUFFIXES, _AUX_SUFFIXES = _rule_suffixes()
+WEIGHT_SUFFIXES, AUX_SUFFIXES = _rule_suffixes()
 
 
-def _looks_quantized(name: str) -> bool:
+def looks_quantized(name: str) -> bool:
     last = name.rpartition(".")[2]
-    return last in _WEIGHT_SUFFIXES or last in _AUX_SUFFIXES or last.startswith("bitsandbytes__") or \
+    return last in WEIGHT_SUFFIXES or last in AUX_SUFFIXES or last.startswith("bitsandbytes__") or \
         name.endswith(("_scale_inv", "_blocks", "_scales"))
 
 
@@ -299,7 +299,7 @@ def unconfigured(stored: Mapping[str, Tensor], expected: Mapping[str, Any]) -> l
         if e is not None:
             if t.dtype not in FLOAT_DTYPES and t.dtype != "BOOL" and e.kind == "param" and len(e.shape) >= 2:
                 out.append(name)
-        elif _looks_quantized(name):
+        elif looks_quantized(name):
             parent = name.rpartition(".")[0]
             if parent in expected or f"{parent}.weight" in expected or name.rsplit("_", 1)[0] in expected:
                 out.append(name)
