@@ -43,7 +43,6 @@ class Assessment:
     verdicts: dict[str, QuantVerdict] = field(default_factory=dict)
     problems: list[tuple[str, str]] = field(default_factory=list)     # (tensor, what does not fit which rule)
     coverage: list[tuple[str, str]] = field(default_factory=list)     # (tensor, stored form vs the config)
-    schemes: dict[str, int] = field(default_factory=dict)             # scheme name -> quantized layers
 
 
 def _kind(name: str, shape: tuple[int, ...], component: str) -> str | None:
@@ -170,7 +169,6 @@ def _layer(out: Assessment, q: QuantConfig, r: Resolved, weight: str, module: st
         _unpacked(out, q, r, weight, module, packed_name, stored, expected, either)
         return
     assert t is not None
-    out.schemes[scheme.name] = out.schemes.get(scheme.name, 0) + 1
     problems = []
     if t.dtype not in wpart.dtypes:
         problems.append(f"dtype {t.dtype}, expected {' or '.join(wpart.dtypes)} ({scheme.name})")
