@@ -203,6 +203,11 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
             findings.append(finding("config-invalid", f"{error or 'config.json is not a JSON object'}: the "
                                     "architecture could not be checked; fix or re-download config.json",
                                     files=["config.json"]))
+    if config is not None and "quantization_config" not in config and "hf_quant_config.json" in files:
+        # NVIDIA ModelOpt writes its quantization settings to a side file; read as the config's own
+        doc, _ = _load_json(source, files, "hf_quant_config.json")
+        if isinstance(doc, dict) and isinstance(doc.get("quantization"), dict):
+            config = {**config, "quantization_config": {"quant_method": "modelopt", **doc["quantization"]}}
     _check_shard_names(audited, findings)
     if index is None and index_name is None and len(audited) > 1 and "model_index.json" not in files and not any(
             posixpath.basename(n) in LOADER_NAMES or SHARD_RE.match(posixpath.basename(n)) for n in audited):

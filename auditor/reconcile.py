@@ -16,6 +16,7 @@ from .findings import Finding, finding, plural
 from .generic import checked_note, structure
 from .inventory import Inventory, Tensor
 from .quant import Quantization
+from .quant.checks import quantization_findings
 from .errors import ConfigError
 from .specs import (Expectation, ExpectedTensor, StackInfo, all_specs, buffer_suffixes, common, expand, select,
                     selection_note)
@@ -137,10 +138,12 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
     expected = expectation.tensors
     rec = Reconciliation()
     rec.spec = {"file": expectation.spec.file, "class": expectation.cls, "layout": expectation.layout}
-    quantization = Quantization(cfg.get("quantization_config"))
-    sorted_ = _sort_expected(expected, stored, rec)
+    quantization = Quantization(cfg)
+    quantization.prepare(stored, expected, expectation.tied)
+    sorted_ = _sort_expected(expected, stored, rec, quantization)
     _sort_the_rest(expected, stored, expectation, quantization, rec, sorted_)
     rec.findings = _findings(sorted_, expected, stored, expectation, quantization, rec)
+    rec.findings += quantization_findings(quantization, stored, expected, rec.categories, cfg)
     summary = summarize(expectation, expected)
     rec.expected_parameters = summary.parameters
     rec.activated_parameters = summary.activated
@@ -153,7 +156,8 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
     return rec
 
 
-def _sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tensor], rec: Reconciliation) -> _Sorted:
+def _sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tensor], rec: Reconciliation,
+                   quantization: Quantization) -> _Sorted:
     """Walk the expected tensors: matched (model or MTP), wrong shape, tied copy, buffer, or missing."""
     s = _Sorted()
     ledger, categories = rec.ledger, rec.categories
@@ -186,12 +190,21 @@ def _sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Ten
             continue
         category = "mtp" if e.mtp else "model"
         categories[name] = category
-        ledger[category] += t.elements
-        if not e.mtp:
-            s.actual_by_row[(e.layer_type, e.component)] += t.elements
-        s.by_rule[e.rule].append(t)
-        if t.shape != e.shape:
+        elements = t.elements
+        verdict = quantization.verdict(name)
+        if verdict is not None and verdict.category == "packed":  # quantized in place (bitsandbytes, FP8, int8)
+            elements = verdict.logical_elements
+            extra = rec.packed_extra_by_dtype
+            extra[t.dtype] = extra.get(t.dtype, 0) + elements - t.elements
+            if verdict.problem:
+                s.scale_problems.append((name, verdict.problem))
+        elif t.shape != e.shape:
             s.mismatched.append((name, e.shape, t.shape))
+        ledger[category] += elements
+        if not e.mtp:
+            s.actual_by_row[(e.layer_type, e.component)] += elements
+        if verdict is None:  # a quantized-in-place weight beside full-precision ones of its kind is the config's say
+            s.by_rule[e.rule].append(t)
     return s
 
 
@@ -279,8 +292,7 @@ def _findings(s: _Sorted, expected: dict[str, ExpectedTensor], stored: dict[str,
     for note, names in s.notes.items():
         f.append(finding("quantization-tensors", f"{plural(len(names), 'tensor')} "
                          f"({sum(stored[n].elements for n in names):,} elements) {note}: {_names(names)}", tensors=names))
-    problems = s.scale_problems + [(name, f"{stored[name].dtype} weight without its weight_scale_inv")
-                                   for name in quantization.unscaled_fp8_weights(stored)]
+    problems = s.scale_problems + quantization.extra_problems()
     if problems:
         f.append(finding("quantization-scale-mismatch", f"{plural(len(problems), 'quantization tensor')} do not "
                          "fit their weights: " + "; ".join(f"{n}: {p}" for n, p in problems[:MAX_NAMES_IN_MESSAGE]),
@@ -507,7 +519,7 @@ def _formula(components: list[Component], total: int) -> str:
 def _generic(inventory: Inventory, cfg: dict[str, Any]) -> Reconciliation:
     """No formula: the structural check of ``generic.py``, with its ledger."""
     rec = Reconciliation()
-    quantization = Quantization(cfg.get("quantization_config"))
+    quantization = Quantization(cfg)
     stored = inventory.tensors
     rec.categories, rec.findings = structure(
         inventory, cfg, lambda t: "quantization" if quantization.classify(t, stored, {}) is not None else None,

@@ -227,7 +227,7 @@ def test_deepseek_v3_fp8_weight_without_scale(tmp_path: Path) -> None:
     code, doc = run_json("audit", str(path))
     assert code == 1
     hits = [f for f in doc["findings"] if f["code"] == "quantization-scale-mismatch"]
-    assert hits and hits[0]["tensors"] == [weight] and "without its weight_scale_inv" in hits[0]["message"]
+    assert hits and hits[0]["tensors"] == [weight] and f"{weight}_scale_inv is not stored" in hits[0]["message"]
 
 
 def test_deepseek_v3_missing_expert(tmp_path: Path) -> None:
