@@ -10,12 +10,14 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
 from .checkpoint import Source, collect
 from .errors import TargetNotFound, UsageError
 from .findings import CODES, SEVERITY_RANK
 from .groups import find_range_gaps, group_tensors
-from .inventory import build_inventory, check_total_parameters
-from .reconcile import reconcile
+from .inventory import Inventory, build_inventory, check_total_parameters
+from .reconcile import Reconciliation, reconcile
 from .report import FAIL_ON_CHOICES, Report
 
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
@@ -67,8 +69,13 @@ def _gc_paused() -> Iterator[None]:
 
 def audit(target: str | Path, *, revision: str | None = None, token: str | None = None, fail_on: str = "error",
           ignore: Iterable[str] = (), include_tensors: bool = False, use_cache: bool = True,
-          progress: Callable[[str], None] | None = None, source: Source | None = None) -> Report:
-    """Audit a local checkpoint (directory or file) or a Hub repo from its headers alone."""
+          progress: Callable[[str], None] | None = None, source: Source | None = None,
+          reconciler: Callable[[Inventory, dict[str, Any] | None], Reconciliation] | None = None) -> Report:
+    """Audit a local checkpoint (directory or file) or a Hub repo from its headers alone.
+
+    ``reconciler`` replaces the architecture reconciliation for checkpoints that are not a model of their
+    own (a PEFT adapter, a LoRA file, a sentence-transformers Dense layer): see ``auditor.sections``.
+    """
     fail_on, codes = check_options(fail_on, ignore)
     with _gc_paused():
         source = source or open_source(str(target), revision=revision, token=token, use_cache=use_cache,
@@ -76,7 +83,7 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
         checkpoint = collect(source, progress)
         inventory = build_inventory(checkpoint)
         groups = group_tensors(inventory.tensors.values())
-        reconciliation = reconcile(inventory, checkpoint.config)
+        reconciliation = (reconciler or reconcile)(inventory, checkpoint.config)
         totals = inventory.totals
         # packed weights count as the parameters they encode (MXFP4: two per U8; GPTQ/AWQ: 32/bits per I32)
         totals.parameters += reconciliation.packed_extra

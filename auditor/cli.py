@@ -93,7 +93,9 @@ def _policy(policy: Path | None, no_policy: bool, **overrides: Any) -> Any:
 
 @app.command("audit")
 def audit_command(
-    target: Annotated[str, typer.Argument(help="Checkpoint directory, .safetensors file, or Hub repo id (org/name).")],
+    targets: Annotated[list[str], typer.Argument(
+        metavar="TARGET...", help="Checkpoint directory, .safetensors file, or Hub repo id (org/name); several "
+                                  "targets get one verdict each and one exit code.")],
     format: FormatOpt = Format("table"),  # noqa: A002
     output: OutputOpt = None,
     fail_on: FailOnOpt = None,
@@ -116,15 +118,21 @@ def audit_command(
     max_shard_bytes: Annotated[Optional[str], typer.Option(
         "--max-shard-bytes", help="Largest allowed file: 5GB, 4.5GiB, 5000000000.")] = None,
     tensors: Annotated[bool, typer.Option("--tensors", help="Include every tensor in the report.")] = False,
+    recursive: Annotated[bool, typer.Option("--recursive", "-r", help="Audit every model folder under each "
+                                                                       "directory target.")] = False,
+    base: Annotated[Optional[str], typer.Option("--base", help="A PEFT adapter's base model (directory, config.json "
+                                                               "or Hub repo id); default: base_model_name_or_path.")]
+    = None,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
     no_cache: NoCacheOpt = False,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """Audit a checkpoint: validate headers and index, inventory every tensor, reconcile with config.json,
-    then check the policy and the lock, if any."""
-    from .policy import gated_audit
+    """Audit checkpoints as what they are (transformers model, PEFT adapter, diffusers pipeline or component,
+    sentence-transformers model, independent files): validate headers and index, inventory every tensor,
+    reconcile with the config, then check the policy and the lock, if any."""
+    from .multi import expand_targets, gated_audit_target
 
     def body() -> int:
         progress = None if quiet else _stderr
@@ -132,8 +140,9 @@ def audit_command(
                         lock=str(lock) if lock is not None else None, expect_parameters=expect_parameters,
                         tolerance=tolerance, allowed_dtypes=allow_dtype or None,
                         forbid_unexplained=forbid_unexplained, tied_head=tied_head, max_shard_bytes=max_shard_bytes)
-        report = gated_audit(target, rules, revision=revision, token=token,
-                             include_tensors=tensors, use_cache=not no_cache, progress=progress)
+        names = expand_targets(targets, recursive)
+        report = gated_audit_target(names, rules, base=base, revision=revision, token=token,
+                                    include_tensors=tensors, use_cache=not no_cache, progress=progress)
         _emit(formatter(format.value)(report), output)
         if not quiet and (format.value != "table" or output is not None):
             from .formats.common import summary_line

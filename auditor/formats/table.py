@@ -11,7 +11,12 @@ from .common import COMPONENT_HEADERS, LEDGER_LABELS, component_rows, num, shape
 def format_report(report: Report) -> str:
     rec = report.reconciliation
     t = report.totals
-    out = [f"st-audit report for {report.target}"]
+    from ..sections import kind_line
+    kind = kind_line(report.extra.get("kind"))
+    out = [f"st-audit report for {report.target}" + (f": {kind}" if kind else "")]
+    adapter = report.extra.get("adapter")
+    if adapter and adapter.get("base_source"):
+        out.append(f"base model: {adapter['base_source']}")
     arch = " / ".join(x for x in (rec.model_type, rec.architecture) if x)
     if arch:
         out.append(f"architecture: {arch}")
