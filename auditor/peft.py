@@ -173,15 +173,14 @@ def _check_modules(config: dict[str, Any], modules: dict[str, LoraModule], targe
         if r is not None:
             want_rank[module] = r
     if unexplained:
-        names = [prefix + n for n in unexplained]
+        names = unexplained  # Tensor.name: the stored name, prefix included
         result.findings.append(finding("adapter-tensor-unexplained", f"{plural(len(names), 'adapter tensor')} on "
                                        f"modules that target_modules does not select: {_first(names)}; PEFT does "
                                        "not create these layers and ignores the tensors", tensors=names, files=[file]))
         for n in names:
             result.categories[n] = "unexplained"
     if str(config.get("peft_type") or "LORA").upper() in data()["pairs"]["peft_types"]:
-        for f in check_pairs(modules, expected_rank=want_rank, file=file):
-            result.findings.append(_prefixed(f, prefix))
+        result.findings += check_pairs(modules, expected_rank=want_rank, file=file)
     stored_modules = [_WRAPPERS.sub("", m) for m in modules]
     universe = stored_modules
     if base is not None and base.tensors is not None:
@@ -233,8 +232,12 @@ def _check_against_base(config: dict[str, Any], modules: dict[str, LoraModule], 
             continue
         for role, expected in want.items():
             t = mod.tensors.get(role) if mod is not None else None
+            if t is None and mod is not None and role in ("down", "up", "emb_down", "emb_up"):
+                continue  # half a pair: lora-pair-incomplete already names it (one root cause, one error)
             if t is None:
-                missing.append(f"{module} ({role})")
+                missing.append(f"{module} ({role})" if mod is not None else module)
+                if mod is None:
+                    break
             elif tuple(t.shape) != expected:
                 wrong.append(f"{t.name} {list(t.shape)}, expected {list(expected)}")
     if missing:
@@ -312,10 +315,6 @@ def _summary(config: dict[str, Any], peft_type: str, base: BaseModel | None, sto
             "base_note": base.note if base is not None else None,
             "base_parameters": base.parameters if base is not None else None,
             "adapter_parameters": stored, "share_of_base": share}
-
-
-def _prefixed(f: Finding, prefix: str) -> Finding:
-    return Finding(f.code, f.message, f.severity, tuple(prefix + t for t in f.tensors), f.files)
 
 
 def _first(items: list[str], limit: int = 3) -> str:
