@@ -329,7 +329,10 @@ def _component_reconciler(inventory: Inventory, config: dict[str, Any] | None) -
 
 
 def _manifest_findings(source: Source, kind: Kind) -> list[Finding]:
-    """model_index.json names a component with weights, but its folder holds none."""
+    """model_index.json names a component with weights, but its folder holds none; or the modules of a
+    sentence-transformers model disagree on the embedding width they pass along."""
+    if kind.kind == "sentence-transformers":
+        return _chain_findings(source, kind)
     if kind.kind != "diffusers-pipeline":
         return []
     audited = {p.folder for p in kind.parts}
@@ -354,3 +357,42 @@ def _drop_ignored_siblings(report: Report, part: Part, kind: Kind) -> None:
     prefix = f"{part.folder}/" if part.folder else ""
     report.ignored_files = {n: why for n, why in report.ignored_files.items()
                             if f"{prefix}{n}" not in others and "in a subfolder" not in why}
+
+
+def _chain_findings(source: Source, kind: Kind) -> list[Finding]:
+    """Transformer hidden size -> Pooling width (x modes) -> Dense in/out -> ...: each must fit the next."""
+    files = source.list_files()
+    pooling = _modules_data()["Pooling"]
+    width: int | None = None
+    where = ""
+    out: list[Finding] = []
+    for m in kind.manifest.get("modules", []):
+        role = str(m.get("type", "")).rsplit(".", 1)[-1]
+        path = str(m.get("path") or "").strip("/")
+        name = f"{path}/config.json" if path else "config.json"
+        try:
+            config = json.loads(source.read_small(name).decode("utf-8")) if name in files else {}
+        except (OSError, ValueError, UnicodeDecodeError):
+            config = {}
+        config = config if isinstance(config, dict) else {}
+        given: int | None = None
+        if role == "Transformer":
+            value = config.get("hidden_size", config.get("d_model"))
+            width, where = (value, name) if isinstance(value, int) else (None, "")
+            continue
+        if role == "Pooling":
+            given = next((config[k] for k in pooling["width_keys"] if isinstance(config.get(k), int)), None)
+            modes = config.get("pooling_mode")
+            count = (1 if isinstance(modes, str) else len(modes) if isinstance(modes, list)
+                     else sum(1 for k in pooling["mode_flags"] if config.get(k) is True)) or 1
+            after = given * count if given is not None else None
+        elif role == "Dense":
+            given = config.get("in_features") if isinstance(config.get("in_features"), int) else None
+            after = config.get("out_features") if isinstance(config.get("out_features"), int) else None
+        else:
+            continue
+        if given is not None and width is not None and given != width:
+            out.append(finding("config-mismatch", f"{name} expects embeddings of width {given:,} but {where} "
+                               f"passes {width:,}: the modules do not fit together", files=[name, where]))
+        width, where = after, name
+    return out
