@@ -9,29 +9,22 @@ reconciliation (``reconciler=`` of ``audit()``); models and components the ordin
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from .audit import audit, check_options, open_source
 from .checkpoint import Source
 from .errors import AuditError
-from .findings import Finding, finding, plural
+from .findings import Finding, finding
 from .inventory import Inventory
 from .kinds import Kind, Part, discover, read_json_from
-from .lora import check_pairs, is_lora_state_dict, ranks, split
+from .lora import check_pairs, ranks, split
+from .parts import chain_findings, file_reconciler, ledger, unreadable
 from .peft import check_adapter, data as peft_data
 from .reconcile import Reconciliation, reconcile
 from .report import Report
 from .sections import CompositeReport, Section
 from .sources.view import SourceView
-from .specs.expr import ExprError, evaluate
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 NO_WEIGHTS_SUFFIXES = ("Scheduler", "Tokenizer", "TokenizerFast", "Processor", "FeatureExtractor", "ImageProcessor")
 
@@ -99,7 +92,7 @@ def _audit_part(source: Source, kind: Kind, part: Part, *, base: str | None, tok
         return _audit_adapter(view, part, base=base, token=token, **common)
     if part.kind == "safetensors-file":
         holder: dict[str, Any] = {}
-        report = audit(part.name, source=view, reconciler=_file_reconciler(part, holder), **common)
+        report = audit(part.name, source=view, reconciler=file_reconciler(part, holder), **common)
         report.extra.update(holder)
         if holder.get("_lora"):
             _no_range_gaps(report)
@@ -146,7 +139,7 @@ def _audit_adapter(view: Source, part: Part, *, base: str | None, token: str | N
     def reconciler(inventory: Inventory, beside: dict[str, Any] | None) -> Reconciliation:
         rec = Reconciliation()
         rec.findings += problems
-        if _unreadable(inventory):
+        if unreadable(inventory):
             holder["_detail"] = "adapter weights unreadable: see the file's finding"
             return rec
         if config is None:
@@ -154,7 +147,7 @@ def _audit_adapter(view: Source, part: Part, *, base: str | None, token: str | N
             rec.findings += check_pairs(modules, file=weights)
             rec.architecture = "PEFT adapter without adapter_config.json"
             holder["_detail"] = f"LoRA state dict, ranks {ranks(modules) or '?'}; no adapter_config.json"
-            _ledger(rec, inventory, {})
+            ledger(rec, inventory, {})
             return rec
         based = resolve_base(config, beside, base=base, token=token)
         check = check_adapter(config, inventory.tensors, based, weights)
@@ -168,7 +161,7 @@ def _audit_adapter(view: Source, part: Part, *, base: str | None, token: str | N
             based.config.get("model_type"), str) else None
         holder["adapter"] = summary
         holder["_detail"] = _adapter_detail(summary)
-        _ledger(rec, inventory, check.categories)
+        ledger(rec, inventory, check.categories)
         return rec
 
     report = audit(part.name, source=view, reconciler=reconciler, **common)
@@ -182,9 +175,7 @@ def _no_range_gaps(report: Report) -> None:
     report.findings = [f for f in report.findings if f.code != "range-gap"]
 
 
-def _unreadable(inventory: Inventory) -> bool:
-    """No tensor could be read (LFS pointer, corrupt header): the file's own finding is the root cause."""
-    return not inventory.tensors and any(not f.ok for f in inventory.files)
+
 
 
 def _adapter_detail(s: dict[str, Any]) -> str:
@@ -206,113 +197,7 @@ def _adapter_detail(s: dict[str, Any]) -> str:
     return what
 
 
-def _ledger(rec: Reconciliation, inventory: Inventory, categories: dict[str, str]) -> None:
-    for name, t in inventory.tensors.items():
-        category = categories.get(name, "model")
-        rec.categories[name] = category
-        rec.ledger[category] += t.elements
 
-
-# -- single files: LoRA files, textual inversions, state dicts, sentence-transformers modules ------------------
-
-def _modules_data() -> dict[str, Any]:
-    with open(Path(__file__).parent / "data" / "modules.toml", "rb") as f:
-        return tomllib.load(f)
-
-
-def _file_reconciler(part: Part, holder: dict[str, Any]) -> Callable[[Inventory, dict[str, Any] | None],
-                                                                     Reconciliation]:
-    def reconciler(inventory: Inventory, config: dict[str, Any] | None) -> Reconciliation:
-        tensors = inventory.tensors
-        if _unreadable(inventory):
-            rec = Reconciliation()
-            holder["_detail"] = "unreadable: see the file's finding"
-            return rec
-        module_spec = _modules_data().get(part.role or "")
-        if module_spec is not None and isinstance(part.config, dict):
-            return _module_reconcile(inventory, part, module_spec, holder)
-        if tensors and is_lora_state_dict(tensors):
-            rec = Reconciliation()
-            holder["_lora"] = True
-            modules, _ = split(tensors)
-            prefix = peft_data()["prefix"]
-            rec.findings += check_pairs(modules, file=part.name)
-            if all(n.startswith(prefix) for n in tensors):
-                rec.findings.append(finding("adapter-config-missing", f"{part.name} holds PEFT adapter tensors "
-                                            f"({prefix}...) but no adapter_config.json is beside it: PEFT cannot "
-                                            "load it", files=[part.name]))
-                holder["_detail"] = f"PEFT LoRA state dict without adapter_config.json, ranks {ranks(modules)}"
-            else:
-                style = "kohya/sd-scripts names" if any(n.startswith("lora_") for n in tensors) else "diffusers names"
-                alphas = sum(1 for m in modules.values() if "alpha" in m.tensors)
-                holder["_detail"] = (f"diffusion LoRA ({style}): {plural(len(modules), 'module')}, ranks "
-                                     f"{ranks(modules)}" + (f", {plural(alphas, 'alpha')}" if alphas else ""))
-            rec.architecture = "LoRA weights"
-            _ledger(rec, inventory, {})
-            return rec
-        if _textual_inversion(part.name, tensors):
-            rec = Reconciliation()
-            rec.architecture = "textual-inversion embedding"
-            shapes = ", ".join(f"{n} {list(t.shape)}" for n, t in list(tensors.items())[:3])
-            holder["_detail"] = f"textual-inversion embedding: {shapes}"
-            _ledger(rec, inventory, {})
-            return rec
-        if config is None:
-            holder["_detail"] = "state dict with no config"
-        return reconcile(inventory, config)
-    return reconciler
-
-
-def _textual_inversion(name: str, tensors: dict[str, Any]) -> bool:
-    if not tensors or len(tensors) > 4:
-        return False
-    names = set(tensors)
-    return ("learned_embeds" in name or "embedding" in name or any(n.startswith("<") and n.endswith(">") for n in names)
-            or names <= {"emb_params", "string_to_param.*", "clip_l", "clip_g"}) and \
-        all(len(t.shape) in (1, 2) for t in tensors.values())
-
-
-def _module_reconcile(inventory: Inventory, part: Part, spec: dict[str, Any], holder: dict[str, Any]) -> Reconciliation:
-    """A sentence-transformers module (Dense, LayerNorm) against its own config.json, from data."""
-    rec = Reconciliation()
-    env = {**spec.get("defaults", {}), **(part.config or {})}
-    expected: dict[str, tuple[int, ...]] = {}
-    try:
-        for t in spec["tensors"]:
-            if "when" in t and not evaluate(t["when"], env):
-                continue
-            expected[t["name"]] = tuple(int(evaluate(d, env)) for d in t["shape"])
-    except (ExprError, TypeError, ValueError) as e:
-        rec.findings.append(finding("config-mismatch", f"{part.folder}/config.json cannot be evaluated for "
-                                    f"{part.role}: {e}", files=[f"{part.folder}/config.json"]))
-    stored = inventory.tensors
-    missing = [n for n in expected if n not in stored]
-    wrong = [f"{n} {list(stored[n].shape)}, expected {list(s)}" for n, s in expected.items()
-             if n in stored and tuple(stored[n].shape) != s]
-    extra = [n for n in stored if n not in expected]
-    if missing:
-        rec.findings.append(finding("missing-tensor", f"{part.role} module {part.folder}: {', '.join(missing)} not "
-                                    "stored", tensors=missing))
-    if wrong:
-        rec.findings.append(finding("shape-mismatch", f"{part.role} module {part.folder}: {'; '.join(wrong)} "
-                                    "(from its config.json)", tensors=[w.split(' ')[0] for w in wrong]))
-    if extra:
-        rec.findings.append(finding("unexpected-tensor", f"{part.role} module {part.folder}: {', '.join(extra[:4])} "
-                                    "is not part of the module", tensors=extra))
-    rec.architecture = f"sentence-transformers {part.role}"
-    rec.expected_parameters = sum(_prod(s) for s in expected.values())
-    holder["_detail"] = f"sentence-transformers {part.role} " + ", ".join(f"{k}={v}" for k, v in env.items()
-                                                                         if k in ("in_features", "out_features",
-                                                                                  "dimension"))
-    _ledger(rec, inventory, {n: "unexplained" for n in extra})
-    return rec
-
-
-def _prod(shape: tuple[int, ...]) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 # -- diffusers components and pipelines -----------------------------------------------------------------------
@@ -332,7 +217,7 @@ def _manifest_findings(source: Source, kind: Kind) -> list[Finding]:
     """model_index.json names a component with weights, but its folder holds none; or the modules of a
     sentence-transformers model disagree on the embedding width they pass along."""
     if kind.kind == "sentence-transformers":
-        return _chain_findings(source, kind)
+        return chain_findings(source, kind)
     if kind.kind != "diffusers-pipeline":
         return []
     audited = {p.folder for p in kind.parts}
@@ -357,42 +242,3 @@ def _drop_ignored_siblings(report: Report, part: Part, kind: Kind) -> None:
     prefix = f"{part.folder}/" if part.folder else ""
     report.ignored_files = {n: why for n, why in report.ignored_files.items()
                             if f"{prefix}{n}" not in others and "in a subfolder" not in why}
-
-
-def _chain_findings(source: Source, kind: Kind) -> list[Finding]:
-    """Transformer hidden size -> Pooling width (x modes) -> Dense in/out -> ...: each must fit the next."""
-    files = source.list_files()
-    pooling = _modules_data()["Pooling"]
-    width: int | None = None
-    where = ""
-    out: list[Finding] = []
-    for m in kind.manifest.get("modules", []):
-        role = str(m.get("type", "")).rsplit(".", 1)[-1]
-        path = str(m.get("path") or "").strip("/")
-        name = f"{path}/config.json" if path else "config.json"
-        try:
-            config = json.loads(source.read_small(name).decode("utf-8")) if name in files else {}
-        except (OSError, ValueError, UnicodeDecodeError):
-            config = {}
-        config = config if isinstance(config, dict) else {}
-        given: int | None = None
-        if role == "Transformer":
-            value = config.get("hidden_size", config.get("d_model"))
-            width, where = (value, name) if isinstance(value, int) else (None, "")
-            continue
-        if role == "Pooling":
-            given = next((config[k] for k in pooling["width_keys"] if isinstance(config.get(k), int)), None)
-            modes = config.get("pooling_mode")
-            count = (1 if isinstance(modes, str) else len(modes) if isinstance(modes, list)
-                     else sum(1 for k in pooling["mode_flags"] if config.get(k) is True)) or 1
-            after = given * count if given is not None else None
-        elif role == "Dense":
-            given = config.get("in_features") if isinstance(config.get("in_features"), int) else None
-            after = config.get("out_features") if isinstance(config.get("out_features"), int) else None
-        else:
-            continue
-        if given is not None and width is not None and given != width:
-            out.append(finding("config-mismatch", f"{name} expects embeddings of width {given:,} but {where} "
-                               f"passes {width:,}: the modules do not fit together", files=[name, where]))
-        width, where = after, name
-    return out
