@@ -311,10 +311,19 @@ def _summary(config: dict[str, Any], peft_type: str, base: BaseModel | None, sto
             "modules_to_save": config.get("modules_to_save"), "bias": config.get("bias"),
             "rank_pattern": config.get("rank_pattern") or None,
             "base_model": config.get("base_model_name_or_path") or None,
+            "base_class": _auto_mapping(config),
             "base_source": base.source if base is not None else None,
             "base_note": base.note if base is not None else None,
             "base_parameters": base.parameters if base is not None else None,
             "adapter_parameters": stored, "share_of_base": share}
+
+
+def _auto_mapping(config: dict[str, Any]) -> str | None:
+    """PEFT records the base class of non-transformers models (timm, diffusers) in auto_mapping."""
+    m = config.get("auto_mapping")
+    if isinstance(m, dict) and m.get("base_model_class"):
+        return f"{m.get('parent_library', '?')}.{m['base_model_class']}"
+    return None
 
 
 def _first(items: list[str], limit: int = 3) -> str:

@@ -54,7 +54,7 @@ def audit_target(target: str, *, base: str | None = None, revision: str | None =
                                     files=[part.folder or part.name]))
             continue
         _drop_ignored_siblings(report, part, kind)
-        report.extra["kind"] = _kind_doc(Kind(part.kind, (part,)), report)
+        report.extra["kind"] = _kind_doc(Kind(part.kind, (part,), part.role or ""), report)
         sections.append(Section(part, report))
     findings += _manifest_findings(source, kind)
     return CompositeReport(str(target), kind, source.describe(), sections, findings, fail_on, codes)
@@ -191,6 +191,8 @@ def _adapter_detail(s: dict[str, Any]) -> str:
         what += f" on /{targets}/"
     if s.get("base_model"):
         what += f" of {s['base_model']}"
+    elif s.get("base_class"):
+        what += f" of {s['base_class']}"
     what += f"; {s['adapter_parameters']:,} parameters"
     if s.get("share_of_base") is not None:
         what += f" = {100 * s['share_of_base']:.3f}% of the base model's {s['base_parameters']:,}"
