@@ -153,7 +153,7 @@ def check_adapter(config: dict[str, Any], tensors: dict[str, Tensor], base: Base
         return result  # nothing readable under the prefix: the root cause is already a finding
     targets = _targets(config)
     save = _save_names(config)
-    _check_modules(config, modules, targets, save, base, result, file, prefix)
+    _check_modules(config, modules, targets, save, base, result, file, prefix, rel)
     _check_others(config, other, rel, modules, targets, save, result, file, prefix)
     for name in tensors:
         result.categories.setdefault(name, "model")
@@ -161,7 +161,8 @@ def check_adapter(config: dict[str, Any], tensors: dict[str, Tensor], base: Base
 
 
 def _check_modules(config: dict[str, Any], modules: dict[str, LoraModule], targets: list[str] | str | None,
-                   save: list[str], base: BaseModel | None, result: AdapterCheck, file: str, prefix: str) -> None:
+                   save: list[str], base: BaseModel | None, result: AdapterCheck, file: str, prefix: str,
+                   rel: dict[str, Tensor]) -> None:
     unexplained: list[str] = []
     want_rank: dict[str, int] = {}
     for module, mod in modules.items():
@@ -186,6 +187,7 @@ def _check_modules(config: dict[str, Any], modules: dict[str, LoraModule], targe
     if base is not None and base.tensors is not None:
         universe = sorted({n.rsplit(".", 1)[0] for n in base.tensors})
         _check_against_base(config, modules, base, targets, save, result, file, prefix)
+        _check_biases(config, rel, base, targets, save, result, file, prefix)
     if isinstance(targets, list):
         dead = [t for t in targets if not _target_hits(t, universe)]
         if dead:
@@ -215,6 +217,9 @@ def _check_against_base(config: dict[str, Any], modules: dict[str, LoraModule], 
         if leaf != "weight" or len(shape) != 2 or _saved(module, save) or not _module_matches(module, targets) \
                 or not _in_layers(module, config):
             continue
+        if targets == "all-linear" and (component in ("embedding", "position_embedding", "lm_head")
+                                        or module.rsplit(".", 1)[-1] in embeddings):
+            continue  # the shorthand means every linear layer except the output layer
         r = expected_rank(module, config)
         if r is None:
             continue
@@ -248,6 +253,41 @@ def _check_against_base(config: dict[str, Any], modules: dict[str, LoraModule], 
     if wrong:
         result.findings.append(finding("shape-mismatch", f"{plural(len(wrong), 'adapter tensor')} with a shape the "
                                        f"base model's layers do not allow: {_first(wrong)}", files=[file]))
+
+
+def _check_biases(config: dict[str, Any], rel: dict[str, Tensor], base: BaseModel,
+                  targets: list[str] | str | None, save: list[str], result: AdapterCheck, file: str,
+                  prefix: str) -> None:
+    """bias = "all": every bias of the base; "lora_only": those of targeted layers (as X.base_layer.bias)."""
+    bias = str(config.get("bias") or "none")
+    if bias not in ("all", "lora_only") or base.tensors is None:
+        return
+    missing: list[str] = []
+    wrong: list[str] = []
+    for name, (shape, _) in base.tensors.items():
+        module, _, leaf = name.rpartition(".")
+        if leaf != "bias" or _saved(module, save):
+            continue
+        targeted = _module_matches(module, targets) and _in_layers(module, config)
+        if bias == "lora_only" and not targeted:
+            continue
+        stored = rel.get(f"{module}.base_layer.bias") or rel.get(f"{module}.bias")
+        if stored is None:
+            missing.append(f"{prefix}{module}.{'base_layer.' if targeted else ''}bias")
+        elif tuple(stored.shape) != tuple(shape):
+            wrong.append(f"{stored.name} {list(stored.shape)}, expected {list(shape)}")
+    if missing:
+        result.findings.append(finding("missing-tensor", f"bias={bias!r} trains {_biases(len(missing))} that "
+                                       f"{'is' if len(missing) == 1 else 'are'} not stored: {_first(missing)} (the "
+                                       "trained values are lost; the base biases are used)", tensors=missing,
+                                       files=[file]))
+    if wrong:
+        result.findings.append(finding("shape-mismatch", f"{_biases(len(wrong))} with a shape the base "
+                                       f"model does not have: {_first(wrong)}", files=[file]))
+
+
+def _biases(n: int) -> str:
+    return f"{n:,} bias" + ("" if n == 1 else "es")
 
 
 def _check_others(config: dict[str, Any], other: list[str], rel: dict[str, Tensor], modules: dict[str, LoraModule],

@@ -71,7 +71,7 @@ def _discover(source: Source) -> tuple[Source, Kind]:
             return folder, Kind("peft-adapter", (Part(".", "peft-adapter", "", (single.name,)),))
         has_config = (parent / "config.json").is_file()
         kind = "transformers-model" if has_config else "safetensors-file"
-        return source, Kind(kind, (Part(".", kind),))
+        return source, Kind(kind, (Part(single.name if kind == "safetensors-file" else ".", kind),))
     files = source.list_files()
     return source, discover(files, read_json_from(source.read_small, files))
 

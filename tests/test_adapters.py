@@ -182,3 +182,26 @@ def test_base_from_config_beside_the_adapter_and_from_the_hub(tmp_path: Path, mo
     report = audit_target(str(adapter))
     note = next(f for f in report.findings if f.code == "adapter-base-unknown")
     assert "some-org/some-base" in note.message and "offline" in note.message and report.verdict == "pass"
+
+
+def test_biases_trained_with_bias_all_or_lora_only_must_be_stored(tmp_path: Path) -> None:
+    for case, victim in (("gpt2-bias-lora-only", "transformer.h.1.attn.c_attn.base_layer.bias"),
+                         ("gpt2-bias-all", "transformer.h.0.ln_2.bias")):
+        doc = load(case)
+        kept = [t for t in doc["tensors"] if not t[0].endswith(victim)]
+        assert len(kept) == len(doc["tensors"]) - 1
+        adapter, base = make(tmp_path / case, doc, tensors=kept)
+        report = audit_target(str(adapter), base=str(base))
+        missing = [f for f in report.findings if f.code == "missing-tensor"]
+        assert len(missing) == 1 and missing[0].tensors == ("base_model.model." + victim,), case
+
+
+def test_all_linear_shorthand_leaves_the_output_layer_alone(tmp_path: Path) -> None:
+    doc = load("llama-all-linear-literal")  # PEFT 0.21 saves the expanded list; older configs say "all-linear"
+    adapter, base = make(tmp_path, doc, config=dict(doc["adapter_config"], target_modules="all-linear"))
+    report = audit_target(str(adapter), base=str(base))
+    assert report.verdict == "pass" and not report.active_findings
+    kept = [t for t in doc["tensors"] if ".layers.0.mlp.down_proj." not in t[0]]
+    adapter, base = make(tmp_path / "lost", doc, tensors=kept, config=dict(doc["adapter_config"], target_modules="all-linear"))
+    report = audit_target(str(adapter), base=str(base))
+    assert [f.code for f in report.active_findings] == ["missing-tensor"]
