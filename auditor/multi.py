@@ -38,7 +38,8 @@ def expand_targets(targets: list[str], recursive: bool) -> list[str]:
 
 
 def _listdir(path: str) -> tuple[list[str], list[str]]:
-    dirs, files = [], []
+    dirs: list[str] = []
+    files: list[str] = []
     try:
         with os.scandir(path) as it:
             for entry in it:

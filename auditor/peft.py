@@ -225,7 +225,7 @@ def _check_against_base(config: dict[str, Any], modules: dict[str, LoraModule], 
             continue
         mod = modules.get(module)
         if component == "embedding" or module.rsplit(".", 1)[-1] in embeddings[:1]:  # nn.Embedding, not a head
-            want = {"emb_down": (r, shape[0]), "emb_up": (shape[1], r)}
+            want: dict[str, tuple[int, ...]] = {"emb_down": (r, shape[0]), "emb_up": (shape[1], r)}
         else:
             out_f, in_f = (shape[1], shape[0]) if conv1d else shape
             want = {"down": (r, in_f), "up": (out_f, r)}

@@ -20,7 +20,7 @@ class Section:
     """One part of the target, audited as a checkpoint of its own."""
 
     part: Part
-    report: Report
+    report: Report | CompositeReport
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.part.name, "kind": self.part.kind, "folder": self.part.folder or None,
@@ -71,10 +71,10 @@ class CompositeReport:
     def totals(self) -> dict[str, int]:
         out = {"tensors": 0, "parameters": 0, "bytes": 0}
         for s in self.sections:
-            t = s.report.totals
-            inner = t() if callable(t) else t.to_dict()
+            r = s.report
+            inner = r.totals() if isinstance(r, CompositeReport) else r.totals.to_dict()
             for key in out:
-                out[key] += inner[key]
+                out[key] += int(inner[key])  # type: ignore[call-overload]
         return out
 
     def to_dict(self) -> dict[str, Any]:

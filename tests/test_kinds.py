@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pytest
 
 from auditor.kinds import classify_config
 from auditor.sections import CompositeReport

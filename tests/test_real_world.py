@@ -28,7 +28,6 @@ from typing import Any
 import pytest
 
 from auditor.errors import AuditError
-from auditor.sections import CompositeReport
 from auditor.targets import audit_target
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"

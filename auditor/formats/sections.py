@@ -36,7 +36,7 @@ def format_composite(report: CompositeReport, fmt: str) -> str:
     if fmt == "junit":
         root = ET.Element("testsuites", {"name": f"st-audit {report.target}"})
         for s in report.sections:
-            doc = ET.fromstring(inner_format(s.report).split("\n", 1)[1])
+            doc = ET.fromstring(inner_format(s.report).split("\n", 1)[1])  # type: ignore[arg-type]
             for suite in doc.findall("testsuite"):
                 suite.set("name", f"st-audit {report.target} :: {_section_title(s)}")
                 root.append(suite)
@@ -50,7 +50,7 @@ def format_composite(report: CompositeReport, fmt: str) -> str:
     out.append("")
     for s in report.sections:
         out.append(f"{'## ' if md else '=== '}section {_section_title(s)}{'' if md else ' ==='}")
-        out.append(inner_format(s.report))
+        out.append(inner_format(s.report))  # type: ignore[arg-type]
     findings = report.active_findings
     if findings:
         out.append("findings about the whole:")
