@@ -153,11 +153,37 @@ def check_adapter(config: dict[str, Any], tensors: dict[str, Tensor], base: Base
         return result  # nothing readable under the prefix: the root cause is already a finding
     targets = _targets(config)
     save = _save_names(config)
+    if base is not None and base.tensors is not None:
+        base = _aligned(base, [_WRAPPERS.sub("", m) for m in modules], result)
     _check_modules(config, modules, targets, save, base, result, file, prefix, rel)
     _check_others(config, other, rel, modules, targets, save, result, file, prefix)
     for name in tensors:
         result.categories.setdefault(name, "model")
     return result
+
+
+def _aligned(base: BaseModel, stored: list[str], result: AdapterCheck) -> BaseModel:
+    """The base layout under the names the adapter uses.
+
+    A formula describes one class (``model.layers...`` of a causal LM, ``encoder.layer...`` of a bare encoder);
+    the adapter was made on the task class PEFT wrapped (``bert.encoder...`` for sequence classification). The
+    prefix difference is read off the first stored module that a base module ends with (or the reverse); when
+    none lines up, the formula describes another class and the adapter is checked structurally instead.
+    """
+    assert base.tensors is not None
+    modules = {n.rsplit(".", 1)[0] for n in base.tensors}
+    if not stored or any(m in modules for m in stored):
+        return base
+    for m in stored:
+        for b in modules:
+            if m.endswith("." + b) or b.endswith("." + m):
+                add, drop = (m[: len(m) - len(b)], "") if m.endswith("." + b) else ("", b[: len(b) - len(m)])
+                renamed = {add + n[len(drop):]: v for n, v in base.tensors.items() if n.startswith(drop)}
+                return BaseModel(base.config, base.source, renamed, base.parameters, base.note)
+    result.findings.append(finding("adapter-base-unknown", f"the base formula ({base.source}) names its layers "
+                                   f"like {sorted(modules)[0]!r}, the adapter like {stored[0]!r}: checked "
+                                   "structurally, not against the base layers"))
+    return BaseModel(base.config, base.source, None, base.parameters, base.note)
 
 
 def _check_modules(config: dict[str, Any], modules: dict[str, LoraModule], targets: list[str] | str | None,

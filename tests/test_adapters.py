@@ -205,3 +205,17 @@ def test_all_linear_shorthand_leaves_the_output_layer_alone(tmp_path: Path) -> N
     adapter, base = make(tmp_path / "lost", doc, tensors=kept, config=dict(doc["adapter_config"], target_modules="all-linear"))
     report = audit_target(str(adapter), base=str(base))
     assert [f.code for f in report.active_findings] == ["missing-tensor"]
+
+
+def test_base_names_aligned_with_the_wrapped_task_class(tmp_path: Path) -> None:
+    """A formula for the bare model (no "model." prefix) still lines up with an adapter on the task class."""
+    doc = load("llama-qv")
+    bare = [[n.replace("base_model.model.model.", "base_model.model."), d, s] for n, d, s in doc["tensors"]]
+    adapter, base = make(tmp_path, doc, tensors=bare)
+    report = audit_target(str(adapter), base=str(base))
+    assert report.verdict == "pass" and not report.active_findings
+    # and a formula that names nothing the adapter has: structural check and a note, not false errors
+    odd = [[n.replace("base_model.model.model.layers.", "base_model.model.blocks."), d, s] for n, d, s in doc["tensors"]]
+    adapter, base = make(tmp_path / "odd", doc, tensors=odd)
+    report = audit_target(str(adapter), base=str(base))
+    assert [f.code for f in report.active_findings] == ["adapter-base-unknown"] and report.verdict == "pass"
