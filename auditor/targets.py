@@ -24,7 +24,7 @@ from .peft import check_adapter, data as peft_data
 from .reconcile import Reconciliation, reconcile
 from .report import Report
 from .sections import CompositeReport, Section
-from .sources.view import SourceView
+from .sources.view import Remembering, SourceView
 
 NO_WEIGHTS_SUFFIXES = ("Scheduler", "Tokenizer", "TokenizerFast", "Processor", "FeatureExtractor", "ImageProcessor")
 
@@ -37,7 +37,7 @@ def audit_target(target: str, *, base: str | None = None, revision: str | None =
     fail_on, codes = check_options(fail_on, ignore)
     source = source or open_source(str(target), revision=revision, token=token, use_cache=use_cache,
                                    progress=progress)
-    source, kind = _discover(source)
+    source, kind = _discover(Remembering(source))
     common = dict(fail_on=fail_on, ignore=codes, include_tensors=include_tensors, progress=progress)
     if not kind.composite:
         report = _audit_part(source, kind, kind.parts[0], base=base, token=token, **common)

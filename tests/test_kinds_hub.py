@@ -53,3 +53,18 @@ def test_adapter_base_config_fetched_from_the_hub(hub: Any, tmp_path: Path,  # n
     assert summary["base_parameters"] == doc["base_parameters"] and report.verdict == "pass"
     fetched = [r.path for r in hub.requests if "resolve" in r.path]
     assert fetched and all(p.endswith("/config.json") for p in fetched)  # only config.json, never weights
+
+
+def test_kind_discovery_costs_no_extra_hub_request(hub: Any, tmp_path: Path) -> None:  # noqa: F811
+    from auditor.audit import audit
+    from fixtures import build
+    model = build.build_layout(tmp_path / "qwen", "Qwen__Qwen3-0.6B", shards=2)
+    hub.add_repo("org/qwen-a", _files(model))  # two repos: neither audit finds the other's downloads cached
+    hub.add_repo("org/qwen-b", _files(model))
+    before = len(hub.requests)
+    plain = audit("org/qwen-a", source=source("org/qwen-a", use_cache=False))
+    direct = len(hub.requests) - before
+    before = len(hub.requests)
+    kinded = audit_target("org/qwen-b", source=source("org/qwen-b", use_cache=False))
+    assert len(hub.requests) - before == direct
+    assert kinded.extra["kind"]["kind"] == "transformers-model" and kinded.verdict == plain.verdict == "pass"

@@ -52,5 +52,31 @@ class SourceView:
         return doc
 
 
+class Remembering:
+    """A source that reads each small file once: kind discovery and the audit both read config.json, and a Hub
+    source would otherwise download it twice."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.target = source.target
+        self.single = getattr(source, "single", None)
+        self._small: dict[str, bytes] = {}
+
+    def list_files(self) -> dict[str, int | None]:
+        return self.source.list_files()
+
+    def read_small(self, name: str) -> bytes:
+        if name not in self._small:
+            self._small[name] = self.source.read_small(name)
+        return self._small[name]
+
+    def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
+                     max_tensors: int = MAX_TENSORS) -> dict[str, Header]:
+        return self.source.read_headers(names, sizes, tensor_counts, max_tensors)
+
+    def describe(self) -> dict[str, Any]:
+        return self.source.describe()
+
+
 def _is_weights(name: str) -> bool:
     return name.endswith(".safetensors") or (".safetensors.index" in name and name.endswith(".json"))
