@@ -160,3 +160,26 @@ def test_several_targets_and_recursive_through_the_cli(tmp_path: Path) -> None:
     assert "PASS: " in proc.stdout and "FAIL: " in proc.stdout and "several targets: 2 targets" in proc.stdout
     # the pipeline's component folders are its sections, not targets of their own
     assert proc.stdout.count("=== section unet (diffusers-component, UNet2DConditionModel) ===") == 1
+
+
+def test_sectioned_reports_in_every_format(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    from auditor.formats import FORMATS, formatter
+    from auditor.formats.common import summary_line
+    pipe = rebuild("tiny-sd-pipeline", tmp_path / "sd")
+    victim = pipe / "vae" / "diffusion_pytorch_model.fp16.safetensors"
+    victim.write_bytes(b"version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 12\n")
+    report = audit_target(str(pipe))
+    outputs = {name: formatter(name)(report) for name in FORMATS}
+    assert json.loads(outputs["json"])["verdict"] == "fail"
+    suites = ET.fromstring(outputs["junit"].split("\n", 1)[1]).findall("testsuite")
+    assert len(suites) == 6 and sum(int(s.get("failures", "0")) for s in suites) == 1
+    assert [s.get("name").split(" :: ")[1] for s in suites if s.get("failures") != "0"] == \
+        ["vae (fp16) (diffusers-component, AutoencoderKL)"]
+    for name in ("table", "markdown"):
+        text = outputs[name]
+        assert text.splitlines()[0].endswith(": diffusers pipeline: StableDiffusionPipeline: text_encoder, unet, vae "
+                                             "(+ scheduler without weights)")
+        assert text.count("section ") == 6 and "FAIL: vae (fp16)" in text
+        assert text.rstrip().splitlines()[-1] == summary_line(report)
