@@ -57,6 +57,9 @@ def gated_audit_target(targets: list[str], policy: Any, *, lock: str | None = No
     from .targets import audit_target
     fail_on, ignore = settings(policy)
     lock_path = lock or policy.lock
+    if lock_path and len(targets) > 1:
+        raise UsageError(f"a lock describes one checkpoint; --lock/lock = {lock_path} cannot apply to "
+                         f"{len(targets)} targets")
     lock_doc = lockmod.read(lock_path) if lock_path else None
     reports: list[Report | CompositeReport] = []
     for target in targets:

@@ -26,6 +26,13 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 
+# original (non-diffusers) single-file layouts, recognised by their top-level module names
+SINGLE_FILE_LAYOUTS = (
+    ("model.diffusion_model.", "single-file Stable Diffusion checkpoint (original layout: model.diffusion_model.*)"),
+    ("double_blocks.", "single-file Flux transformer (original layout)"),
+)
+
+
 def unreadable(inventory: Inventory) -> bool:
     """No tensor could be read (LFS pointer, corrupt header): the file's own finding is the root cause."""
     return not inventory.tensors and any(not f.ok for f in inventory.files)
@@ -81,7 +88,8 @@ def file_reconciler(part: Part, holder: dict[str, Any]) -> Callable[[Inventory, 
             ledger(rec, inventory, {})
             return rec
         if config is None:
-            holder["_detail"] = "state dict with no config"
+            single_file = [what for prefix, what in SINGLE_FILE_LAYOUTS if any(n.startswith(prefix) for n in tensors)]
+            holder["_detail"] = single_file[0] if single_file else "state dict with no config"
         return reconcile(inventory, config)
     return reconciler
 

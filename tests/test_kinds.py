@@ -183,3 +183,21 @@ def test_sectioned_reports_in_every_format(tmp_path: Path) -> None:
                                              "(+ scheduler without weights)")
         assert text.count("section ") == 6 and "FAIL: vae (fp16)" in text
         assert text.rstrip().splitlines()[-1] == summary_line(report)
+
+
+def test_a_lock_applies_to_one_target_only(tmp_path: Path) -> None:
+    lora = rebuild("tiny-diffusers-lora", tmp_path / "lora")
+    lock = tmp_path / "lock.json"
+    assert run_cli("lock", str(lora), "-o", str(lock), "-q").returncode == 0
+    proc = run_cli("audit", str(lora), str(lora), "--lock", str(lock), "--no-policy")
+    assert proc.returncode == 2 and "cannot apply to 2 targets" in proc.stderr
+
+
+def test_single_file_stable_diffusion_checkpoint_is_named(tmp_path: Path) -> None:
+    folder = tmp_path / "sd"
+    folder.mkdir()
+    build.write_file(folder / "v1-5-pruned-emaonly.safetensors",
+                     [("model.diffusion_model.input_blocks.0.0.weight", "F16", (320, 4, 3, 3)),
+                      ("first_stage_model.decoder.conv_in.weight", "F16", (512, 4, 3, 3))])
+    doc = audit_target(str(folder / "v1-5-pruned-emaonly.safetensors")).to_dict()
+    assert doc["kind"]["detail"].startswith("single-file Stable Diffusion checkpoint") and doc["verdict"] == "pass"

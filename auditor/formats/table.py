@@ -14,6 +14,7 @@ def format_report(report: Report) -> str:
     from ..sections import kind_line
     kind = kind_line(report.extra.get("kind"))
     out = [f"st-audit report for {report.target}" + (f": {kind}" if kind else "")]
+    out += [f"  note: {n}" for n in (report.extra.get("kind") or {}).get("notes", [])]
     adapter = report.extra.get("adapter")
     if adapter and adapter.get("base_source"):
         out.append(f"base model: {adapter['base_source']}")
