@@ -201,3 +201,23 @@ def test_single_file_stable_diffusion_checkpoint_is_named(tmp_path: Path) -> Non
                       ("first_stage_model.decoder.conv_in.weight", "F16", (512, 4, 3, 3))])
     doc = audit_target(str(folder / "v1-5-pruned-emaonly.safetensors")).to_dict()
     assert doc["kind"]["detail"].startswith("single-file Stable Diffusion checkpoint") and doc["verdict"] == "pass"
+
+
+def test_sentence_transformers_transformer_in_its_own_folder(tmp_path: Path) -> None:
+    model = rebuild("tiny-sentence-transformers", tmp_path / "st")
+    (model / "0_Transformer").mkdir()
+    for name in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json",
+                 "sentence_bert_config.json"):
+        if (model / name).exists():
+            (model / name).rename(model / "0_Transformer" / name)
+    modules = json.loads((model / "modules.json").read_text())
+    modules[0]["path"] = "0_Transformer"
+    (model / "modules.json").write_text(json.dumps(modules))
+    doc = audit_target(str(model)).to_dict()
+    assert [(s["name"], s["role"]) for s in doc["sections"]] == [("0_Transformer", "Transformer"), ("2_Dense", "Dense")]
+    assert doc["verdict"] == "pass" and codes(doc) == []
+    hidden = json.loads((model / "0_Transformer" / "config.json").read_text())
+    (model / "0_Transformer" / "config.json").write_text(json.dumps(dict(hidden, hidden_size=24)))
+    doc = audit_target(str(model)).to_dict()
+    assert "1_Pooling/config.json expects embeddings of width 16 but 0_Transformer/config.json passes 24" in \
+        [f["message"] for f in doc["findings"]][0]
