@@ -94,7 +94,7 @@ def _policy(policy: Path | None, no_policy: bool, **overrides: Any) -> Any:
 @app.command("audit")
 def audit_command(
     targets: Annotated[list[str], typer.Argument(
-        metavar="TARGET...", help="Checkpoint directory, .safetensors file, or Hub repo id (org/name); several "
+        metavar="TARGET", help="Checkpoint directory, .safetensors file, or Hub repo id (org/name); several "
                                   "targets get one verdict each and one exit code.")],
     format: FormatOpt = Format("table"),  # noqa: A002
     output: OutputOpt = None,
