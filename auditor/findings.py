@@ -70,6 +70,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "adapter-tensor-unexplained": ("error", "an adapter tensor no target module, modules_to_save or bias setting explains (PEFT ignores it)"),
     "adapter-base-unknown": ("info", "the base model's config or formula is not available: the adapter was checked structurally"),
     "lora-pair-incomplete": ("error", "a LoRA down/A matrix without its up/B partner, or the reverse"),
+    "lora-names-invalid": ("error", "LoRA tensor names follow no convention a loader accepts (e.g. kohya names without the '.lora_down' dot)"),
     "component-missing": ("error", "a pipeline component or module has no safetensors weights or could not be audited"),
 }
 

@@ -6,6 +6,7 @@ sentence-transformers modules. Used by ``auditor.targets``.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +32,22 @@ SINGLE_FILE_LAYOUTS = (
     ("model.diffusion_model.", "single-file Stable Diffusion checkpoint (original layout: model.diffusion_model.*)"),
     ("double_blocks.", "single-file Flux transformer (original layout)"),
 )
+
+
+KOHYA_PREFIXES = ("lora_unet_", "lora_te_", "lora_te1_", "lora_te2_", "lora_te3_")
+_KOHYA_BAD_SUFFIX = re.compile(r"_lora_(?:down|up)\.weight$")
+
+
+def kohya_names(tensors: dict[str, Any], file: str) -> list[Finding]:
+    """kohya/sd-scripts files name a pair ``<module>.lora_down.weight`` / ``.lora_up.weight``: diffusers'
+    converter splits the module off at the dot and looks the partner up by that name."""
+    bad = sorted(n for n in tensors if n.startswith(KOHYA_PREFIXES) and _KOHYA_BAD_SUFFIX.search(n))
+    if not bad:
+        return []
+    return [finding("lora-names-invalid", f"{plural(len(bad), 'tensor')} with kohya-style names end in "
+                    f"'_lora_down/_lora_up.weight' instead of '.lora_down/.lora_up.weight' (e.g. {bad[0]}): "
+                    "diffusers' and sd-scripts' loaders cannot pair them, so the file does not load",
+                    tensors=bad, files=[file])]
 
 
 def unreadable(inventory: Inventory) -> bool:
@@ -73,6 +90,7 @@ def file_reconciler(part: Part, holder: dict[str, Any]) -> Callable[[Inventory, 
                                             "load it", files=[part.name]))
                 holder["_detail"] = f"PEFT LoRA state dict without adapter_config.json, ranks {ranks(modules)}"
             else:
+                rec.findings += kohya_names(tensors, part.name)
                 style = "kohya/sd-scripts names" if any(n.startswith("lora_") for n in tensors) else "diffusers names"
                 alphas = sum(1 for m in modules.values() if "alpha" in m.tensors)
                 holder["_detail"] = (f"diffusion LoRA ({style}): {plural(len(modules), 'module')}, ranks "

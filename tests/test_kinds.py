@@ -221,3 +221,22 @@ def test_sentence_transformers_transformer_in_its_own_folder(tmp_path: Path) -> 
     doc = audit_target(str(model)).to_dict()
     assert "1_Pooling/config.json expects embeddings of width 16 but 0_Transformer/config.json passes 24" in \
         [f["message"] for f in doc["findings"]][0]
+
+
+def test_kohya_lora_file_written_by_diffusers(tmp_path: Path) -> None:
+    folder = rebuild("tiny-kohya-lora", tmp_path / "kohya")
+    doc = audit_target(str(folder / "kohya_lora.safetensors")).to_dict()
+    assert doc["verdict"] == "pass" and codes(doc) == []
+    assert doc["kind"]["detail"] == "diffusion LoRA (kohya/sd-scripts names): 32 modules, ranks [4], 32 alphas"
+    tensors = json.loads(gzip.decompress((KINDS / "tiny-kohya-lora.json.gz").read_bytes()))["files"]
+    original = [tuple(t) for t in tensors["kohya_lora.safetensors"]["tensors"]]
+    # the dot before lora_down/lora_up lost (as in a real file of the corpus): loaders cannot pair the tensors
+    undotted = [(n.replace(".lora_down", "_lora_down").replace(".lora_up", "_lora_up"), d, s) for n, d, s in original]
+    build.write_file(folder / "undotted.safetensors", undotted)
+    doc = audit_target(str(folder / "undotted.safetensors")).to_dict()
+    assert codes(doc) == ["lora-names-invalid"]
+    # an alpha that is not a scalar
+    bad_alpha = [(n, d, [2] if n.endswith(".alpha") and "attn1_to_k" in n else s) for n, d, s in original]
+    build.write_file(folder / "alpha.safetensors", bad_alpha)
+    doc = audit_target(str(folder / "alpha.safetensors")).to_dict()
+    assert codes(doc) == ["shape-mismatch"] and "not a scalar" in doc["findings"][0]["message"]

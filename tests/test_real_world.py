@@ -15,6 +15,9 @@ judgements, one per case, with the reason where the verdict is not a plain pass:
 - Git LFS pointers (camushoilingma, pipelines, sentence-transformers, sharded releases): the weights are not
   there; the pointer is the one error of each file.
 - Hirvita6: a 0-byte LoRA file.
+- timohavdk: new.safetensors has kohya-style keys ending in "_lora_down.weight" (no dot): diffusers' kohya
+  converter splits the module name at the dot and cannot find the partner, so that file does not load; the
+  two diffusers-format files beside it are fine.
 - JohnScheuer: a dangling symlink, nothing to audit (exit 3).
 """
 
@@ -123,7 +126,7 @@ EXPECTED: dict[str, tuple[str, str | None, set[str]]] = {
     "sukhmandhawan__LightWeightFineTUning__peft_model": ("peft-adapter", "pass", set()),
     "tbressers__WizardLM-2-8x22B": ("transformers-model", "fail", {'missing-tensor', 'config-mismatch', 'index-tensor-missing', 'tied-head', 'not-safetensors'}),
     "thangabalaji1__seamless-m4t-v2-large": ("transformers-model", "fail", {'index-tensor-missing', 'not-safetensors'}),
-    "timohavdk__sd-lora": ("safetensors-files", "pass", set()),
+    "timohavdk__sd-lora": ("safetensors-files", "fail", {'lora-names-invalid'}),
     "tommyroar__is-the-mountain-out__checkpoints": ("peft-adapter", "pass", set()),
     "ttekcor__Embedding_stable_diffusion": ("safetensors-file", "pass", set()),
     "victortorresa94-del__gemma4": ("transformers-model", "fail", {'index-shard-missing', 'index-total-size-mismatch', 'index-total-parameters-mismatch'}),

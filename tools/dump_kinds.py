@@ -80,7 +80,27 @@ def _diffusers_lora(tmp: str) -> None:
     StableDiffusionPipeline.save_lora_weights(tmp, unet_lora_layers=get_peft_model_state_dict(unet))
 
 
-CASES = {"tiny-sd-pipeline": _tiny_sd, "tiny-sentence-transformers": _sentence_transformers,
+def _kohya_lora(tmp: str) -> None:
+    """The same UNet LoRA converted by diffusers to the kohya/sd-scripts format (AUTOMATIC1111, ComfyUI)."""
+    import torch
+    from diffusers import UNet2DConditionModel
+    from diffusers.utils import convert_state_dict_to_kohya
+    from peft import LoraConfig
+    from peft.utils import get_peft_model_state_dict
+    from safetensors.torch import save_file
+
+    torch.manual_seed(0)
+    unet = UNet2DConditionModel(block_out_channels=(8, 16), layers_per_block=1, sample_size=16, in_channels=4,
+                                out_channels=4, down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"),
+                                up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"), cross_attention_dim=12,
+                                norm_num_groups=4, attention_head_dim=2)
+    unet.add_adapter(LoraConfig(r=4, lora_alpha=8, target_modules=["to_k", "to_q", "to_v", "to_out.0"]))
+    peft_sd = {f"unet.{k}": v for k, v in get_peft_model_state_dict(unet).items()}
+    kohya = convert_state_dict_to_kohya(peft_sd)
+    save_file({k: v.contiguous() for k, v in kohya.items()}, f"{tmp}/kohya_lora.safetensors")
+
+
+CASES = {"tiny-sd-pipeline": _tiny_sd, "tiny-kohya-lora": _kohya_lora, "tiny-sentence-transformers": _sentence_transformers,
          "tiny-diffusers-lora": _diffusers_lora}
 
 
