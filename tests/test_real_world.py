@@ -24,10 +24,12 @@ judgements, one per case, with the reason where the verdict is not a plain pass:
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from auditor.errors import AuditError
@@ -36,6 +38,7 @@ from auditor.targets import audit_target
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CORPUS = SHARED / "real-world"
 CONFIGS = Path(__file__).resolve().parent.parent / "fixtures" / "configs"
+SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "auditor" / "schema" / "report.schema.json").read_text())
 
 # case -> (kind, verdict, codes of severity warning or error anywhere in the report); kind "error": exit 3
 EXPECTED: dict[str, tuple[str, str | None, set[str]]] = {
@@ -174,7 +177,9 @@ def _codes(doc: dict[str, Any]) -> set[str]:
 
 
 def _audit(corpus: Path, case: str, **kw: Any) -> dict[str, Any]:
-    return audit_target(str(corpus / case), **kw).to_dict()
+    doc = audit_target(str(corpus / case), **kw).to_dict()
+    jsonschema.validate(json.loads(json.dumps(doc)), SCHEMA)  # every real case's report fits the schema
+    return doc
 
 
 def _check(corpus: Path, case: str) -> dict[str, Any]:
