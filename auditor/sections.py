@@ -68,13 +68,19 @@ class CompositeReport:
                 counts[k] += v
         return counts
 
-    def totals(self) -> dict[str, int]:
-        out = {"tensors": 0, "parameters": 0, "bytes": 0}
-        for s in self.sections:
-            r = s.report
-            inner = r.totals() if isinstance(r, CompositeReport) else r.totals.to_dict()
-            for key in out:
-                out[key] += int(inner[key])  # type: ignore[call-overload]
+    def totals(self) -> dict[str, Any]:
+        """Sums over the sections, in the shape of a single report's totals (by_dtype included)."""
+        out: dict[str, Any] = {"tensors": 0, "parameters": 0, "bytes": 0, "by_dtype": {}}
+        for section in self.sections:
+            r = section.report
+            inner: dict[str, Any] = r.totals() if isinstance(r, CompositeReport) else r.totals.to_dict()
+            for key in ("tensors", "parameters", "bytes"):
+                out[key] += inner[key]
+            for dtype, row in inner["by_dtype"].items():
+                mine = out["by_dtype"].setdefault(dtype, {"tensors": 0, "parameters": 0, "bytes": 0})
+                for key in mine:
+                    mine[key] += row[key]
+        out["by_dtype"] = dict(sorted(out["by_dtype"].items()))
         return out
 
     def to_dict(self) -> dict[str, Any]:
