@@ -9,17 +9,20 @@ import gc
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
 from .checkpoint import Checkpoint, Source, collect
 from .errors import HubError, TargetNotFound, UsageError
 from .findings import CODES, SEVERITY_RANK, finding
 from .groups import find_range_gaps, group_tensors
-from .inventory import build_inventory, check_total_parameters
+from .inventory import Inventory, build_inventory, check_total_parameters
 from .partial import one_shard
 from .patterns import split_holes
-from .reconcile import reconcile
+from .reconcile import Reconciliation, reconcile
 from .report import FAIL_ON_CHOICES, Report
 from .rootcause import fold, lost_files
 from .targets import parse as parse_target
+
 
 def open_source(target: str, *, revision: str | None = None, token: str | None = None, use_cache: bool = True,
                 progress: Callable[[str], None] | None = None, hub: bool = False) -> Source:
@@ -76,11 +79,14 @@ def _gc_paused() -> Iterator[None]:
 def audit(target: str | Path, *, revision: str | None = None, token: str | None = None, fail_on: str = "error",
           ignore: Iterable[str] = (), include_tensors: bool = False, use_cache: bool = True,
           progress: Callable[[str], None] | None = None, source: Source | None = None, hub: bool = False,
-          variant: str | None = None, use_config: bool = True) -> Report:
+          variant: str | None = None, use_config: bool = True,
+          reconciler: Callable[[Inventory, dict[str, Any] | None], Reconciliation] | None = None) -> Report:
     """Audit a local checkpoint (directory or file) or a Hub repo from its headers alone.
 
     ``hub`` reads a bare id (``gpt2``) as a Hub repo; ``variant`` audits ``model.<variant>.safetensors`` (or its
-    index); ``use_config=False`` checks the files' structure only, ignoring config.json.
+    index); ``use_config=False`` checks the files' structure only, ignoring config.json. ``reconciler`` replaces
+    the architecture reconciliation for checkpoints that are not a model of their own (a PEFT adapter, a LoRA
+    file, a sentence-transformers Dense layer): see ``auditor.sections``.
     """
     fail_on, codes = check_options(fail_on, ignore)
     with _gc_paused():
@@ -92,7 +98,10 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
         checkpoint = _collect(source, progress, variant, use_config, ambiguous)
         inventory = build_inventory(checkpoint)
         groups = split_holes(group_tensors(inventory.tensors.values()))
-        reconciliation = reconcile(inventory, checkpoint.config, checkpoint.weight_map)
+        if reconciler is not None:
+            reconciliation = reconciler(inventory, checkpoint.config)
+        else:
+            reconciliation = reconcile(inventory, checkpoint.config, checkpoint.weight_map)
         totals = inventory.totals
         # packed weights count as the parameters they encode (MXFP4: two per U8; GPTQ/AWQ: 32/bits per I32)
         totals.parameters += reconciliation.packed_extra

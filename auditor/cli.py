@@ -84,8 +84,10 @@ def _policy(policy: Path | None, no_policy: bool, **overrides: Any) -> Any:
 
 @app.command("audit")
 def audit_command(
-    target: Annotated[str, typer.Argument(metavar="TARGET", help="Checkpoint directory, .safetensors file, or Hub repo: org/name, "
-                                               "org/name@REV, hf://org/name, https://huggingface.co/org/name.")],
+    targets: Annotated[list[str], typer.Argument(
+        metavar="TARGET", help="Checkpoint directory, .safetensors file, or Hub repo: org/name, org/name@REV, "
+                               "hf://org/name, https://huggingface.co/org/name. Several targets get one verdict "
+                               "each and one exit code.")],
     format: FormatOpt = Format("table"),  # noqa: A002
     output: OutputOpt = None,
     fail_on: FailOnOpt = None,
@@ -119,6 +121,11 @@ def audit_command(
     no_config: Annotated[bool, typer.Option("--no-config", help="Ignore config.json: check the files' structure "
                                                                 "only.")] = False,
     hub: HubOpt = False,
+    recursive: Annotated[bool, typer.Option("--recursive", "-r", help="Audit every model folder under each "
+                                                                       "directory target.")] = False,
+    base: Annotated[Optional[str], typer.Option("--base", metavar="DIR_OR_REPO", help="A PEFT adapter's base model "
+                                                "(directory, config.json or Hub repo id); default: "
+                                                "base_model_name_or_path.")] = None,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
     no_cache: NoCacheOpt = False,
@@ -126,9 +133,10 @@ def audit_command(
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """Audit a checkpoint: validate headers and index, inventory every tensor, reconcile with config.json,
-    then check the policy and the lock, if any."""
-    from .policy import gated_audit
+    """Audit checkpoints as what they are (transformers model, PEFT adapter, diffusers pipeline or component,
+    sentence-transformers model, independent files): validate headers and index, inventory every tensor,
+    reconcile with the config, then check the policy and the lock, if any."""
+    from .multi import expand_targets, gated_audit_target
 
     def body() -> int:
         prepare_output(output)
@@ -138,9 +146,10 @@ def audit_command(
                         expect_model_parameters=expect_model_parameters, tolerance=tolerance,
                         allowed_dtypes=allow_dtype or None, forbid_unexplained=forbid_unexplained,
                         tied_head=value(tied_head), max_shard_bytes=max_shard_bytes)
-        report = gated_audit(target, rules, revision=revision, token=token, include_tensors=tensors,
-                             use_cache=not no_cache, progress=progress, hub=hub, variant=variant,
-                             use_config=not no_config)
+        names = expand_targets(targets, recursive)
+        report = gated_audit_target(names, rules, base=base, revision=revision, token=token,
+                                    include_tensors=tensors, use_cache=not no_cache, progress=progress, hub=hub,
+                                    variant=variant, use_config=not no_config)
         emit(formatter(format.value)(report), output,
              format.value in ("table", "summary") and use_color(color, sys.stdout))
         if not quiet and format.value != "summary" and (format.value != "table" or output is not None):

@@ -69,6 +69,16 @@ CODES: dict[str, tuple[Severity, str]] = {
     # release gating
     "policy-violation": ("error", "the checkpoint breaks a rule of the policy file"),
     "lock-drift": ("error", "the checkpoint differs from its locked inventory"),
+    # kinds: adapters, LoRA files, pipelines (auditor/kinds.py, peft.py, lora.py, targets.py)
+    "adapter-config-missing": ("error", "PEFT adapter tensors without a readable adapter_config.json: PEFT cannot load them"),
+    "adapter-weights-name": ("error", "the adapter's weights are not in adapter_model.safetensors, where PEFT looks"),
+    "adapter-target-unmatched": ("warning", "a target_modules entry matches no module (typo or another architecture's names)"),
+    "adapter-rank-mismatch": ("error", "a LoRA pair's rank differs from r / rank_pattern in adapter_config.json"),
+    "adapter-tensor-unexplained": ("error", "an adapter tensor no target module, modules_to_save or bias setting explains (PEFT ignores it)"),
+    "adapter-base-unknown": ("info", "the base model's config or formula is not available: the adapter was checked structurally"),
+    "lora-pair-incomplete": ("error", "a LoRA down/A matrix without its up/B partner, or the reverse"),
+    "lora-names-invalid": ("error", "LoRA tensor names follow no convention a loader accepts (e.g. kohya names without the '.lora_down' dot)"),
+    "component-missing": ("error", "a pipeline component or module has no safetensors weights or could not be audited"),
 }
 
 

@@ -284,7 +284,9 @@ def test_odd_entries_inside_a_checkpoint_are_named_and_never_abort(make_checkpoi
     (ckpt / "model.safetensors").rename(ckpt / "weights.safetensors")
     (ckpt / "other.safetensors").symlink_to("/nonexistent/blob")
     code, doc = run_json("audit", str(ckpt))
-    [root] = [f for f in doc["findings"] if f["code"] == "file-unreadable"]
+    # no config, index or model.safetensors binds the two files: each is audited on its own (a section each)
+    findings = doc["findings"] + [f for s in doc.get("sections", []) for f in s["report"]["findings"]]
+    [root] = [f for f in findings if f["code"] == "file-unreadable"]
     assert code == 1 and "other.safetensors" in root["message"] and "dangling symbolic link" in root["message"]
     assert "/nonexistent/blob" in root["message"]
 
@@ -345,10 +347,14 @@ def test_a_folder_of_files_no_loader_would_use_says_so(make_checkpoint: Callable
     ckpt = make_checkpoint(TENSORS)
     (ckpt / "model.safetensors").rename(ckpt / "cnn.safetensors")
     build.write_file(ckpt / "mlp.safetensors", [("fc.weight", "F32", [4, 4])])
+    _, doc = run_json("audit", str(ckpt))  # said on the first line, and each file audited on its own
+    assert doc["kind"]["kind"] == "safetensors-files" and "no index, no model.safetensors" in doc["kind"]["detail"]
+    assert [s["name"] for s in doc["sections"]] == ["cnn.safetensors", "mlp.safetensors"]
+    (ckpt / "cnn.safetensors").rename(ckpt / "model.safetensors")  # a name loaders use: one model again
     _, doc = run_json("audit", str(ckpt))
-    [note] = [f for f in doc["findings"] if f["code"] == "loose-files"]
-    assert note["severity"] == "info" and "no loader would use these 2 files" in note["message"]
-    assert sorted(note["files"]) == ["cnn.safetensors", "mlp.safetensors"]
-    (ckpt / "cnn.safetensors").rename(ckpt / "model.safetensors")  # a name loaders use: quiet again
-    _, doc = run_json("audit", str(ckpt))
-    assert "loose-files" not in {f["code"] for f in doc["findings"]}
+    assert "sections" not in doc and "loose-files" not in {f["code"] for f in doc["findings"]}
+    # the library's single-checkpoint audit still says it when handed such a folder
+    (ckpt / "model.safetensors").rename(ckpt / "cnn.safetensors")
+    import auditor
+    [note] = [f for f in auditor.audit(ckpt).findings if f.code == "loose-files"]
+    assert note.severity == "info" and "no loader would use these 2 files" in note.message

@@ -15,5 +15,12 @@ FORMATS: dict[str, str] = {"table": "table", "json": "json_format", "markdown": 
 
 
 def formatter(name: str) -> Callable[[Report], str]:
-    """The ``format_report`` function of format ``name``."""
-    return import_module(f".{FORMATS[name]}", __name__).format_report  # type: ignore[no-any-return]
+    """The ``format_report`` function of format ``name`` (a sectioned report is printed section by section)."""
+    single = import_module(f".{FORMATS[name]}", __name__).format_report
+
+    def format_any(report: Report) -> str:
+        if hasattr(report, "sections"):
+            from .sections import format_composite
+            return format_composite(report, name)  # type: ignore[arg-type]
+        return single(report)  # type: ignore[no-any-return]
+    return format_any

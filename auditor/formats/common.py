@@ -36,11 +36,16 @@ def shape(s: list[int] | tuple[int, ...]) -> str:
 
 
 def summary_line(report: Report) -> str:
+    if hasattr(report, "sections"):  # a pipeline, sentence-transformers model or folder of independent files
+        from .sections import summary_line as composite_line
+        return composite_line(report)  # type: ignore[arg-type]
     t = report.totals
     counts = report.severity_counts()
     rec = report.reconciliation
     expected = f", expected {rec.expected_parameters:,}" if rec.expected_parameters is not None else ""
-    return (f"{report.verdict.upper()}: {report.target}: {plural(t.tensors, 'tensor')}, "
+    kind = report.extra.get("kind")
+    what = f" ({kind['label']})" if kind else ""
+    return (f"{report.verdict.upper()}: {report.target}{what}: {plural(t.tensors, 'tensor')}, "
             f"{plural(t.parameters, 'parameter')} ({human(t.parameters)}){expected}; {plural(counts['error'], 'error')}, "
             f"{plural(counts['warning'], 'warning')}, {plural(counts['info'], 'note')}")
 

@@ -16,7 +16,10 @@ def _cell(text: str) -> str:
 def format_report(report: Report) -> str:
     rec = report.reconciliation
     icon = "✅" if report.verdict == "pass" else "❌"
-    out = [f"## {icon} st-audit: `{report.target}`", "", summary_line(report), ""]
+    from ..sections import kind_line
+    kind = kind_line(report.extra.get("kind"))
+    out = [f"## {icon} st-audit: `{report.target}`" + (f" ({_cell(kind)})" if kind else ""), "",
+           summary_line(report), ""]
     if rec.expected_parameters is not None:
         out += [f"- **Expected from config.json:** {rec.expected_parameters:,} parameters"
                 + (f" ({rec.activated_parameters:,} activated)" if rec.activated_parameters is not None else ""),

@@ -11,7 +11,13 @@ from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape,
 def format_report(report: Report) -> str:
     rec = report.reconciliation
     t = report.totals
-    out = [f"st-audit report for {report.target}"]
+    from ..sections import kind_line
+    kind = kind_line(report.extra.get("kind"))
+    out = [f"st-audit report for {report.target}" + (f": {kind}" if kind else "")]
+    out += [f"  note: {n}" for n in (report.extra.get("kind") or {}).get("notes", [])]
+    adapter = report.extra.get("adapter")
+    if adapter and adapter.get("base_source"):
+        out.append(f"base model: {adapter['base_source']}")
     arch = " / ".join(x for x in (rec.model_type, rec.architecture) if x)
     if arch:
         out.append(f"architecture: {arch}")

@@ -626,3 +626,40 @@ def _human(n: int) -> str:
     if n < 1000**2:
         return f"{n / 1000:.1f} kB"
     return f"{n / 1000**2:.1f} MB"
+
+
+# -- one small JSON file (a PEFT adapter's base config.json) --------------------------------------------
+
+def offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def fetch_json(repo_id: str, filename: str = "config.json", *, token: str | None = None,
+               revision: str | None = None, timeout: float = 10.0) -> dict[str, Any]:
+    """The parsed file; raises OSError/ValueError with a short reason when it cannot be had."""
+    from huggingface_hub import try_to_load_from_cache
+    cached = try_to_load_from_cache(repo_id, filename, revision=revision)
+    if isinstance(cached, str):
+        return _parse(open(cached, "rb").read(), filename)
+    if offline():
+        raise OSError("offline mode (HF_HUB_OFFLINE) and not in the local Hub cache")
+    endpoint = os.environ.get("HF_ENDPOINT") or constants.ENDPOINT
+    url = hf_hub_url(repo_id, filename, revision=revision, endpoint=endpoint)
+    try:  # one GET, no retries: the audit goes on without the base config
+        response = get_session().get(url, headers=build_hf_headers(token=token, library_name="st-audit"),
+                                     follow_redirects=True, timeout=timeout)
+    except Exception as e:  # httpx/requests transport errors differ between huggingface_hub versions
+        raise OSError(f"the Hub could not be reached ({type(e).__name__})") from None
+    if response.status_code != 200:
+        raise OSError(f"the Hub answered HTTP {response.status_code} for {repo_id}/{filename}")
+    return _parse(response.content, filename)
+
+
+def _parse(raw: bytes, filename: str) -> dict[str, Any]:
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise ValueError(f"{filename} is not valid JSON: {e}") from None
+    if not isinstance(doc, dict):
+        raise ValueError(f"{filename} is not a JSON object")
+    return doc

@@ -1,0 +1,62 @@
+"""Formats of a report made of sections (pipeline, sentence-transformers model, independent files).
+
+Each section is printed by the chosen format exactly as a single checkpoint would be, under a heading naming
+the section and what it is; the whole ends with one verdict line. JSON is ``CompositeReport.to_dict()``; JUnit
+puts each section's test suite under one ``<testsuites>``.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from ..sections import CompositeReport, kind_line
+from .common import human
+
+
+def summary_line(report: CompositeReport) -> str:
+    counts = report.severity_counts()
+    t = report.totals()
+    return (f"{report.verdict.upper()}: {report.target} ({kind_line(report.kind.to_dict())}): "
+            f"{len(report.sections)} sections, {t['tensors']:,} tensors, {t['parameters']:,} parameters "
+            f"({human(t['parameters'])}); {counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes")
+
+
+def _section_title(s: object) -> str:
+    part = s.part  # type: ignore[attr-defined]
+    role = f", {part.role}" if part.role else ""
+    return f"{part.name} ({part.kind}{role})"
+
+
+def format_composite(report: CompositeReport, fmt: str) -> str:
+    if fmt == "json":
+        from .json_format import dumps
+        return dumps(report.to_dict())
+    from . import formatter
+    inner_format = formatter(fmt)  # sections may themselves be sectioned (several targets)
+    if fmt == "junit":
+        root = ET.Element("testsuites", {"name": f"st-audit {report.target}"})
+        for s in report.sections:
+            doc = ET.fromstring(inner_format(s.report).split("\n", 1)[1])  # type: ignore[arg-type]
+            for suite in doc.findall("testsuite"):
+                suite.set("name", f"st-audit {report.target} :: {_section_title(s)}")
+                root.append(suite)
+        for key in ("tests", "failures", "errors", "skipped"):
+            root.set(key, str(sum(int(x.get(key, "0")) for x in root.findall("testsuite"))))
+        ET.indent(root)
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    md = fmt == "markdown"
+    out = [f"{'# ' if md else ''}st-audit report for {report.target}: {kind_line(report.kind.to_dict())}"]
+    out += [f"{'- ' if md else '  '}{n}" for n in report.kind.notes]
+    out.append("")
+    for s in report.sections:
+        out.append(f"{'## ' if md else '=== '}section {_section_title(s)}{'' if md else ' ==='}")
+        out.append(inner_format(s.report))  # type: ignore[arg-type]
+    findings = report.active_findings
+    if findings:
+        out.append("findings about the whole:")
+        out += [f"  {f.severity.upper():7} {f.code}: {f.message}" for f in findings]
+        out.append("")
+    for s in report.sections:
+        out.append(f"  {s.report.verdict.upper()}: {_section_title(s)}")
+    out.append(summary_line(report))
+    return "\n".join(out) + "\n"

@@ -1,0 +1,82 @@
+"""A view of part of a source: one folder of it, and optionally only some of its safetensors files.
+
+A diffusers pipeline is several models in one repo (``unet/``, ``vae/``, ``text_encoder/``), a folder of
+independent LoRA files is several checkpoints side by side, and ``model.fp16.safetensors`` is an alternative
+copy of ``model.safetensors``: each is audited as its own checkpoint through a view, so the ordinary discovery
+(``checkpoint.collect``) sees exactly the files that belong together. Works for local and Hub sources alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..checkpoint import MAX_TENSORS, Source
+from ..header import Header
+
+
+class SourceView:
+    """``folder`` of ``source`` (``""``: its root), showing only ``weights`` among its safetensors/index files."""
+
+    def __init__(self, source: Source, folder: str = "", weights: tuple[str, ...] | None = None) -> None:
+        self.source = source
+        self.folder = folder.strip("/")
+        self.prefix = f"{self.folder}/" if self.folder else ""
+        self.weights = None if weights is None else frozenset(weights)
+        self.target = f"{source.target.rstrip('/')}/{self.folder}" if self.folder else source.target
+
+    def list_files(self) -> dict[str, int | None]:
+        files = {}
+        for name, size in self.source.list_files().items():
+            if not name.startswith(self.prefix):
+                continue
+            rel = name[len(self.prefix):]
+            if self.weights is not None and "/" not in rel and _is_weights(rel) and rel not in self.weights:
+                continue
+            files[rel] = size
+        return files
+
+    def read_small(self, name: str) -> bytes:
+        return self.source.read_small(self.prefix + name)
+
+    def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
+                     max_tensors: int = MAX_TENSORS) -> dict[str, Header]:
+        full = [self.prefix + n for n in names]
+        headers = self.source.read_headers(full, {self.prefix + n: s for n, s in sizes.items()},
+                                           {self.prefix + n: c for n, c in tensor_counts.items()}, max_tensors)
+        return {name[len(self.prefix):]: h for name, h in headers.items()}
+
+    def describe(self) -> dict[str, Any]:
+        doc = dict(self.source.describe())
+        if self.folder:
+            doc["folder"] = self.folder
+        return doc
+
+
+class Remembering:
+    """A source that reads each small file once: kind discovery and the audit both read config.json, and a Hub
+    source would otherwise download it twice."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.target = source.target
+        self.single = getattr(source, "single", None)
+        self._small: dict[str, bytes] = {}
+
+    def list_files(self) -> dict[str, int | None]:
+        return self.source.list_files()
+
+    def read_small(self, name: str) -> bytes:
+        if name not in self._small:
+            self._small[name] = self.source.read_small(name)
+        return self._small[name]
+
+    def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
+                     max_tensors: int = MAX_TENSORS) -> dict[str, Header]:
+        return self.source.read_headers(names, sizes, tensor_counts, max_tensors)
+
+    def describe(self) -> dict[str, Any]:
+        return self.source.describe()
+
+
+def _is_weights(name: str) -> bool:
+    return name.endswith(".safetensors") or (".safetensors.index" in name and name.endswith(".json"))
