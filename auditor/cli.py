@@ -143,6 +143,58 @@ def audit_command(
     _run(debug, body)
 
 
+@app.command("verify")
+def verify_command(
+    target: Annotated[str, typer.Argument(help="Checkpoint directory, .safetensors file, Hugging Face cache snapshot "
+                                               "(models--org--name[/snapshots/COMMIT]) or a repo id in the cache.")],
+    against: Annotated[Optional[str], typer.Option(
+        "--against", help="Compare the files' sha256 with this Hub repo's listing: org/name[@revision] (one "
+                          "request, no download).")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Reader threads (default: the "
+                                                                            "number of cores).")] = None,
+    format: FormatOpt = Format("table"),  # noqa: A002
+    output: OutputOpt = None,
+    fail_on: FailOnOpt = None,
+    ignore: IgnoreOpt = None,
+    policy: PolicyOpt = None,
+    no_policy: NoPolicyOpt = False,
+    lock: Annotated[Optional[Path], typer.Option("--lock", help="Lock file to compare against, content "
+                                                               "included.")] = None,
+    expect_parameters: Annotated[Optional[str], typer.Option("--expect-parameters", help="As for audit.")] = None,
+    tolerance: Annotated[Optional[str], typer.Option("--tolerance", help="As for audit.")] = None,
+    allow_dtype: Annotated[Optional[list[str]], typer.Option("--allow-dtype", help="As for audit.")] = None,
+    forbid_unexplained: Annotated[Optional[bool], typer.Option(
+        "--forbid-unexplained/--allow-unexplained", help="As for audit.", show_default=False)] = None,
+    tied_head: Annotated[Optional[str], typer.Option("--tied-head", help="As for audit.")] = None,
+    max_shard_bytes: Annotated[Optional[str], typer.Option("--max-shard-bytes", help="As for audit.")] = None,
+    tensors: Annotated[bool, typer.Option("--tensors", help="Include every tensor, with value statistics "
+                                                            "(min, max, mean |x|, zero fraction).")] = False,
+    revision: Annotated[Optional[str], typer.Option(
+        "--revision", help="Cached revision (branch, tag or commit) of a repo id or cache folder.")] = None,
+    token: TokenOpt = None,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Everything audit does, plus reading every byte once: sha256 of every file (against the Hub's, from a
+    cache snapshot or --against), NaN/Inf/all-zero tensors, tied copies that differ, duplicated tensors."""
+    from .verify import verify
+
+    def body() -> int:
+        rules = _policy(policy, no_policy, fail_on=fail_on, ignore=ignore or None,
+                        lock=str(lock) if lock is not None else None, expect_parameters=expect_parameters,
+                        tolerance=tolerance, allowed_dtypes=allow_dtype or None,
+                        forbid_unexplained=forbid_unexplained, tied_head=tied_head, max_shard_bytes=max_shard_bytes)
+        report = verify(target, policy=rules, against=against, revision=revision, token=token, jobs=jobs,
+                        include_tensors=tensors, progress=None if quiet else _stderr, show_progress=not quiet)
+        _emit(formatter(format.value)(report), output)
+        if not quiet and (format.value != "table" or output is not None):
+            from .formats.common import summary_line
+            _stderr(summary_line(report))
+        return report.exit_code
+
+    _run(debug, body)
+
+
 @app.command("lock")
 def lock_command(
     target: Annotated[str, typer.Argument(help="Checkpoint directory, .safetensors file, or Hub repo id (org/name).")],

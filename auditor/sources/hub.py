@@ -159,6 +159,7 @@ class HubSource:
         self.progress_interval = progress_interval
         self.commit: str | None = None
         self.lfs_sha256: dict[str, str] = {}
+        self.git_sha1: dict[str, str] = {}  # git blob ids of the files that are not in LFS (verify compares them)
         self.traffic = Traffic()
         self.cache_hits = 0
         self._files: dict[str, int | None] | None = None
@@ -187,6 +188,8 @@ class HubSource:
                 files[sibling.rfilename] = size
                 if lfs is not None and lfs.sha256:
                     self.lfs_sha256[sibling.rfilename] = lfs.sha256
+                elif lfs is None and isinstance(sibling.blob_id, str):
+                    self.git_sha1[sibling.rfilename] = sibling.blob_id
             self._files = files
             index_name, singles, _ = choose(files)
             if index_name is not None or singles:  # a safetensors repo: fetch its small files in the background

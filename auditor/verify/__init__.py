@@ -1,0 +1,143 @@
+"""``st-audit verify``: everything ``audit`` does, plus reading every byte once.
+
+    target (dir / file / HF cache snapshot / cached repo id)      -> target.resolve
+    audit() from the headers, under the policy                    -> the usual Report
+    one pass over every file: sha256 + tensor values, overlapped  -> engine.run (progress on stderr)
+    digests vs the cache's blob names or the Hub listing          -> digests.digest_findings
+    NaN / Inf / all-zero / tied copies / duplicates               -> checks
+    lock drift, now with content                                  -> lock.drift
+
+Design note: docs/verify.md.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from ..findings import SEVERITY_RANK, Finding
+from ..header import Tensor
+from ..report import Report
+from . import checks, digests, engine
+from .target import Expected, resolve
+
+# header problems after which a file's tensor table cannot be trusted for reading values
+UNTRUSTED = frozenset({"not-safetensors", "header-too-small", "header-too-large", "header-length-invalid",
+                       "header-invalid-utf8", "header-invalid-json", "header-duplicate-key", "tensor-entry-invalid",
+                       "dtype-unknown", "tensor-size-mismatch", "offsets-invalid", "file-unreadable", "tensor-limit"})
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def verify(target: str, *, policy: Any = None, against: str | None = None, revision: str | None = None,
+           token: str | None = None, jobs: int | None = None, include_tensors: bool = False,
+           lock: str | None = None, progress: Callable[[str], None] | None = None, show_progress: bool = False,
+           progress_stream: Any = None, chunk: int = engine.CHUNK) -> Report:
+    """Audit ``target`` from its headers, then read every byte once (hashes and tensor values)."""
+    from .. import lock as lockmod
+    from ..policy import Policy, gated_audit
+    from ..sources.local import LocalSource
+    policy = policy if policy is not None else Policy()
+    lock_path = lock or policy.lock
+    lock_doc = lockmod.read(lock_path) if lock_path else None  # fails fast (exit 2) before reading GBs
+    resolved = resolve(target, revision)
+    expected: dict[str, Expected] = dict(resolved.expected)
+    hub_files: set[str] | None = None
+    against_info: dict[str, Any] | None = None
+    if against:
+        listed, hub_files, against_info = digests.hub_listing(against, token=token, progress=progress)
+        expected.update(listed)
+    source = LocalSource(resolved.path)
+    report = gated_audit(target, replace(policy, lock=None), source=source, include_tensors=include_tensors,
+                         progress=progress)
+    if resolved.repo_id:
+        report.source = {**report.source, "repo": resolved.repo_id, "commit": resolved.commit}
+    jobs = jobs or default_jobs()
+    files = plan_files(source, report, expected)
+    total = sum(j.size for j in files)
+    if progress:
+        progress(f"verify: reading {len(files)} files, {total:,} bytes, {jobs} threads")
+    started = time.monotonic()
+    counter = engine.Progress(total)
+    if show_progress:
+        from .progress import Display
+        with Display(counter, progress_stream):
+            scans = engine.run(files, jobs=jobs, chunk=chunk, stats=include_tensors, progress=counter)
+    else:
+        scans = engine.run(files, jobs=jobs, chunk=chunk, stats=include_tensors, progress=counter)
+    seconds = time.monotonic() - started
+    root = source.root
+
+    def locate(t: Tensor) -> tuple[str, int]:
+        job = by_name[t.file]
+        return str(root / t.file), job.data_start + t.start
+
+    by_name = {j.name: j for j in files}
+    config = _config(source)
+    stored = {name: s.tensor for name, s in scans.items()}
+    categories = report.reconciliation.categories
+    found: list[Finding] = digests.digest_findings(files, expected, hub_files if source.single is None else None,
+                                                   against)
+    found += checks.value_findings(scans, categories)
+    found += checks.copy_findings(scans, checks.copy_pairs(config, stored), categories, locate)
+    report.file_sha256 = {j.name: j.sha256 for j in files if j.sha256}
+    if lock_doc is not None:
+        found += lockmod.drift(lock_doc, report, lock_name=str(lock_path))
+    report.findings = sorted(report.findings + found, key=lambda f: -SEVERITY_RANK[f.severity])
+    report.extra["verify"] = {
+        "jobs": jobs, "bytes": total, "seconds": round(seconds, 3), "against": against_info,
+        "files": [{"name": j.name, "size": j.size, "sha256": j.sha256,
+                   "expected": ({"algorithm": expected[j.name].algorithm, "digest": expected[j.name].digest,
+                                 "origin": expected[j.name].origin} if j.name in expected else None),
+                   "status": digests.file_status(j, expected.get(j.name))} for j in files],
+    }
+    if include_tensors:
+        report.tensor_extra = {name: {"stats": _stats(s)} for name, s in scans.items()}
+    return report
+
+
+def plan_files(source: Any, report: Report, expected: dict[str, Expected]) -> list[engine.FileJob]:
+    """One FileJob per listed file (every byte is hashed); tensors only from trustworthy headers."""
+    untrusted = {f for finding in report.findings if finding.code in UNTRUSTED for f in finding.files}
+    summaries = {f.name: f for f in report.files}
+    by_file: dict[str, list[Tensor]] = {}
+    for t in report.tensors.values():
+        by_file.setdefault(t.file, []).append(t)
+    jobs = []
+    for name, size in sorted(source.list_files().items()):
+        job = engine.FileJob(name, str(source.root / name), size or 0,
+                             git_sha1=name in expected and expected[name].algorithm == "git-sha1")
+        summary = summaries.get(name)
+        if summary is not None and summary.header_length is not None and name not in untrusted:
+            job.data_start = 8 + summary.header_length
+            job.tensors = sorted(by_file.get(name, []), key=lambda t: t.start)
+        jobs.append(job)
+    return jobs
+
+
+def _config(source: Any) -> dict[str, Any] | None:
+    import json
+    try:
+        doc = json.loads(source.read_small("config.json"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def _stats(s: engine.Scan) -> dict[str, Any]:
+    t = s.tensor
+    elementwise = checks.elementwise(t.dtype)
+    return {"complete": s.complete, "nan": s.nan, "inf": s.inf,
+            "zero_fraction": (s.zeros / t.elements if elementwise else None) if t.elements else None,
+            "min": s.minimum, "max": s.maximum, "mean_abs": s.abs_sum / s.finite if s.finite else None}
+
+
+__all__ = ["verify", "default_jobs", "plan_files"]

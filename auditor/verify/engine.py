@@ -1,0 +1,290 @@
+"""Read every byte once: the sha256 of each file and the value checks of each tensor, overlapped.
+
+A file is cut into *units* of at most ``chunk`` bytes; a unit never splits an element (tensor pieces are cut
+at tensor-relative multiples of the chunk size, which are multiples of 8). ``jobs`` worker threads take units
+round-robin from up to ``jobs`` open files. A worker reads its unit into its own buffer (``preadv``, no
+allocation), runs the value checks on it, then waits for its turn to feed the bytes to the file's sha256 —
+hashing is sequential within a file, so the next worker's read and scan run while this one hashes, and
+different files are hashed in parallel. hashlib and numpy release the GIL on large buffers, so the threads
+really run at once. Memory is two chunk-sized buffers per worker, whatever the checkpoint's size.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..header import Tensor
+from . import values
+
+CHUNK = 8 * 1024 * 1024
+
+
+@dataclass
+class Scan:
+    """Everything the pass learned about one tensor's values (segments merged in any order)."""
+
+    tensor: Tensor
+    covered: int = 0  # bytes scanned; == tensor.nbytes when the whole tensor was read
+    zeros: int = 0
+    nan: int = 0
+    inf: int = 0
+    first_nan: int | None = None
+    first_inf: int | None = None
+    checksum: int = 0
+    minimum: float | None = None
+    maximum: float | None = None
+    abs_sum: float = 0.0
+    finite: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return self.covered == self.tensor.nbytes
+
+    def merge(self, nbytes: int, p: values.Partial) -> None:
+        self.covered += nbytes
+        self.zeros += p.zeros
+        self.nan += p.nan
+        self.inf += p.inf
+        self.checksum = (self.checksum + p.checksum) & 0xFFFF_FFFF_FFFF_FFFF
+        if p.first_nan is not None and (self.first_nan is None or p.first_nan < self.first_nan):
+            self.first_nan = p.first_nan
+        if p.first_inf is not None and (self.first_inf is None or p.first_inf < self.first_inf):
+            self.first_inf = p.first_inf
+        if p.minimum is not None:
+            self.minimum = p.minimum if self.minimum is None else min(self.minimum, p.minimum)
+        if p.maximum is not None:
+            self.maximum = p.maximum if self.maximum is None else max(self.maximum, p.maximum)
+        self.abs_sum += p.abs_sum
+        self.finite += p.finite
+
+
+@dataclass
+class FileJob:
+    """One file to read: where, which tensors (absolute data start), and what to hash it with."""
+
+    name: str
+    path: str
+    size: int
+    data_start: int = 0            # 8 + header length; tensors' offsets are relative to it
+    tensors: list[Tensor] = field(default_factory=list)  # scanned tensors, in file order, complete ones only
+    git_sha1: bool = False         # also compute the git blob id (the Hub's digest of non-LFS files)
+    sha256: str | None = None
+    git: str | None = None
+    error: str | None = None
+    # run-time state
+    fd: int = -1
+    units: list[Unit] = field(default_factory=list)
+    handed: int = 0      # units given to workers
+    next_hash: int = 0   # the unit whose turn it is to be hashed
+    finished: int = 0
+    cond: threading.Condition = field(default_factory=threading.Condition)
+    hashers: list[Any] = field(default_factory=list)
+
+
+class Unit(NamedTuple):
+    job: FileJob
+    index: int
+    offset: int
+    length: int
+    pieces: list[tuple[Scan, int, int]]  # (scan, offset in the unit, bytes)
+
+
+def plan(job: FileJob, scans: dict[str, Scan], chunk: int) -> list[Unit]:
+    """Cut a file into units of at most ``chunk`` bytes, never splitting an element of a tensor."""
+    segments: list[tuple[int, int, Scan | None]] = []  # (absolute start, end, tensor scan or None)
+    pos = 0
+    for t in job.tensors:
+        start, end = job.data_start + t.start, job.data_start + t.end
+        if start < pos or end > job.size:
+            continue  # overlapping or past the end: already a finding of the header check
+        if start > pos:
+            segments.append((pos, start, None))
+        segments.append((start, end, scans[t.name]))
+        pos = end
+    if pos < job.size:
+        segments.append((pos, job.size, None))
+    units: list[Unit] = []
+    unit_start, unit_len, pieces = 0, 0, []  # type: ignore[var-annotated]
+    for start, end, scan in segments:
+        step = values.itemsize(scan.tensor.dtype) if scan is not None else 1
+        s = start
+        while s < end:
+            room = chunk - unit_len
+            take = min(end - s, room)
+            if scan is not None and take < end - s:
+                rel = s - start
+                take = min(take, chunk - rel % chunk)  # cut at tensor-relative multiples of the chunk size
+                take -= take % step
+            if take <= 0:
+                units.append(Unit(job, len(units), unit_start, unit_len, pieces))
+                unit_start, unit_len, pieces = s, 0, []
+                continue
+            if scan is not None:
+                pieces.append((scan, unit_len, take))
+            s += take
+            unit_len += take
+            if unit_len == chunk:
+                units.append(Unit(job, len(units), unit_start, unit_len, pieces))
+                unit_start, unit_len, pieces = s, 0, []
+    if unit_len:
+        units.append(Unit(job, len(units), unit_start, unit_len, pieces))
+    return units
+
+
+class Progress:
+    """Bytes hashed so far; read by the progress display from another thread."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.done = 0
+        self._lock = threading.Lock()
+
+    def add(self, n: int) -> None:
+        with self._lock:
+            self.done += n
+
+
+def run(jobs_list: Iterable[FileJob], *, jobs: int, chunk: int = CHUNK, stats: bool = False,
+        progress: Progress | None = None) -> dict[str, Scan]:
+    """Hash every file and scan every listed tensor; returns the scans by tensor name.
+
+    Results land on the FileJobs (``sha256``, ``git``, ``error``); I/O errors never raise.
+    """
+    files = list(jobs_list)
+    scans = {t.name: Scan(t) for job in files for t in job.tensors}
+    pending = deque(files)
+    active: list[FileJob] = []
+    turn = [0]
+    sched_lock = threading.Lock()
+    merge_lock = threading.Lock()
+
+    def activate() -> None:
+        while pending and len(active) < max(1, jobs):
+            job = pending.popleft()
+            job.hashers = [hashlib.sha256()] + ([hashlib.sha1(b"blob %d\0" % job.size)] if job.git_sha1 else [])
+            try:
+                job.fd = os.open(job.path, os.O_RDONLY)
+            except OSError as e:
+                job.error = f"could not open: {e.strerror or e}"
+                continue
+            job.units = plan(job, scans, chunk)
+            if not job.units:
+                _finish(job)
+                continue
+            active.append(job)
+
+    def next_unit() -> Unit | None:
+        with sched_lock:
+            while True:
+                activate()
+                if not active:
+                    return None
+                job = active[turn[0] % len(active)]
+                turn[0] += 1
+                if job.handed >= len(job.units) or job.error is not None:
+                    active.remove(job)
+                    continue
+                job.handed += 1
+                return job.units[job.handed - 1]
+
+    def worker() -> None:
+        buf = bytearray(chunk)
+        view = memoryview(buf)
+        raw = np.frombuffer(buf, np.uint8)
+        scratch = np.empty(chunk, np.uint8)
+        while (unit := next_unit()) is not None:
+            job = unit.job
+            data = view[:unit.length]
+            partials: list[tuple[Scan, int, values.Partial]] = []
+            if job.error is None:
+                try:
+                    n = _pread(job.fd, data, unit.offset)
+                    if n != unit.length:
+                        raise OSError(f"the file changed while it was read ({n:,} of {unit.length:,} bytes at "
+                                      f"offset {unit.offset:,})")
+                except OSError as e:
+                    job.error = f"could not read: {e.strerror or e}" if e.strerror else f"could not read: {e}"
+                else:
+                    for scan, at, nbytes in unit.pieces:
+                        t = scan.tensor
+                        first = (unit.offset + at - job.data_start - t.start) // values.itemsize(t.dtype)
+                        partials.append((scan, nbytes, values.scan(raw[at:at + nbytes], t.dtype, first,
+                                                                   scratch, stats)))
+            with job.cond:
+                while job.next_hash != unit.index and job.error is None:
+                    job.cond.wait()
+                if job.error is None:
+                    for h in job.hashers:
+                        h.update(data)
+                job.next_hash = max(job.next_hash, unit.index + 1)
+                job.finished += 1
+                job.cond.notify_all()
+                last = job.finished == len(job.units)
+            if partials:
+                with merge_lock:
+                    for scan, nbytes, p in partials:
+                        scan.merge(nbytes, p)
+            if progress is not None:
+                progress.add(unit.length)
+            if last:
+                _finish(job)
+
+    threads = [threading.Thread(target=worker, name=f"st-audit-verify-{i}", daemon=True)
+               for i in range(max(1, jobs))]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    for job in files:
+        if job.fd >= 0:  # an error stopped it early
+            _finish(job)
+    return scans
+
+
+def _finish(job: FileJob) -> None:
+    if job.fd >= 0:
+        os.close(job.fd)
+        job.fd = -1
+    if job.error is None and job.hashers:
+        job.sha256 = job.hashers[0].hexdigest()
+        if job.git_sha1:
+            job.git = job.hashers[1].hexdigest()
+    job.hashers = []
+
+
+def _pread(fd: int, into: memoryview, offset: int) -> int:
+    """Fill ``into`` from ``offset``; short only at end of file."""
+    got = 0
+    while got < len(into):
+        if hasattr(os, "preadv"):
+            n = os.preadv(fd, [into[got:]], offset + got)
+        else:  # pragma: no cover - platforms without preadv
+            chunk = os.pread(fd, len(into) - got, offset + got)
+            n = len(chunk)
+            into[got:got + n] = chunk
+        if n == 0:
+            break
+        got += n
+    return got
+
+
+def same_bytes(a: tuple[str, int], b: tuple[str, int], nbytes: int, chunk: int = CHUNK) -> bool:
+    """Whether ``nbytes`` at ``(path, offset)`` a and b are identical (read in bounded chunks)."""
+    with open(a[0], "rb") as fa, open(b[0], "rb") as fb:
+        done = 0
+        while done < nbytes:
+            n = min(chunk, nbytes - done)
+            fa.seek(a[1] + done)
+            fb.seek(b[1] + done)
+            if fa.read(n) != fb.read(n):
+                return False
+            done += n
+    return True
