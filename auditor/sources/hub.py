@@ -143,7 +143,7 @@ class HubSource:
                  use_cache: bool = True, progress: Callable[[str], None] | None = None,
                  endpoint: str | None = None, cache_dir: str | os.PathLike[str] | None = None,
                  workers: int = 64, timeout: float = 30.0, max_retries: int = 4, backoff: float = 0.5,
-                 progress_interval: float = 1.0) -> None:
+                 progress_interval: float = 1.0, prefetch: bool = True) -> None:
         self.target = repo_id
         self.repo_id = repo_id
         self.revision = revision or None
@@ -157,6 +157,7 @@ class HubSource:
         self.max_retries = max_retries
         self.backoff = backoff
         self.progress_interval = progress_interval
+        self.prefetch = prefetch  # False: the listing only (verify --against), no small-file downloads
         self.commit: str | None = None
         self.lfs_sha256: dict[str, str] = {}
         self.git_sha1: dict[str, str] = {}  # git blob ids of the files that are not in LFS (verify compares them)
@@ -192,7 +193,7 @@ class HubSource:
                     self.git_sha1[sibling.rfilename] = sibling.blob_id
             self._files = files
             index_name, singles, _ = choose(files)
-            if index_name is not None or singles:  # a safetensors repo: fetch its small files in the background
+            if self.prefetch and (index_name is not None or singles):  # a safetensors repo: fetch its small files in the background
                 for name in (index_name, "config.json"):
                     if name is not None and name in files:
                         self._prefetch(name)

@@ -34,7 +34,7 @@ def hub_listing(spec: str, *, token: str | None = None,
     repo, revision = parse_against(spec)
     if "/" not in repo:
         raise UsageError(f"--against needs a Hub repo id such as org/name[@revision], not {spec!r}")
-    source = HubSource(repo, revision=revision, token=token, use_cache=False, progress=progress)
+    source = HubSource(repo, revision=revision, token=token, use_cache=False, progress=progress, prefetch=False)
     files = source.list_files()
     where = f"the Hub listing of {repo}@{(source.commit or revision or 'main')[:12]}"
     expected = {name: Expected("sha256", d.lower(), where) for name, d in source.lfs_sha256.items()}
