@@ -200,24 +200,38 @@ def lock_command(
     target: Annotated[str, typer.Argument(help="Checkpoint directory, .safetensors file, or Hub repo id (org/name).")],
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the lock here (default: stdout).")]
     = None,
+    verify: Annotated[bool, typer.Option("--verify", help="Read every byte (as `st-audit verify`): record each "
+                                                          "file's sha256 and refuse NaN/Inf/broken copies.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Write the lock even when the checkpoint fails.")] = False,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
     no_cache: NoCacheOpt = False,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """Write a deterministic JSON snapshot of the checkpoint (inventory, totals, ledger, files) to compare
-    later checkpoints against with `audit --lock` or `diff`."""
+    """Write a deterministic JSON snapshot of the checkpoint (inventory, totals, ledger, files with their
+    sha256 when known, source repo and commit) to compare later checkpoints against with `audit --lock`,
+    `verify --lock` or `diff`. A checkpoint that fails is not locked (exit 1) unless --force."""
     from . import lock
     from .audit import audit
 
     def body() -> int:
         progress = None if quiet else _stderr
-        report = audit(target, revision=revision, token=token,
-                       use_cache=not no_cache, progress=progress)
+        if verify:
+            from .verify import verify as run_verify
+            report = run_verify(target, revision=revision, token=token, progress=progress, show_progress=not quiet)
+        else:
+            report = audit(target, revision=revision, token=token,
+                           use_cache=not no_cache, progress=progress)
+        from .formats.common import summary_line
+        if report.failing and not force:
+            _stderr(summary_line(report))
+            for f in report.failing[:5]:
+                _stderr(f"  {f.severity.upper()} {f.code}: {f.message}")
+            _stderr("st-audit: not writing a lock of a failing checkpoint (fix it, or pass --force)")
+            return 1
         _emit(lock.dumps(lock.snapshot(report)), output)
         if not quiet:
-            from .formats.common import summary_line
             _stderr(summary_line(report) + (f"; lock written to {output}" if output is not None else ""))
         return 0
 
@@ -230,18 +244,21 @@ def diff_command(
     b: Annotated[str, typer.Argument(help="Checkpoint directory, Hub repo id, or lock file.")],
     format: TextFormatOpt = TextFormat.table,  # noqa: A002
     output: OutputOpt = None,
+    verify: Annotated[bool, typer.Option("--verify", help="Read every byte of checkpoint sides, so files are "
+                                                          "compared by sha256 rather than size.")] = False,
     token: TokenOpt = None,
     no_cache: NoCacheOpt = False,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """Compare two checkpoints (or lock files): tensors added and removed, shape and dtype changes, parameter
-    deltas. Exit 0 when identical, 1 when they differ."""
+    """Compare two checkpoints (or lock files): tensors added and removed, shape and dtype changes, files whose
+    content differs (sha256 when both sides know it, else size), parameter deltas. Exit 0 when identical, 1
+    when they differ."""
     from .diff import diff, format_diff
 
     def body() -> int:
         changes = diff(a, b, token=token, use_cache=not no_cache,
-                       progress=None if quiet else _stderr)
+                       progress=None if quiet else _stderr, content=verify)
         _emit(format_diff(changes, a, b, format.value), output)
         return 0 if changes.identical else 1
 
