@@ -177,8 +177,9 @@ def test_large_tensor_split_across_chunks_and_threads(tmp_path: Path) -> None:
     big = bf16(rng.standard_normal((2048, 1536)) * 0.02)  # 6 MiB, several 1 MiB chunks below
     big[1500, 7] = 0x7FC0
     big[2000, 9] = 0x7FC1
-    small = bf16(rng.standard_normal((64, 64)))
-    path = write(tmp_path / "big", {"a.weight": ("BF16", big), "b.weight": ("BF16", small)}, None)
+    small = bf16(rng.standard_normal((3, 5)))  # 30 bytes: the copy below starts at another alignment
+    path = write(tmp_path / "big", {"a.weight": ("BF16", big), "b.weight": ("BF16", small),
+                                    "c.weight": ("BF16", big)}, None)
     from auditor.verify import engine
     old = engine.CHUNK
     try:
@@ -187,8 +188,11 @@ def test_large_tensor_split_across_chunks_and_threads(tmp_path: Path) -> None:
         report = run_verify(str(path), jobs=3, chunk=engine.CHUNK)
     finally:
         engine.CHUNK = old
-    nan = [f for f in report.findings if f.code == "tensor-nan"]
-    assert len(nan) == 1 and "2 NaNs of 3,145,728 values, the first at index [1500, 7]" in nan[0].message
+    nan = sorted((f for f in report.findings if f.code == "tensor-nan"), key=lambda f: f.tensors)
+    assert [f.tensors for f in nan] == [("a.weight",), ("c.weight",)]
+    assert "2 NaNs of 3,145,728 values, the first at index [1500, 7]" in nan[0].message
+    (dup,) = [f for f in report.findings if f.code == "tensor-duplicate"]
+    assert dup.tensors == ("a.weight", "c.weight")
 
 
 # -- hashes against the Hub ----------------------------------------------------------------------------------

@@ -98,7 +98,12 @@ class Unit(NamedTuple):
 
 
 def plan(job: FileJob, scans: dict[str, Scan], chunk: int) -> list[Unit]:
-    """Cut a file into units of at most ``chunk`` bytes, never splitting an element of a tensor."""
+    """Cut a file into units of at most ``chunk`` bytes (rounded down to a multiple of 8).
+
+    A tensor larger than the room left in the current unit starts a new unit, so it is cut at tensor-relative
+    multiples of the chunk size: never inside an element (element sizes divide 8), and the same way wherever
+    the tensor sits in the file.
+    """
     segments: list[tuple[int, int, Scan | None]] = []  # (absolute start, end, tensor scan or None)
     pos = 0
     for t in job.tensors:
@@ -111,22 +116,18 @@ def plan(job: FileJob, scans: dict[str, Scan], chunk: int) -> list[Unit]:
         pos = end
     if pos < job.size:
         segments.append((pos, job.size, None))
+    chunk = max(8, chunk - chunk % 8)
     units: list[Unit] = []
     unit_start, unit_len, pieces = 0, 0, []  # type: ignore[var-annotated]
     for start, end, scan in segments:
-        step = values.itemsize(scan.tensor.dtype) if scan is not None else 1
+        if scan is not None and unit_len and unit_len + (end - start) > chunk:
+            # a tensor that does not fit starts a unit of its own: its pieces then begin at tensor-relative
+            # multiples of the chunk size, so identical tensors are cut (and checksummed) identically
+            units.append(Unit(job, len(units), unit_start, unit_len, pieces))
+            unit_start, unit_len, pieces = start, 0, []
         s = start
         while s < end:
-            room = chunk - unit_len
-            take = min(end - s, room)
-            if scan is not None and take < end - s:
-                rel = s - start
-                take = min(take, chunk - rel % chunk)  # cut at tensor-relative multiples of the chunk size
-                take -= take % step
-            if take <= 0:
-                units.append(Unit(job, len(units), unit_start, unit_len, pieces))
-                unit_start, unit_len, pieces = s, 0, []
-                continue
+            take = min(end - s, chunk - unit_len)
             if scan is not None:
                 pieces.append((scan, unit_len, take))
             s += take

@@ -100,7 +100,7 @@ def scan(raw: np.ndarray, dtype: str, first_element: int, scratch: np.ndarray | 
         if layout.nan_exact is not None:
             _scan_exact_nan(bits, layout, dtype, first_element, p)
         else:
-            _scan_ieee(bits, layout, first_element, scratch, p)
+            _scan_ieee(bits, layout, first_element, scratch, p, stats)
         if stats:
             _stats(_as_float(bits, dtype), p)
         return p
@@ -115,12 +115,33 @@ def scan(raw: np.ndarray, dtype: str, first_element: int, scratch: np.ndarray | 
     return p
 
 
-def _scan_ieee(bits: np.ndarray, layout: BitLayout, first: int, scratch: np.ndarray | None, p: Partial) -> None:
+_SIGNED = {np.uint8: np.int8, np.uint16: np.int16, np.uint32: np.int32, np.uint64: np.int64}
+
+
+def _scan_ieee(bits: np.ndarray, layout: BitLayout, first: int, scratch: np.ndarray | None, p: Partial,
+               count_zeros: bool) -> None:
+    """Two max() reductions decide the common case without writing anything.
+
+    Viewed as signed integers, positive specials (exponent all ones) are the largest values; viewed as unsigned,
+    negative specials are. So no NaN/Inf iff ``max(signed) < special`` and ``max(unsigned) < sign | special``;
+    and the segment is all (+-)zero iff ``max(unsigned) <= sign`` and ``max(signed) <= 0``.
+    """
+    if not bits.size:
+        return
+    sign = 1 << (8 * bits.itemsize - 1)
+    top_u = int(bits.max())
+    top_s = int(bits.view(_SIGNED[layout.uint]).max())
+    if top_u <= sign and top_s <= 0:
+        p.zeros = bits.size
+        return
+    specials = top_s >= layout.special or top_u >= sign | layout.special
+    if not (specials or count_zeros):
+        return  # the common case: finite, not all zero; the exact zero count is only needed for --tensors
     out = scratch[:bits.nbytes].view(layout.uint) if scratch is not None and scratch.nbytes >= bits.nbytes else None
     masked = np.bitwise_and(bits, layout.uint(layout.abs_mask), out=out)
     p.zeros = masked.size - int(np.count_nonzero(masked))
-    if not masked.size or int(masked.max()) < layout.special:
-        return  # the common case: no NaN, no Inf, one max() to know it
+    if not specials:
+        return
     if layout.inf is None:
         nan_mask = masked >= layout.special
         inf_mask = None
