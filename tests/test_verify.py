@@ -276,3 +276,26 @@ def test_progress_lines_and_quiet(clean_dir: Path) -> None:
     assert proc.returncode == 0 and proc.stderr == ""
     proc = run_cli("verify", str(clean_dir), "--jobs", "1")
     assert proc.returncode == 0 and "verify: read" in proc.stderr and "PASS" in proc.stdout
+
+
+def test_mtp_copy_of_the_embedding_must_match(tmp_path: Path) -> None:
+    """DeepSeek-V3 stores the MTP module as model.layers.N with its own copy of the embedding (README_WEIGHTS);
+    the layout is transformers' tiny DeepSeek-V3 plus that module as fixtures/realistic.py builds it."""
+    from fixtures.realistic import deepseek_mtp_layer
+    layout = load_layout("tiny-deepseek_v3")
+    cfg = {**load_config(layout["config_file"]), "num_nextn_predict_layers": 1}
+    tensors = layout["tensors"]
+    tensors = tensors + deepseek_mtp_layer(cfg["num_hidden_layers"], cfg["num_hidden_layers"] - 1, tensors,
+                                           cfg["hidden_size"], cfg["vocab_size"])
+    rng = np.random.default_rng(3)
+    arrays = {name: ("BF16", bf16(rng.standard_normal(shape) * 0.02)) for name, _, shape in tensors}
+    copy = f"model.layers.{cfg['num_hidden_layers']}.embed_tokens.weight"
+    arrays[copy] = arrays["model.embed_tokens.weight"]
+    _, report, _ = verify(str(write(tmp_path / "same", arrays, cfg)))
+    assert "tied-copy-differs" not in codes(report) and "mtp-module" in codes(report)
+    baseline = codes(report)
+    _set(arrays, copy, (5, 5), 0x3F80)
+    rc, report, _ = verify(str(write(tmp_path / "differs", arrays, cfg)))
+    assert rc == 1 and codes(report) == sorted(baseline + ["tied-copy-differs"])
+    (f,) = [f for f in report["findings"] if f["code"] == "tied-copy-differs"]
+    assert f["tensors"] == [copy, "model.embed_tokens.weight"] and "MTP" in f["message"]

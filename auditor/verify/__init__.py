@@ -89,6 +89,8 @@ def verify(target: str, *, policy: Any = None, against: str | None = None, revis
     found += checks.value_findings(scans, categories)
     found += checks.copy_findings(scans, checks.copy_pairs(config, stored), categories, locate)
     report.file_sha256 = {j.name: j.sha256 for j in files if j.sha256}
+    if progress:
+        progress(digest_summary(files, expected))
     if lock_doc is not None:
         found += lockmod.drift(lock_doc, report, lock_name=str(lock_path))
     report.findings = sorted(report.findings + found, key=lambda f: -SEVERITY_RANK[f.severity])
@@ -102,6 +104,16 @@ def verify(target: str, *, policy: Any = None, against: str | None = None, revis
     if include_tensors:
         report.tensor_extra = {name: {"stats": _stats(s)} for name, s in scans.items()}
     return report
+
+
+def digest_summary(files: list[engine.FileJob], expected: dict[str, Expected]) -> str:
+    """One stderr line: how many files matched the Hub's digests, or why none were compared."""
+    status = [digests.file_status(j, expected.get(j.name)) for j in files]
+    counts = {s: status.count(s) for s in ("match", "mismatch", "unchecked", "unreadable") if s in status}
+    text = ", ".join(f"{n} {s}" for s, n in counts.items())
+    hint = ("" if len(counts) != 1 or "unchecked" not in counts else
+            " (no expected digests: pass --against ORG/NAME, or verify a Hugging Face cache snapshot)")
+    return f"verify: {len(files)} files hashed: {text}{hint}"
 
 
 def plan_files(source: Any, report: Report, expected: dict[str, Expected]) -> list[engine.FileJob]:

@@ -166,6 +166,7 @@ def run(jobs_list: Iterable[FileJob], *, jobs: int, chunk: int = CHUNK, stats: b
     turn = [0]
     sched_lock = threading.Lock()
     merge_lock = threading.Lock()
+    bugs: list[BaseException] = []  # an exception in a worker is a bug: re-raised in the caller, never a hang
 
     def activate() -> None:
         while pending and len(active) < max(1, jobs):
@@ -214,11 +215,15 @@ def run(jobs_list: Iterable[FileJob], *, jobs: int, chunk: int = CHUNK, stats: b
                 except OSError as e:
                     job.error = f"could not read: {e.strerror or e}" if e.strerror else f"could not read: {e}"
                 else:
-                    for scan, at, nbytes in unit.pieces:
-                        t = scan.tensor
-                        first = (unit.offset + at - job.data_start - t.start) // values.itemsize(t.dtype)
-                        partials.append((scan, nbytes, values.scan(raw[at:at + nbytes], t.dtype, first,
-                                                                   scratch, stats)))
+                    try:
+                        for scan, at, nbytes in unit.pieces:
+                            t = scan.tensor
+                            first = (unit.offset + at - job.data_start - t.start) // values.itemsize(t.dtype)
+                            partials.append((scan, nbytes, values.scan(raw[at:at + nbytes], t.dtype, first,
+                                                                       scratch, stats)))
+                    except Exception as e:  # noqa: BLE001 - a bug: stop this file, report after the join
+                        bugs.append(e)
+                        job.error = f"internal error while checking values: {type(e).__name__}: {e}"
             with job.cond:
                 while job.next_hash != unit.index and job.error is None:
                     job.cond.wait()
@@ -247,6 +252,8 @@ def run(jobs_list: Iterable[FileJob], *, jobs: int, chunk: int = CHUNK, stats: b
     for job in files:
         if job.fd >= 0:  # an error stopped it early
             _finish(job)
+    if bugs:
+        raise bugs[0]
     return scans
 
 
