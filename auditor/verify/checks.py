@@ -1,7 +1,7 @@
 """Findings from the values pass: NaN, Inf, all-zero weights, tied copies that differ, duplicated tensors.
 
-Candidates for "same bytes" are grouped by a cheap order-free checksum computed during the pass; equality is
-then confirmed (or refuted) byte by byte, so a checksum collision can never produce a finding.
+Candidates for "same bytes" are grouped by a fingerprint sampled during the pass (a few bytes of every piece);
+equality is then confirmed (or refuted) byte by byte, so a fingerprint collision can never produce a finding.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def copy_findings(scans: dict[str, Scan], pairs: list[tuple[str, str, str]], cat
 
 
 def _identical(a: Scan, b: Scan, locate: Callable[[Tensor], tuple[str, int]]) -> bool:
-    if (a.checksum, a.zeros, a.nan, a.inf) != (b.checksum, b.zeros, b.nan, b.inf):
+    if (a.fingerprint, a.zeros, a.nan, a.inf) != (b.fingerprint, b.zeros, b.nan, b.inf):
         return False
     return same_bytes(locate(a.tensor), locate(b.tensor), a.tensor.nbytes)
 
@@ -97,7 +97,7 @@ def _duplicates(scans: dict[str, Scan], categories: dict[str, str], paired: set[
             continue
         if s.zeros == (t.elements if elementwise(t.dtype) else t.nbytes):
             continue  # all zero: tensor-all-zero already says so
-        groups.setdefault((t.dtype, t.shape, s.checksum, s.zeros, s.nan, s.inf), []).append(s)
+        groups.setdefault((t.dtype, t.shape, s.fingerprint, s.zeros, s.nan, s.inf), []).append(s)
     out: list[Finding] = []
     for candidates in groups.values():
         if len(candidates) < 2:

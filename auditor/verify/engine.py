@@ -38,7 +38,7 @@ class Scan:
     inf: int = 0
     first_nan: int | None = None
     first_inf: int | None = None
-    checksum: int = 0
+    samples: dict[int, bytes] = field(default_factory=dict)  # piece's first element -> its sample bytes
     minimum: float | None = None
     maximum: float | None = None
     abs_sum: float = 0.0
@@ -48,12 +48,17 @@ class Scan:
     def complete(self) -> bool:
         return self.covered == self.tensor.nbytes
 
-    def merge(self, nbytes: int, p: values.Partial) -> None:
+    @property
+    def fingerprint(self) -> bytes:
+        """The samples of every piece in tensor order (pieces are cut the same way wherever a tensor sits)."""
+        return hashlib.blake2b(b"".join(self.samples[k] for k in sorted(self.samples)), digest_size=16).digest()
+
+    def merge(self, first: int, nbytes: int, p: values.Partial) -> None:
         self.covered += nbytes
         self.zeros += p.zeros
         self.nan += p.nan
         self.inf += p.inf
-        self.checksum = (self.checksum + p.checksum) & 0xFFFF_FFFF_FFFF_FFFF
+        self.samples[first] = p.sample
         if p.first_nan is not None and (self.first_nan is None or p.first_nan < self.first_nan):
             self.first_nan = p.first_nan
         if p.first_inf is not None and (self.first_inf is None or p.first_inf < self.first_inf):
@@ -122,7 +127,7 @@ def plan(job: FileJob, scans: dict[str, Scan], chunk: int) -> list[Unit]:
     for start, end, scan in segments:
         if scan is not None and unit_len and unit_len + (end - start) > chunk:
             # a tensor that does not fit starts a unit of its own: its pieces then begin at tensor-relative
-            # multiples of the chunk size, so identical tensors are cut (and checksummed) identically
+            # multiples of the chunk size, so identical tensors are cut (and sampled) identically
             units.append(Unit(job, len(units), unit_start, unit_len, pieces))
             unit_start, unit_len, pieces = start, 0, []
         s = start
@@ -205,7 +210,7 @@ def run(jobs_list: Iterable[FileJob], *, jobs: int, chunk: int = CHUNK, stats: b
         while (unit := next_unit()) is not None:
             job = unit.job
             data = view[:unit.length]
-            partials: list[tuple[Scan, int, values.Partial]] = []
+            partials: list[tuple[Scan, int, int, values.Partial]] = []
             if job.error is None:
                 try:
                     n = _pread(job.fd, data, unit.offset)
@@ -219,8 +224,8 @@ def run(jobs_list: Iterable[FileJob], *, jobs: int, chunk: int = CHUNK, stats: b
                         for scan, at, nbytes in unit.pieces:
                             t = scan.tensor
                             first = (unit.offset + at - job.data_start - t.start) // values.itemsize(t.dtype)
-                            partials.append((scan, nbytes, values.scan(raw[at:at + nbytes], t.dtype, first,
-                                                                       scratch, stats)))
+                            partials.append((scan, first, nbytes, values.scan(raw[at:at + nbytes], t.dtype,
+                                                                              first, scratch, stats)))
                     except Exception as e:  # noqa: BLE001 - a bug: stop this file, report after the join
                         bugs.append(e)
                         job.error = f"internal error while checking values: {type(e).__name__}: {e}"
@@ -236,8 +241,8 @@ def run(jobs_list: Iterable[FileJob], *, jobs: int, chunk: int = CHUNK, stats: b
                 last = job.finished == len(job.units)
             if partials:
                 with merge_lock:
-                    for scan, nbytes, p in partials:
-                        scan.merge(nbytes, p)
+                    for scan, first, nbytes, p in partials:
+                        scan.merge(first, nbytes, p)
             if progress is not None:
                 progress.add(unit.length)
             if last:
