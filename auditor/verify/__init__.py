@@ -18,10 +18,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from ..checkpoint import MAX_TENSORS
 from ..findings import SEVERITY_RANK, Finding
 from ..header import Tensor
 from ..report import Report
-from . import checks, digests, engine
+from . import digests, engine
 from .target import Expected, resolve
 
 # header problems after which a file's tensor table cannot be trusted for reading values
@@ -41,8 +42,13 @@ def verify(target: str, *, policy: Any = None, against: str | None = None, revis
            token: str | None = None, jobs: int | None = None, include_tensors: bool = False,
            lock: str | None = None, progress: Callable[[str], None] | None = None, show_progress: bool = False,
            progress_stream: Any = None, chunk: int = engine.CHUNK) -> Report:
-    """Audit ``target`` from its headers, then read every byte once (hashes and tensor values)."""
+    """Audit ``target`` from its headers, then read every byte once (hashes and tensor values).
+
+    The pass starts as soon as the headers are parsed and runs while the audit (reconciliation with the specs)
+    goes on in this thread: on a free core, the audit costs no wall time.
+    """
     from .. import lock as lockmod
+    from ..checkpoint import collect
     from ..policy import Policy, gated_audit
     from ..sources.local import LocalSource
     policy = policy if policy is not None else Policy()
@@ -56,38 +62,42 @@ def verify(target: str, *, policy: Any = None, against: str | None = None, revis
         listed, hub_files, against_info = digests.hub_listing(against, token=token, progress=progress)
         expected.update(listed)
     source = LocalSource(resolved.path)
-    report = gated_audit(target, replace(policy, lock=None), source=source, include_tensors=include_tensors,
-                         progress=progress)
+    checkpoint = collect(source)
+    jobs = jobs or default_jobs()
+    files = plan_files(source, checkpoint, expected)
+    counter = engine.Progress(sum(j.size for j in files))
+    started = time.monotonic()
+    runner = engine.Runner(files, jobs=jobs, chunk=chunk, stats=include_tensors, progress=counter).start()
+    try:
+        report = gated_audit(target, replace(policy, lock=None), source=_Parsed(source, checkpoint.headers),
+                             include_tensors=include_tensors, progress=progress)
+        if progress:
+            progress(f"verify: reading {len(files)} files, {counter.total:,} bytes, {jobs} threads")
+        if show_progress:
+            from .progress import Display
+            with Display(counter, progress_stream, started=started):
+                scans = runner.join()
+        else:
+            scans = runner.join()
+    except BaseException:
+        runner.stop()
+        raise
+    seconds = time.monotonic() - started
     if resolved.repo_id:
         report.source = {**report.source, "repo": resolved.repo_id, "commit": resolved.commit}
-    jobs = jobs or default_jobs()
-    files = plan_files(source, report, expected)
-    total = sum(j.size for j in files)
-    if progress:
-        progress(f"verify: reading {len(files)} files, {total:,} bytes, {jobs} threads")
-    started = time.monotonic()
-    counter = engine.Progress(total)
-    if show_progress:
-        from .progress import Display
-        with Display(counter, progress_stream):
-            scans = engine.run(files, jobs=jobs, chunk=chunk, stats=include_tensors, progress=counter)
-    else:
-        scans = engine.run(files, jobs=jobs, chunk=chunk, stats=include_tensors, progress=counter)
-    seconds = time.monotonic() - started
+    from . import checks
     root = source.root
+    by_name = {j.name: j for j in files}
 
     def locate(t: Tensor) -> tuple[str, int]:
-        job = by_name[t.file]
-        return str(root / t.file), job.data_start + t.start
+        return str(root / t.file), by_name[t.file].data_start + t.start
 
-    by_name = {j.name: j for j in files}
-    config = _config(source)
     stored = {name: s.tensor for name, s in scans.items()}
     categories = report.reconciliation.categories
     found: list[Finding] = digests.digest_findings(files, expected, hub_files if source.single is None else None,
                                                    against)
     found += checks.value_findings(scans, categories)
-    found += checks.copy_findings(scans, checks.copy_pairs(config, stored), categories, locate)
+    found += checks.copy_findings(scans, checks.copy_pairs(checkpoint.config, stored), categories, locate)
     report.file_sha256 = {j.name: j.sha256 for j in files if j.sha256}
     if progress:
         progress(digest_summary(files, expected))
@@ -95,7 +105,7 @@ def verify(target: str, *, policy: Any = None, against: str | None = None, revis
         found += lockmod.drift(lock_doc, report, lock_name=str(lock_path))
     report.findings = sorted(report.findings + found, key=lambda f: -SEVERITY_RANK[f.severity])
     report.extra["verify"] = {
-        "jobs": jobs, "bytes": total, "seconds": round(seconds, 3), "against": against_info,
+        "jobs": jobs, "bytes": counter.total, "seconds": round(seconds, 3), "against": against_info,
         "files": [{"name": j.name, "size": j.size, "sha256": j.sha256,
                    "expected": ({"algorithm": expected[j.name].algorithm, "digest": expected[j.name].digest,
                                  "origin": expected[j.name].origin} if j.name in expected else None),
@@ -104,6 +114,31 @@ def verify(target: str, *, policy: Any = None, against: str | None = None, revis
     if include_tensors:
         report.tensor_extra = {name: {"stats": _stats(s)} for name, s in scans.items()}
     return report
+
+
+class _Parsed:
+    """The local source, with the headers the pass was planned from: the audit does not parse them twice."""
+
+    def __init__(self, source: Any, headers: dict[str, Any]) -> None:
+        self._source = source
+        self._headers = headers
+        self.target = source.target
+
+    def list_files(self) -> dict[str, int | None]:
+        return self._source.list_files()  # type: ignore[no-any-return]
+
+    def read_small(self, name: str) -> bytes:
+        return self._source.read_small(name)  # type: ignore[no-any-return]
+
+    def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
+                     max_tensors: int = MAX_TENSORS) -> dict[str, Any]:
+        missing = [n for n in names if n not in self._headers]
+        out = self._source.read_headers(missing, sizes, tensor_counts, max_tensors) if missing else {}
+        return {n: self._headers[n] if n in self._headers else out[n] for n in names
+                if n in self._headers or n in out}
+
+    def describe(self) -> dict[str, Any]:
+        return self._source.describe()  # type: ignore[no-any-return]
 
 
 def digest_summary(files: list[engine.FileJob], expected: dict[str, Expected]) -> str:
@@ -116,37 +151,31 @@ def digest_summary(files: list[engine.FileJob], expected: dict[str, Expected]) -
     return f"verify: {len(files)} files hashed: {text}{hint}"
 
 
-def plan_files(source: Any, report: Report, expected: dict[str, Expected]) -> list[engine.FileJob]:
-    """One FileJob per listed file (every byte is hashed); tensors only from trustworthy headers."""
-    untrusted = {f for finding in report.findings if finding.code in UNTRUSTED for f in finding.files}
-    summaries = {f.name: f for f in report.files}
-    by_file: dict[str, list[Tensor]] = {}
-    for t in report.tensors.values():
-        by_file.setdefault(t.file, []).append(t)
+def plan_files(source: Any, checkpoint: Any, expected: dict[str, Expected]) -> list[engine.FileJob]:
+    """One FileJob per listed file (every byte is hashed); tensors only from the audited files' trustworthy
+    headers, first occurrence of a name only (as the inventory counts them)."""
+    seen: set[str] = set()
+    tensors: dict[str, tuple[int, list[Tensor]]] = {}
+    for name in checkpoint.audited:
+        header = checkpoint.headers.get(name)
+        if header is None or header.header_length is None or any(f.code in UNTRUSTED for f in header.findings):
+            continue
+        own = [t for t in header.tensors if t.name not in seen]
+        seen.update(t.name for t in own)
+        tensors[name] = (8 + header.header_length, sorted(own, key=lambda t: t.start))
     jobs = []
     for name, size in sorted(source.list_files().items()):
         job = engine.FileJob(name, str(source.root / name), size or 0,
                              git_sha1=name in expected and expected[name].algorithm == "git-sha1")
-        summary = summaries.get(name)
-        if summary is not None and summary.header_length is not None and name not in untrusted:
-            job.data_start = 8 + summary.header_length
-            job.tensors = sorted(by_file.get(name, []), key=lambda t: t.start)
+        if name in tensors:
+            job.data_start, job.tensors = tensors[name]
         jobs.append(job)
     return jobs
 
 
-def _config(source: Any) -> dict[str, Any] | None:
-    import json
-    try:
-        doc = json.loads(source.read_small("config.json"))
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) else None
-
-
 def _stats(s: engine.Scan) -> dict[str, Any]:
     t = s.tensor
-    elementwise = checks.elementwise(t.dtype)
+    elementwise = engine.DTYPE_BITS.get(t.dtype, 0) >= 8 and t.dtype != "C64"
     return {"complete": s.complete, "nan": s.nan, "inf": s.inf,
             "zero_fraction": (s.zeros / t.elements if elementwise else None) if t.elements else None,
             "min": s.minimum, "max": s.maximum, "mean_abs": s.abs_sum / s.finite if s.finite else None}

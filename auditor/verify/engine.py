@@ -19,10 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-import numpy as np
-
-from ..header import Tensor
-from . import values
+from ..header import DTYPE_BITS, Tensor
 
 CHUNK = 8 * 1024 * 1024
 
@@ -53,7 +50,8 @@ class Scan:
         """The samples of every piece in tensor order (pieces are cut the same way wherever a tensor sits)."""
         return hashlib.blake2b(b"".join(self.samples[k] for k in sorted(self.samples)), digest_size=16).digest()
 
-    def merge(self, first: int, nbytes: int, p: values.Partial) -> None:
+    def merge(self, first: int, nbytes: int, p: Any) -> None:
+        """Add one segment's ``values.Partial``."""
         self.covered += nbytes
         self.zeros += p.zeros
         self.nan += p.nan
@@ -158,59 +156,88 @@ class Progress:
             self.done += n
 
 
-def run(jobs_list: Iterable[FileJob], *, jobs: int, chunk: int = CHUNK, stats: bool = False,
-        progress: Progress | None = None) -> dict[str, Scan]:
-    """Hash every file and scan every listed tensor; returns the scans by tensor name.
+class Runner:
+    """The pass, running in ``jobs`` threads from ``start()`` until ``join()`` returns the scans.
 
-    Results land on the FileJobs (``sha256``, ``git``, ``error``); I/O errors never raise.
+    numpy is imported by the first worker that needs it, after its first unit is hashed: hashing starts while
+    the interpreter is still importing, and while the caller audits the headers.
     """
-    files = list(jobs_list)
-    scans = {t.name: Scan(t) for job in files for t in job.tensors}
-    pending = deque(files)
-    active: list[FileJob] = []
-    turn = [0]
-    sched_lock = threading.Lock()
-    merge_lock = threading.Lock()
-    bugs: list[BaseException] = []  # an exception in a worker is a bug: re-raised in the caller, never a hang
 
-    def activate() -> None:
-        while pending and len(active) < max(1, jobs):
-            job = pending.popleft()
+    def __init__(self, jobs_list: Iterable[FileJob], *, jobs: int, chunk: int = CHUNK, stats: bool = False,
+                 progress: Progress | None = None) -> None:
+        self.files = list(jobs_list)
+        self.jobs = max(1, jobs)
+        self.chunk = max(8, chunk - chunk % 8)
+        self.stats = stats
+        self.progress = progress
+        self.scans = {t.name: Scan(t) for job in self.files for t in job.tensors}
+        self._pending = deque(self.files)
+        self._active: list[FileJob] = []
+        self._turn = 0
+        self._stopped = False
+        self._sched_lock = threading.Lock()
+        self._merge_lock = threading.Lock()
+        self._bugs: list[BaseException] = []  # an exception in a worker is a bug: re-raised by join(), never a hang
+        self._threads = [threading.Thread(target=self._worker, name=f"st-audit-verify-{i}", daemon=True)
+                         for i in range(self.jobs)]
+
+    def start(self) -> Runner:
+        for th in self._threads:
+            th.start()
+        return self
+
+    def stop(self) -> None:
+        """Hand out no more units (the caller failed); join() then returns quickly."""
+        self._stopped = True
+
+    def join(self) -> dict[str, Scan]:
+        for th in self._threads:
+            th.join()
+        for job in self.files:
+            if job.fd >= 0:  # an error (or stop) ended it early
+                _finish(job)
+        if self._bugs:
+            raise self._bugs[0]
+        return self.scans
+
+    def _activate(self) -> None:
+        while self._pending and len(self._active) < self.jobs:
+            job = self._pending.popleft()
             job.hashers = [hashlib.sha256()] + ([hashlib.sha1(b"blob %d\0" % job.size)] if job.git_sha1 else [])
             try:
                 job.fd = os.open(job.path, os.O_RDONLY)
             except OSError as e:
                 job.error = f"could not open: {e.strerror or e}"
                 continue
-            job.units = plan(job, scans, chunk)
+            job.units = plan(job, self.scans, self.chunk)
             if not job.units:
                 _finish(job)
                 continue
-            active.append(job)
+            self._active.append(job)
 
-    def next_unit() -> Unit | None:
-        with sched_lock:
-            while True:
-                activate()
-                if not active:
+    def _next_unit(self) -> Unit | None:
+        with self._sched_lock:
+            while not self._stopped:
+                self._activate()
+                if not self._active:
                     return None
-                job = active[turn[0] % len(active)]
-                turn[0] += 1
+                job = self._active[self._turn % len(self._active)]
+                self._turn += 1
                 if job.handed >= len(job.units) or job.error is not None:
-                    active.remove(job)
+                    self._active.remove(job)
                     continue
                 job.handed += 1
                 return job.units[job.handed - 1]
+            return None
 
-    def worker() -> None:
-        buf = bytearray(chunk)
+    def _worker(self) -> None:
+        buf = bytearray(self.chunk)
         view = memoryview(buf)
-        raw = np.frombuffer(buf, np.uint8)
-        scratch = np.empty(chunk, np.uint8)
-        while (unit := next_unit()) is not None:
+        raw: Any = None
+        scratch: Any = None
+        while (unit := self._next_unit()) is not None:
             job = unit.job
             data = view[:unit.length]
-            partials: list[tuple[Scan, int, int, values.Partial]] = []
             if job.error is None:
                 try:
                     n = _pread(job.fd, data, unit.offset)
@@ -219,17 +246,7 @@ def run(jobs_list: Iterable[FileJob], *, jobs: int, chunk: int = CHUNK, stats: b
                                       f"offset {unit.offset:,})")
                 except OSError as e:
                     job.error = f"could not read: {e.strerror or e}" if e.strerror else f"could not read: {e}"
-                else:
-                    try:
-                        for scan, at, nbytes in unit.pieces:
-                            t = scan.tensor
-                            first = (unit.offset + at - job.data_start - t.start) // values.itemsize(t.dtype)
-                            partials.append((scan, first, nbytes, values.scan(raw[at:at + nbytes], t.dtype,
-                                                                              first, scratch, stats)))
-                    except Exception as e:  # noqa: BLE001 - a bug: stop this file, report after the join
-                        bugs.append(e)
-                        job.error = f"internal error while checking values: {type(e).__name__}: {e}"
-            with job.cond:
+            with job.cond:  # units are hashed in order; the next worker reads and scans meanwhile
                 while job.next_hash != unit.index and job.error is None:
                     job.cond.wait()
                 if job.error is None:
@@ -239,27 +256,47 @@ def run(jobs_list: Iterable[FileJob], *, jobs: int, chunk: int = CHUNK, stats: b
                 job.finished += 1
                 job.cond.notify_all()
                 last = job.finished == len(job.units)
-            if partials:
-                with merge_lock:
-                    for scan, first, nbytes, p in partials:
-                        scan.merge(first, nbytes, p)
-            if progress is not None:
-                progress.add(unit.length)
+            if job.error is None and unit.pieces:
+                try:
+                    if raw is None:
+                        import numpy as np
+                        raw = np.frombuffer(buf, np.uint8)
+                        scratch = np.empty(self.chunk, np.uint8)
+                    self._scan(unit, raw, scratch)
+                except Exception as e:  # noqa: BLE001 - a bug: stop this file, report after the join
+                    self._bugs.append(e)
+                    job.error = f"internal error while checking values: {type(e).__name__}: {e}"
+            if self.progress is not None:
+                self.progress.add(unit.length)
             if last:
                 _finish(job)
 
-    threads = [threading.Thread(target=worker, name=f"st-audit-verify-{i}", daemon=True)
-               for i in range(max(1, jobs))]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    for job in files:
-        if job.fd >= 0:  # an error stopped it early
-            _finish(job)
-    if bugs:
-        raise bugs[0]
-    return scans
+    def _scan(self, unit: Unit, raw: Any, scratch: Any) -> None:
+        from . import values
+        job = unit.job
+        partials = []
+        for scan, at, nbytes in unit.pieces:
+            t = scan.tensor
+            first = (unit.offset + at - job.data_start - t.start) // itemsize(t.dtype)
+            partials.append((scan, first, nbytes, values.scan(raw[at:at + nbytes], t.dtype, first, scratch,
+                                                              self.stats)))
+        with self._merge_lock:
+            for scan, first, nbytes, p in partials:
+                scan.merge(first, nbytes, p)
+
+
+def run(jobs_list: Iterable[FileJob], *, jobs: int, chunk: int = CHUNK, stats: bool = False,
+        progress: Progress | None = None) -> dict[str, Scan]:
+    """Hash every file and scan every listed tensor; returns the scans by tensor name.
+
+    Results land on the FileJobs (``sha256``, ``git``, ``error``); I/O errors never raise.
+    """
+    return Runner(jobs_list, jobs=jobs, chunk=chunk, stats=stats, progress=progress).start().join()
+
+
+def itemsize(dtype: str) -> int:
+    """Bytes per element (1 for the sub-byte dtypes, which are checked as raw bytes); no numpy needed."""
+    return max(1, DTYPE_BITS.get(dtype, 8) // 8)
 
 
 def _finish(job: FileJob) -> None:

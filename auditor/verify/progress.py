@@ -37,7 +37,7 @@ class Display:
     """Context manager: shows ``progress`` until the block ends."""
 
     def __init__(self, progress: Progress, stream: TextIO | None = None, *, tty: bool | None = None,
-                 interval: float | None = None, label: str = "verify") -> None:
+                 interval: float | None = None, label: str = "verify", started: float | None = None) -> None:
         self.progress = progress
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty() if tty is None else tty
@@ -45,10 +45,11 @@ class Display:
         self.label = label
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._started = 0.0
+        self._started = started
 
     def __enter__(self) -> Display:
-        self._started = time.monotonic()
+        if self._started is None:
+            self._started = time.monotonic()
         self._thread = threading.Thread(target=self._loop, name="st-audit-progress", daemon=True)
         self._thread.start()
         return self
@@ -58,7 +59,7 @@ class Display:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
-        elapsed = time.monotonic() - self._started
+        elapsed = time.monotonic() - (self._started or 0.0)
         if self.tty:
             self.stream.write("\r\033[K")
         self.stream.write(f"{self.label}: read {_size(self.progress.done)} in {elapsed:.1f} s "
@@ -67,7 +68,7 @@ class Display:
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
-            elapsed = time.monotonic() - self._started
+            elapsed = time.monotonic() - (self._started or 0.0)
             text = line(self.progress, elapsed)
             if self.tty:
                 total = self.progress.total or 1

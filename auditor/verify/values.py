@@ -46,16 +46,6 @@ INT_DTYPES: dict[str, type] = {"I8": np.int8, "U8": np.uint8, "I16": np.int16, "
 NO_ZERO = frozenset({"F8_E8M0"})  # every bit pattern is a power of two: "all zero" does not apply
 
 
-def itemsize(dtype: str) -> int:
-    """Bytes per element for whole-byte dtypes; 1 for sub-byte ones (F4, F6: checked as raw bytes)."""
-    layout = FLOAT_LAYOUTS.get(dtype)
-    if layout is not None:
-        return np.dtype(layout.uint).itemsize
-    if dtype in INT_DTYPES:
-        return np.dtype(INT_DTYPES[dtype]).itemsize
-    return 8 if dtype == "C64" else 1
-
-
 def elementwise(dtype: str) -> bool:
     """True when elements can be counted (zeros, NaN): every dtype except the sub-byte and complex ones."""
     return dtype in FLOAT_LAYOUTS or dtype in INT_DTYPES
