@@ -299,3 +299,21 @@ def test_mtp_copy_of_the_embedding_must_match(tmp_path: Path) -> None:
     assert rc == 1 and codes(report) == sorted(baseline + ["tied-copy-differs"])
     (f,) = [f for f in report["findings"] if f["code"] == "tied-copy-differs"]
     assert f["tensors"] == [copy, "model.embed_tokens.weight"] and "MTP" in f["message"]
+
+
+def test_progress_bar_on_a_terminal_and_jobs_validation(clean_dir: Path) -> None:
+    import io
+    import time
+
+    from auditor.verify.engine import Progress
+    from auditor.verify.progress import Display
+    counter = Progress(4_000_000_000)
+    stream = io.StringIO()
+    with Display(counter, stream, tty=True, interval=0.01):
+        counter.add(1_000_000_000)
+        time.sleep(0.1)
+    text = stream.getvalue()
+    assert "\r\033[K" in text and "[#######" in text and "1.00 GB / 4.00 GB (25%)" in text and "ETA" in text
+    assert text.endswith("\n") and "verify: read 1.00 GB in" in text
+    proc = run_cli("verify", str(clean_dir), "--jobs", "0")
+    assert proc.returncode == 2 and "--jobs" in proc.stderr
