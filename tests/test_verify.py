@@ -27,9 +27,10 @@ from hubstub import HubStub  # noqa: E402
 SCHEMA = json.loads((ROOT / "auditor" / "schema" / "report.schema.json").read_text())
 LAYOUT = "tiny-qwen2-tied"
 NUMPY_DTYPES = {"BF16": "bfloat16", "F16": "float16", "F32": "float32", "F64": "float64", "F8_E4M3": "float8_e4m3fn",
-                "F8_E5M2": "float8_e5m2"}
+                "F8_E5M2": "float8_e5m2", "F8_E4M3FNUZ": "float8_e4m3fnuz", "F8_E5M2FNUZ": "float8_e5m2fnuz",
+                "F8_E8M0": "float8_e8m0fnu", "I32": "int32"}
 BITS = {"BF16": np.uint16, "F16": np.uint16, "F32": np.uint32, "F64": np.uint64, "F8_E4M3": np.uint8,
-        "F8_E5M2": np.uint8}
+        "F8_E5M2": np.uint8, "F8_E4M3FNUZ": np.uint8, "F8_E5M2FNUZ": np.uint8, "F8_E8M0": np.uint8}
 
 
 def bf16(values: np.ndarray) -> np.ndarray:
@@ -147,12 +148,12 @@ def test_tied_head_copy_that_differs(tmp_path: Path) -> None:
 @pytest.mark.parametrize("dtype,nan,inf", [
     ("F16", 0x7E00, 0xFC00), ("F32", 0x7FC00000, 0x7F800000), ("F64", 0x7FF8000000000000, 0xFFF0000000000000),
     ("F8_E4M3", 0xFF, None), ("F8_E5M2", 0x7E, 0x7C),
+    ("F8_E4M3FNUZ", 0x80, None), ("F8_E5M2FNUZ", 0x80, None), ("F8_E8M0", 0xFF, None),
 ])
 def test_nan_and_inf_by_bit_pattern_in_every_float_dtype(tmp_path: Path, dtype: str, nan: int,
                                                          inf: int | None) -> None:
     """Special values as the IEEE 754 / OCP FP8 specs encode them; one each, at known places."""
-    bits = np.arange(1, 4097, dtype=np.uint64).astype(BITS[dtype]) & 0x3  # tiny finite non-zero values
-    bits = bits.reshape(64, 64)
+    bits = (np.arange(4096, dtype=np.uint64) % 3 + 1).astype(BITS[dtype]).reshape(64, 64)  # tiny, finite, non-zero
     bits[10, 20] = nan
     if inf is not None:
         bits[30, 40] = inf
@@ -162,6 +163,15 @@ def test_nan_and_inf_by_bit_pattern_in_every_float_dtype(tmp_path: Path, dtype: 
     if inf is not None:
         assert "the first at index [30, 40]" in found.pop("tensor-inf")
     assert found == {} and rc == 1
+
+
+def test_zero_integer_and_fp8_weights(tmp_path: Path) -> None:
+    """All-zero applies to packed/int weights and FP8 too (as bytes or values); E8M0 scales have no zero."""
+    arrays = {"a.weight": ("I32", np.zeros((8, 8), np.int32)), "b.weight": ("F8_E4M3", np.zeros((8, 8), np.uint8)),
+              "c.weight": ("F8_E8M0", np.zeros((8, 8), np.uint8))}
+    _, report, _ = verify(str(write(tmp_path / "z", arrays, None)))
+    (zero,) = [f for f in report["findings"] if f["code"] == "tensor-all-zero"]
+    assert zero["tensors"] == ["a.weight", "b.weight"]
 
 
 def test_statistics_with_tensors(tmp_path: Path) -> None:
