@@ -328,3 +328,22 @@ def test_progress_bar_on_a_terminal_and_jobs_validation(clean_dir: Path) -> None
     assert text.endswith("\n") and "verify: read 1.00 GB in" in text
     proc = run_cli("verify", str(clean_dir), "--jobs", "0")
     assert proc.returncode == 2 and "--jobs" in proc.stderr
+
+
+def test_hf_download_local_dir_metadata(clean_dir: Path, tmp_path: Path) -> None:
+    """`hf download --local-dir` (the real client) leaves each file's etag: the Hub's digest, offline."""
+    with HubStub() as hub:
+        hub.add_repo("org/tiny", {p.name: p for p in clean_dir.iterdir()})
+        env = hub.hf_env(tmp_path / "home")
+        local = tmp_path / "dl"
+        subprocess.run([sys.executable, "-c", "from huggingface_hub import snapshot_download; "
+                        f"snapshot_download('org/tiny', local_dir={str(local)!r})"], env=env, check=True,
+                       capture_output=True, timeout=120)
+        hub.reset_log()
+        rc, report, _ = verify(str(local), env=env)
+        assert rc == 0 and report["findings"] == [] and hub.request_count == 0
+        assert {f["name"]: f["status"] for f in report["verify"]["files"]} == {"model.safetensors": "match",
+                                                                                "config.json": "match"}
+        flip_byte(local / "model.safetensors")
+        rc, report, _ = verify(str(local), env=env)
+        assert rc == 1 and codes(report) == ["hash-mismatch"] and "hf download metadata" in report["findings"][0]["message"]

@@ -68,7 +68,7 @@ def resolve(target: str, revision: str | None = None) -> Resolved:
             if revision is not None:
                 raise UsageError("--revision applies to Hub cache folders and repo ids only, not to "
                                  f"{target}")
-            return Resolved(path)
+            return _from_local_dir(path)
         if path.resolve() == repo_folder.resolve():  # models--org--name itself: pick the snapshot
             path = _snapshot(repo_folder, revision, target)
         return _from_snapshot(path, repo_folder)
@@ -81,6 +81,29 @@ def resolve(target: str, revision: str | None = None) -> Resolved:
         return _from_snapshot(_snapshot(folder, revision, target), folder)
     raise TargetNotFound(f"{target} does not exist: pass a checkpoint directory, a .safetensors file, a Hugging Face "
                          "cache snapshot, or the id of a repo in the local cache")
+
+
+def _from_local_dir(path: Path) -> Resolved:
+    """A plain directory; ``hf download --local-dir`` leaves each file's etag (the Hub's digest) and commit in
+    ``.cache/huggingface/download/<file>.metadata``."""
+    root = path if path.is_dir() else path.parent
+    meta = root / ".cache" / "huggingface" / "download"
+    expected: dict[str, Expected] = {}
+    commits = set()
+    if meta.is_dir():
+        for entry in meta.rglob("*.metadata"):
+            name = entry.relative_to(meta).as_posix()[:-len(".metadata")]
+            try:
+                commit, etag = entry.read_text(encoding="utf-8").splitlines()[:2]
+            except (OSError, UnicodeDecodeError, ValueError):
+                continue
+            etag = etag.strip().strip('"')
+            algorithm = "sha256" if _SHA256.match(etag) else "git-sha1" if _SHA1.match(etag) else None
+            if algorithm is not None and (path.is_dir() or name in (path.name, "config.json")):
+                expected[name] = Expected(algorithm, etag, f"the hf download metadata (commit {commit.strip()[:12]})")
+                commits.add(commit.strip())
+    commit = commits.pop() if len(commits) == 1 else None
+    return Resolved(path, None, commit if commit and _SHA1.match(commit) else None, expected)
 
 
 def _repo_folder_of(path: Path) -> Path | None:
