@@ -2,9 +2,9 @@
 
 The checkpoint is TinyLlama-1.1B's layout (fixtures/layouts, dumped from transformers) filled with real random
 BF16 data (finite values) and written by the safetensors library: one 2.2 GB `model.safetensors`, as that repo
-ships it, then the same model as 4 shards (where `--jobs` can hash files in parallel). It is laid out as a Hugging Face cache (blobs named by sha256, a snapshot of symlinks, refs/main) so
-that `hf cache verify` can check it against the local Hub stand-in, which lists the real digests. Contenders,
-each a fresh process (start-up included), interleaved, page cache warm:
+ships it, then the same model as 4 shards (where `--jobs` can hash files in parallel). Each is laid out as a
+Hugging Face cache (blobs named by sha256, a snapshot of symlinks, refs/main) so that `hf cache verify` can
+check it against the local Hub stand-in, which lists the real digests. Contenders, each a fresh process (start-up included), interleaved, page cache warm:
 
 - floor: Python's hashlib.sha256 over the same files in one thread (every byte must be hashed: the floor);
 - `sha256sum` (coreutils);
@@ -73,7 +73,7 @@ def build(cache: Path, repo: str, shards: int) -> tuple[Path, dict[str, tuple[Pa
              [f"model-{i + 1:05d}-of-{len(parts):05d}.safetensors" for i in range(len(parts))])
     contents: list[tuple[str, Path | bytes]] = []
     weight_map, total = {}, 0
-    for name, part in zip(names, parts):
+    for name, part in zip(names, parts, strict=True):
         # random BF16 bit patterns with the top exponent bit cleared: every value finite, |x| < 2
         arrays = {t: rng.integers(0, 1 << 16, size=shape, dtype=np.uint16) & np.uint16(0xBFFF)
                   for t, _, shape in part}

@@ -244,7 +244,8 @@ def test_against_hub_listing(clean_dir: Path, tmp_path: Path) -> None:
         import hashlib
         listed = hashlib.sha256((clean_dir / "model.safetensors").read_bytes()).hexdigest()
         actual = hashlib.sha256((local / "model.safetensors").read_bytes()).hexdigest()
-        assert mismatch["files"] == ["model.safetensors"] and listed in mismatch["message"] and actual in mismatch["message"]
+        assert mismatch["files"] == ["model.safetensors"]
+        assert listed in mismatch["message"] and actual in mismatch["message"]
 
 
 def test_hf_cache_snapshot(clean_dir: Path, tmp_path: Path) -> None:
@@ -346,4 +347,5 @@ def test_hf_download_local_dir_metadata(clean_dir: Path, tmp_path: Path) -> None
                                                                                 "config.json": "match"}
         flip_byte(local / "model.safetensors")
         rc, report, _ = verify(str(local), env=env)
-        assert rc == 1 and codes(report) == ["hash-mismatch"] and "hf download metadata" in report["findings"][0]["message"]
+        assert rc == 1 and codes(report) == ["hash-mismatch"]
+        assert "hf download metadata" in report["findings"][0]["message"]

@@ -75,8 +75,8 @@ def copy_findings(scans: dict[str, Scan], pairs: list[tuple[str, str, str]], cat
         if _identical(a, b, locate):
             continue
         out.append(finding("tied-copy-differs", f"{copy} ({ta.file}) should be a copy of {original} ({tb.file}) "
-                           f"because {why}, but its bytes differ: loaders that tie them use {original} and silently drop "
-                           "what was trained into the copy", tensors=[copy, original],
+                           f"because {why}, but its bytes differ: loaders that tie them use {original} and "
+                           "silently drop what was trained into the copy", tensors=[copy, original],
                            files=sorted({ta.file, tb.file})))
     out += _duplicates(scans, categories, paired, locate)
     return out

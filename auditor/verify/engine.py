@@ -15,7 +15,7 @@ import hashlib
 import os
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -94,7 +94,7 @@ class FileJob:
 
 class Unit(NamedTuple):
     job: FileJob
-    index: int
+    seq: int  # position in the file's units: the order of hashing
     offset: int
     length: int
     pieces: list[tuple[Scan, int, int]]  # (scan, offset in the unit, bytes)
@@ -247,12 +247,12 @@ class Runner:
                 except OSError as e:
                     job.error = f"could not read: {e.strerror or e}" if e.strerror else f"could not read: {e}"
             with job.cond:  # units are hashed in order; the next worker reads and scans meanwhile
-                while job.next_hash != unit.index and job.error is None:
+                while job.next_hash != unit.seq and job.error is None:
                     job.cond.wait()
                 if job.error is None:
                     for h in job.hashers:
                         h.update(data)
-                job.next_hash = max(job.next_hash, unit.index + 1)
+                job.next_hash = max(job.next_hash, unit.seq + 1)
                 job.finished += 1
                 job.cond.notify_all()
                 last = job.finished == len(job.units)

@@ -102,8 +102,8 @@ def _from_local_dir(path: Path) -> Resolved:
             if algorithm is not None and (path.is_dir() or name in (path.name, "config.json")):
                 expected[name] = Expected(algorithm, etag, f"the hf download metadata (commit {commit.strip()[:12]})")
                 commits.add(commit.strip())
-    commit = commits.pop() if len(commits) == 1 else None
-    return Resolved(path, None, commit if commit and _SHA1.match(commit) else None, expected)
+    only = commits.pop() if len(commits) == 1 else None
+    return Resolved(path, None, only if only and _SHA1.match(only) else None, expected)
 
 
 def _repo_folder_of(path: Path) -> Path | None:

@@ -14,7 +14,7 @@ reader, and returns a small ``Partial`` that is merged into the tensor's ``Scan`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -89,7 +89,7 @@ def scan(raw: np.ndarray, dtype: str, first_element: int, scratch: np.ndarray | 
     p = Partial(sample=sample(raw))
     layout = FLOAT_LAYOUTS.get(dtype)
     if layout is not None:
-        bits = raw.view(layout.uint)
+        bits: Any = raw.view(layout.uint)
         if layout.nan_exact is not None:
             _scan_exact_nan(bits, layout, dtype, first_element, p)
         else:
@@ -99,7 +99,7 @@ def scan(raw: np.ndarray, dtype: str, first_element: int, scratch: np.ndarray | 
         return p
     int_type = INT_DTYPES.get(dtype)
     if int_type is not None:
-        values = raw.view(int_type)
+        values: Any = raw.view(int_type)
         p.zeros = values.size - int(np.count_nonzero(values))
         if stats and values.size:
             _stats(values.astype(np.float64), p)
@@ -108,7 +108,7 @@ def scan(raw: np.ndarray, dtype: str, first_element: int, scratch: np.ndarray | 
     return p
 
 
-_SIGNED = {np.uint8: np.int8, np.uint16: np.int16, np.uint32: np.int32, np.uint64: np.int64}
+_SIGNED: dict[Any, Any] = {np.uint8: np.int8, np.uint16: np.int16, np.uint32: np.int32, np.uint64: np.int64}
 
 
 def _scan_ieee(bits: np.ndarray, layout: BitLayout, first: int, scratch: np.ndarray | None, p: Partial,
@@ -130,7 +130,8 @@ def _scan_ieee(bits: np.ndarray, layout: BitLayout, first: int, scratch: np.ndar
     specials = top_s >= layout.special or top_u >= sign | layout.special
     if not (specials or count_zeros):
         return  # the common case: finite, not all zero; the exact zero count is only needed for --tensors
-    out = scratch[:bits.nbytes].view(layout.uint) if scratch is not None and scratch.nbytes >= bits.nbytes else None
+    fits = scratch is not None and scratch.nbytes >= bits.nbytes
+    out: Any = scratch[:bits.nbytes].view(layout.uint) if fits else None
     masked = np.bitwise_and(bits, layout.uint(layout.abs_mask), out=out)
     p.zeros = masked.size - int(np.count_nonzero(masked))
     if not specials:
