@@ -4,7 +4,8 @@ The checkpoint is TinyLlama-1.1B's layout (fixtures/layouts, dumped from transfo
 BF16 data (finite values) and written by the safetensors library: one 2.2 GB `model.safetensors`, as that repo
 ships it, then the same model as 4 shards (where `--jobs` can hash files in parallel). Each is laid out as a
 Hugging Face cache (blobs named by sha256, a snapshot of symlinks, refs/main) so that `hf cache verify` can
-check it against the local Hub stand-in, which lists the real digests. Contenders, each a fresh process (start-up included), interleaved, page cache warm:
+check it against the local Hub stand-in, which lists the real digests. Contenders, each a fresh process
+(start-up included), interleaved, page cache warm:
 
 - floor: Python's hashlib.sha256 over the same files in one thread (every byte must be hashed: the floor);
 - `sha256sum` (coreutils);
