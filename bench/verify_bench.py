@@ -38,7 +38,7 @@ SHARDS = 4  # the second run: the same model saved as 4 shards + index (as a 1 G
 
 FLOOR = """
 import hashlib, sys, pathlib
-buf = bytearray(8 << 20); view = memoryview(buf)
+buf = bytearray(1 << 20); view = memoryview(buf)  # 1 MiB: hashlib's fastest buffer here (8 MiB: +25% CPU)
 for p in sys.argv[1:]:
     h = hashlib.sha256()
     with open(p, "rb", buffering=0) as f:
