@@ -221,8 +221,18 @@ def lock_command(
             from .verify import verify as run_verify
             report = run_verify(target, revision=revision, token=token, progress=progress, show_progress=not quiet)
         else:
+            from .verify.target import known_content
+            known = known_content(target)  # a Hugging Face cache snapshot: the Hub's digests, not read
+            source = None
+            if known is not None:
+                from .sources.local import LocalSource
+                source = LocalSource(known.path)
             report = audit(target, revision=revision, token=token,
-                           use_cache=not no_cache, progress=progress)
+                           use_cache=not no_cache, progress=progress, source=source)
+            if known is not None:
+                report.file_sha256 = {n: e.digest for n, e in known.expected.items() if e.algorithm == "sha256"}
+                report.source = {**report.source, **({"repo": known.repo_id} if known.repo_id else {}),
+                                 **({"commit": known.commit} if known.commit else {})}
         from .formats.common import summary_line
         if report.failing and not force:
             _stderr(summary_line(report))

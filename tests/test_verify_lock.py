@@ -131,3 +131,18 @@ def test_lock_of_a_hub_repo_records_listing_hashes_and_commit(clean: Path, tmp_p
         proc = run_cli("diff", str(lock), "org/tiny", "-q", env=env)
         assert proc.returncode == 0
         np.testing.assert_equal(sha(local / "model.safetensors") != sha(clean / "model.safetensors"), True)
+
+
+def test_lock_of_a_cache_snapshot_records_the_hub_digests_without_reading(clean: Path, tmp_path: Path) -> None:
+    import subprocess
+    with HubStub() as hub:
+        hub.add_repo("org/tiny", {p.name: p for p in clean.iterdir()})
+        env = hub.hf_env(tmp_path / "home")
+        subprocess.run([sys.executable, "-c", "from huggingface_hub import snapshot_download; "
+                        "snapshot_download('org/tiny')"], env=env, check=True, capture_output=True, timeout=120)
+    folder = tmp_path / "home" / "hub" / "models--org--tiny"
+    lock = tmp_path / "cache.lock.json"
+    assert run_cli("lock", str(folder), "-o", str(lock)).returncode == 0
+    doc = json.loads(lock.read_text())
+    assert doc["source"]["repo"] == "org/tiny" and len(doc["source"]["commit"]) == 40
+    assert doc["files"][0]["sha256"] == sha(clean / "model.safetensors")

@@ -159,3 +159,15 @@ def _from_snapshot(path: Path, folder: Path) -> Resolved:
             elif _SHA1.match(digest):
                 expected[key] = Expected("git-sha1", digest, "hf cache blob name")
     return Resolved(path, repo_id, commit if commit and _SHA1.match(commit) else None, expected)
+
+
+def known_content(target: str) -> Resolved | None:
+    """What a local target's Hugging Face bookkeeping says without reading the weights (cache blob names,
+    ``hf download`` metadata), for ``lock`` without ``--verify``; None for anything else."""
+    if not Path(target).expanduser().exists():
+        return None
+    try:
+        resolved = resolve(target)
+    except (TargetNotFound, UsageError):
+        return None
+    return resolved if resolved.expected else None
