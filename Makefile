@@ -28,6 +28,7 @@ coverage: install
 
 bench: install
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/verify_bench.py
 
 clean:
 	rm -rf $(VENV) demo bench/work *.egg-info .pytest_cache

@@ -128,4 +128,5 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
         return Report(target=str(target), source=checkpoint.source, totals=totals, files=inventory.files,
                       groups=groups, reconciliation=reconciliation, findings=findings,
                       ignored_files=checkpoint.ignored, tensors=inventory.tensors, fail_on=fail_on,
-                      ignored_codes=codes, include_tensors=include_tensors, lost=lost)
+                      ignored_codes=codes, include_tensors=include_tensors, lost=lost,
+                      file_sha256=dict(getattr(source, "lfs_sha256", None) or {}))

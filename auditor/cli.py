@@ -166,6 +166,60 @@ def _colored(line: str, color: Color) -> str:
     return colorize(line) if use_color(color, sys.stderr) else line
 
 
+@app.command("verify")
+def verify_command(
+    target: Annotated[str, typer.Argument(help="Checkpoint directory, .safetensors file, Hugging Face cache snapshot "
+                                               "(models--org--name[/snapshots/COMMIT]) or a repo id in the cache.")],
+    against: Annotated[Optional[str], typer.Option(
+        "--against", help="Compare the files' sha256 with this Hub repo's listing: org/name[@revision] (one "
+                          "request, no download).")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Reader threads (default: the "
+                                                                            "number of cores).")] = None,
+    format: FormatOpt = Format("table"),  # noqa: A002
+    output: OutputOpt = None,
+    fail_on: FailOnOpt = None,
+    ignore: IgnoreOpt = None,
+    policy: PolicyOpt = None,
+    no_policy: NoPolicyOpt = False,
+    lock: Annotated[Optional[Path], typer.Option("--lock", help="Lock file to compare against, content "
+                                                               "included.")] = None,
+    expect_parameters: Annotated[Optional[str], typer.Option("--expect-parameters", help="As for audit.")] = None,
+    tolerance: Annotated[Optional[str], typer.Option("--tolerance", help="As for audit.")] = None,
+    allow_dtype: Annotated[Optional[list[str]], typer.Option("--allow-dtype", help="As for audit.")] = None,
+    forbid_unexplained: Annotated[Optional[bool], typer.Option(
+        "--forbid-unexplained/--allow-unexplained", help="As for audit.", show_default=False)] = None,
+    tied_head: Annotated[Optional[str], typer.Option("--tied-head", help="As for audit.")] = None,
+    max_shard_bytes: Annotated[Optional[str], typer.Option("--max-shard-bytes", help="As for audit.")] = None,
+    tensors: Annotated[bool, typer.Option("--tensors", help="Include every tensor, with value statistics "
+                                                            "(min, max, mean |x|, zero fraction).")] = False,
+    revision: Annotated[Optional[str], typer.Option(
+        "--revision", help="Cached revision (branch, tag or commit) of a repo id or cache folder.")] = None,
+    token: TokenOpt = None,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Everything audit does, plus reading every byte once: sha256 of every file (against the Hub's, from a
+    cache snapshot or --against), NaN/Inf/all-zero tensors, tied copies that differ, duplicated tensors."""
+    from .verify import verify
+
+    def body() -> int:
+        prepare_output(output)
+        rules = _policy(policy, no_policy, fail_on=value(fail_on), ignore=ignore or None,
+                        lock=str(lock) if lock is not None else None, expect_parameters=expect_parameters,
+                        tolerance=tolerance, allowed_dtypes=allow_dtype or None,
+                        forbid_unexplained=forbid_unexplained, tied_head=value(tied_head),
+                        max_shard_bytes=max_shard_bytes)
+        report = verify(target, policy=rules, against=against, revision=revision, token=token, jobs=jobs,
+                        include_tensors=tensors, progress=None if quiet else stderr, show_progress=not quiet)
+        emit(formatter(format.value)(report), output)
+        if not quiet and (format.value != "table" or output is not None):
+            from .formats.common import summary_line
+            stderr(summary_line(report))
+        return report.exit_code
+
+    run(debug, body)
+
+
 @app.command("lock")
 def lock_command(
     target: Annotated[str, typer.Argument(metavar="TARGET", help="Checkpoint directory, .safetensors file, or Hub repo (org/name"
@@ -173,25 +227,49 @@ def lock_command(
     output: OutputOpt = None,
     variant: Annotated[Optional[str], typer.Option("--variant", metavar="VARIANT", help="Lock model.VARIANT.safetensors.")] = None,
     hub: HubOpt = False,
+    verify: Annotated[bool, typer.Option("--verify", help="Read every byte (as `st-audit verify`): record each "
+                                                          "file's sha256 and refuse NaN/Inf/broken copies.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Write the lock even when the checkpoint fails.")] = False,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
     no_cache: NoCacheOpt = False,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """Write a deterministic JSON snapshot of the checkpoint (inventory, totals, ledger, files) to compare
-    later checkpoints against with `audit --lock` or `diff`."""
+    """Write a deterministic JSON snapshot of the checkpoint (inventory, totals, ledger, files with their
+    sha256 when known, source repo and commit) to compare later checkpoints against with `audit --lock`,
+    `verify --lock` or `diff`. A checkpoint that fails is not locked (exit 1) unless --force."""
     from . import lock
     from .audit import audit
 
     def body() -> int:
         prepare_output(output)
         progress = None if quiet else stderr
-        report = audit(target, revision=revision, token=token, use_cache=not no_cache, progress=progress,
-                       hub=hub, variant=variant)
+        if verify:
+            from .verify import verify as run_verify
+            report = run_verify(target, revision=revision, token=token, progress=progress, show_progress=not quiet)
+        else:
+            from .verify.target import known_content
+            known = known_content(target)  # a Hugging Face cache snapshot: the Hub's digests, not read
+            source = None
+            if known is not None:
+                from .sources.local import LocalSource
+                source = LocalSource(known.path)
+            report = audit(target, revision=revision, token=token, use_cache=not no_cache, progress=progress,
+                           hub=hub, variant=variant, source=source)
+            if known is not None:
+                report.file_sha256 = {n: e.digest for n, e in known.expected.items() if e.algorithm == "sha256"}
+                report.source = {**report.source, **({"repo": known.repo_id} if known.repo_id else {}),
+                                 **({"commit": known.commit} if known.commit else {})}
+        from .formats.common import summary_line
+        if report.failing and not force:
+            stderr(summary_line(report))
+            for f in report.failing[:5]:
+                stderr(f"  {f.severity.upper()} {f.code}: {f.message}")
+            stderr("st-audit: not writing a lock of a failing checkpoint (fix it, or pass --force)")
+            return 1
         emit(lock.dumps(lock.snapshot(report)), output)
         if not quiet:
-            from .formats.common import summary_line
             stderr(summary_line(report) + (f"; lock written to {output}" if output is not None else ""))
         return 0
 
@@ -205,20 +283,23 @@ def diff_command(
     format: TextFormatOpt = None,  # noqa: A002
     output: OutputOpt = None,
     hub: HubOpt = False,
+    verify: Annotated[bool, typer.Option("--verify", help="Read every byte of checkpoint sides, so files are "
+                                                          "compared by sha256 rather than size.")] = False,
     token: TokenOpt = None,
     no_cache: NoCacheOpt = False,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Compare two checkpoints, two revisions of one Hub repo (org/name@v1 org/name@refs/pr/3), or lock files:
-    tensors added and removed, shape and dtype changes, parameter deltas. Exit 0 when identical, 1 when they
-    differ."""
+    tensors added and removed, shape and dtype changes, files whose content differs (sha256 when both sides know
+    it, else size), parameter deltas. Exit 0 when identical, 1 when they differ."""
     from .diff import diff, format_diff
 
     def body() -> int:
         prepare_output(output)
         fmt = env_format(value(format), TEXT_FORMATS)
-        changes = diff(a, b, token=token, use_cache=not no_cache, progress=None if quiet else stderr, hub=hub)
+        changes = diff(a, b, token=token, use_cache=not no_cache, progress=None if quiet else stderr, hub=hub,
+                       content=verify)
         emit(format_diff(changes, a, b, fmt), output)
         return 0 if changes.identical else 1
 

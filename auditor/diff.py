@@ -3,7 +3,10 @@
 Each side is a lock file (read as is) or anything ``audit()`` accepts (directory, .safetensors file, Hub
 repo id), turned into the same snapshot a lock file holds. The comparison is by tensor name: added,
 removed, reshaped, retyped; then parameter deltas per component, per tensor pattern and in total.
-The file layout (shard names and sizes) is shown but does not by itself make two checkpoints differ.
+Files present on both sides are compared by content: by sha256 when both sides know it (a Hub listing, a
+lock written with hashes, ``--verify``), by size otherwise; a file whose content differs makes the two
+checkpoints differ (a truncated shard is not "identical"). Files only added or removed (re-sharding) are
+shown as layout but do not by themselves make two checkpoints differ.
 """
 
 from __future__ import annotations
@@ -38,11 +41,12 @@ class Changes:
     dtypes: list[tuple[str, int, int]] = field(default_factory=list)      # (dtype, params in a, in b)
     files_changed: list[str] = field(default_factory=list)
     file_names: list[str] = field(default_factory=list)
+    content: list[tuple[str, str, Any, Any]] = field(default_factory=list)  # (file, "sha256"|"size", a, b)
 
     @property
     def identical(self) -> bool:
         ta, tb = self.totals
-        return not (self.added or self.removed or self.reshaped or self.retyped or self.meta
+        return not (self.added or self.removed or self.reshaped or self.retyped or self.meta or self.content
                     or ta.get("parameters") != tb.get("parameters") or ta.get("tensors") != tb.get("tensors"))
 
     @staticmethod
@@ -77,6 +81,7 @@ class Changes:
             "patterns": rows(self.templates, "pattern"),
             "dtypes": rows(self.dtypes, "dtype"),
             "file_changes": self.files_changed,
+            "content_changes": [{"file": n, "by": how, "a": x, "b": y} for n, how, x, y in self.content],
         }
 
 
@@ -127,7 +132,22 @@ def compare(a: dict[str, Any], b: dict[str, Any]) -> Changes:
         else:
             continue
         ch.file_names.append(name)
+    ch.content = content_changes(a.get("files", []), b.get("files", []))
     return ch
+
+
+def content_changes(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[tuple[str, str, Any, Any]]:
+    """Files on both sides whose content differs: by sha256 when both know it, else by size."""
+    fa, fb = {f["name"]: f for f in a}, {f["name"]: f for f in b}
+    out = []
+    for name in sorted(set(fa) & set(fb)):
+        ha, hb = fa[name].get("sha256"), fb[name].get("sha256")
+        if ha and hb:
+            if ha != hb:
+                out.append((name, "sha256", ha, hb))
+        elif fa[name].get("size") != fb[name].get("size"):
+            out.append((name, "size", fa[name].get("size"), fb[name].get("size")))
+    return out
 
 
 def _component_params(doc: dict[str, Any]) -> dict[str, int]:
@@ -174,8 +194,10 @@ def _deltas(a: dict[str, int], b: dict[str, int]) -> list[tuple[str, int, int]]:
 # -- loading a side ----------------------------------------------------------------------------------------
 
 def load_side(target: str, *, token: str | None = None, use_cache: bool = True,
-              progress: Callable[[str], None] | None = None, hub: bool = False) -> dict[str, Any]:
-    """A snapshot of ``target``: a lock file is read directly, anything else is audited."""
+              progress: Callable[[str], None] | None = None, hub: bool = False,
+              content: bool = False) -> dict[str, Any]:
+    """A snapshot of ``target``: a lock file is read directly, anything else is audited (``content``: verified,
+    every byte read, so files are compared by sha256)."""
     path = Path(target)
     if path.is_file() and not path.name.endswith(".safetensors"):
         try:
@@ -184,6 +206,9 @@ def load_side(target: str, *, token: str | None = None, use_cache: bool = True,
             raise UsageError(f"{target} is neither a checkpoint (directory, .safetensors file, Hub repo id) nor "
                              "an st-audit lock file") from None
         return lockmod.read(path)
+    if content:
+        from .verify import verify
+        return lockmod.snapshot(verify(target, token=token, progress=progress))
     from .audit import audit
     # a Hub side may pin its own revision: org/name@v1 against org/name@refs/pr/3
     return lockmod.snapshot(audit(target, token=token, use_cache=use_cache, progress=progress, hub=hub))
@@ -231,6 +256,9 @@ def format_diff(changes: Changes, a: str, b: str, fmt: str = "table") -> str:
     section(f"dtype changes ({plural(len(changes.retyped), 'tensor')})",
             [f"{code(p)} {x} -> {y}" for p, x, y in changes.grouped(changes.retyped)])
     section("metadata changes", [f"{f}: {value(x)} -> {value(y)}" for f, x, y in changes.meta])
+    section(f"content changes ({len(changes.content):,} files)",
+            [f"{code(n)} {how} {value(x) if how == 'size' else x} -> {value(y) if how == 'size' else y}"
+             for n, how, x, y in changes.content])
     for title, head, rows in (("parameters by component", "component", changes.components),
                               ("parameters by dtype", "dtype", changes.dtypes),
                               ("parameters by tensor pattern", "pattern", changes.templates)):

@@ -79,6 +79,15 @@ CODES: dict[str, tuple[Severity, str]] = {
     "lora-pair-incomplete": ("error", "a LoRA down/A matrix without its up/B partner, or the reverse"),
     "lora-names-invalid": ("error", "LoRA tensor names follow no convention a loader accepts (e.g. kohya names without the '.lora_down' dot)"),
     "component-missing": ("error", "a pipeline component or module has no safetensors weights or could not be audited"),
+    # content (st-audit verify: every byte read)
+    "hash-mismatch": ("error", "a file's sha256 (git blob id for non-LFS files) differs from the Hub's"),
+    "hub-file-missing": ("error", "a file of the Hub repo is missing locally (weights, index, config: error; others: warning)"),
+    "file-not-on-hub": ("warning", "a local file is not in the Hub repo's listing"),
+    "tensor-nan": ("error", "a tensor holds NaN values (count and first index in the message)"),
+    "tensor-inf": ("error", "a tensor holds infinite values (count and first index in the message)"),
+    "tensor-all-zero": ("warning", "a weight matrix or embedding is entirely zero (norms and biases are not flagged)"),
+    "tied-copy-differs": ("error", "a stored copy that must equal another tensor (tied LM head, MTP embedding) differs"),
+    "tensor-duplicate": ("warning", "two distinct weight tensors hold identical bytes (a layer copied over another?)"),
 }
 
 

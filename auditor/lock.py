@@ -3,8 +3,10 @@
 ``st-audit lock TARGET -o st-audit.lock.json`` writes it; ``st-audit audit TARGET --lock FILE`` compares a
 checkpoint against it (``lock-drift`` findings naming the tensors); ``st-audit diff`` reads it as one side.
 
-The snapshot holds no timestamps, paths or versions and every list has a fixed order, so the same
-checkpoint always gives the same bytes. Tensors are stored grouped: one entry per name template, dtype and
+The snapshot holds no timestamps or paths and every list has a fixed order, so the same checkpoint always
+gives the same bytes (for one st-audit version, which it records). Content is recorded when known: each
+file's sha256 (the Hub listing's for a Hub repo, computed for ``lock --verify``) and the source repo and
+commit; locks written before these keys existed still load, and their files are then compared by size. Tensors are stored grouped: one entry per name template, dtype and
 shape, with the exact set of indices written as products of ranges (``"0..35"``, or
 ``"3..60 x 0..255"`` for layer x expert), which expands back to every tensor name.
 """
@@ -74,8 +76,12 @@ def snapshot(report: Report) -> dict[str, Any]:
             entry["indices"] = codes
         groups.append(entry)
     groups.sort(key=lambda e: (e["template"], e["dtype"], e["shape"]))
-    return {
+    from . import __version__
+    source = {k: report.source[k] for k in ("repo", "revision", "commit") if report.source.get(k) is not None}
+    doc: dict[str, Any] = {
         LOCK_KEY: LOCK_VERSION,
+        "st_audit_version": __version__,
+        **({"source": source} if source else {}),
         "model_type": rec.model_type,
         "architecture": rec.architecture,
         "totals": report.totals.to_dict(),
@@ -84,10 +90,12 @@ def snapshot(report: Report) -> dict[str, Any]:
         "ledger": dict(rec.ledger),
         "components": [{"component": c.component, "layer_type": c.layer_type, "layers": c.layers,
                         "expected": c.expected, "actual": c.actual} for c in rec.components],
-        "files": sorted(({"name": f.name, "size": f.size, "tensors": f.tensors, "data_bytes": f.data_bytes}
+        "files": sorted(({"name": f.name, "size": f.size, "tensors": f.tensors, "data_bytes": f.data_bytes,
+                          **({"sha256": report.file_sha256[f.name]} if f.name in report.file_sha256 else {})}
                          for f in report.files), key=lambda f: f["name"]),
         "groups": groups,
     }
+    return doc
 
 
 _NUMBER_LIST = re.compile(r"\[\n\s*(-?\d+(?:,\n\s*-?\d+)*)\n\s*\]")
@@ -182,7 +190,21 @@ def drift(lock: dict[str, Any], report: Report, *, lock_name: str = "the lock") 
     for field, a, b in changes.meta:
         out.append(finding("lock-drift", f"{field} changed since {lock_name}: {value(a)} -> {value(b)}",
                            severity="warning"))
-    if changes.files_changed:
+    if changes.content:
+        # the sole sign of retrained or corrupted weights when the inventory is unchanged; otherwise a consequence
+        explained = bool(changes.added or changes.removed or changes.reshaped or changes.retyped)
+        out.append(finding("lock-drift", f"{plural(len(changes.content), 'file')} changed content since {lock_name}"
+                           + (" (with the tensor changes above)" if explained else "") + ": "
+                           + _shown([f"{n} ({how} {_short(x)} -> {_short(y)})" for n, how, x, y in changes.content]),
+                           files=[n for n, _, _, _ in changes.content], severity="info" if explained else None))
+    changed = {n for n, _, _, _ in changes.content}
+    layout = [(line, n) for line, n in zip(changes.files_changed, changes.file_names) if n not in changed]
+    if layout:
         out.append(finding("lock-drift", f"the file layout differs from {lock_name}: "
-                           f"{_shown(changes.files_changed)}", files=changes.file_names, severity="info"))
+                           f"{_shown([line for line, _ in layout])}", files=[n for _, n in layout], severity="info"))
     return out
+
+
+def _short(v: Any) -> str:
+    """A digest shortened for messages (the full ones are in the lock and in verify's JSON), or a size."""
+    return f"{v[:12]}..." if isinstance(v, str) and len(v) == 64 else (f"{v:,} bytes" if isinstance(v, int) else str(v))

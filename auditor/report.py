@@ -34,6 +34,9 @@ class Report:
     include_tensors: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
     lost: Lost = field(default_factory=Lost)  # files that could not be read (rootcause.fold uses it again)
+    # content, when known: file -> sha256 (the Hub listing's LFS digests, or computed by `verify`)
+    file_sha256: dict[str, str] = field(default_factory=dict)
+    tensor_extra: dict[str, dict[str, Any]] = field(default_factory=dict)  # tensor -> more keys (verify's stats)
 
     @property
     def active_findings(self) -> list[Finding]:
@@ -89,7 +92,8 @@ class Report:
         if self.include_tensors:
             doc["tensors"] = [{"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "elements": t.elements,
                                "bytes": t.nbytes, "file": t.file, "offsets": [t.start, t.end],
-                               "category": rec.categories.get(t.name, "unexplained")}
+                               "category": rec.categories.get(t.name, "unexplained"),
+                               **self.tensor_extra.get(t.name, {})}
                               for t in self.tensors.values()]
         doc.update(self.extra)
         return doc

@@ -31,6 +31,10 @@ are unquoted afterwards, so ``refs%2Fpr%2F1`` is the revision ``refs/pr/1``):
   unsatisfiable range gives ``416`` with ``Content-Range: bytes */total``.
   Malformed or multi-part ranges are ignored (``200``, whole file), as RFC 9110
   allows.
+* ``GET /api/models/{repo}/tree/{rev}[/{path}]`` (``?recursive=true``): the
+  files as ``list_repo_tree`` reads them (``type``, ``path``, ``size``, ``oid``
+  = git blob id, and ``lfs: {oid = sha256, size, pointerSize}``), one page;
+  what ``HfApi.verify_repo_checksums`` / ``hf cache verify`` compare against.
 * ``GET /api/agent-harnesses``: ``404`` (telemetry probe of huggingface_hub).
 
 Errors carry a JSON body ``{"error": msg}`` plus ``X-Error-Code`` and
@@ -44,7 +48,7 @@ RevisionNotFound``; missing file -> ``404 EntryNotFound`` (with
 Hashes: ``blobId`` and ``ETag`` are git blob sha1s (faked, like the sha256,
 for a non-LFS file over ``REAL_HASH_LIMIT``).  For LFS files the
 ``sha256`` is the real sha256 of the content when the file is at most
-``REAL_HASH_LIMIT`` bytes, and otherwise a cheap deterministic *fake* (sha256
+``real_hash_limit`` bytes (a knob, default ``REAL_HASH_LIMIT``), and otherwise a cheap deterministic *fake* (sha256
 of ``"hubstub:{repo}:{path}:{size}"``) because hashing GBs of sparse holes is
 slow; ``RepoFile.sha256`` overrides both.  The LFS blobId is the git sha1 of
 the pointer file built from that sha256, as on the real Hub.  No client
@@ -86,8 +90,16 @@ CHUNK = 256 * 1024
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 _REPO = r"(?P<repo>[^/]+(?:/[^/]+)?)"  # "org/name" or legacy "name"
 _ROUTE_INFO = re.compile(rf"^/api/models/{_REPO}(?:/revision/(?P<rev>[^/]+))?$")
+_ROUTE_TREE = re.compile(rf"^/api/models/{_REPO}/tree/(?P<rev>[^/]+)(?:/(?P<path>.+))?$")
 _ROUTE_RESOLVE = re.compile(rf"^/{_REPO}/resolve/(?P<rev>[^/]+)/(?P<path>.+)$")
 _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
+
+
+def _sha256_of(f: RepoFile) -> str:
+    h = hashlib.sha256()
+    for block in f.iter_bytes(0, f.size, 8 * 1024 * 1024):
+        h.update(block)
+    return h.hexdigest()
 
 
 def fake_commit(seed: str) -> str:
@@ -292,6 +304,10 @@ class HubStub:
       set.  ``fail_first`` counts down as failures are served.
     * ``valid_tokens``: tokens (``Authorization: Bearer X``) that may read
       private and gated repos.  Contains ``DEFAULT_TOKEN`` by default.
+    * ``real_hash_limit``: LFS files up to this many bytes are listed with
+      their real sha256 (computed once per file and cached by stat); bigger
+      ones get a cheap fake.  Raise it when a test or benchmark verifies
+      content against the listing.
 
     Accounting (thread-safe): ``requests`` (a snapshot list of
     ``RequestLog``), ``request_count`` and ``bytes_sent``.  Calls to
@@ -310,6 +326,7 @@ class HubStub:
         fail_status: int = 500,
         retry_after: str | None = None,
         valid_tokens: set[str] | None = None,
+        real_hash_limit: int = REAL_HASH_LIMIT,
     ) -> None:
         self.repos: dict[str, Repo] = {}
         for repo_id, repo in (repos or {}).items():
@@ -320,6 +337,7 @@ class HubStub:
         self.fail_status = fail_status
         self.retry_after = retry_after
         self.valid_tokens: set[str] = {DEFAULT_TOKEN} if valid_tokens is None else set(valid_tokens)
+        self.real_hash_limit = real_hash_limit
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._in_flight = 0
@@ -434,9 +452,9 @@ class HubStub:
         if f.sha256:
             return f.sha256
         size = f.size
-        if size > REAL_HASH_LIMIT:
+        if size > self.real_hash_limit:
             return hashlib.sha256(f"hubstub:{repo_id}:{name}:{size}".encode()).hexdigest()
-        return self._cached("sha256", f, lambda: hashlib.sha256(f.read_all()).hexdigest())
+        return self._cached("sha256", f, lambda: _sha256_of(f))
 
     def _blob_id(self, repo_id: str, name: str, f: RepoFile) -> tuple[str, int | None]:
         """(git blob sha1, LFS pointer size or None)."""
@@ -508,6 +526,9 @@ class HubStub:
             repo_id, rev = unquote(m["repo"]), unquote(m["rev"]) if m["rev"] else "main"
             blobs = any(v.lower() == "true" for v in parse_qs(query).get("blobs", []))
             return self._model_info(h, entry, head, repo_id, rev, blobs)
+        if m := _ROUTE_TREE.match(raw_path):
+            rev, prefix = unquote(m["rev"]), unquote(m["path"]) if m["path"] else ""
+            return self._tree(h, entry, head, unquote(m["repo"]), rev, prefix)
         if m := _ROUTE_RESOLVE.match(raw_path):
             return self._resolve(h, entry, head, unquote(m["repo"]), unquote(m["rev"]), unquote(m["path"]))
         return self._error(h, entry, head, 404, None, f"hubstub: no route for {h.command} {raw_path}")
@@ -563,6 +584,23 @@ class HubStub:
         }
         body = json.dumps(info).encode()
         self._send(h, entry, head, 200, {"Content-Type": "application/json"}, body)
+
+    def _tree(self, h: _Handler, entry: RequestLog, head: bool, repo_id: str, rev: str, prefix: str) -> None:
+        repo = self._lookup(h, entry, head, repo_id)
+        if repo is None:
+            return
+        if repo.resolve_revision(rev) is None:
+            return self._error(h, entry, head, 404, "RevisionNotFound", f"Invalid rev id: {rev}")
+        items = []
+        for name, f in sorted(repo.files.items()):
+            if prefix and not name.startswith(prefix.rstrip("/") + "/"):
+                continue
+            blob_id, pointer_size = self._blob_id(repo_id, name, f)
+            item: dict = {"type": "file", "oid": blob_id, "size": f.size, "path": name}
+            if pointer_size is not None:
+                item["lfs"] = {"oid": self._lfs_sha256(repo_id, name, f), "size": f.size, "pointerSize": pointer_size}
+            items.append(item)
+        self._send(h, entry, head, 200, {"Content-Type": "application/json"}, json.dumps(items).encode())
 
     def _resolve(self, h: _Handler, entry: RequestLog, head: bool, repo_id: str, rev: str, name: str) -> None:
         repo = self._lookup(h, entry, head, repo_id)

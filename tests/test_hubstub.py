@@ -310,10 +310,30 @@ def test_gated_repo(hub, tmp_path):
 def test_unknown_route_and_agent_harnesses(hub):
     s = get_session()
     assert s.get(f"{hub.url}/api/agent-harnesses").status_code == 404
-    r = s.get(f"{hub.url}/api/models/org/a/tree/main")
+    r = s.get(f"{hub.url}/api/models/org/a/commits/main")
     assert r.status_code == 404 and "x-error-code" not in r.headers
     assert hub.request_count == 1  # the telemetry probe is not counted
     assert len(hub.requests) == 2
+
+
+def test_tree_listing_is_what_verify_repo_checksums_compares(hub, api, tmp_path: Path) -> None:
+    """list_repo_tree parses the stub's tree; verify_repo_checksums (hf cache verify) accepts a true copy and
+    names a changed file, with the real sha256 (LFS) and git blob id (other files)."""
+    data = b"\x08" + b"\0" * 7 + b"{}      " + bytes(range(64))
+    hub.add_repo("org/t", {"model.safetensors": data, "config.json": "{}", "sub/x.json": "[]"})
+    entries = {e.path: e for e in api.list_repo_tree("org/t", recursive=True)}
+    assert set(entries) == {"model.safetensors", "config.json", "sub/x.json"}
+    assert entries["model.safetensors"].lfs.sha256 == hashlib.sha256(data).hexdigest()
+    assert entries["config.json"].lfs is None and entries["config.json"].blob_id == hashlib.sha1(b"blob 2\0{}").hexdigest()
+    local = tmp_path / "copy"
+    (local / "sub").mkdir(parents=True)
+    (local / "model.safetensors").write_bytes(data)
+    (local / "config.json").write_text("{}")
+    (local / "sub" / "x.json").write_text("[]")
+    result = api.verify_repo_checksums("org/t", local_dir=local)
+    assert result.checked_count == 3 and not result.mismatches and not result.missing_paths
+    (local / "config.json").write_text("{ }")
+    assert [m["path"] for m in api.verify_repo_checksums("org/t", local_dir=local).mismatches] == ["config.json"]
 
 
 # -- range semantics -----------------------------------------------------------------

@@ -144,7 +144,7 @@ class HubSource:
                  use_cache: bool = True, progress: Callable[[str], None] | None = None,
                  endpoint: str | None = None, cache_dir: str | os.PathLike[str] | None = None,
                  workers: int = 64, timeout: float = 30.0, max_retries: int = 4, backoff: float = 0.5,
-                 progress_interval: float = 1.0) -> None:
+                 progress_interval: float = 1.0, prefetch: bool = True) -> None:
         self.target = repo_id
         self.repo_id = repo_id
         self.revision = revision or None
@@ -158,8 +158,10 @@ class HubSource:
         self.max_retries = max_retries
         self.backoff = backoff
         self.progress_interval = progress_interval
+        self.prefetch = prefetch  # False: the listing only (verify --against), no small-file downloads
         self.commit: str | None = None
         self.lfs_sha256: dict[str, str] = {}
+        self.git_sha1: dict[str, str] = {}  # git blob ids of the files that are not in LFS (verify compares them)
         self.traffic = Traffic()
         self.cache_hits = 0
         self._files: dict[str, int | None] | None = None
@@ -192,13 +194,15 @@ class HubSource:
                 files[sibling.rfilename] = size
                 if lfs is not None and lfs.sha256:
                     self.lfs_sha256[sibling.rfilename] = lfs.sha256
+                elif lfs is None and isinstance(sibling.blob_id, str):
+                    self.git_sha1[sibling.rfilename] = sibling.blob_id
             self._files = files
             self._listing_store(files)
             try:
                 index_name, singles, _ = choose(files)
             except AuditError:  # only variant files: collect() says so (or audits the --variant asked for)
                 index_name, singles = None, []
-            if index_name is not None or singles:  # a safetensors repo: fetch its small files in the background
+            if self.prefetch and (index_name is not None or singles):  # a safetensors repo: fetch its small files in the background
                 for name in (index_name, "config.json"):
                     if name is not None and name in files:
                         self._prefetch(name)

@@ -1,0 +1,184 @@
+"""``st-audit verify``: everything ``audit`` does, plus reading every byte once.
+
+    target (dir / file / HF cache snapshot / cached repo id)      -> target.resolve
+    audit() from the headers, under the policy                    -> the usual Report
+    one pass over every file: sha256 + tensor values, overlapped  -> engine.run (progress on stderr)
+    digests vs the cache's blob names or the Hub listing          -> digests.digest_findings
+    NaN / Inf / all-zero / tied copies / duplicates               -> checks
+    lock drift, now with content                                  -> lock.drift
+
+Design note: docs/verify.md.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from ..checkpoint import MAX_TENSORS
+from ..findings import SEVERITY_RANK, Finding
+from ..header import Tensor
+from ..report import Report
+from . import digests, engine
+from .target import Expected, resolve
+
+# header problems after which a file's tensor table cannot be trusted for reading values
+UNTRUSTED = frozenset({"not-safetensors", "header-too-small", "header-too-large", "header-length-invalid",
+                       "header-invalid-utf8", "header-invalid-json", "header-duplicate-key", "tensor-entry-invalid",
+                       "dtype-unknown", "tensor-size-mismatch", "offsets-invalid", "file-unreadable", "tensor-limit"})
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def verify(target: str, *, policy: Any = None, against: str | None = None, revision: str | None = None,
+           token: str | None = None, jobs: int | None = None, include_tensors: bool = False,
+           lock: str | None = None, progress: Callable[[str], None] | None = None, show_progress: bool = False,
+           progress_stream: Any = None, chunk: int = engine.CHUNK) -> Report:
+    """Audit ``target`` from its headers, then read every byte once (hashes and tensor values).
+
+    The pass starts as soon as the headers are parsed and runs while the audit (reconciliation with the specs)
+    goes on in this thread: on a free core, the audit costs no wall time.
+    """
+    from .. import lock as lockmod
+    from ..checkpoint import collect
+    from ..policy import Policy, gated_audit
+    from ..sources.local import LocalSource
+    policy = policy if policy is not None else Policy()
+    lock_path = lock or policy.lock
+    lock_doc = lockmod.read(lock_path) if lock_path else None  # fails fast (exit 2) before reading GBs
+    resolved = resolve(target, revision)
+    expected: dict[str, Expected] = dict(resolved.expected)
+    hub_files: set[str] | None = None
+    against_info: dict[str, Any] | None = None
+    if against:
+        listed, hub_files, against_info = digests.hub_listing(against, token=token, progress=progress)
+        expected.update(listed)
+    source = LocalSource(resolved.path)
+    checkpoint = collect(source)
+    jobs = jobs or default_jobs()
+    files = plan_files(source, checkpoint, expected)
+    counter = engine.Progress(sum(j.size for j in files))
+    started = time.monotonic()
+    runner = engine.Runner(files, jobs=jobs, chunk=chunk, stats=include_tensors, progress=counter).start()
+    try:
+        report = gated_audit(target, replace(policy, lock=None), source=_Parsed(source, checkpoint.headers),
+                             include_tensors=include_tensors, progress=progress)
+        if progress:
+            progress(f"verify: reading {len(files)} files, {counter.total:,} bytes, {jobs} threads")
+        if show_progress:
+            from .progress import Display
+            with Display(counter, progress_stream, started=started):
+                scans = runner.join()
+        else:
+            scans = runner.join()
+    except BaseException:
+        runner.stop()
+        raise
+    seconds = time.monotonic() - started
+    if resolved.repo_id:
+        report.source = {**report.source, "repo": resolved.repo_id, "commit": resolved.commit}
+    from . import checks
+    root = source.root
+    by_name = {j.name: j for j in files}
+
+    def locate(t: Tensor) -> tuple[str, int]:
+        return str(root / t.file), by_name[t.file].data_start + t.start
+
+    stored = {name: s.tensor for name, s in scans.items()}
+    categories = report.reconciliation.categories
+    found: list[Finding] = digests.digest_findings(files, expected, hub_files if source.single is None else None,
+                                                   against)
+    found += checks.value_findings(scans, categories)
+    found += checks.copy_findings(scans, checks.copy_pairs(checkpoint.config, stored), categories, locate)
+    report.file_sha256 = {j.name: j.sha256 for j in files if j.sha256}
+    if progress:
+        progress(digest_summary(files, expected))
+    if lock_doc is not None:
+        found += lockmod.drift(lock_doc, report, lock_name=str(lock_path))
+    report.findings = sorted(report.findings + found, key=lambda f: -SEVERITY_RANK[f.severity])
+    report.extra["verify"] = {
+        "jobs": jobs, "bytes": counter.total, "seconds": round(seconds, 3), "against": against_info,
+        "files": [{"name": j.name, "size": j.size, "sha256": j.sha256,
+                   "expected": ({"algorithm": expected[j.name].algorithm, "digest": expected[j.name].digest,
+                                 "origin": expected[j.name].origin} if j.name in expected else None),
+                   "status": digests.file_status(j, expected.get(j.name))} for j in files],
+    }
+    if include_tensors:
+        report.tensor_extra = {name: {"stats": _stats(s)} for name, s in scans.items()}
+    return report
+
+
+class _Parsed:
+    """The local source, with the headers the pass was planned from: the audit does not parse them twice."""
+
+    def __init__(self, source: Any, headers: dict[str, Any]) -> None:
+        self._source = source
+        self._headers = headers
+        self.target = source.target
+
+    def list_files(self) -> dict[str, int | None]:
+        return self._source.list_files()  # type: ignore[no-any-return]
+
+    def read_small(self, name: str) -> bytes:
+        return self._source.read_small(name)  # type: ignore[no-any-return]
+
+    def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
+                     max_tensors: int = MAX_TENSORS) -> dict[str, Any]:
+        missing = [n for n in names if n not in self._headers]
+        out = self._source.read_headers(missing, sizes, tensor_counts, max_tensors) if missing else {}
+        return {n: self._headers[n] if n in self._headers else out[n] for n in names
+                if n in self._headers or n in out}
+
+    def describe(self) -> dict[str, Any]:
+        return self._source.describe()  # type: ignore[no-any-return]
+
+
+def digest_summary(files: list[engine.FileJob], expected: dict[str, Expected]) -> str:
+    """One stderr line: how many files matched the Hub's digests, or why none were compared."""
+    status = [digests.file_status(j, expected.get(j.name)) for j in files]
+    counts = {s: status.count(s) for s in ("match", "mismatch", "unchecked", "unreadable") if s in status}
+    text = ", ".join(f"{n} {s}" for s, n in counts.items())
+    hint = ("" if len(counts) != 1 or "unchecked" not in counts else
+            " (no expected digests: pass --against ORG/NAME, or verify a Hugging Face cache snapshot)")
+    return f"verify: {len(files)} files hashed: {text}{hint}"
+
+
+def plan_files(source: Any, checkpoint: Any, expected: dict[str, Expected]) -> list[engine.FileJob]:
+    """One FileJob per listed file (every byte is hashed); tensors only from the audited files' trustworthy
+    headers, first occurrence of a name only (as the inventory counts them)."""
+    seen: set[str] = set()
+    tensors: dict[str, tuple[int, list[Tensor]]] = {}
+    for name in checkpoint.audited:
+        header = checkpoint.headers.get(name)
+        if header is None or header.header_length is None or any(f.code in UNTRUSTED for f in header.findings):
+            continue
+        own = [t for t in header.tensors if t.name not in seen]
+        seen.update(t.name for t in own)
+        tensors[name] = (8 + header.header_length, sorted(own, key=lambda t: t.start))
+    jobs = []
+    for name, size in sorted(source.list_files().items()):
+        job = engine.FileJob(name, str(source.root / name), size or 0,
+                             git_sha1=name in expected and expected[name].algorithm == "git-sha1")
+        if name in tensors:
+            job.data_start, job.tensors = tensors[name]
+        jobs.append(job)
+    return jobs
+
+
+def _stats(s: engine.Scan) -> dict[str, Any]:
+    t = s.tensor
+    elementwise = engine.DTYPE_BITS.get(t.dtype, 0) >= 8 and t.dtype != "C64"
+    return {"complete": s.complete, "nan": s.nan, "inf": s.inf,
+            "zero_fraction": (s.zeros / t.elements if elementwise else None) if t.elements else None,
+            "min": s.minimum, "max": s.maximum, "mean_abs": s.abs_sum / s.finite if s.finite else None}
+
+
+__all__ = ["verify", "default_jobs", "plan_files"]
