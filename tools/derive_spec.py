@@ -141,14 +141,19 @@ class Searcher:
         self.deadline = time.process_time() + self.BUDGET_S
         self.over_budget = False
         self.fields = numeric_fields(cases)
+        self.maybe_fields = sorted({k for c in cases for k, v in c["cfg"].items()
+                                    if isinstance(v, (int, float)) and not isinstance(v, bool)
+                                    and not NOISE.search(k.split(".")[-1])})
         self.list_fields = [k for k in set.intersection(*(set(c["cfg"]) for c in cases))
                             if all(isinstance(c["cfg"][k], list) for c in cases) and not NOISE.search(k)]
         self._tables: dict[tuple, dict] = {}
 
     def _vectors(self, obs: tuple) -> list[tuple[str, tuple]]:
         vecs = []
-        for f in self.fields:
-            vecs.append((f, tuple(self.cases[ci]["cfg"][f] for ci, _ in obs)))
+        for f in self.maybe_fields:   # numeric in every case of this observation set (null elsewhere is fine)
+            vals = tuple(self.cases[ci]["cfg"].get(f) for ci, _ in obs)
+            if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in vals):
+                vecs.append((f, vals))
         if any(layer is not None for _, layer in obs):
             for f in self.list_fields:
                 try:
@@ -290,9 +295,9 @@ class Searcher:
             return []   # a constant fitted to one or two observations of a branch is not evidence
         if found or depth >= 2 or len(obs) < 2:
             return found
-        for flag in self._flags(obs)[:8]:
-            yes = [(o, v) for o, v in zip(obs, values) if self.cases[o[0]]["cfg"][flag]]
-            no = [(o, v) for o, v in zip(obs, values) if not self.cases[o[0]]["cfg"][flag]]
+        for flag in self._flags(obs)[:10]:
+            yes = [(o, v) for o, v in zip(obs, values) if self._flag(o[0], flag)]
+            no = [(o, v) for o, v in zip(obs, values) if not self._flag(o[0], flag)]
             if not yes or not no:
                 continue
             a = self.explain(tuple(o for o, _ in yes), tuple(v for _, v in yes), known, depth + 1)
@@ -303,10 +308,19 @@ class Searcher:
                 return [f"({a[0]}) if {flag} else ({b[0]})"]
         return []
 
+    def _flag(self, ci: int, flag: str) -> bool:
+        if flag.endswith(" is not None"):
+            return self.cases[ci]["cfg"].get(flag[:-12]) is not None
+        return bool(self.cases[ci]["cfg"][flag])
+
     def _flags(self, obs: tuple) -> list[str]:
+        """Boolean fields that differ across obs, then 'f is not None' for numeric fields null in some cases
+        (a null head_dim means hidden // heads: the class's own fallback)."""
         keys = set.intersection(*(set(self.cases[ci]["cfg"]) for ci, _ in obs))
-        return sorted((k for k in keys if all(isinstance(self.cases[ci]["cfg"][k], bool) for ci, _ in obs)
-                       and len({self.cases[ci]["cfg"][k] for ci, _ in obs}) == 2), key=_rank)
+        nulls = sorted(f"{k} is not None" for k in self.maybe_fields
+                       if len({self.cases[ci]["cfg"].get(k) is None for ci, _ in obs}) == 2)
+        return nulls + sorted((k for k in keys if all(isinstance(self.cases[ci]["cfg"][k], bool) for ci, _ in obs)
+                               and len({self.cases[ci]["cfg"][k] for ci, _ in obs}) == 2), key=_rank)
 
     def _sums(self, obs: tuple, values: tuple) -> list[str]:
         """Sums of two or three terms (f, 2*f, f*g, 2*f*g over fields that vary): fused projections such as

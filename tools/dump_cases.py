@@ -489,11 +489,26 @@ def _group_keys(ov: dict) -> list[list[str]]:
     return groups
 
 
+# Settings a class requires and its config class does not default to (the class asserts on them).
+CLASS_REQUIRES = {"ReformerModelWithLMHead": {"is_decoder": True}}
+
+
 def plan_cases(model_type: str, cls_name: str, head_labels: bool) -> tuple[list[Case], list[str]]:
     """Cases for one (model_type, class); returns (cases, notes about fields that could not be varied)."""
+    cases, log = _plan_cases(model_type, cls_name, head_labels)
+    req = CLASS_REQUIRES.get(cls_name, {})
+    for c in cases:
+        c.overrides = {**c.overrides, **req}
+        if req and c.name == "default":
+            c.variant = "default except " + ", ".join(f"{k}={v}" for k, v in req.items()) + f" ({cls_name} requires it)"
+    return cases, log
+
+
+def _plan_cases(model_type: str, cls_name: str, head_labels: bool) -> tuple[list[Case], list[str]]:
     log: list[str] = []
     base = CONFIG_MAPPING[model_type]()
     levels = _levels(base)
+    req = CLASS_REQUIRES.get(cls_name, {})
     cases = [Case("default", {}, {}, "default")]
     prof = []
     for idx in range(4):
@@ -504,7 +519,7 @@ def plan_cases(model_type: str, cls_name: str, head_labels: bool) -> tuple[list[
         if head_labels and idx == 3:
             wanted.setdefault(None, {})["num_labels"] = 7
         prof.append(wanted)
-    small = robust_overrides(model_type, cls_name, {}, prof[0], log)
+    small = robust_overrides(model_type, cls_name, {None: dict(req)} if req else {}, prof[0], log)
     cases.append(Case("small", *_split(small), "perturbed: sizes shrunk (small profile)"))
     for idx, nm in ((1, "p1"), (2, "p2"), (3, "p3")):
         want = {lvl: dict(v) for lvl, v in prof[idx].items()}
