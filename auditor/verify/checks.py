@@ -135,18 +135,19 @@ def copy_pairs(config: dict[str, Any] | None, stored: dict[str, Tensor]) -> list
         spec, cfg = select(config)
         if spec is None:
             return []
-        expectation = expand(spec, cfg)
+        from ..specs.layouts import best_layout
+        expectation = best_layout(expand(spec, cfg), stored)
     except Exception:  # noqa: BLE001 - a config the engine cannot evaluate is already a finding of the audit
         return []
     pairs: list[tuple[str, str, str]] = []
-    if expectation.tied:
-        for head, original in expectation.tied_names.items():
-            if head in stored and original in stored:
+    for head, original in expectation.tied_names.items():
+        e = expectation.tensors.get(head)
+        if e is not None and e.tied and head in stored and original in stored:
                 pairs.append((head, original, "config.json ties them (tie_word_embeddings)"))
     for name, e in expectation.tensors.items():
         if not e.mtp or name not in stored or e.layer is None:
             continue
-        for prefix in expectation.layer_prefixes:
+        for prefix in (s.prefix for s in expectation.stacks if s.name == e.stack or not s.label):
             head = f"{prefix}{e.layer}."
             if name.startswith(head):
                 root = prefix.rstrip(".").rpartition(".")[0]
