@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test bench clean
+.PHONY: install demo test bench coverage clean
 
 install: $(STAMP)
 
@@ -22,6 +22,9 @@ demo: install
 
 test: install
 	$(BIN)/python -m pytest
+
+coverage: install
+	$(BIN)/python tools/coverage.py > docs/coverage.md
 
 bench: install
 	$(BIN)/python bench/run.py

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .findings import Finding, finding, plural
-from .groups import split_name
+from .generic import checked_note, structure
 from .inventory import Inventory, Tensor
 from .quant import Quantization
 from .errors import ConfigError
@@ -90,8 +90,7 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None) -> Reconcilia
     architecture = architectures[0] if isinstance(architectures, list) and architectures else None
     if spec is None:
         rec = _generic(inventory, cfg)
-        rec.findings.append(finding("unknown-architecture", f"{selection_note(cfg)}: checked the repeating layer "
-                                    "structure and the config's sizes only"))
+        rec.findings.append(finding("unknown-architecture", f"{selection_note(cfg)}; {checked_note(inventory)}"))
     else:
         try:
             expectation = expand(spec, cfg)
@@ -484,48 +483,13 @@ def _formula(components: list[Component], total: int) -> str:
 
 
 def _generic(inventory: Inventory, cfg: dict[str, Any]) -> Reconciliation:
-    """No formula: infer the repeating block from the layers present and check it against config sizes."""
+    """No formula: the structural check of ``generic.py``, with its ledger."""
     rec = Reconciliation()
-    stored = inventory.tensors
-    by_prefix: Counter[str] = Counter()
-    for name in stored:
-        template, indices = split_name(name)
-        if indices:
-            by_prefix[template[: template.index("{}")]] += 1
-    layers: dict[int, set[str]] = defaultdict(set)
-    prefix = by_prefix.most_common(1)[0][0] if by_prefix else None
     quantization = Quantization(cfg.get("quantization_config"))
-    for name, t in stored.items():
-        verdict = quantization.classify(t, stored, {})
-        if verdict is not None:
-            category = "quantization"
-        elif name.endswith(buffer_suffixes()):
-            category = "buffers"
-        else:
-            category = "model"
-            if prefix and name.startswith(prefix):
-                head, _, rest = name[len(prefix):].partition(".")
-                if head.isdigit():
-                    layers[int(head)].add(rest)
-        rec.categories[name] = category
-        rec.ledger[category] += t.elements
-    f = rec.findings
-    if layers:
-        counts = Counter(s for parts in layers.values() for s in parts)
-        block = {s for s, n in counts.items() if n * 2 > len(layers)}
-        gaps = [f"{prefix}{layer}.{s}" for layer, parts in sorted(layers.items()) for s in sorted(block - parts)]
-        if gaps:
-            f.append(finding("missing-tensor", f"{plural(len(gaps), 'tensor')} of the repeating block (present in most "
-                             f"of the {len(layers)} layers under {prefix}) missing: {_names(gaps)}", tensors=gaps,
-                             severity="warning"))
-        declared = cfg.get("num_hidden_layers")
-        if isinstance(declared, int) and declared != len(layers):
-            f.append(finding("config-mismatch", f"config.json declares {declared} layers but {len(layers)} are stored "
-                             f"under {prefix} ({_ranges(sorted(layers))})", files=["config.json"]))
-    dims = {d for t in stored.values() for d in t.shape}
-    for key in ("hidden_size", "vocab_size"):
-        value = cfg.get(key)
-        if isinstance(value, int) and stored and value not in dims:
-            f.append(finding("config-mismatch", f"config.json {key} is {value:,} but no stored tensor has a dimension "
-                             "of that size", files=["config.json"]))
+    stored = inventory.tensors
+    rec.categories, rec.findings = structure(
+        inventory, cfg, lambda t: "quantization" if quantization.classify(t, stored, {}) is not None else None,
+        buffer_suffixes())
+    for name, category in rec.categories.items():
+        rec.ledger[category] += stored[name].elements
     return rec

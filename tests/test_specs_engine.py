@@ -260,3 +260,44 @@ def test_every_shipped_spec_file_validates_against_the_editor_schema() -> None:
         errors = [e.message for e in validator.iter_errors(tomllib.loads(item.read_text()))]
         assert errors == [], item.name
     assert list(validator.iter_errors({"model_types": ["x"], "tensors": []}))  # a misspelt key is caught
+
+
+def test_readme_family_list_is_generated_from_the_spec_files() -> None:
+    import importlib.util
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    loader = importlib.util.spec_from_file_location("coverage_tool", root / "tools" / "coverage.py")
+    assert loader is not None and loader.loader is not None
+    tool = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(tool)
+    assert tool.readme_families() in (root / "README.md").read_text(), "run make coverage"
+
+
+def test_spec_defaults_are_the_config_classes_defaults() -> None:
+    """save_pretrained leaves keys equal to the class default out of config.json, so every config key a spec
+    reads must default to exactly what transformers' config class says (fixtures/config-classes, dumped from
+    transformers). Literal and computed defaults alike: the spec's environment of an empty config is compared
+    with the class's defaults. Keys whose class default is None are left to the spec (it says what null means)."""
+    import ast
+    import json
+    from pathlib import Path
+
+    from auditor.specs.expr import compile_expr
+    from auditor.specs.load import expressions
+    classes = Path(__file__).resolve().parents[1] / "fixtures" / "config-classes"
+    checked, drift = 0, []
+    for model_type, spec in sorted(all_specs().items()):
+        dumped = classes / f"{model_type}.json"
+        if spec.family != "decoder" or not dumped.exists():
+            continue
+        defaults = json.loads(dumped.read_text())["defaults"]
+        used = {n.id for src in expressions(spec) for n in ast.walk(compile_expr(src)) if isinstance(n, ast.Name)}
+        used -= {*spec.derived, "layer", "is_mtp", *(k for s in spec.stacks for k, _ in s.bind)}
+        env = environment(spec, {})
+        for key in sorted(used):
+            value = defaults.get(key)
+            if value is not None and not isinstance(value, dict) and key not in ("id2label", "num_labels"):
+                checked += 1
+                if env.get(key) != value:
+                    drift.append(f"{spec.file} {key}: spec {env.get(key)!r}, {model_type} class {value!r}")
+    assert checked > 100 and drift == []

@@ -42,7 +42,9 @@ def _environment(spec: Spec, config: Mapping[str, Any], library: Mapping[str, Sp
         raise ExprError(f"{spec.file}: modules nested more than {MAX_MODULE_DEPTH} deep")
     env = dict(config)
     _unify_aliases(spec, env)
-    for key, value in spec.defaults.items():
+    # literal defaults first, then expressions in file order (an expression may read any literal default)
+    ordered = sorted(spec.defaults.items(), key=lambda kv: isinstance(kv[1], str))
+    for key, value in ordered:
         if isinstance(value, dict):
             nested = env.get(key)
             nested = dict(nested) if isinstance(nested, dict) else {}

@@ -183,7 +183,7 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
     layouts = {k: MappingProxyType(dict(v)) for k, v in doc.get("layouts", {}).items()}
     spec = Spec(file=name, model_types=tuple(doc.get("model_types", ())),
                 architectures=tuple(doc.get("architectures", ())), rules=rules, stacks=stacks, modules=modules,
-                classes=MappingProxyType(classes), default_class=families[family]["default"],
+                classes=MappingProxyType(classes), family=family, default_class=families[family]["default"],
                 defaults=MappingProxyType({**shared.get("defaults", {}), **doc.get("defaults", {})}),
                 derived=MappingProxyType({**shared.get("derived", {}), **doc.get("derived", {})}),
                 aliases=MappingProxyType(aliases), nullable=frozenset(doc.get("nullable", ())),

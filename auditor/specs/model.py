@@ -78,6 +78,7 @@ class Spec:
     stacks: tuple[Stack, ...]
     modules: tuple[Module, ...]
     classes: Mapping[str, TaskClass]
+    family: str                   # decoder | multimodal | tower (_common.toml): which task classes exist
     default_class: str
     defaults: Mapping[str, Any]
     derived: Mapping[str, Any]
