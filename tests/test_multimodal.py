@@ -272,3 +272,50 @@ def test_qwen2_5_vl_vision_blocks_are_not_decoder_layers(tmp_path: Path) -> None
     assert [f.message for f in missing] == [f"vision blocks layer 30 of {config['vision_config']['depth']} is "
                                             f"missing entirely ({len(gone)} tensors)"]
     assert rec.expected_parameters == truth["parameters"]
+
+
+def test_multimodal_defaults_are_the_config_classes_defaults() -> None:
+    """An empty multimodal config means the composite class's defaults: its own keys and, for each module, the
+    sub-config it builds when the key is absent (SubConfigSpec init_kwargs over the sub-class's defaults),
+    dumped from transformers in fixtures/config-classes. Every key a spec (or its modules' sub-specs) reads
+    must agree with them, so the towers' and modules' defaults cannot drift."""
+    import ast
+
+    from auditor.specs import all_specs, environment
+    from auditor.specs.expand import spec_for_module
+    from auditor.specs.expr import compile_expr
+    from auditor.specs.load import expressions, load_all
+
+    def used(spec: auditor.specs.Spec) -> set[str]:
+        names = {n.id for src in expressions(spec) for n in ast.walk(compile_expr(src)) if isinstance(n, ast.Name)}
+        return names - {*spec.derived, "layer", "is_mtp", *(k for s in spec.stacks for k, _ in s.bind)}
+
+    def compare(where: str, spec: auditor.specs.Spec, env: dict, dumped: dict, skip: frozenset = frozenset()) -> int:
+        checked = 0
+        for key in sorted(used(spec) - skip):
+            value, ours = dumped.get(key), env.get(key)
+            if value is not None and not isinstance(value, dict) and key not in ("id2label", "num_labels"):
+                checked += 1
+                if (list(ours) if isinstance(ours, range) else ours) != value:
+                    drift.append(f"{where} {key}: spec {ours!r}, class {value!r}")
+        return checked
+
+    classes = ROOT / "fixtures" / "config-classes"
+    checked, drift, families = 0, [], set()
+    for model_type, spec in sorted(all_specs().items()):
+        dumped_file = classes / f"{model_type}.json"
+        if spec.family != "multimodal" or not dumped_file.exists():
+            continue
+        families.add(model_type)
+        dumped = json.loads(dumped_file.read_text())["defaults"]
+        env = environment(spec, {})
+        checked += compare(spec.file, spec, env, dumped)
+        for module in spec.modules:
+            sub = spec_for_module(module, env[module.config], load_all())
+            # keys the module sets from the parent (the top-level tie) are the parent's, checked above
+            checked += compare(f"{spec.file} {module.name} ({sub.file})", sub, env[module.config],
+                               dumped[module.config], frozenset(module.set))
+    assert families >= {"gemma3", "llava", "llava_next", "mistral3", "idefics3", "smolvlm", "internvl", "paligemma",
+                        "qwen2_vl", "qwen2_5_vl", "llama4"}
+    assert checked > 150, checked
+    assert drift == [], "\n".join(drift)
