@@ -190,6 +190,33 @@ def test_gemma3_reconciles_on_every_on_disk_layout(layout: str, tmp_path: Path) 
     assert rec.expected_parameters == truth["parameters"] == report.totals.parameters
 
 
+LLAVA_STYLE_4_52 = {"language_model.model.": "model.language_model.", "language_model.lm_head.": "lm_head.",
+                    "multi_modal_projector.": "model.multi_modal_projector."}
+
+
+@pytest.mark.parametrize("model_type,layout,renames", [
+    ("llava", "released", {"vision_tower.": "vision_tower.vision_model."}),
+    ("llava", "transformers 4.52+", {**LLAVA_STYLE_4_52, "vision_tower.": "model.vision_tower.vision_model."}),
+    ("llava_next", "transformers 4.52+", {**LLAVA_STYLE_4_52, "vision_tower.": "model.vision_tower.vision_model.",
+                                          "image_newline": "model.image_newline"}),
+    ("paligemma", "released", {"vision_tower.": "vision_tower.vision_model."}),
+    ("mistral3", "transformers 4.52+", {**LLAVA_STYLE_4_52, "vision_tower.": "model.vision_tower."}),
+    ("internvl", "transformers 4.52+", {**LLAVA_STYLE_4_52, "vision_tower.": "model.vision_tower."}),
+    # conversion_mapping.py 'Qwen2VLForConditionalGeneration': visual -> model.visual, model -> model.language_model
+    ("qwen2_vl", "transformers 4.52+", {"model.": "model.language_model.", "visual.": "model.visual."}),
+    ("qwen2_5_vl", "transformers 4.52+", {"model.": "model.language_model.", "visual.": "model.visual."}),
+])
+def test_other_families_on_their_other_on_disk_layouts(model_type: str, layout: str, renames: dict[str, str],
+                                                       tmp_path: Path) -> None:
+    config, tensors, truth = _case(model_type, "p1")
+    stored = _renamed(tensors, renames)
+    assert stored != tensors
+    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", stored, config=config))
+    rec = report.reconciliation
+    assert _errors(report) == [] and rec.ledger["unexplained"] == 0
+    assert rec.spec["layout"] == layout and rec.expected_parameters == truth["parameters"]
+
+
 @pytest.mark.parametrize("model_type", ["gemma3", "llava", "qwen2_5_vl", "idefics3"])
 def test_deleted_decoder_layer_is_a_missing_layer_of_the_language_model(model_type: str, tmp_path: Path) -> None:
     config, tensors, truth = _case(model_type, "small")
