@@ -6,36 +6,44 @@ Data flows one way: source -> headers -> inventory -> expected tensors -> reconc
 from __future__ import annotations
 
 import gc
-import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from .checkpoint import Source, collect
-from .errors import TargetNotFound, UsageError
-from .findings import CODES, SEVERITY_RANK
+from .checkpoint import Checkpoint, Source, collect
+from .errors import HubError, TargetNotFound, UsageError
+from .findings import CODES, SEVERITY_RANK, finding
 from .groups import find_range_gaps, group_tensors
 from .inventory import build_inventory, check_total_parameters
+from .partial import one_shard
+from .patterns import split_holes
 from .reconcile import reconcile
 from .report import FAIL_ON_CHOICES, Report
-
-REPO_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
-
+from .rootcause import fold, lost_files
+from .targets import parse as parse_target
 
 def open_source(target: str, *, revision: str | None = None, token: str | None = None, use_cache: bool = True,
-                progress: Callable[[str], None] | None = None) -> Source:
-    """A local path when it exists, else a Hub repo id (``org/name``)."""
-    if Path(target).exists():
-        if revision is not None:
-            raise UsageError("--revision applies to Hub repos only, but the target is a local path")
+                progress: Callable[[str], None] | None = None, hub: bool = False) -> Source:
+    """A local path when it exists, else a Hub repo (see ``targets.parse`` for the accepted forms)."""
+    parsed = parse_target(target, revision=revision, hub=hub)
+    if parsed.path is not None:
         from .sources.local import LocalSource
-        return LocalSource(target)
-    if REPO_ID.match(target) and "/" in target and not target.startswith((".", "/")):
-        from .sources.hub import HubSource  # imports huggingface_hub: only for Hub targets
-        return HubSource(target, revision=revision, token=token, use_cache=use_cache, progress=progress)
-    if target.startswith((".", "/", "~")) or "\\" in target or target.endswith((".safetensors", ".json")):
-        raise TargetNotFound(f"{target} does not exist: pass a checkpoint directory, a .safetensors file, "
-                             "or a Hub repo id such as org/name")
-    raise TargetNotFound(f"{target} is neither an existing path nor a Hub repo id (org/name)")
+        return LocalSource(parsed.path)
+    from .sources.hub import HubSource  # imports huggingface_hub: only for Hub targets
+    source = HubSource(parsed.repo or target, revision=parsed.revision, token=token, use_cache=use_cache,
+                       progress=progress)
+    source.target = target
+    return source
+
+
+def _collect(source: Source, progress: Callable[[str], None] | None, variant: str | None,
+             use_config: bool, ambiguous: bool) -> Checkpoint:
+    """``collect``, with a Hub error for a plain ``org/name`` also saying it is not a local path."""
+    try:
+        return collect(source, progress, variant=variant, use_config=use_config)
+    except (TargetNotFound, HubError) as e:
+        if ambiguous:
+            raise type(e)(f"{source.target}: no such file or directory, and not readable as a Hub repo: {e}") from None
+        raise
 
 
 def check_options(fail_on: str, ignore: Iterable[str]) -> tuple[str, tuple[str, ...]]:
@@ -67,16 +75,24 @@ def _gc_paused() -> Iterator[None]:
 
 def audit(target: str | Path, *, revision: str | None = None, token: str | None = None, fail_on: str = "error",
           ignore: Iterable[str] = (), include_tensors: bool = False, use_cache: bool = True,
-          progress: Callable[[str], None] | None = None, source: Source | None = None) -> Report:
-    """Audit a local checkpoint (directory or file) or a Hub repo from its headers alone."""
+          progress: Callable[[str], None] | None = None, source: Source | None = None, hub: bool = False,
+          variant: str | None = None, use_config: bool = True) -> Report:
+    """Audit a local checkpoint (directory or file) or a Hub repo from its headers alone.
+
+    ``hub`` reads a bare id (``gpt2``) as a Hub repo; ``variant`` audits ``model.<variant>.safetensors`` (or its
+    index); ``use_config=False`` checks the files' structure only, ignoring config.json.
+    """
     fail_on, codes = check_options(fail_on, ignore)
     with _gc_paused():
+        # a plain org/name that is not a local path: a Hub failure also says "no such file or directory"
+        parsed = parse_target(str(target), revision=revision, hub=hub) if source is None else None
+        ambiguous = parsed is not None and parsed.is_hub and not parsed.explicit
         source = source or open_source(str(target), revision=revision, token=token, use_cache=use_cache,
-                                       progress=progress)
-        checkpoint = collect(source, progress)
+                                       progress=progress, hub=hub)
+        checkpoint = _collect(source, progress, variant, use_config, ambiguous)
         inventory = build_inventory(checkpoint)
-        groups = group_tensors(inventory.tensors.values())
-        reconciliation = reconcile(inventory, checkpoint.config)
+        groups = split_holes(group_tensors(inventory.tensors.values()))
+        reconciliation = reconcile(inventory, checkpoint.config, checkpoint.weight_map)
         totals = inventory.totals
         # packed weights count as the parameters they encode (MXFP4: two per U8; GPTQ/AWQ: 32/bits per I32)
         totals.parameters += reconciliation.packed_extra
@@ -88,8 +104,19 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
         findings = (inventory.findings + gaps + reconciliation.findings
                     + check_total_parameters(checkpoint, totals.parameters, reconciliation.ledger["model"],
                                              reconciliation.expected_parameters))
+        # one root cause, one error: what only follows from an unread shard is folded into it
+        lost = lost_files(checkpoint, inventory.findings)
+        lost.formula = reconciliation.expected_parameters is not None
+        lone_shard = one_shard(source, checkpoint, lost)
+        if lone_shard is not None:
+            findings.append(lone_shard)
+        if not use_config:
+            findings = [f for f in findings if f.code != "config-missing"] + [finding(
+                "config-missing", "config.json was not used (--no-config): the files' structure was checked, not "
+                "the architecture")]
+        findings = fold(findings, lost)
         findings.sort(key=lambda f: -SEVERITY_RANK[f.severity])
         return Report(target=str(target), source=checkpoint.source, totals=totals, files=inventory.files,
                       groups=groups, reconciliation=reconciliation, findings=findings,
                       ignored_files=checkpoint.ignored, tensors=inventory.tensors, fail_on=fail_on,
-                      ignored_codes=codes, include_tensors=include_tensors)
+                      ignored_codes=codes, include_tensors=include_tensors, lost=lost)

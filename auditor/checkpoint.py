@@ -22,6 +22,13 @@ from .header import Header
 INDEX_NAMES = ("model.safetensors.index.json", "consolidated.safetensors.index.json",
                "diffusion_pytorch_model.safetensors.index.json")
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
+# names loaders look for: transformers/sentence-transformers, PEFT, diffusers, diffusers LoRA, Mistral
+LOADER_NAMES = ("model.safetensors", "adapter_model.safetensors", "diffusion_pytorch_model.safetensors",
+                "pytorch_lora_weights.safetensors", "consolidated.safetensors")
+MISTRAL_NATIVE = re.compile(r"^consolidated(\.\d+|-\d{5}-of-\d{5})?\.safetensors$")
+VARIANT_FILE = re.compile(r"^(?:model|diffusion_pytorch_model|adapter_model)\.(?P<variant>[A-Za-z0-9_]+)"
+                          r"(?:-\d{5}-of-\d{5})?\.safetensors$")
+VARIANT_INDEX = re.compile(r"^(?:model|diffusion_pytorch_model)\.safetensors\.index\.(?P<variant>[^.]+)\.json$")
 SHARD_RE = re.compile(r"^(?P<prefix>.*?)-(?P<index>\d{5})-of-(?P<total>\d{5})\.safetensors$")
 MAX_SMALL_FILE = 64 * 1024 * 1024  # index.json / config.json larger than this are refused, not read
 # The largest real checkpoints hold ~150k tensors; past this many, headers stop being read (memory stays bounded
@@ -87,47 +94,70 @@ def _load_json(source: Source, files: dict[str, int | None], name: str) -> tuple
     try:
         raw = source.read_small(name)
     except OSError as e:
-        return None, f"could not read {name}: {e}"
+        return None, f"could not read {name}: {e.strerror or e}"
     try:
         return json.loads(raw.decode("utf-8")), None
     except (UnicodeDecodeError, ValueError) as e:
         return None, f"{name} is not valid JSON: {e}"
 
 
-def choose(names: Iterable[str]) -> tuple[str | None, list[str], dict[str, str]]:
+def variant_of(name: str) -> str | None:
+    """The transformers/diffusers variant a top-level weights file belongs to (``model.fp16.safetensors``,
+    ``model.fp16-00001-of-00002.safetensors``, ``model.safetensors.index.fp16.json``), or None."""
+    m = VARIANT_FILE.match(name) or VARIANT_INDEX.match(name)
+    return m["variant"] if m else None
+
+
+def choose(names: Iterable[str], variant: str | None = None) -> tuple[str | None, list[str], dict[str, str]]:
     """Pick the index (or the single files) to audit from a listing, as transformers would.
 
     Returns ``(index_name, single_files, ignored)``. With an index, its shards are decided later from
-    the weight_map; without one, every top-level .safetensors file is audited together.
+    the weight_map; without one, every top-level .safetensors file is audited together. Variant files
+    (``model.fp16.safetensors``) are audited only with ``variant``, and then nothing else is.
     """
     names = sorted(names)
-    top = [n for n in names if "/" not in n]
-    safetensors = [n for n in top if n.endswith(".safetensors")]
-    indexes = [n for n in top if n.endswith(".safetensors.index.json") or re.match(r"^model\.safetensors\.index\.[^.]+\.json$", n)]
     ignored: dict[str, str] = {}
+    variants = {n: variant_of(n) for n in names if "/" not in n}
+    present = sorted({v for v in variants.values() if v})
+    if variant is not None and variant not in present:
+        raise NotASafetensorsCheckpoint(
+            f"no files of variant {variant!r} (model.{variant}.safetensors or model.safetensors.index.{variant}.json)"
+            + (f"; variants present: {', '.join(present)}" if present else "; there are no variant files"))
+    for n, v in variants.items():
+        if v != variant and (v is not None or variant is not None) and n.endswith((".safetensors", ".json")) \
+                and (v is not None or ".safetensors" in n):
+            ignored[n] = f"variant {v!r} (audit it with --variant {v})" if v else f"not variant {variant!r}"
+    top = [n for n in names if "/" not in n and n not in ignored]
+    safetensors = [n for n in top if n.endswith(".safetensors")]
+    indexes = [n for n in top if n.endswith(".safetensors.index.json") or VARIANT_INDEX.match(n)]
     for n in names:
         if "/" in n and n.endswith(".safetensors"):
             ignored[n] = "in a subfolder (audit that folder on its own)"
-    if "model.safetensors" in safetensors:
+    main = f"model.{variant}.safetensors" if variant else "model.safetensors"
+    if main in safetensors:
         # transformers and huggingface_hub both try model.safetensors before any index
         for other in safetensors:
-            if other != "model.safetensors":
-                ignored[other] = "not loaded: model.safetensors takes precedence"
+            if other != main:
+                ignored[other] = f"not loaded: {main} takes precedence"
         for idx in indexes:
-            ignored[idx] = "not loaded: model.safetensors takes precedence"
-        return None, ["model.safetensors"], ignored
+            ignored[idx] = f"not loaded: {main} takes precedence"
+        return None, [main], ignored
     preferred = [i for i in INDEX_NAMES if i in indexes] + [i for i in indexes if i not in INDEX_NAMES]
     if preferred:
         for idx in preferred[1:]:
             ignored[idx] = f"another index; {preferred[0]} was audited"
         return preferred[0], [], ignored
+    if not safetensors and present and variant is None:
+        raise NotASafetensorsCheckpoint(f"only variant weights are present ({', '.join(present)}): pass "
+                                        f"--variant {present[0]} to audit them")
     return None, safetensors, ignored
 
 
-def collect(source: Source, progress: Callable[[str], None] | None = None) -> Checkpoint:
+def collect(source: Source, progress: Callable[[str], None] | None = None, *, variant: str | None = None,
+            use_config: bool = True) -> Checkpoint:
     """Read a checkpoint's index, config and headers from ``source`` and note discovery problems."""
     files = source.list_files()
-    index_name, singles, ignored = choose(files)
+    index_name, singles, ignored = choose(files, variant)
     findings: list[Finding] = []
     index: dict[str, Any] | None = None
     tensor_counts: dict[str, int] = {}
@@ -165,14 +195,28 @@ def collect(source: Source, progress: Callable[[str], None] | None = None) -> Ch
             headers[name].fail("tensor-limit", f"not read: the files before it already hold over {MAX_TENSORS:,} "
                                "tensors, more than any real checkpoint (a crafted repo?)")
     config = None
-    if "config.json" in files:
+    if "config.json" in files and use_config:
         doc, error = _load_json(source, files, "config.json")
         if error is None and isinstance(doc, dict):
             config = doc
         else:
-            findings.append(finding("config-mismatch", error or "config.json is not a JSON object",
+            findings.append(finding("config-invalid", f"{error or 'config.json is not a JSON object'}: the "
+                                    "architecture could not be checked; fix or re-download config.json",
                                     files=["config.json"]))
+    if config is not None and "quantization_config" not in config and "hf_quant_config.json" in files:
+        # NVIDIA ModelOpt writes its quantization settings to a side file; read as the config's own
+        doc, _ = _load_json(source, files, "hf_quant_config.json")
+        if isinstance(doc, dict) and isinstance(doc.get("quantization"), dict):
+            config = {**config, "quantization_config": {"quant_method": "modelopt", **doc["quantization"]}}
     _check_shard_names(audited, findings)
+    if index is None and index_name is None and len(audited) > 1 and "model_index.json" not in files and not any(
+            posixpath.basename(n) in LOADER_NAMES or SHARD_RE.match(posixpath.basename(n)) for n in audited):
+        findings.append(finding("loose-files", f"no loader would use these {plural(len(audited), 'file')} as one "
+                                f"checkpoint ({', '.join(audited[:4])}{' ...' if len(audited) > 4 else ''}): none "
+                                "has a name loaders look for (model.safetensors, an index, adapter_model.safetensors, "
+                                "diffusion_pytorch_model.safetensors) and no index ties them together; they were "
+                                "audited as one set: audit each file on its own if they are separate",
+                                files=audited))
     return Checkpoint(source.target, files, audited, headers, index_name, index, config, ignored, findings,
                       source.describe())
 
@@ -198,7 +242,14 @@ def _plan_shards(index_name: str, index: dict[str, Any], files: dict[str, int | 
         else:
             audited.append(path)
     referenced = set(audited)
-    stray = sorted(n for n in files if n.endswith(".safetensors") and "/" not in n and n not in referenced)
+    stray = sorted(n for n in files if n.endswith(".safetensors") and "/" not in n and n not in referenced
+                   and n not in ignored)
+    if "params.json" in files:  # Mistral ships its native format beside the HF shards: a normal layout
+        native = [n for n in stray if MISTRAL_NATIVE.match(n)]
+        for n in native:
+            ignored[n] = ("Mistral's native format (with params.json, for mistral-inference and vLLM); "
+                          "transformers loads the indexed shards")
+        stray = [n for n in stray if n not in native]
     for n in stray:
         ignored[n] = f"not referenced by {index_name}"
     if stray:
@@ -226,4 +277,5 @@ def _check_shard_names(audited: list[str], findings: list[Finding]) -> None:
             shown = ", ".join(f"{prefix}-{i:05d}-of-{total:05d}.safetensors" for i in missing[:5])
             findings.append(finding("shard-count-mismatch", f"shard names promise {len(expected)} '{prefix}' shards "
                                     f"but {len(present)} are audited" + (f"; missing {shown}" if missing else ""),
-                                    files=[f"{prefix}-{i:05d}-of-{total:05d}.safetensors" for i in missing]))
+                                    files=[f"{prefix}-{i:05d}-of-{total:05d}.safetensors" for i in missing],
+                                    expected=len(expected), actual=len(present)))

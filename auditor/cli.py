@@ -1,6 +1,7 @@
 """The ``st-audit`` command: a thin shell over ``auditor.audit``.
 
-Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage error, 3 could not audit at all.
+Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage error, 3 could not audit at all, 4 internal
+error (a bug). Shared options and helpers live in ``clikit``.
 """
 
 from __future__ import annotations
@@ -8,81 +9,71 @@ from __future__ import annotations
 import gc
 import json
 import sys
-import traceback
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
+import typer.core
 
-from .errors import AuditError, ConfigError, UsageError
+from .clikit import (Color, ColorOpt, choices, DebugOpt, FailOn, HubOpt, NoCacheOpt, OutputOpt, QuietOpt, RevisionOpt,
+                     TiedHead, TokenOpt, emit, env_format, prepare_output, run, stderr, use_color, value, version)
+from .errors import ConfigError, UsageError
 from .formats import FORMATS, formatter
+
+
+# typer >= 0.20 prints each argument's Python type after it ("TARGET <str>"); the metavar already says it
+if hasattr(typer.core, "TyperArgument") and hasattr(typer.core.TyperArgument, "display_type_rich"):
+    typer.core.TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]
+
+
+def _version_callback(show: bool) -> None:
+    if show:
+        print(f"st-audit {version()}")
+        raise typer.Exit(0)
+
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Audit safetensors LLM checkpoints from their headers: strict validation, exact inventory, "
                        "and reconciliation with config.json. Exit codes: 0 clean, 1 findings at or above "
-                       "--fail-on, 2 usage error, 3 could not audit.")
+                       "--fail-on, 2 usage error, 3 could not audit, 4 internal error (a bug).")
+
+
+@app.callback()
+def _main(show_version: Annotated[bool, typer.Option("--version", callback=_version_callback, is_eager=True,
+                                                     help="Print the version and exit.")] = False) -> None:
+    """Audit safetensors LLM checkpoints from their headers."""
+
 
 Format = Enum("Format", {name: name for name in FORMATS}, type=str)  # type: ignore[misc]
-FormatOpt = Annotated[Format, typer.Option("--format", "-f", envvar="ST_AUDIT_FORMAT", help="Report format.")]
-OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report here instead of stdout.")]
-DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")]
-RevisionOpt = Annotated[Optional[str], typer.Option("--revision", help="Hub branch, tag or commit (Hub repos only).")]
-TokenOpt = Annotated[Optional[str], typer.Option("--token", help="Hub token (default: HF_TOKEN or the saved login).")]
-NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not use or fill the Hub header cache.")]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No summary or progress on stderr.")]
+FormatOpt = Annotated[Format, typer.Option(
+    "--format", "-f", envvar="ST_AUDIT_FORMAT", metavar=choices(Format),
+    help="Report format (summary: the one verdict line). Default: ST_AUDIT_FORMAT, else table.")]
 
 
 class TextFormat(str, Enum):
-    """Formats of the commands whose output is not an audit report (formula, diff)."""
+    """Formats of the commands whose output is not an audit report (formula, diff, codes)."""
 
     table = "table"
     json = "json"
     markdown = "markdown"
 
 
-TextFormatOpt = Annotated[TextFormat, typer.Option("--format", "-f", envvar="ST_AUDIT_FORMAT", help="Output format.")]
-
-
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-def _emit(text: str, output: Path | None) -> None:
-    if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        output.write_text(text, encoding="utf-8")
-
-
-def _run(debug: bool, body: Any) -> None:
-    """Run a command body, turning known errors into one stderr line and an exit code."""
-    try:
-        code = body()
-    except AuditError as e:
-        if debug:
-            traceback.print_exc()
-        _stderr(f"st-audit: error: {e}")
-        raise typer.Exit(e.exit_code) from None
-    except (KeyboardInterrupt, BrokenPipeError):
-        raise typer.Exit(130) from None
-    except Exception as e:  # a bug: still one line unless --debug
-        if debug:
-            traceback.print_exc()
-        _stderr(f"st-audit: internal error: {type(e).__name__}: {e} (rerun with --debug for details)")
-        raise typer.Exit(3) from None
-    raise typer.Exit(code)
+TEXT_FORMATS = tuple(f.value for f in TextFormat)
+# no envvar here: ST_AUDIT_FORMAT applies only when it names one of these (see clikit.env_format)
+TextFormatOpt = Annotated[Optional[TextFormat], typer.Option(
+    "--format", "-f", metavar=choices(TextFormat), help="Output format. Default: ST_AUDIT_FORMAT when it is one of these, else table.",
+    show_default=False)]
 
 
 PolicyOpt = Annotated[Optional[Path], typer.Option(
-    "--policy", envvar="ST_AUDIT_POLICY",
+    "--policy", envvar="ST_AUDIT_POLICY", metavar="FILE",
     help="Policy file (TOML). Default: st-audit.toml here, else [tool.st-audit] in pyproject.toml.")]
 NoPolicyOpt = Annotated[bool, typer.Option("--no-policy", help="Do not look for st-audit.toml or pyproject.toml.")]
-FailOnOpt = Annotated[Optional[str], typer.Option(
-    "--fail-on", help="Lowest severity that fails: error, warning, info or never "
-                      "(default: the policy's fail_on, else ST_AUDIT_FAIL_ON, else error).")]
-IgnoreOpt = Annotated[Optional[list[str]], typer.Option("--ignore", help="Finding code to ignore (repeatable).")]
+FailOnOpt = Annotated[Optional[FailOn], typer.Option(
+    "--fail-on", metavar=choices(FailOn), help="Lowest severity that fails (default: the policy's fail_on, else ST_AUDIT_FAIL_ON, else "
+                      "error).", show_default=False)]
+IgnoreOpt = Annotated[Optional[list[str]], typer.Option("--ignore", metavar="CODE", help="Finding code to ignore (repeatable).")]
 
 
 def _policy(policy: Path | None, no_policy: bool, **overrides: Any) -> Any:
@@ -93,32 +84,45 @@ def _policy(policy: Path | None, no_policy: bool, **overrides: Any) -> Any:
 
 @app.command("audit")
 def audit_command(
-    target: Annotated[str, typer.Argument(help="Checkpoint directory, .safetensors file, or Hub repo id (org/name).")],
+    target: Annotated[str, typer.Argument(metavar="TARGET", help="Checkpoint directory, .safetensors file, or Hub repo: org/name, "
+                                               "org/name@REV, hf://org/name, https://huggingface.co/org/name.")],
     format: FormatOpt = Format("table"),  # noqa: A002
     output: OutputOpt = None,
     fail_on: FailOnOpt = None,
     ignore: IgnoreOpt = None,
     policy: PolicyOpt = None,
     no_policy: NoPolicyOpt = False,
-    lock: Annotated[Optional[Path], typer.Option("--lock", help="Lock file to compare against (lock-drift "
+    lock: Annotated[Optional[Path], typer.Option("--lock", metavar="FILE", help="Lock file to compare against (lock-drift "
                                                                "findings); overrides the policy's lock.")] = None,
     expect_parameters: Annotated[Optional[str], typer.Option(
-        "--expect-parameters", help="Expected stored parameter count: 8190735360, 8.19B, 596M.")] = None,
+        "--expect-parameters", metavar="N", help="Expected stored parameter count: 8190735360, 8.19B, 596M.")] = None,
+    expect_model_parameters: Annotated[Optional[str], typer.Option(
+        "--expect-model-parameters", metavar="N", help="Expected model parameter count (ledger 'model': no MTP, copies, "
+                                          "buffers or scales), e.g. 671B for DeepSeek-V3.")] = None,
     tolerance: Annotated[Optional[str], typer.Option(
-        "--tolerance", help="Allowed deviation from --expect-parameters: 0.1% or an absolute count.")] = None,
+        "--tolerance", metavar="T", help="Allowed deviation from the expected counts: 0.1% or an absolute count.")] = None,
     allow_dtype: Annotated[Optional[list[str]], typer.Option(
-        "--allow-dtype", help="Allowed tensor dtype (repeatable); any other is a policy violation.")] = None,
+        "--allow-dtype", metavar="DTYPE", help="Allowed tensor dtype, case-insensitive: BF16, bf16, bfloat16, F16, fp16 ... "
+                              "(repeatable); any other is a policy violation.")] = None,
     forbid_unexplained: Annotated[Optional[bool], typer.Option(
         "--forbid-unexplained/--allow-unexplained", help="Fail on tensors the architecture does not explain.",
         show_default=False)] = None,
-    tied_head: Annotated[Optional[str], typer.Option(
-        "--tied-head", help="required (no separate LM head stored) or forbidden (a separate head is stored).")] = None,
+    tied_head: Annotated[Optional[TiedHead], typer.Option(
+        "--tied-head", metavar=choices(TiedHead), help="required: no separate LM head stored; forbidden: a separate head is stored.",
+        show_default=False)] = None,
     max_shard_bytes: Annotated[Optional[str], typer.Option(
-        "--max-shard-bytes", help="Largest allowed file: 5GB, 4.5GiB, 5000000000.")] = None,
-    tensors: Annotated[bool, typer.Option("--tensors", help="Include every tensor in the report.")] = False,
+        "--max-shard-bytes", metavar="SIZE", help="Largest allowed file: 5GB, 4.5GiB, 5000000000.")] = None,
+    tensors: Annotated[bool, typer.Option("--tensors", help="Include every tensor in the JSON report, and every "
+                                                            "tensor name of every finding.")] = False,
+    variant: Annotated[Optional[str], typer.Option(
+        "--variant", metavar="VARIANT", help="Audit the variant weights model.VARIANT.safetensors (or its index), e.g. fp16.")] = None,
+    no_config: Annotated[bool, typer.Option("--no-config", help="Ignore config.json: check the files' structure "
+                                                                "only.")] = False,
+    hub: HubOpt = False,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
     no_cache: NoCacheOpt = False,
+    color: ColorOpt = Color.auto,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -127,27 +131,39 @@ def audit_command(
     from .policy import gated_audit
 
     def body() -> int:
-        progress = None if quiet else _stderr
-        rules = _policy(policy, no_policy, fail_on=fail_on, ignore=ignore or None,
+        prepare_output(output)
+        progress = None if quiet else stderr
+        rules = _policy(policy, no_policy, fail_on=value(fail_on), ignore=ignore or None,
                         lock=str(lock) if lock is not None else None, expect_parameters=expect_parameters,
-                        tolerance=tolerance, allowed_dtypes=allow_dtype or None,
-                        forbid_unexplained=forbid_unexplained, tied_head=tied_head, max_shard_bytes=max_shard_bytes)
-        report = gated_audit(target, rules, revision=revision, token=token,
-                             include_tensors=tensors, use_cache=not no_cache, progress=progress)
-        _emit(formatter(format.value)(report), output)
-        if not quiet and (format.value != "table" or output is not None):
+                        expect_model_parameters=expect_model_parameters, tolerance=tolerance,
+                        allowed_dtypes=allow_dtype or None, forbid_unexplained=forbid_unexplained,
+                        tied_head=value(tied_head), max_shard_bytes=max_shard_bytes)
+        report = gated_audit(target, rules, revision=revision, token=token, include_tensors=tensors,
+                             use_cache=not no_cache, progress=progress, hub=hub, variant=variant,
+                             use_config=not no_config)
+        emit(formatter(format.value)(report), output,
+             format.value in ("table", "summary") and use_color(color, sys.stdout))
+        if not quiet and format.value != "summary" and (format.value != "table" or output is not None):
             from .formats.common import summary_line
-            _stderr(summary_line(report))
+            line = summary_line(report)
+            stderr(_colored(line, color))
         return report.exit_code
 
-    _run(debug, body)
+    run(debug, body)
+
+
+def _colored(line: str, color: Color) -> str:
+    from .clikit import colorize
+    return colorize(line) if use_color(color, sys.stderr) else line
 
 
 @app.command("lock")
 def lock_command(
-    target: Annotated[str, typer.Argument(help="Checkpoint directory, .safetensors file, or Hub repo id (org/name).")],
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the lock here (default: stdout).")]
-    = None,
+    target: Annotated[str, typer.Argument(metavar="TARGET", help="Checkpoint directory, .safetensors file, or Hub repo (org/name"
+                                               "[@REV]).")],
+    output: OutputOpt = None,
+    variant: Annotated[Optional[str], typer.Option("--variant", metavar="VARIANT", help="Lock model.VARIANT.safetensors.")] = None,
+    hub: HubOpt = False,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
     no_cache: NoCacheOpt = False,
@@ -160,95 +176,149 @@ def lock_command(
     from .audit import audit
 
     def body() -> int:
-        progress = None if quiet else _stderr
-        report = audit(target, revision=revision, token=token,
-                       use_cache=not no_cache, progress=progress)
-        _emit(lock.dumps(lock.snapshot(report)), output)
+        prepare_output(output)
+        progress = None if quiet else stderr
+        report = audit(target, revision=revision, token=token, use_cache=not no_cache, progress=progress,
+                       hub=hub, variant=variant)
+        emit(lock.dumps(lock.snapshot(report)), output)
         if not quiet:
             from .formats.common import summary_line
-            _stderr(summary_line(report) + (f"; lock written to {output}" if output is not None else ""))
+            stderr(summary_line(report) + (f"; lock written to {output}" if output is not None else ""))
         return 0
 
-    _run(debug, body)
+    run(debug, body)
 
 
 @app.command("diff")
 def diff_command(
-    a: Annotated[str, typer.Argument(help="Checkpoint directory, Hub repo id, or lock file.")],
-    b: Annotated[str, typer.Argument(help="Checkpoint directory, Hub repo id, or lock file.")],
-    format: TextFormatOpt = TextFormat.table,  # noqa: A002
+    a: Annotated[str, typer.Argument(metavar="A", help="Checkpoint directory, Hub repo (org/name@REV), or lock file.")],
+    b: Annotated[str, typer.Argument(metavar="B", help="Checkpoint directory, Hub repo (org/name@REV), or lock file.")],
+    format: TextFormatOpt = None,  # noqa: A002
     output: OutputOpt = None,
+    hub: HubOpt = False,
     token: TokenOpt = None,
     no_cache: NoCacheOpt = False,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """Compare two checkpoints (or lock files): tensors added and removed, shape and dtype changes, parameter
-    deltas. Exit 0 when identical, 1 when they differ."""
+    """Compare two checkpoints, two revisions of one Hub repo (org/name@v1 org/name@refs/pr/3), or lock files:
+    tensors added and removed, shape and dtype changes, parameter deltas. Exit 0 when identical, 1 when they
+    differ."""
     from .diff import diff, format_diff
 
     def body() -> int:
-        changes = diff(a, b, token=token, use_cache=not no_cache,
-                       progress=None if quiet else _stderr)
-        _emit(format_diff(changes, a, b, format.value), output)
+        prepare_output(output)
+        fmt = env_format(value(format), TEXT_FORMATS)
+        changes = diff(a, b, token=token, use_cache=not no_cache, progress=None if quiet else stderr, hub=hub)
+        emit(format_diff(changes, a, b, fmt), output)
         return 0 if changes.identical else 1
 
-    _run(debug, body)
+    run(debug, body)
 
 
 @app.command("precommit")
 def precommit_command(
-    files: Annotated[Optional[list[str]], typer.Argument(help="Changed files; each checkpoint directory holding "
+    files: Annotated[Optional[list[str]], typer.Argument(metavar="FILES...", help="Changed files; each checkpoint directory holding "
                                                               "one is audited once.")] = None,
     fail_on: FailOnOpt = None,
     ignore: IgnoreOpt = None,
     policy: PolicyOpt = None,
     no_policy: NoPolicyOpt = False,
+    quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """The pre-commit hook: audit the checkpoint directories of the files passed (see .pre-commit-hooks.yaml)."""
-    from .precommit import run
+    """The pre-commit hook: audit the checkpoint directories of the files passed (see .pre-commit-hooks.yaml).
+    Same exit codes as audit (the worst over all directories)."""
+    from .precommit import run as run_hook
 
     def body() -> int:
-        return run(files or (), _policy(policy, no_policy, fail_on=fail_on, ignore=ignore or None))
+        return run_hook(files or (), _policy(policy, no_policy, fail_on=value(fail_on), ignore=ignore or None),
+                        quiet=quiet)
 
-    _run(debug, body)
+    run(debug, body)
 
 
 @app.command("formula")
 def formula_command(
-    config: Annotated[str, typer.Argument(help="A config.json path (or a directory holding one), or a Hub repo id.")],
-    format: TextFormatOpt = TextFormat.table,  # noqa: A002
+    config: Annotated[str, typer.Argument(metavar="CONFIG_OR_REPO", help="A config.json path (or a directory holding one), or a Hub repo "
+                                               "(org/name[@REV]).")],
+    format: TextFormatOpt = None,  # noqa: A002
     output: OutputOpt = None,
+    hub: HubOpt = False,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
+    quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Compute what config.json says the model contains: parameters, activated, MTP, per component."""
     from .reconcile import formula_report
 
     def body() -> int:
-        doc = formula_report(_read_config(config, revision, token))
-        _emit(_format_formula(doc, format.value), output)
+        prepare_output(output)
+        doc = formula_report(_read_config(config, revision, token, hub))
+        emit(_format_formula(doc, env_format(value(format), TEXT_FORMATS)), output)
         return 0
 
-    _run(debug, body)
+    run(debug, body)
 
 
-def _read_config(target: str, revision: str | None, token: str | None) -> dict[str, Any]:
+@app.command("codes")
+def codes_command(
+    format: TextFormatOpt = None,  # noqa: A002
+    output: OutputOpt = None,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """List every finding code with its default severity and meaning (for --ignore and policies)."""
+    from .explain import codes_text
+
+    def body() -> int:
+        prepare_output(output)
+        emit(codes_text(env_format(value(format), TEXT_FORMATS)), output)
+        return 0
+
+    run(debug, body)
+
+
+@app.command("explain")
+def explain_command(
+    code: Annotated[str, typer.Argument(metavar="CODE", help="A finding code, e.g. missing-tensor (see `st-audit codes`).")],
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Explain one finding code: its severity, what it means, what to do, how to silence it."""
+    from .explain import explain
+
+    def body() -> int:
+        emit(explain(code), None)
+        return 0
+
+    run(debug, body)
+
+
+def _read_config(target: str, revision: str | None, token: str | None, hub: bool = False) -> dict[str, Any]:
     path = Path(target)
-    if path.is_dir():
+    if path.is_dir() and not hub:
+        if not (path / "config.json").exists():
+            raise ConfigError(f"{path} is a directory without a config.json; pass the config file or the "
+                              "checkpoint directory that holds it")
         path = path / "config.json"
-    if path.exists():
+    if path.exists() and not hub:
         if revision is not None:
             raise UsageError("--revision applies to Hub repos only")
+        if path.is_dir():
+            raise ConfigError(f"{path} is a directory, not a file")
+        from .targets import describe_special
+        problem = describe_special(path)
+        if problem is not None:
+            raise ConfigError(problem)
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as e:
             raise ConfigError(f"cannot read {path}: {e}") from None
     else:
         from .audit import open_source
-        source = open_source(target, revision=revision, token=token)
+        source = open_source(target, revision=revision, token=token, hub=hub)
         try:
             doc = json.loads(source.read_small("config.json"))
         except (OSError, ValueError) as e:
@@ -263,12 +333,13 @@ def _format_formula(doc: dict[str, Any], fmt: str) -> str:
         return json.dumps(doc, indent=2) + "\n"
     from tabulate import tabulate
 
+    from .findings import plural
     from .formats.common import num
     rows = [[c["component"], c["layer_type"] or "-", c["layers"] or "-", num(c["expected_per_layer"]),
              num(c["expected"])] for c in doc["components"]]
     table = tabulate(rows, headers=["component", "layer type", "layers", "per layer", "parameters"],
                      tablefmt="github" if fmt == "markdown" else "simple", disable_numparse=True)
-    lines = [f"model_type {doc['model_type']} ({doc['spec']}), {doc['layers']} layers, "
+    lines = [f"model_type {doc['model_type']} ({doc['spec']}), {plural(doc['layers'], 'layer')}, "
              f"tied embeddings: {'yes' if doc['tied_embeddings'] else 'no'}", "", table, "",
              f"parameters: {doc['parameters']:,}"]
     if doc["activated_parameters"] is not None:

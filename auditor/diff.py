@@ -17,6 +17,7 @@ from typing import Any
 
 from . import lock as lockmod
 from .errors import UsageError
+from .findings import plural
 from .groups import fill, ranges, split_name
 
 MAX_LISTED = 50
@@ -173,7 +174,7 @@ def _deltas(a: dict[str, int], b: dict[str, int]) -> list[tuple[str, int, int]]:
 # -- loading a side ----------------------------------------------------------------------------------------
 
 def load_side(target: str, *, token: str | None = None, use_cache: bool = True,
-              progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+              progress: Callable[[str], None] | None = None, hub: bool = False) -> dict[str, Any]:
     """A snapshot of ``target``: a lock file is read directly, anything else is audited."""
     path = Path(target)
     if path.is_file() and not path.name.endswith(".safetensors"):
@@ -184,7 +185,8 @@ def load_side(target: str, *, token: str | None = None, use_cache: bool = True,
                              "an st-audit lock file") from None
         return lockmod.read(path)
     from .audit import audit
-    return lockmod.snapshot(audit(target, token=token, use_cache=use_cache, progress=progress))
+    # a Hub side may pin its own revision: org/name@v1 against org/name@refs/pr/3
+    return lockmod.snapshot(audit(target, token=token, use_cache=use_cache, progress=progress, hub=hub))
 
 
 def diff(a: str, b: str, **kw: Any) -> Changes:
@@ -222,11 +224,11 @@ def format_diff(changes: Changes, a: str, b: str, fmt: str = "table") -> str:
             out.extend(_limited([f"- {line}" if md else f"  {line}" for line in lines]))
             out.append("")
 
-    section(f"added ({len(changes.added):,} tensors)", [code(p) for p in lockmod.patterns(changes.added)])
-    section(f"removed ({len(changes.removed):,} tensors)", [code(p) for p in lockmod.patterns(changes.removed)])
-    section(f"shape changes ({len(changes.reshaped):,} tensors)",
+    section(f"added ({plural(len(changes.added), 'tensor')})", [code(p) for p in lockmod.patterns(changes.added)])
+    section(f"removed ({plural(len(changes.removed), 'tensor')})", [code(p) for p in lockmod.patterns(changes.removed)])
+    section(f"shape changes ({plural(len(changes.reshaped), 'tensor')})",
             [f"{code(p)} {_shape(x)} -> {_shape(y)}" for p, x, y in changes.grouped(changes.reshaped)])
-    section(f"dtype changes ({len(changes.retyped):,} tensors)",
+    section(f"dtype changes ({plural(len(changes.retyped), 'tensor')})",
             [f"{code(p)} {x} -> {y}" for p, x, y in changes.grouped(changes.retyped)])
     section("metadata changes", [f"{f}: {value(x)} -> {value(y)}" for f, x, y in changes.meta])
     for title, head, rows in (("parameters by component", "component", changes.components),

@@ -7,7 +7,7 @@ meaning; the README table is checked against this registry by a test.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 Severity = Literal["error", "warning", "info"]
 SEVERITY_RANK: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
@@ -44,6 +44,7 @@ CODES: dict[str, tuple[Severity, str]] = {
                                                    "expected parameter count (self-reported, stale or hard-coded)"),
     "index-metadata-missing": ("warning", "the index has no metadata object (transformers requires it)"),
     "shard-unreferenced": ("warning", "a .safetensors file in the directory is not referenced by the index"),
+    "loose-files": ("info", "several .safetensors files, none with a name loaders look for and no index: audited as one set"),
     "shard-count-mismatch": ("warning", "shard names say -of-NNNNN but a different number of shards exists"),
     "range-gap": ("warning", "a numbered range of modules has holes (e.g. expert 17 missing in layer 40; checked when no formula applies)"),
     # reconciliation against config.json
@@ -53,10 +54,16 @@ CODES: dict[str, tuple[Severity, str]] = {
     "tied-head": ("warning", "the LM head disagrees with tie_word_embeddings (missing head: error; stored copy: warning)"),
     "buffer-stored": ("info", "a recomputable buffer (rotary inv_freq, causal mask, position_ids) is stored"),
     "mtp-module": ("info", "multi-token-prediction layers are stored beside the main model"),
-    "quantization-scale-mismatch": ("error", "a quantization scale's shape does not fit its weight and block size"),
+    "quantization-scale-mismatch": ("error", "a quantization tensor is missing or its dtype or shape does not fit its weight and the scheme"),
     "quantization-tensors": ("info", "quantization bookkeeping tensors (scales) are stored"),
+    "quantization-coverage": ("error", "a layer the quantization config quantizes is stored in full precision, or the reverse"),
+    "quantization-config-missing": ("error", "tensors are stored quantized but config.json has no quantization_config"),
+    "quantization-unknown": ("warning", "quantization_config names a quant_method st-audit has no scheme for; its tensors were not checked"),
+    "dtype-config-mismatch": ("warning", "the model's floating tensors are stored in another dtype than config.json's dtype / torch_dtype"),
     "dtype-outlier": ("warning", "a tensor's dtype differs from the rest of its kind"),
     "config-mismatch": ("error", "config.json disagrees with what is stored (layers, hidden size, vocab)"),
+    "config-invalid": ("error", "config.json exists but cannot be read: not UTF-8, not JSON, or not a JSON object"),
+    "partial-checkpoint": ("info", "one shard of a sharded checkpoint was audited on its own; the others were not checked"),
     "config-missing": ("info", "no config.json: only the checkpoint's own consistency was checked"),
     "unknown-architecture": ("info", "no formula is known for this model_type; a generic check was used"),
     # release gating
@@ -74,24 +81,44 @@ class Finding:
     severity: Severity = "error"
     tensors: tuple[str, ...] = field(default=())
     files: tuple[str, ...] = field(default=())
+    # what was expected and what was found, when the finding compares values (shapes, counts, dtypes)
+    expected: Any = field(default=None, hash=False)  # may be a dict (tensor -> shape): not hashed
+    actual: Any = field(default=None, hash=False)
+    # the code of the root finding this one is a consequence of (an unreadable or missing shard)
+    caused_by: str | None = None
 
-    def to_dict(self) -> dict[str, object]:
-        return {
+    def to_dict(self, all_tensors: bool = False) -> dict[str, object]:
+        """The JSON form: at most ``MAX_TENSORS_IN_JSON`` names plus their count (a finding about 45,808
+        tensors would otherwise be megabytes), unless ``all_tensors``. The report adds grouped ``patterns``."""
+        shown = self.tensors if all_tensors else self.tensors[:MAX_TENSORS_IN_JSON]
+        doc: dict[str, object] = {
             "code": self.code,
             "severity": self.severity,
             "message": self.message,
-            "tensors": list(self.tensors),
+            "tensors": list(shown),
+            "count": len(self.tensors),
             "files": list(self.files),
         }
+        if self.expected is not None or self.actual is not None:
+            doc["expected"] = self.expected
+            doc["actual"] = self.actual
+        if self.caused_by is not None:
+            doc["caused_by"] = self.caused_by
+        return doc
+
+
+MAX_TENSORS_IN_JSON = 20
 
 
 def finding(code: str, message: str, *, tensors: tuple[str, ...] | list[str] = (),
-            files: tuple[str, ...] | list[str] = (), severity: Severity | None = None) -> Finding:
+            files: tuple[str, ...] | list[str] = (), severity: Severity | None = None,
+            expected: Any = None, actual: Any = None) -> Finding:
     """Build a finding with the registered default severity of ``code``."""
     default, _ = CODES[code]
-    return Finding(code, message, severity or default, tuple(tensors), tuple(files))
+    return Finding(code, message, severity or default, tuple(tensors), tuple(files), expected, actual)
 
 
-def plural(n: int, word: str) -> str:
-    """``plural(1, "tensor") == "1 tensor"``; ``plural(3, "tensor") == "3 tensors"``."""
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``plural(1, "tensor") == "1 tensor"``; ``plural(10000, "file") == "10,000 files"``;
+    ``plural(2, "entry", "entries")``."""
+    return f"{n:,} " + (word if n == 1 else many or f"{word}s")

@@ -96,12 +96,13 @@ def _layer_findings(layers: dict[int, dict[str, Tensor]], prefix: str, cfg: dict
     if isinstance(declared, int) and not isinstance(declared, bool) and declared != len(layers):
         where = f"under {prefix} ({ranges(sorted(layers)).replace('..', '-')})"
         if declared > len(layers):
-            out.append(finding("config-mismatch", f"config.json declares {declared} layers but {len(layers)} are "
-                               f"stored {where}", files=["config.json"]))
+            out.append(finding("config-mismatch", f"config.json declares {plural(declared, 'layer')} but "
+                               f"{len(layers):,} {'is' if len(layers) == 1 else 'are'} stored {where}",
+                               files=["config.json"], expected=declared, actual=len(layers)))
         else:
-            out.append(finding("config-mismatch", f"config.json declares {declared} layers but {len(layers)} are "
-                               f"stored {where}: extra (MTP?) layers, or a config that undercounts",
-                               files=["config.json"], severity="warning"))
+            out.append(finding("config-mismatch", f"config.json declares {plural(declared, 'layer')} but "
+                               f"{len(layers):,} are stored {where}: extra (MTP?) layers, or a config that undercounts",
+                               files=["config.json"], severity="warning", expected=declared, actual=len(layers)))
     return out
 
 
@@ -131,5 +132,5 @@ def _size_findings(stored: dict[str, Tensor], cfg: dict[str, Any]) -> list[Findi
         value = cfg.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and stored and value not in dims:
             out.append(finding("config-mismatch", f"config.json {key} is {value:,} but no stored tensor has a "
-                               "dimension of that size", files=["config.json"]))
+                               "dimension of that size", files=["config.json"], expected={key: value}))
     return out

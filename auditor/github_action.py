@@ -8,18 +8,20 @@ directory; the policy's fail_on, then ST_AUDIT_FAIL_ON, then "error".
 
 One audit, several outputs: the table in the log, markdown appended to $GITHUB_STEP_SUMMARY, an error
 annotation per failing finding, ``verdict``/``exit-code``/``parameters``/``tensors`` in $GITHUB_OUTPUT.
-The exit code is the CLI's (0 pass, 1 findings at or above fail_on, 2 usage error, 3 could not audit), so
-the job fails exactly when ``st-audit audit`` would.
+The exit code is the CLI's (0 pass, 1 findings at or above fail_on, 2 usage error, 3 could not audit, 4
+internal error), so the job fails exactly when ``st-audit audit`` would; every output is written either way.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from .clikit import EXIT_INTERNAL
 from .errors import AuditError, UsageError
 from .formats import formatter
 from .policy import gated_audit, load
@@ -50,21 +52,53 @@ def run(env: Mapping[str, str] | None = None) -> int:
         report = gated_audit(target, policy, env=env, revision=env.get("INPUT_REVISION") or None,
                              token=env.get("HF_TOKEN") or None, progress=lambda m: print(m, file=sys.stderr))
     except AuditError as e:
-        print(f"::error title=st-audit::{_escape(str(e))}", flush=True)
-        _append(summary, f"## ❌ st-audit: `{target}`\n\nst-audit could not audit: {e}\n")
-        _append(outputs, f"verdict=error\nexit-code={e.exit_code}\n")
-        return e.exit_code
+        return _could_not(env, target, str(e), e.exit_code, "could not audit")
+    except Exception as e:  # noqa: BLE001 - a bug: the job still gets its outputs and exit code 4
+        return _could_not(env, target, f"{type(e).__name__}: {e}", EXIT_INTERNAL,
+                          "hit an internal error (a bug in st-audit; please report it)")
     sys.stdout.write(formatter("table")(report))
     for f in report.failing:
         print(f"::error title=st-audit {f.code}::{_escape(f.message)}", flush=True)
     _append(summary, formatter("markdown")(report) + "\n")
     for var, fmt in (("INPUT_JUNIT", "junit"), ("INPUT_JSON", "json")):
         if env.get(var):
+            Path(env[var]).parent.mkdir(parents=True, exist_ok=True)
             Path(env[var]).write_text(formatter(fmt)(report), encoding="utf-8")
     _append(outputs, f"verdict={report.verdict}\nexit-code={report.exit_code}\n"
                      f"parameters={report.totals.parameters}\ntensors={report.totals.tensors}\n")
     sys.stdout.flush()
     return report.exit_code
+
+
+def _could_not(env: Mapping[str, str], target: str, message: str, code: int, what: str) -> int:
+    """No report: still an error annotation, the step summary, every output and the requested report files,
+    so later steps (test reporters, artifact uploads) find what they expect."""
+    print(f"::error title=st-audit::{_escape(message)}", flush=True)
+    print(f"st-audit: error: {message}", file=sys.stderr, flush=True)
+    _append(env.get("GITHUB_STEP_SUMMARY"), f"## ❌ st-audit: `{target}`\n\nst-audit {what}: {message}\n")
+    _append(env.get("GITHUB_OUTPUT"), f"verdict=error\nexit-code={code}\n")
+    for var, text in (("INPUT_JUNIT", _junit_error(target, message)),
+                      ("INPUT_JSON", json.dumps({"target": target, "verdict": "error", "exit_code": code,
+                                                 "error": message}, indent=2) + "\n")):
+        if env.get(var):
+            try:
+                Path(env[var]).parent.mkdir(parents=True, exist_ok=True)
+                Path(env[var]).write_text(text, encoding="utf-8")
+            except OSError as e:
+                print(f"st-audit: cannot write {env[var]}: {e.strerror or e}", file=sys.stderr, flush=True)
+    return code
+
+
+def _junit_error(target: str, message: str) -> str:
+    import xml.etree.ElementTree as ET
+    suite = ET.Element("testsuite", {"name": f"st-audit {target}", "tests": "1", "failures": "0", "errors": "1",
+                                     "skipped": "0", "time": "0"})
+    case = ET.SubElement(suite, "testcase", {"classname": "st-audit", "name": "audit", "time": "0"})
+    ET.SubElement(case, "error", {"message": message})
+    root = ET.Element("testsuites", {"name": "st-audit", "tests": "1", "failures": "0", "errors": "1"})
+    root.append(suite)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
 def main() -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import NamedTuple
 
-from .findings import Finding, finding
+from .findings import Finding, finding, plural
 
 MAX_HEADER_BYTES = 100_000_000  # reference MAX_HEADER_SIZE: exactly 100,000,000 is allowed
 
@@ -105,7 +105,7 @@ def read_header_length(file: str, first_bytes: bytes, file_size: int | None) -> 
         if what:
             header.fail("not-safetensors", f"this is {what}")
         else:
-            header.fail("header-too-small", f"only {len(first_bytes)} bytes; a safetensors file starts with an 8-byte header length")
+            header.fail("header-too-small", f"only {plural(len(first_bytes), 'byte')}; a safetensors file starts with an 8-byte header length")
         return None, header
     n = int.from_bytes(first_bytes[:8], "little")
     header.header_length = n
@@ -179,9 +179,9 @@ def parse_header(file: str, raw: bytes, file_size: int | None, header: Header | 
         expected = 8 + header.header_length + header.data_end
         if file_size < expected:
             header.fail("file-truncated", f"file is {file_size:,} bytes but header + data need {expected:,}: "
-                        f"{expected - file_size:,} bytes missing (incomplete download?)")
+                        f"{plural(expected - file_size, 'byte')} missing (incomplete download?)")
         elif file_size > expected:
-            header.fail("file-trailing-bytes", f"{file_size - expected:,} bytes follow the end of the tensor data "
+            header.fail("file-trailing-bytes", f"{plural(file_size - expected, 'byte')} follow{'s' if file_size - expected == 1 else ''} the end of the tensor data "
                         f"(file is {file_size:,} bytes, header + data {expected:,})")
     return header
 

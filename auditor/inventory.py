@@ -141,7 +141,8 @@ def _cross_check_index(checkpoint: Checkpoint, tensors: dict[str, Tensor], where
             elif isinstance(declared, int) and declared > data:
                 hint = " (stale after tensors were removed, or counts shared storages)"
             out.append(finding("index-total-size-mismatch", f"{index_name} metadata.total_size is {declared!r} but the "
-                               f"shards hold {data:,} bytes of tensor data{hint}", files=[index_name]))
+                               f"shards hold {data:,} bytes of tensor data{hint}", files=[index_name],
+                               expected=declared, actual=data))
     return out
 
 
@@ -164,4 +165,5 @@ def check_total_parameters(checkpoint: Checkpoint, stored: int, model: int, expe
     shown = f"{declared:,}" if isinstance(declared, int) and not isinstance(declared, bool) else repr(declared)
     formula = f" and config.json implies {expected:,}" if expected is not None else ""
     return [finding("index-total-parameters-mismatch", f"{index_name} metadata.total_parameters is {shown}, but "
-                    f"{stored:,} parameters are stored{formula}", files=[index_name])]
+                    f"{stored:,} parameters are stored{formula}", files=[index_name], expected=declared,
+                    actual=stored)]

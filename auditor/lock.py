@@ -14,14 +14,14 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
 from .findings import Finding, finding, plural
-from .groups import fill, ranges, split_name
+from .groups import fill
+from .patterns import encode_indices, patterns
 from .report import Report
 
 LOCK_VERSION = 1
@@ -32,26 +32,6 @@ TensorMap = dict[str, tuple[str, tuple[int, ...]]]  # name -> (dtype, shape)
 
 
 # -- index sets as products of ranges ----------------------------------------------------------------------
-
-def encode_indices(indices: Iterable[tuple[int, ...]]) -> list[str]:
-    """A set of index tuples as a union of products: ``["3..39,41..60 x 0..255", "40 x 0..16,18..255"]``."""
-    tuples = sorted(set(indices))
-    if not tuples or not tuples[0]:
-        return []
-    if len(tuples[0]) == 1:
-        return [ranges(t[0] for t in tuples)]
-    tails: dict[int, list[tuple[int, ...]]] = defaultdict(list)
-    for t in tuples:
-        tails[t[0]].append(t[1:])
-    by_code: dict[tuple[str, ...], list[int]] = defaultdict(list)
-    for first, rest in tails.items():
-        by_code[tuple(encode_indices(rest))].append(first)
-    out = []
-    for code, firsts in sorted(by_code.items(), key=lambda kv: min(kv[1])):
-        head = ranges(firsts)
-        out += [f"{head} x {c}" for c in code]
-    return out
-
 
 def parse_ranges(text: str) -> list[int]:
     """``"0..3,5"`` -> ``[0, 1, 2, 3, 5]``."""
@@ -167,26 +147,6 @@ def tensor_map(doc: dict[str, Any]) -> TensorMap:
 
 
 # -- drift -------------------------------------------------------------------------------------------------
-
-def patterns(names: Iterable[str]) -> list[str]:
-    """Names collapsed exactly into patterns: ``model.layers.{0..35}.mlp.up_proj.weight``; a set with holes
-    becomes several patterns (``model.layers.{3..39,41..60}.mlp.experts.{0..255}...`` and
-    ``model.layers.40.mlp.experts.{0..16,18..255}...``), so no pattern names a tensor that is not meant."""
-    by_template: dict[str, list[tuple[int, ...]]] = {}
-    for name in names:
-        template, indices = split_name(name)
-        by_template.setdefault(template, []).append(indices)
-    out: list[str] = []
-    for template, index_list in by_template.items():
-        entries = encode_indices(index_list)
-        if not entries:
-            out.append(template)
-            continue
-        for entry in entries:
-            parts: list[object] = [p if p.isdigit() else "{" + p + "}" for p in entry.split(" x ")]
-            out.append(fill(template, parts))
-    return out
-
 
 def _shown(items: list[str]) -> str:
     return "; ".join(items[:MAX_NAMES]) + (f" and {len(items) - MAX_NAMES:,} more" if len(items) > MAX_NAMES else "")

@@ -22,6 +22,7 @@ from typing import Any
 
 from .errors import UsageError
 from .findings import CODES, SEVERITY_RANK, Finding, finding, plural
+from .dtypes import canonical_dtype
 from .header import DTYPE_BITS
 from .report import FAIL_ON_CHOICES, Report
 
@@ -67,6 +68,7 @@ class Policy:
     """A validated policy. ``None`` means "not set": the rule is not checked (or the default applies)."""
 
     expect_parameters: int | None = None
+    expect_model_parameters: int | None = None  # ledger "model": the model's own count, no MTP/copies/scales
     tolerance: Tolerance | None = None
     allowed_dtypes: tuple[str, ...] | None = None
     fail_on: str | None = None
@@ -77,6 +79,7 @@ class Policy:
     lock: str | None = None
     origin: str | None = None  # the file it came from, for messages
     origins: tuple[tuple[str, str], ...] = ()  # (key, where its value came from), for messages
+    model_rounding: int = 0  # half a unit of an abbreviated expect_model_parameters ("671B": 0.5B)
 
     def merged(self, overrides: Mapping[str, Any], origin: str = "the command line") -> Policy:  # = COMMAND_LINE
         """This policy with ``overrides`` (raw values, validated like file values) taking precedence."""
@@ -85,6 +88,8 @@ class Policy:
             return self
         other = parse(given, origin)
         changes: dict[str, Any] = {f.name: getattr(other, f.name) for f in fields(self) if f.name in given}
+        if "expect_model_parameters" in given:
+            changes["model_rounding"] = other.model_rounding
         if "expect_parameters" in given and "tolerance" not in given and (
                 self.tolerance is None or ROUNDING in (self.origin_of("tolerance") or "")):
             changes["tolerance"] = other.tolerance  # an abbreviated count's rounding goes with the count
@@ -99,7 +104,7 @@ class Policy:
         return all(getattr(self, key) is None for key in KEYS)
 
 
-KEYS = tuple(f.name for f in fields(Policy) if f.name not in ("origin", "origins"))
+KEYS = tuple(f.name for f in fields(Policy) if f.name not in ("origin", "origins", "model_rounding"))
 
 
 # -- parsing ------------------------------------------------------------------------------------------------
@@ -178,12 +183,15 @@ def parse(data: Mapping[str, Any], origin: str) -> Policy:
     rounding = 0
     if "expect_parameters" in data:
         values["expect_parameters"], rounding = parse_count(data["expect_parameters"], "expect_parameters", origin)
+    if "expect_model_parameters" in data:
+        values["expect_model_parameters"], values["model_rounding"] = parse_count(
+            data["expect_model_parameters"], "expect_model_parameters", origin)
     if "tolerance" in data:
         values["tolerance"] = parse_tolerance(data["tolerance"], "tolerance", origin)
     elif rounding:
         values["tolerance"] = Tolerance(absolute=rounding)
     if "allowed_dtypes" in data:
-        dtypes = _str_list(data["allowed_dtypes"], "allowed_dtypes", origin)
+        dtypes = [canonical_dtype(d) for d in _str_list(data["allowed_dtypes"], "allowed_dtypes", origin)]
         bad = [d for d in dtypes if d not in DTYPE_BITS]
         if bad:
             raise _bad("allowed_dtypes", origin, f"unknown dtype {', '.join(repr(d) for d in bad)} "
@@ -214,7 +222,7 @@ def parse(data: Mapping[str, Any], origin: str) -> Policy:
             raise _bad("lock", origin, f"must be the path of a lock file, not {_type(value)}")
         values["lock"] = value
     origins = tuple((k, f"{origin}{ROUNDING}" if k == "tolerance" and "tolerance" not in data else origin)
-                    for k in values)
+                    for k in values if k != "model_rounding")
     return Policy(**values, origin=origin, origins=origins)
 
 
@@ -289,7 +297,7 @@ def _type(value: Any) -> str:
 
 
 COMMAND_LINE = "the command line"
-FLAGS = {"expect_parameters": "--expect-parameters", "tolerance": "--tolerance", "allowed_dtypes": "--allow-dtype",
+FLAGS = {"expect_parameters": "--expect-parameters", "expect_model_parameters": "--expect-model-parameters", "tolerance": "--tolerance", "allowed_dtypes": "--allow-dtype",
          "fail_on": "--fail-on", "ignore": "--ignore", "forbid_unexplained": "--forbid-unexplained",
          "tied_head": "--tied-head", "max_shard_bytes": "--max-shard-bytes", "lock": "--lock"}
 
@@ -331,7 +339,18 @@ def check(report: Report, policy: Policy) -> list[Finding]:
             else:
                 bound = f" +- {slack:,}"
             violation("expect_parameters", f"the checkpoint stores {stored:,} parameters, expected "
-                      f"{expected:,}{bound} (off by {stored - expected:+,})")
+                      f"{expected:,}{bound} (off by {stored - expected:+,})", expected=expected, actual=stored)
+    if policy.expect_model_parameters is not None:
+        expected = policy.expect_model_parameters
+        model = report.reconciliation.ledger["model"]
+        explicit = policy.tolerance is not None and ROUNDING not in (policy.origin_of("tolerance") or "")
+        tolerance = policy.tolerance if explicit else Tolerance(absolute=policy.model_rounding)
+        slack = (tolerance or Tolerance()).allowed(expected)
+        if abs(model - expected) > slack:
+            bound = f" +- {slack:,}" if slack else " exactly"
+            violation("expect_model_parameters", f"the model's own parameters (ledger 'model': no MTP module, tied "
+                      f"copies, buffers or quantization scales) are {model:,}, expected {expected:,}{bound} "
+                      f"(off by {model - expected:+,})", expected=expected, actual=model)
     if policy.allowed_dtypes is not None:
         allowed = set(policy.allowed_dtypes)
         by_dtype: dict[str, list[str]] = {}
@@ -366,7 +385,7 @@ def check(report: Report, policy: Policy) -> list[Finding]:
         big = [f for f in report.files if (f.size or 0) > policy.max_shard_bytes]
         for f in big:
             violation("max_shard_bytes", f"{f.name} is {f.size:,} bytes, over the limit of "
-                      f"{policy.max_shard_bytes:,}", files=[f.name])
+                      f"{policy.max_shard_bytes:,}", files=[f.name], expected=policy.max_shard_bytes, actual=f.size)
     return out
 
 
@@ -378,7 +397,8 @@ def apply(report: Report, policy: Policy, *, lock_doc: dict[str, Any] | None = N
         from . import lock
         added += lock.drift(lock_doc, report, lock_name=lock_name or "the lock")
     if added:
-        report.findings = sorted(report.findings + added, key=lambda f: -SEVERITY_RANK[f.severity])
+        from .rootcause import fold
+        report.findings = sorted(fold(report.findings + added, report.lost), key=lambda f: -SEVERITY_RANK[f.severity])
     return report
 
 

@@ -2,8 +2,8 @@
 
 pre-commit passes the changed files; each checkpoint directory holding one of them is audited once under
 the policy in force (st-audit.toml / pyproject.toml of the repository). A changed ``config.json`` counts
-only when its directory holds safetensors weights. Exit code: the worst over all directories (3 when a
-directory could not be audited, else 1 when any failed, else 0).
+only when its directory holds safetensors weights. Exit code: the worst over all directories (4 internal error,
+3 when a directory could not be audited, 1 when any failed, else 0), the same codes as ``st-audit audit``.
 """
 
 from __future__ import annotations
@@ -34,8 +34,10 @@ def checkpoint_dirs(paths: Iterable[str | Path]) -> list[Path]:
     return sorted(dirs)
 
 
-def run(paths: Iterable[str | Path], policy: Policy, *, write: Callable[[str], None] | None = None) -> int:
-    """Audit every checkpoint directory touched by ``paths``; returns the exit code."""
+def run(paths: Iterable[str | Path], policy: Policy, *, write: Callable[[str], None] | None = None,
+        quiet: bool = False) -> int:
+    """Audit every checkpoint directory touched by ``paths``; returns the exit code (the CLI's: the worst of
+    0 pass, 1 findings, 3 could not audit, 4 internal error). ``quiet`` prints only what fails."""
     emit = write or (lambda s: print(s, flush=True))
     code = 0
     for directory in checkpoint_dirs(paths):
@@ -45,13 +47,17 @@ def run(paths: Iterable[str | Path], policy: Policy, *, write: Callable[[str], N
             raise
         except AuditError as e:
             emit(f"st-audit: error: {directory}: {e}")
-            code = 3
+            code = max(code, 3)
             continue
-        emit(summary_line(report))
+        except Exception as e:  # noqa: BLE001 - a bug: the other directories are still audited
+            emit(f"st-audit: internal error (a bug) auditing {directory}: {type(e).__name__}: {e}")
+            code = 4
+            continue
+        if not quiet or report.failing:
+            emit(summary_line(report))
         for f in report.failing:
             emit(f"  {f.severity.upper():7} {f.code}: {f.message}")
-        if report.exit_code and code == 0:
-            code = report.exit_code
+        code = max(code, report.exit_code)
     return code
 
 

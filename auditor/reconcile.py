@@ -16,6 +16,7 @@ from .findings import Finding, finding, plural
 from .generic import checked_note, structure
 from .inventory import Inventory, Tensor
 from .quant import Quantization
+from .quant.checks import quantization_findings
 from .errors import ConfigError
 from .specs import (Expectation, ExpectedTensor, StackInfo, all_specs, buffer_suffixes, common, expand, select,
                     selection_note)
@@ -25,6 +26,7 @@ from .specs.symbolic import closed_form
 
 LEDGER_KEYS = ("model", "mtp", "tied_duplicates", "buffers", "quantization", "unexplained")
 MAX_NAMES_IN_MESSAGE = 4
+MAX_STRUCTURED = 20  # tensor -> shape entries in a finding's expected/actual (as many names as the JSON lists)
 
 
 class UnknownArchitecture(ConfigError):
@@ -77,8 +79,12 @@ def _names(names: list[str]) -> str:
     return shown + (f" and {len(names) - MAX_NAMES_IN_MESSAGE:,} more" if len(names) > MAX_NAMES_IN_MESSAGE else "")
 
 
-def reconcile(inventory: Inventory, config: dict[str, Any] | None) -> Reconciliation:
-    """Compare the inventory with what ``config`` implies; never raises for a bad tensor."""
+def reconcile(inventory: Inventory, config: dict[str, Any] | None,
+              indexed: Mapping[str, str] | None = None) -> Reconciliation:
+    """Compare the inventory with what ``config`` implies; never raises for a bad tensor.
+
+    ``indexed``: the index's weight_map, whose names also say which layout the checkpoint uses when shards
+    are absent (an index-only folder, LFS pointers)."""
     if config is None:
         rec = _generic(inventory, {})
         rec.findings.append(finding("config-missing", "no config.json next to the weights: the checkpoint was checked "
@@ -99,7 +105,8 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None) -> Reconcilia
             rec.findings.append(finding("config-mismatch", f"config.json cannot be evaluated by the {spec.file} "
                                         f"formula: {e}", files=["config.json"]))
         else:
-            rec = _compare(inventory, best_layout(expectation, inventory.tensors), cfg)
+            names = inventory.tensors if not indexed else {**indexed, **inventory.tensors}
+            rec = _compare(inventory, best_layout(expectation, names), cfg)
     rec.model_type = model_type if isinstance(model_type, str) else None
     rec.architecture = architecture if isinstance(architecture, str) else None
     assert sum(rec.ledger.values()) == inventory.totals.parameters + rec.packed_extra, "ledger must cover every tensor"
@@ -131,10 +138,12 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
     expected = expectation.tensors
     rec = Reconciliation()
     rec.spec = {"file": expectation.spec.file, "class": expectation.cls, "layout": expectation.layout}
-    quantization = Quantization(cfg.get("quantization_config"))
-    sorted_ = _sort_expected(expected, stored, rec)
+    quantization = Quantization(cfg)
+    quantization.prepare(stored, expected, expectation.tied)
+    sorted_ = _sort_expected(expected, stored, rec, quantization)
     _sort_the_rest(expected, stored, expectation, quantization, rec, sorted_)
     rec.findings = _findings(sorted_, expected, stored, expectation, quantization, rec)
+    rec.findings += quantization_findings(quantization, stored, expected, rec.categories, cfg)
     summary = summarize(expectation, expected)
     rec.expected_parameters = summary.parameters
     rec.activated_parameters = summary.activated
@@ -147,7 +156,8 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
     return rec
 
 
-def _sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tensor], rec: Reconciliation) -> _Sorted:
+def _sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tensor], rec: Reconciliation,
+                   quantization: Quantization) -> _Sorted:
     """Walk the expected tensors: matched (model or MTP), wrong shape, tied copy, buffer, or missing."""
     s = _Sorted()
     ledger, categories = rec.ledger, rec.categories
@@ -180,12 +190,21 @@ def _sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Ten
             continue
         category = "mtp" if e.mtp else "model"
         categories[name] = category
-        ledger[category] += t.elements
-        if not e.mtp:
-            s.actual_by_row[(e.layer_type, e.component)] += t.elements
-        s.by_rule[e.rule].append(t)
-        if t.shape != e.shape:
+        elements = t.elements
+        verdict = quantization.verdict(name)
+        if verdict is not None and verdict.category == "packed":  # quantized in place (bitsandbytes, FP8, int8)
+            elements = verdict.logical_elements
+            extra = rec.packed_extra_by_dtype
+            extra[t.dtype] = extra.get(t.dtype, 0) + elements - t.elements
+            if verdict.problem:
+                s.scale_problems.append((name, verdict.problem))
+        elif t.shape != e.shape:
             s.mismatched.append((name, e.shape, t.shape))
+        ledger[category] += elements
+        if not e.mtp:
+            s.actual_by_row[(e.layer_type, e.component)] += elements
+        if verdict is None:  # a quantized-in-place weight beside full-precision ones of its kind is the config's say
+            s.by_rule[e.rule].append(t)
     return s
 
 
@@ -244,7 +263,9 @@ def _findings(s: _Sorted, expected: dict[str, ExpectedTensor], stored: dict[str,
                                                 for n, e, a in s.mismatched[:MAX_NAMES_IN_MESSAGE])
                          + (f" and {len(s.mismatched) - MAX_NAMES_IN_MESSAGE:,} more"
                             if len(s.mismatched) > MAX_NAMES_IN_MESSAGE else ""),
-                         tensors=[n for n, _, _ in s.mismatched]))
+                         tensors=[n for n, _, _ in s.mismatched],
+                         expected={n: list(e) for n, e, _ in s.mismatched[:MAX_STRUCTURED]},
+                         actual={n: list(a) for n, _, a in s.mismatched[:MAX_STRUCTURED]}))
     if s.head_missing:
         f.append(finding("tied-head", f"config.json does not tie the LM head to the embeddings "
                          f"(tie_word_embeddings is false), but {_names(s.head_missing)} is not stored: loaders would "
@@ -271,8 +292,7 @@ def _findings(s: _Sorted, expected: dict[str, ExpectedTensor], stored: dict[str,
     for note, names in s.notes.items():
         f.append(finding("quantization-tensors", f"{plural(len(names), 'tensor')} "
                          f"({sum(stored[n].elements for n in names):,} elements) {note}: {_names(names)}", tensors=names))
-    problems = s.scale_problems + [(name, f"{stored[name].dtype} weight without its weight_scale_inv")
-                                   for name in quantization.unscaled_fp8_weights(stored)]
+    problems = s.scale_problems + quantization.extra_problems()
     if problems:
         f.append(finding("quantization-scale-mismatch", f"{plural(len(problems), 'quantization tensor')} do not "
                          "fit their weights: " + "; ".join(f"{n}: {p}" for n, p in problems[:MAX_NAMES_IN_MESSAGE]),
@@ -280,7 +300,7 @@ def _findings(s: _Sorted, expected: dict[str, ExpectedTensor], stored: dict[str,
     for stack, by_layer in s.beyond.items():
         layers = sorted(by_layer)
         names = [n for layer in layers for n in by_layer[layer]]
-        f.append(finding("config-mismatch", f"config.json declares {stack.count} {_stack_words(stack)}"
+        f.append(finding("config-mismatch", f"config.json declares {_declared(stack)}"
                          + (f" (+{stack.extra} MTP)" if stack.extra else "")
                          + f" but layer{'s' if len(layers) > 1 else ''} {_ranges(layers)} "
                          f"{'are' if len(layers) > 1 else 'is'} stored too ({plural(len(names), 'tensor')})",
@@ -290,7 +310,7 @@ def _findings(s: _Sorted, expected: dict[str, ExpectedTensor], stored: dict[str,
     if rest:
         f.append(finding("unexpected-tensor", f"{plural(len(rest), 'stored tensor')} that the {expectation.spec.file} "
                          f"formula does not explain: {_names(rest)}", tensors=rest))
-    f.extend(_dtype_outliers(s.by_rule))
+    f.extend(_dtype_outliers(s.by_rule, expected))
     return f
 
 
@@ -388,16 +408,19 @@ def _report_missing(f: list[Finding], missing: list[str], expected: Mapping[str,
                          f"({plural(len(names), 'tensor')})", tensors=names))
         declared = [layer for layer in layers if layer < stack.count]
         if declared:
-            f.append(finding("config-mismatch", f"config.json declares {stack.count} {_stack_words(stack)} but only "
-                             f"{stack.count - len(declared)} are stored", tensors=[], files=["config.json"]))
+            stored_layers = stack.count - len(declared)
+            f.append(finding("config-mismatch", f"config.json declares {_declared(stack)} but only "
+                             f"{stored_layers:,} {'is' if stored_layers == 1 else 'are'} stored", tensors=names,
+                             files=["config.json"], expected=stack.count, actual=stored_layers))
     missing = [n for n in missing if (expected[n].stack, expected[n].layer) not in whole]
     if missing:
         f.append(finding("missing-tensor", f"{plural(len(missing), 'tensor')} required by config.json "
                          f"{'is' if len(missing) == 1 else 'are'} not stored: {_names(missing)}", tensors=missing))
 
 
-def _stack_words(stack: StackInfo) -> str:
-    return f"{stack.label} layers" if stack.label else "layers"
+def _declared(stack: StackInfo) -> str:
+    """``"34 layers"``, ``"1 layer"``, ``"27 vision layers"``."""
+    return plural(stack.count, f"{stack.label} layer" if stack.label else "layer")
 
 
 def _stack_layer(name: str, stacks: tuple[StackInfo, ...]) -> tuple[StackInfo, int] | None:
@@ -415,18 +438,29 @@ def _ranges(values: list[int]) -> str:
     return ranges(values).replace("..", "-")
 
 
-def _dtype_outliers(by_rule: dict[int, list[Tensor]]) -> list[Finding]:
-    """Within one kind of tensor (one spec rule), dtypes other than the majority's."""
-    out = []
+def _dtype_outliers(by_rule: dict[int, list[Tensor]], expected: dict[str, ExpectedTensor]) -> list[Finding]:
+    """Within one kind of tensor (one spec rule), dtypes other than the majority's.
+
+    A layer saved in another dtype is one finding naming the layer(s), not one per kind of tensor in it.
+    """
+    odd: list[tuple[Tensor, str]] = []  # (outlier, majority dtype of its kind)
     for tensors in by_rule.values():
         counts = Counter(t.dtype for t in tensors)
         if len(counts) < 2:
             continue
         majority, _ = counts.most_common(1)[0]
-        odd = [t.name for t in tensors if t.dtype != majority]
-        kinds = ", ".join(f"{d}" for d in sorted(counts) if d != majority)
-        out.append(finding("dtype-outlier", f"{plural(len(odd), 'tensor')} stored as {kinds} while "
-                           f"{counts[majority]:,} of the same kind are {majority}: {_names(odd)}", tensors=odd))
+        odd += [(t, majority) for t in tensors if t.dtype != majority]
+    by_kind: dict[tuple[str, str, bool], list[Tensor]] = defaultdict(list)
+    for t, majority in odd:
+        by_kind[(t.dtype, majority, expected[t.name].layer is not None)].append(t)
+    out = []
+    for (dtype, majority, in_layers), tensors in by_kind.items():
+        names = [t.name for t in tensors]
+        layers = sorted({expected[n].layer for n in names if expected[n].layer is not None})
+        where = (f"layer{'s' if len(layers) > 1 else ''} {_ranges(layers)}: " if in_layers else "")
+        out.append(finding("dtype-outlier", f"{where}{plural(len(names), 'tensor')} stored as {dtype} while "
+                           f"the same kinds of tensor elsewhere are {majority}: {_names(names)}", tensors=names,
+                           expected=majority, actual=dtype))
     return out
 
 
@@ -485,7 +519,7 @@ def _formula(components: list[Component], total: int) -> str:
 def _generic(inventory: Inventory, cfg: dict[str, Any]) -> Reconciliation:
     """No formula: the structural check of ``generic.py``, with its ledger."""
     rec = Reconciliation()
-    quantization = Quantization(cfg.get("quantization_config"))
+    quantization = Quantization(cfg)
     stored = inventory.tensors
     rec.categories, rec.findings = structure(
         inventory, cfg, lambda t: "quantization" if quantization.classify(t, stored, {}) is not None else None,

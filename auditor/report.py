@@ -8,7 +8,9 @@ from typing import Any
 from .findings import SEVERITY_RANK, Finding
 from .groups import Group
 from .inventory import FileSummary, Tensor, Totals
+from .patterns import patterns
 from .reconcile import Reconciliation
+from .rootcause import Lost
 
 SCHEMA_VERSION = 1
 FAIL_ON_CHOICES = ("error", "warning", "info", "never")
@@ -31,6 +33,7 @@ class Report:
     ignored_codes: tuple[str, ...] = ()
     include_tensors: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    lost: Lost = field(default_factory=Lost)  # files that could not be read (rootcause.fold uses it again)
 
     @property
     def active_findings(self) -> list[Finding]:
@@ -78,7 +81,7 @@ class Report:
             "groups": [g.to_dict(_elements(g.shape), self.tensors[g.names[0]].nbytes) for g in self.groups],
             "files": [f.to_dict() for f in self.files],
             "ignored_files": dict(sorted(self.ignored_files.items())),
-            "findings": [f.to_dict() for f in self.active_findings],
+            "findings": [_finding_dict(f, self.include_tensors) for f in self.active_findings],
             "ignored_codes": sorted(self.ignored_codes),
             "fail_on": self.fail_on,
             "verdict": self.verdict,
@@ -90,6 +93,15 @@ class Report:
                               for t in self.tensors.values()]
         doc.update(self.extra)
         return doc
+
+
+def _finding_dict(f: Finding, all_tensors: bool) -> dict[str, Any]:
+    """A finding's JSON: its names (at most 20 unless --tensors), their count, and exact patterns covering
+    all of them, so the grouped view is complete even when the list is cut."""
+    doc = f.to_dict(all_tensors)
+    if len(f.tensors) > 1:
+        doc["patterns"] = patterns(f.tensors)
+    return doc
 
 
 def _elements(shape: tuple[int, ...]) -> int:

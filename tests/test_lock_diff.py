@@ -228,7 +228,7 @@ def test_diff_dtype_and_removed_markdown(make_checkpoint: Callable[..., Path]) -
                                                         "layers.2.attn.weight"]
     md = format_diff(changes, "a", "b", "markdown")
     assert md.startswith("## st-audit diff: `a` -> `b` (different)")
-    assert "- `layers.{0..2}.attn.weight` BF16 -> F16" in md and "### removed (1 tensors)" in md
+    assert "- `layers.{0..2}.attn.weight` BF16 -> F16" in md and "### removed (1 tensor)" in md
     dtypes = md.split("### parameters by dtype")[1].split("###")[0]
     assert re.search(r"\| BF16 +\| +3,968 \| +1,600 \| +-2,368 \|", dtypes), dtypes  # head gone, layers now F16
     assert re.search(r"\| F16 +\| +0 \| +768 \| +\+768 \|", dtypes), dtypes

@@ -41,7 +41,7 @@ def _mutated(make_checkpoint: Callable[..., Path], name: str, *, drop: Iterable[
 def _fails_naming(path: Path, code: str, tensor: str) -> dict[str, Any]:
     proc = run_cli("audit", str(path))
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    rc, doc = run_json("audit", str(path))
+    rc, doc = run_json("audit", str(path), "--tensors")  # every tensor name of every finding
     assert rc == 1
     assert doc["verdict"] == "fail"
     hits = [f for f in doc["findings"] if f["code"] == code and tensor in f["tensors"]]

@@ -291,7 +291,7 @@ def test_violation_drives_exit_code_and_json(layout_checkpoint: Callable[..., Pa
     code, doc = run_json("audit", str(ckpt), "--policy", str(f))
     assert code == 1 and doc["verdict"] == "fail"
     (v,) = [x for x in doc["findings"] if x["code"] == "policy-violation"]
-    assert v["severity"] == "error" and len(v["tensors"]) == doc["totals"]["tensors"]
+    assert v["severity"] == "error" and v["count"] == doc["totals"]["tensors"] and len(v["tensors"]) == 20
     write(f, 'allowed_dtypes = ["F16"]\nignore = ["policy-violation"]\n')
     code, doc = run_json("audit", str(ckpt), "--policy", str(f))
     assert code == 0 and doc["verdict"] == "pass" and doc["ignored_codes"] == ["policy-violation"]

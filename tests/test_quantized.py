@@ -255,10 +255,13 @@ def test_gptq_tensors_under_awq_config(tmp_path: Path) -> None:
     assert "model.layers.0.self_attn.q_proj.g_idx" in hits[0].tensors  # AWQ has no g_idx
 
 
-def test_quantized_names_without_gptq_config_stay_unexplained(tmp_path: Path) -> None:
-    """Without quant_method gptq/awq the same tensors are not explained (config.json is the authority)."""
+def test_quantized_names_without_gptq_config_are_one_error(tmp_path: Path) -> None:
+    """Without quant_method gptq/awq a loader cannot read these tensors: one root cause, one error naming them
+    (quantization-config-missing), not a missing weight and an unexpected tensor for each."""
     layout = gptq.quantize(build.load_layout("tiny-llama-bias")["tensors"], "gptq")
     report = auditor.audit(build.build_checkpoint(tmp_path / "noconfig", layout,
                                                   config=build.load_config("tiny-llama-bias.json")))
-    codes = {f.code for f in report.findings}
-    assert report.verdict == "fail" and {"missing-tensor", "unexpected-tensor"} <= codes
+    errors = [f for f in report.findings if f.severity == "error"]
+    assert report.verdict == "fail" and [f.code for f in errors] == ["quantization-config-missing"]
+    assert "model.layers.0.self_attn.q_proj.qweight" in errors[0].tensors
+    assert report.reconciliation.ledger["model"] == report.reconciliation.expected_parameters

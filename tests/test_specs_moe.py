@@ -17,7 +17,7 @@ import pytest
 
 import auditor
 from auditor.reconcile import formula_report
-from conftest import run_json
+from conftest import run_cli, run_json
 from fixtures import build, realistic
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -201,6 +201,16 @@ def test_deepseek_v3_fp8_reconciles(deepseek_v3: Path) -> None:
     assert {f["code"] for f in doc["findings"]} == {"mtp-module", "quantization-tensors"}
 
 
+def test_deepseek_v3_default_json_stays_small(deepseek_v3: Path) -> None:
+    """Findings list at most 20 names plus count and patterns (it was 2.86 MB, 2.82 MB of it the 45,808 names of
+    one info finding); --tensors still gives every name."""
+    proc = run_cli("audit", str(deepseek_v3), "--format", "json")
+    doc = json.loads(proc.stdout)
+    assert len(proc.stdout.encode()) < 300_000, len(proc.stdout)
+    [scales] = [f for f in doc["findings"] if f["code"] == "quantization-tensors"]
+    assert scales["count"] > 40_000 and len(scales["tensors"]) == 20 and 0 < len(scales["patterns"]) < 100
+
+
 def test_deepseek_v3_wrong_scale_shape(tmp_path: Path) -> None:
     bad = "model.layers.7.self_attn.q_a_proj.weight_scale_inv"   # q_a_proj [1536, 7168] -> [12, 56]
     path = realistic.deepseek_v3_fp8(tmp_path / "ds", replace={bad: (bad, "F32", [12, 57])})
@@ -217,7 +227,7 @@ def test_deepseek_v3_fp8_weight_without_scale(tmp_path: Path) -> None:
     code, doc = run_json("audit", str(path))
     assert code == 1
     hits = [f for f in doc["findings"] if f["code"] == "quantization-scale-mismatch"]
-    assert hits and hits[0]["tensors"] == [weight] and "without its weight_scale_inv" in hits[0]["message"]
+    assert hits and hits[0]["tensors"] == [weight] and f"{weight}_scale_inv is not stored" in hits[0]["message"]
 
 
 def test_deepseek_v3_missing_expert(tmp_path: Path) -> None:
@@ -329,3 +339,22 @@ def test_gpt_oss_120b_and_active_counts() -> None:
     embedding = 201088 * 2880
     assert round((small["activated_parameters"] - embedding) / 1e9, 1) == 3.6
     assert round((large["activated_parameters"] - embedding) / 1e9, 1) == 5.1
+
+
+@pytest.mark.parametrize("renamed", [{"num_experts": "num_local_experts"}])
+def test_qwen3_moe_config_written_by_transformers_5_reconciles(tmp_path: Path, renamed: dict) -> None:
+    """transformers 5 writes Qwen3-MoE's expert count as num_local_experts (Qwen3MoeConfig.attribute_map), older
+    releases as num_experts: both must read the same (falling back to the class default of 128 would report
+    hundreds of missing experts on a healthy checkpoint)."""
+    layout = build.load_layout("Qwen__Qwen3-30B-A3B")
+    config = build.load_config(layout["config_file"])
+    old, new = next(iter(renamed.items()))
+    config[new] = config.pop(old)
+    assert old not in config and config[new] == 128 == max(int(n.split(".")[5]) for n, _, _ in layout["tensors"]
+                                                          if ".experts." in n) + 1
+    config[new] = 64  # a smaller expert count makes a fallback to the default of 128 visible
+    tensors = [t for t in layout["tensors"] if ".experts." not in t[0] or int(t[0].split(".")[5]) < 64]
+    tensors = [(n, d, [64, s[1]] if n.endswith("mlp.gate.weight") else s) for n, d, s in tensors]
+    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", tensors, config=config, shards=3))
+    assert report.verdict == "pass", [f.message for f in report.findings if f.severity == "error"]
+    assert report.reconciliation.ledger["model"] == report.reconciliation.expected_parameters

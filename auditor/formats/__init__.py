@@ -10,7 +10,8 @@ if TYPE_CHECKING:
     from ..report import Report
 
 # format name -> module defining ``format_report(report) -> str`` (imported only when chosen)
-FORMATS: dict[str, str] = {"table": "table", "json": "json_format", "markdown": "markdown", "junit": "junit"}
+FORMATS: dict[str, str] = {"table": "table", "json": "json_format", "markdown": "markdown", "junit": "junit",
+                           "summary": "summary"}
 
 
 def formatter(name: str) -> Callable[[Report], str]:

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..findings import plural
 from ..report import Report
 
 LEDGER_LABELS = {"model": "model (the formula's parameters)", "mtp": "MTP module", "tied_duplicates": "tied duplicates",
                  "buffers": "recomputable buffers", "quantization": "quantization bookkeeping",
                  "unexplained": "unexplained"}
+
+
+def ledger_label(key: str, report: Report) -> str:
+    """The ledger row's label; "the formula's parameters" only when a formula was compared."""
+    if key == "model" and report.reconciliation.expected_parameters is None:
+        return "model (no formula applies: every tensor not classified otherwise)"
+    return LEDGER_LABELS[key]
 
 
 def num(n: int | None) -> str:
@@ -32,9 +40,9 @@ def summary_line(report: Report) -> str:
     counts = report.severity_counts()
     rec = report.reconciliation
     expected = f", expected {rec.expected_parameters:,}" if rec.expected_parameters is not None else ""
-    return (f"{report.verdict.upper()}: {report.target}: {t.tensors:,} tensors, {t.parameters:,} parameters "
-            f"({human(t.parameters)}){expected}; {counts['error']} errors, {counts['warning']} warnings, "
-            f"{counts['info']} notes")
+    return (f"{report.verdict.upper()}: {report.target}: {plural(t.tensors, 'tensor')}, "
+            f"{plural(t.parameters, 'parameter')} ({human(t.parameters)}){expected}; {plural(counts['error'], 'error')}, "
+            f"{plural(counts['warning'], 'warning')}, {plural(counts['info'], 'note')}")
 
 
 def component_rows(report: Report) -> list[list[Any]]:

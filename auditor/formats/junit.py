@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from ..findings import CODES, SEVERITY_RANK, Finding
+from ..findings import CODES, SEVERITY_RANK, Finding, plural
 from ..report import Report
 
 MAX_NAMES = 1000
@@ -47,7 +47,7 @@ def format_report(report: Report) -> str:
         case = ET.Element("testcase", {"classname": "st-audit", "name": code, "time": "0"})
         found = by_code.get(code, [])
         if code in report.ignored_codes:
-            ET.SubElement(case, "skipped", {"message": _clean(f"ignored ({len(found)} findings)")})
+            ET.SubElement(case, "skipped", {"message": _clean(f"ignored ({plural(len(found), 'finding')})")})
             skipped += 1
         else:
             failing = [f for f in found if threshold is not None and SEVERITY_RANK[f.severity] >= threshold]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from tabulate import tabulate
 
+from ..findings import plural
 from ..report import Report
-from .common import COMPONENT_HEADERS, LEDGER_LABELS, component_rows, num, shape, summary_line
+from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line
 
 
 def _cell(text: str) -> str:
@@ -22,13 +23,13 @@ def format_report(report: Report) -> str:
                 f"- **Formula:** `{rec.formula}`"]
         if rec.formula_by_component and rec.formula_by_component != rec.formula:
             out.append(f"- **By component:** `{rec.formula_by_component}`")
-    out += [f"- **Stored:** {report.totals.tensors:,} tensors, {report.totals.parameters:,} parameters, "
-            f"{report.totals.bytes:,} bytes in {len(report.files)} files", ""]
+    out += [f"- **Stored:** {plural(report.totals.tensors, 'tensor')}, {plural(report.totals.parameters, 'parameter')}, "
+            f"{report.totals.bytes:,} bytes in {plural(len(report.files), 'file')}", ""]
     findings = report.active_findings
     if findings:
         rows = [[f.severity, f"`{f.code}`", _cell(f.message)] for f in findings]
         out += ["### Findings", "", tabulate(rows, headers=["severity", "code", "message"], tablefmt="github"), ""]
-    ledger = [[LEDGER_LABELS[k], num(v)] for k, v in rec.ledger.items()]
+    ledger = [[ledger_label(k, report), num(v)] for k, v in rec.ledger.items()]
     out += ["### Ledger", "", tabulate(ledger + [["**stored total**", num(report.totals.parameters)]],
                                        headers=["category", "parameters"], tablefmt="github",
                                        disable_numparse=True, colalign=("left", "right")), ""]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tabulate import tabulate
 
 from ..report import Report
-from .common import COMPONENT_HEADERS, LEDGER_LABELS, component_rows, num, shape, summary_line
+from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line
 
 
 def format_report(report: Report) -> str:
@@ -39,7 +39,7 @@ def format_report(report: Report) -> str:
             out.append(f"by component: {rec.formula_by_component}")
         out.append("")
     out.append("ledger (stored parameters):")
-    ledger_rows = [[LEDGER_LABELS[k], num(v)] for k, v in rec.ledger.items() if v or k == "model"]
+    ledger_rows = [[ledger_label(k, report), num(v)] for k, v in rec.ledger.items() if v or k == "model"]
     ledger_rows.append(["= stored total", num(t.parameters)])
     out.append(tabulate(ledger_rows, tablefmt="plain", disable_numparse=True, colalign=("left", "right")))
     out.append("")

@@ -72,6 +72,7 @@ ENTRY_BYTES_BLIND = 160  # per tensor when only the count is known
 HEADER_SLACK = 256  # __metadata__ and padding
 MAX_ERROR_BODY = 1_000_000
 CACHE_LIBRARY = "st-audit"
+LISTING = ".listing.json"  # the commit's file list, cached beside its headers (offline mode)
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
 
@@ -175,6 +176,10 @@ class HubSource:
     # -- Source protocol ------------------------------------------------------------------------------
 
     def list_files(self) -> dict[str, int | None]:
+        if self._files is None and constants.is_offline_mode() and self.revision and _COMMIT.match(self.revision):
+            self._files = self._listing_load(self.revision)  # offline: a pinned commit audited before
+            if self._files is not None:
+                self.commit = self.revision
         if self._files is None:
             with self._counting():
                 info = self._retrying(lambda: self._api.model_info(self.repo_id, revision=self.revision,
@@ -188,7 +193,11 @@ class HubSource:
                 if lfs is not None and lfs.sha256:
                     self.lfs_sha256[sibling.rfilename] = lfs.sha256
             self._files = files
-            index_name, singles, _ = choose(files)
+            self._listing_store(files)
+            try:
+                index_name, singles, _ = choose(files)
+            except AuditError:  # only variant files: collect() says so (or audits the --variant asked for)
+                index_name, singles = None, []
             if index_name is not None or singles:  # a safetensors repo: fetch its small files in the background
                 for name in (index_name, "config.json"):
                     if name is not None and name in files:
@@ -420,6 +429,23 @@ class HubSource:
             return None
         return folder / quote(name, safe="")
 
+    def _listing_store(self, files: dict[str, int | None]) -> None:
+        """Keep the commit's file list beside its headers, so offline mode can audit that commit again."""
+        self._cache_store(LISTING, json.dumps({"files": files, "lfs_sha256": self.lfs_sha256}).encode())
+
+    def _listing_load(self, commit: str) -> dict[str, int | None] | None:
+        self.commit = commit
+        path = self._cache_path(LISTING)
+        self.commit = None
+        try:
+            doc = json.loads(path.read_bytes()) if path is not None else None
+        except (OSError, ValueError):
+            return None
+        if not isinstance(doc, dict) or not isinstance(doc.get("files"), dict):
+            return None
+        self.lfs_sha256 = dict(doc.get("lfs_sha256") or {})
+        return {str(k): (v if isinstance(v, int) else None) for k, v in doc["files"].items()}
+
     def _cache_load(self, name: str, size: int | None) -> Header | None:
         path = self._cache_path(name)
         if path is None:
@@ -523,8 +549,12 @@ class HubSource:
         chain = list(_chain(error))
         for e in chain:
             if isinstance(e, OfflineModeIsEnabled):
+                pinned = self.revision is not None and _COMMIT.match(self.revision)
+                how = ("this commit was not audited before (its headers are not cached)" if pinned else
+                       f"pass the commit of an earlier audit ({repo}@COMMIT or --revision COMMIT) to audit it from "
+                       "the header cache")
                 return HubError(f"offline mode is on (HF_HUB_OFFLINE=1), so {repo} cannot be read from the Hub: "
-                                "unset HF_HUB_OFFLINE, or audit a local copy of the checkpoint")
+                                f"{how}; or unset HF_HUB_OFFLINE, or audit a local copy of the checkpoint")
         for e in chain:
             if isinstance(e, GatedRepoError):
                 status = e.response.status_code if e.response is not None else None

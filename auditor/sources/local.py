@@ -9,6 +9,7 @@ from typing import Any
 from ..checkpoint import MAX_TENSORS
 from ..errors import AuditError, TargetNotFound
 from ..header import Header, parse_header, read_header_length
+from ..targets import describe_special
 
 
 FIRST_READ = 64 * 1024  # one read covers most headers and is enough to sniff non-safetensors files
@@ -19,15 +20,16 @@ class LocalSource:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         p = Path(path)
-        if not p.exists():
-            raise TargetNotFound(f"{path} does not exist: pass a checkpoint directory, a .safetensors file, "
-                                 "or a Hub repo id such as org/name")
+        problem = describe_special(p) if os.path.lexists(p) else f"{path}: no such file or directory"
+        if problem is not None:
+            raise TargetNotFound(problem)
         if not (p.is_file() or p.is_dir()):
             raise TargetNotFound(f"{path} is neither a regular file nor a directory")
         self.target = str(path)
         self.single = p if p.is_file() else None
         self.root = p.parent if p.is_file() else p
         self._files: dict[str, int | None] | None = None
+        self.special: dict[str, str] = {}  # weights-like entries that are not readable files -> why
 
     def list_files(self) -> dict[str, int | None]:
         if self._files is None:
@@ -47,15 +49,30 @@ class LocalSource:
                 files["config.json"] = config.stat().st_size
             return files
         for entry in os.scandir(self.root):
-            if entry.is_file():
-                files[entry.name] = entry.stat().st_size
-            elif entry.is_dir() and not entry.name.startswith("."):
-                for sub in os.scandir(entry.path):
-                    if sub.is_file() and sub.name.endswith((".safetensors", ".json")):
-                        files[f"{entry.name}/{sub.name}"] = sub.stat().st_size
+            kind = _kind(entry)
+            if kind == "file":
+                files[entry.name] = _size(entry)
+            elif kind == "dir" and entry.name == "config.json":
+                self.special[entry.name] = f"{entry.path} is a directory, not a file"
+                files[entry.name] = None
+            elif kind == "dir" and not entry.name.startswith("."):
+                try:
+                    subs = list(os.scandir(entry.path))
+                except OSError:
+                    continue  # an unreadable subfolder holds nothing we would audit anyway
+                for sub in subs:
+                    if _kind(sub) == "file" and sub.name.endswith((".safetensors", ".json")):
+                        files[f"{entry.name}/{sub.name}"] = _size(sub)
+            elif entry.name.endswith(WEIGHT_NAMES):
+                # a dangling symlink, a loop or a FIFO under a weights name: named as a finding, never opened;
+                # any other odd entry (a loop in an unrelated file) is not ours to judge
+                self.special[entry.name] = describe_special(Path(entry.path)) or "not a regular file"
+                files[entry.name] = None
         return files
 
     def read_small(self, name: str) -> bytes:
+        if name in self.special:  # never open a FIFO (it would block) or follow a broken link
+            raise OSError(self.special[name])
         return (self.root / name).read_bytes()
 
     def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
@@ -65,12 +82,38 @@ class LocalSource:
         for name in names:
             if total > max_tensors:
                 break
+            if name in self.special:
+                headers[name] = header = Header(name)
+                header.fail("file-unreadable", self.special[name].replace(str(self.root / name), "it", 1))
+                continue
             headers[name] = header = read_local_header(self.root / name, name)
             total += len(header.tensors)
         return headers
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "local", "path": str(self.root.resolve() if self.single is None else self.single.resolve())}
+
+
+WEIGHT_NAMES = (".safetensors", ".safetensors.index.json", "config.json")
+
+
+def _kind(entry: os.DirEntry[str]) -> str | None:
+    """"file", "dir", or None for anything else (symlink loops and dangling links raise or say neither)."""
+    try:
+        if entry.is_file():
+            return "file"
+        if entry.is_dir():
+            return "dir"
+    except OSError:
+        pass
+    return None
+
+
+def _size(entry: os.DirEntry[str]) -> int | None:
+    try:
+        return entry.stat().st_size
+    except OSError:
+        return None
 
 
 def read_local_header(path: Path, name: str) -> Header:

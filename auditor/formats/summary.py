@@ -1,0 +1,10 @@
+"""``--format summary``: exactly one line, the verdict line (for logs, shell prompts and CI annotations)."""
+
+from __future__ import annotations
+
+from ..report import Report
+from .common import summary_line
+
+
+def format_report(report: Report) -> str:
+    return summary_line(report) + "\n"

@@ -1,0 +1,75 @@
+"""The quantization layer of the reconciliation: one engine, every scheme a data file.
+
+``configs.py`` reads whatever the exporter wrote (``quantization_config`` of compressed-tensors, bitsandbytes,
+GPTQ, AWQ, FP8, MXFP4, ModelOpt's ``hf_quant_config.json``, MLX's ``quantization``) into one ``QuantConfig``;
+``schemes/*.toml`` say what each scheme stores per quantized layer (names, dtypes, shapes as expressions of the
+layer's ``rows`` / ``cols`` and the scheme's bits, group and block sizes; format in docs/quant.md);
+``assess.py`` compares them with the stored tensors; ``checks.py`` turns the result into findings.
+
+The reconciliation asks one ``Quantization`` object: ``prepare`` once with the stored and expected tensors, then
+``verdict`` / ``classify`` per tensor. A packed weight counts as the values it encodes (``logical_elements``), so
+the ledger's ``model`` equals the unquantized model's count; everything else a scheme stores is bookkeeping
+(ledger ``quantization``), each tensor checked against the rule that names it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..inventory import Tensor
+from .assess import (AUX_SUFFIXES, WEIGHT_SUFFIXES, Assessment, QuantVerdict, assess, looks_quantized,
+                     unconfigured)
+from .configs import QuantConfig, read
+
+__all__ = ["Quantization", "QuantVerdict", "QuantConfig"]
+
+
+class Quantization:
+    """The quantization scheme of one config, and (after ``prepare``) what it says about each stored tensor."""
+
+    def __init__(self, config: Mapping[str, Any] | None) -> None:
+        self.config = read(config)
+        self.assessment = Assessment()
+
+    def prepare(self, stored: Mapping[str, Tensor], expected: Mapping[str, Any], tied: bool = False) -> None:
+        """Sort every expected weight's stored tensors by the config's scheme (once per audit)."""
+        self.assessment = assess(self.config, stored, expected, tied)
+        if self.config is None:
+            self._unconfigured(stored, expected)
+
+    def _unconfigured(self, stored: Mapping[str, Tensor], expected: Mapping[str, Any]) -> None:
+        """No quantization config, yet quantized tensors: one root cause (``quantization-config-missing``, made by
+        ``checks.py``), so the tensors are filed under quantization and packed weights stand for their weight
+        rather than each showing up again as unexpected or missing."""
+        verdicts = self.assessment.verdicts
+        for name in unconfigured(stored, expected):
+            if name in expected:
+                continue
+            parent, _, last = name.rpartition(".")
+            weight = parent + ".weight" if parent + ".weight" in expected else parent
+            e = expected.get(weight)
+            if e is not None and last in WEIGHT_SUFFIXES and weight not in stored:
+                verdicts[name] = QuantVerdict("packed", weight, None, e.elements)
+            else:
+                verdicts[name] = QuantVerdict("quantization", weight)
+
+    def verdict(self, name: str) -> QuantVerdict | None:
+        return self.assessment.verdicts.get(name)
+
+    def classify(self, tensor: Tensor, stored: Mapping[str, Tensor],
+                 expected: Mapping[str, Any]) -> QuantVerdict | None:
+        """A verdict when ``tensor`` is bookkeeping or a packed weight. Without expected tensors (no formula for
+        the architecture) bookkeeping is recognised by name alone, for the ledger."""
+        verdict = self.assessment.verdicts.get(tensor.name)
+        if verdict is not None or expected or self.config is None:
+            return verdict
+        parent, _, last = tensor.name.rpartition(".")
+        if last in AUX_SUFFIXES or last.startswith("bitsandbytes__") or tensor.name.endswith("_scale_inv") \
+                or (looks_quantized(tensor.name) and tensor.name.endswith("_scales")):
+            return QuantVerdict("quantization", parent + ".weight")
+        return None
+
+    def extra_problems(self) -> list[tuple[str, str]]:
+        """Problems not tied to a verdict (a config the scheme cannot be evaluated with)."""
+        return list(self.assessment.problems)
