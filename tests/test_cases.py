@@ -33,13 +33,20 @@ def test_case_reconciles_exactly(case: Path, tmp_path: Path) -> None:
 
 
 UNCOVERED = [case for case in case_dirs() if case not in set(COVERED)]
+# the multimodal layouts (vision blocks beside decoder layers) are the structural check's hardest input: they
+# are checked as an unknown architecture would be even where a spec covers them
+DISGUISED = [case for case in COVERED if select(config(case))[0].family == "multimodal"]
 
 
-@pytest.mark.parametrize("case", UNCOVERED, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("case", UNCOVERED + DISGUISED, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_structural_check_gives_no_false_alarm_on_a_healthy_layout(case: Path, tmp_path: Path) -> None:
     """An architecture no spec covers gets the structural check: on what transformers writes it must pass
     without a single error or warning, and say what it did and did not check."""
-    report = auditor.audit(write_case(case, tmp_path / "ckpt"))
+    dest = write_case(case, tmp_path / "ckpt")
+    if case in DISGUISED:
+        (dest / "config.json").write_text(json.dumps({**config(case), "model_type": "brand_new",
+                                                      "architectures": ["BrandNewForConditionalGeneration"]}))
+    report = auditor.audit(dest)
     assert problems(report, case) == []
     [note] = [f.message for f in report.findings if f.code == "unknown-architecture"]
     assert "Not checked" in note and report.reconciliation.expected_parameters is None

@@ -159,7 +159,9 @@ def closed_form(expectation: Expectation, parameters: int) -> str | None:
         return None
     if total + sum(numeric.values()) != parameters:
         return None
-    parts += [f"{component} {value:,}" for component, value in numeric.items() if value]
+    order = {c: i for i, c in enumerate(TOWER_COMPONENTS)}
+    towers = sorted(numeric, key=lambda c: order.get(c, len(order)))  # vision, audio, then the projector
+    parts += [f"{component} {numeric[component]:,}" for component in towers if numeric[component]]
     values = ", ".join(f"{s}={v:,}" for s, v in sorted(sym.used.items(), key=lambda kv: _symbol_order(kv[0])))
     return " + ".join(parts) + (f"  [{values}]" if values else "")
 
