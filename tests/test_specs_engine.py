@@ -17,6 +17,7 @@ from auditor.specs.expr import ExprError, evaluate
     ("types[1]", {"types": ["a", "b"]}, "b"),
     ("2 ** 3 * x", {"x": 2}, 16),
     ("max(a, b) - min(a, b)", {"a": 3, "b": 8}, 5),
+    ("2 * isqrt(n)", {"n": 16383}, 254),
 ])
 def test_expressions(source: str, env: dict, value: object) -> None:
     assert evaluate(source, env) == value

@@ -27,6 +27,7 @@ def _ceil_div(a: int, b: int) -> int:
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "min": min, "max": max, "len": len, "int": int, "bool": bool, "abs": abs, "sum": sum,
     "ceil_div": _ceil_div, "ceil": math.ceil, "range": range, "any": any, "all": all,
+    "isqrt": math.isqrt,  # floor(sqrt(n)): Doge's product-key router has 2 * isqrt(num_experts) keys
 }
 
 _BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
