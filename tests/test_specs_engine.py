@@ -18,6 +18,9 @@ from auditor.specs.expr import ExprError, evaluate
     ("2 ** 3 * x", {"x": 2}, 16),
     ("max(a, b) - min(a, b)", {"a": 3, "b": 8}, 5),
     ("2 * isqrt(n)", {"n": 16383}, 254),
+    ("per_layer(p, 5, 'head_dim', 256)", {"p": {"05": {"head_dim": 512}, "11": {"head_dim": 512}}}, 512),
+    ("per_layer(p, 4, 'head_dim', 256)", {"p": {"05": {"head_dim": 512}}}, 256),
+    ("per_layer(p, 3, 'head_dim', 8)", {"p": None}, 8),
 ])
 def test_expressions(source: str, env: dict, value: object) -> None:
     assert evaluate(source, env) == value
