@@ -150,6 +150,16 @@ def test_stack_bindings_drive_conditions_and_rows() -> None:
     assert not any(t.component == "routed_experts" for t in expand(spec, {"k": None}).tensors.values())
 
 
+def test_expert_placeholder_repeats_over_a_list_of_names() -> None:
+    """Xmod stores one adapter per language (adapter_modules.en_XX...): {expert} takes each name of a list."""
+    doc = {"model_types": ["m"], "defaults": {"langs": ["en_XX", "de_DE"], "d": 2},
+           "tensor": [{"name": "adapters.{expert}.w", "shape": ["d"], "component": "mlp", "experts": "langs"}]}
+    spec = _spec({"m.toml": doc}, "m.toml")
+    assert set(expand(spec, {}).tensors) == {"adapters.en_XX.w", "adapters.de_DE.w"}
+    with pytest.raises(ExprError, match="a count or a list"):
+        expand(spec, {"langs": ["a.b"]})
+
+
 def test_config_key_aliases_read_either_release_name() -> None:
     spec = _spec({"s.toml": STACKED}, "s.toml")
     assert sum(1 for n in expand(spec, {"num_local_experts": 5}).tensors if n.startswith("model.layers.3.experts")) == 5
