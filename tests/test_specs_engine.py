@@ -19,6 +19,10 @@ from auditor.specs.expr import ExprError, evaluate
     ("types[1]", {"types": ["a", "b"]}, "b"),
     ("2 ** 3 * x", {"x": 2}, 16),
     ("max(a, b) - min(a, b)", {"a": 3, "b": 8}, 5),
+    ("2 * isqrt(n)", {"n": 16383}, 254),
+    ("per_layer(p, 5, 'head_dim', 256)", {"p": {"05": {"head_dim": 512}, "11": {"head_dim": 512}}}, 512),
+    ("per_layer(p, 4, 'head_dim', 256)", {"p": {"05": {"head_dim": 512}}}, 256),
+    ("per_layer(p, 3, 'head_dim', 8)", {"p": None}, 8),
 ])
 def test_expressions(source: str, env: dict, value: object) -> None:
     assert evaluate(source, env) == value
@@ -146,6 +150,16 @@ def test_stack_bindings_drive_conditions_and_rows() -> None:
     assert e.main is not None and (e.main.prefix, e.main.count) == ("model.layers.", 4)
     # an explicit null in a nullable key keeps its meaning (no sparse layers), it is not the default
     assert not any(t.component == "routed_experts" for t in expand(spec, {"k": None}).tensors.values())
+
+
+def test_expert_placeholder_repeats_over_a_list_of_names() -> None:
+    """Xmod stores one adapter per language (adapter_modules.en_XX...): {expert} takes each name of a list."""
+    doc = {"model_types": ["m"], "defaults": {"langs": ["en_XX", "de_DE"], "d": 2},
+           "tensor": [{"name": "adapters.{expert}.w", "shape": ["d"], "component": "mlp", "experts": "langs"}]}
+    spec = _spec({"m.toml": doc}, "m.toml")
+    assert set(expand(spec, {}).tensors) == {"adapters.en_XX.w", "adapters.de_DE.w"}
+    with pytest.raises(ExprError, match="a count or a list"):
+        expand(spec, {"langs": ["a.b"]})
 
 
 def test_config_key_aliases_read_either_release_name() -> None:
@@ -284,9 +298,16 @@ def test_spec_defaults_are_the_config_classes_defaults() -> None:
 
     from auditor.specs.expr import compile_expr
     from auditor.specs.load import expressions
-    classes = Path(__file__).resolve().parents[1] / "fixtures" / "config-classes"
+    from auditor.specs.load import load_all
+    root = Path(__file__).resolve().parents[1] / "fixtures"
+    classes = root / "config-classes"
+    # specs claiming only a class (BartForCausalLM: model_type bart is the seq2seq model's) are checked against
+    # the config class of every model type whose causal-LM class they claim
+    causal = json.loads((root / "transformers-mappings.json").read_text())["MODEL_FOR_CAUSAL_LM_MAPPING_NAMES"]
+    by_class = [(model_type, spec) for spec in load_all().values() if not spec.model_types
+                for model_type, cls in causal.items() if cls in spec.architectures]
     checked, drift = 0, []
-    for model_type, spec in sorted(all_specs().items()):
+    for model_type, spec in sorted(all_specs().items()) + by_class:
         dumped = classes / f"{model_type}.json"
         if spec.family != "decoder" or not dumped.exists():
             continue

@@ -117,9 +117,8 @@ class _Builder:
         elements = 1
         for d in shape:
             elements *= d
-        experts = whole(evaluate(rule.experts, env), f"{rule.name} experts") if rule.experts is not None else 1
-        if not 0 <= experts <= MAX_EXPERTS:
-            raise ExprError(f"{rule.name}: implausible expert count (over {MAX_EXPERTS:,} or negative)")
+        labels = _repeat_labels(rule, env)
+        experts = len(labels)
         active = (whole(evaluate(rule.active_experts, env), f"{rule.name} active_experts")
                   if rule.active_experts is not None else experts)
         name = rule.name.replace("{layer}", str(layer)) if layer is not None else rule.name
@@ -133,10 +132,24 @@ class _Builder:
             self.tensors[name] = expected
             return
         head, tail = name.split("{expert}", 1)
-        for e in range(experts):  # one shared (read-only) ExpectedTensor for all experts of a layer
+        for e in labels:  # one shared (read-only) ExpectedTensor for all experts of a layer
             self.tensors[f"{head}{e}{tail}"] = expected
         if len(self.tensors) > MAX_EXPECTED_TENSORS:
             raise ExprError(f"the config implies over {MAX_EXPECTED_TENSORS:,} tensors")
+
+
+def _repeat_labels(rule: TensorRule, env: Mapping[str, Any]) -> list[str]:
+    """What ``{expert}`` takes: 0 .. n-1 for a count, or the names in a list (Xmod's per-language adapters
+    ``adapter_modules.en_XX``, from the config's ``languages``)."""
+    value = evaluate(rule.experts, env) if rule.experts is not None else 1
+    if isinstance(value, list):
+        if len(value) > MAX_EXPERTS or not all(isinstance(v, str) and v and "." not in v for v in value):
+            raise ExprError(f"{rule.name}: experts must be a count or a list of (at most {MAX_EXPERTS:,}) names")
+        return list(dict.fromkeys(value))
+    count = whole(value, f"{rule.name} experts")
+    if not 0 <= count <= MAX_EXPERTS:
+        raise ExprError(f"{rule.name}: implausible expert count (over {MAX_EXPERTS:,} or negative)")
+    return [str(e) for e in range(count)]
 
 
 def architecture(config: Mapping[str, Any]) -> str | None:

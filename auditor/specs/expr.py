@@ -30,9 +30,24 @@ def _as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
+def _per_layer(overrides: Mapping[Any, Any] | None, layer: int, key: str, default: Any) -> Any:
+    """transformers' ``per_layer_config`` (HeterogeneousConfigMixin): ``{layer index: {key: value}}``, the index
+    an int in memory and a zero-padded string in config.json (``"05"``). The layer's value, else ``default``."""
+    if overrides is None:
+        return default
+    if not isinstance(overrides, Mapping):
+        raise TypeError(f"per_layer_config must be a mapping, not {type(overrides).__name__}")
+    for index, values in overrides.items():
+        if str(index).isdigit() and int(index) == layer and isinstance(values, Mapping) and key in values:
+            return values[key]
+    return default
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "min": min, "max": max, "len": len, "int": int, "bool": bool, "abs": abs, "sum": sum,
     "ceil_div": _ceil_div, "ceil": math.ceil, "range": range, "any": any, "all": all, "as_list": _as_list,
+    "isqrt": math.isqrt,  # floor(sqrt(n)): Doge's product-key router has 2 * isqrt(num_experts) keys
+    "per_layer": _per_layer,  # Gemma 4's per-layer head_dim / kv heads
 }
 
 _BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
