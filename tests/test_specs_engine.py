@@ -17,6 +17,9 @@ from auditor.specs.expr import ExprError, evaluate
     ("types[1]", {"types": ["a", "b"]}, "b"),
     ("2 ** 3 * x", {"x": 2}, 16),
     ("max(a, b) - min(a, b)", {"a": 3, "b": 8}, 5),
+    ("['conv'] * n", {"n": 2}, ["conv", "conv"]),
+    ("list(range(n)) == [0, 1, 2]", {"n": 3}, True),
+    ("p[layer] == 'M'", {"p": "M*", "layer": 0}, True),
 ])
 def test_expressions(source: str, env: dict, value: object) -> None:
     assert evaluate(source, env) == value
@@ -29,6 +32,14 @@ def test_expressions(source: str, env: dict, value: object) -> None:
 def test_unsafe_or_unsupported_expressions_are_rejected(source: str) -> None:
     with pytest.raises(ExprError):
         evaluate(source, {"x": 1, "n": 100, "y": 1, "a": 1})
+
+
+@pytest.mark.parametrize("source", ["['mamba'] * n", "n * 'M'", "list(range(n))", "len(range(n))"])
+def test_lists_built_from_hostile_config_values_are_bounded(source: str) -> None:
+    """A layer_types default such as ['mamba'] * num_hidden_layers must not turn an absurd layer count into a
+    MemoryError (exit 4): it is an ExprError, which the audit reports as a config finding."""
+    with pytest.raises(ExprError):
+        evaluate(source, {"n": 10**4000})
 
 
 def test_missing_name_and_type_errors_are_expr_errors() -> None:

@@ -24,13 +24,31 @@ def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
+# A list built from config values (``['mamba'] * num_hidden_layers``, ``list(range(n))``) is bounded, so a
+# hostile config is an ExprError (a finding), never a MemoryError or a hang.
+MAX_SEQUENCE = 1_000_000
+
+
+def _list(items: Any) -> list[Any]:
+    if len(items) > MAX_SEQUENCE:
+        raise ValueError(f"a list of {len(items):,} items (over {MAX_SEQUENCE:,})")
+    return list(items)
+
+
+def _repeat(left: Any, right: Any) -> Any:
+    seq, times = (left, right) if isinstance(left, (list, str)) else (right, left)
+    if isinstance(seq, (list, str)) and isinstance(times, int) and len(seq) * times > MAX_SEQUENCE:
+        raise ValueError(f"repeating {len(seq)} items {times:,} times (over {MAX_SEQUENCE:,})")
+    return operator.mul(left, right)
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "min": min, "max": max, "len": len, "int": int, "bool": bool, "abs": abs, "sum": sum,
-    "ceil_div": _ceil_div, "ceil": math.ceil, "range": range, "any": any, "all": all,
+    "ceil_div": _ceil_div, "ceil": math.ceil, "range": range, "any": any, "all": all, "list": _list,
 }
 
 _BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: _repeat, ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod, ast.Pow: operator.pow, ast.Div: operator.truediv,
 }
 _CMPOPS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
@@ -81,7 +99,7 @@ def _eval(node: ast.AST, env: Mapping[str, Any], source: str) -> Any:
         left, right = _eval(node.left, env, source), _eval(node.right, env, source)
         try:
             return _BINOPS[type(node.op)](left, right)
-        except (TypeError, ZeroDivisionError) as e:
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError) as e:
             raise ExprError(f"{source!r}: {e} (values {left!r}, {right!r})") from None
     if isinstance(node, ast.UnaryOp):
         value = _eval(node.operand, env, source)
@@ -122,7 +140,7 @@ def _eval(node: ast.AST, env: Mapping[str, Any], source: str) -> Any:
         args = [_eval(a, env, source) for a in node.args]
         try:
             return FUNCTIONS[node.func.id](*args)  # type: ignore[attr-defined]
-        except (TypeError, ValueError, ZeroDivisionError) as e:
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError) as e:
             raise ExprError(f"{source!r}: {e}") from None
     if isinstance(node, ast.Subscript):
         container = _eval(node.value, env, source)
