@@ -20,6 +20,9 @@ from auditor.specs.expr import ExprError, evaluate
     ("['conv'] * n", {"n": 2}, ["conv", "conv"]),
     ("list(range(n)) == [0, 1, 2]", {"n": 3}, True),
     ("p[layer] == 'M'", {"p": "M*", "layer": 0}, True),
+    ("'hybrid' not in types[:layer]", {"types": ["mamba", "hybrid", "hybrid"], "layer": 1}, True),
+    ("types[1:][::2]", {"types": [0, 1, 2, 3]}, [1, 3]),
+    ("count(types[:layer], 'hybrid')", {"types": ["hybrid", "mamba", "hybrid"], "layer": 2}, 1),
 ])
 def test_expressions(source: str, env: dict, value: object) -> None:
     assert evaluate(source, env) == value
@@ -34,7 +37,8 @@ def test_unsafe_or_unsupported_expressions_are_rejected(source: str) -> None:
         evaluate(source, {"x": 1, "n": 100, "y": 1, "a": 1})
 
 
-@pytest.mark.parametrize("source", ["['mamba'] * n", "n * 'M'", "list(range(n))", "len(range(n))"])
+@pytest.mark.parametrize("source", ["['mamba'] * n", "n * 'M'", "list(range(n))", "len(range(n))",
+                                    "count(range(n), 1)"])
 def test_lists_built_from_hostile_config_values_are_bounded(source: str) -> None:
     """A layer_types default such as ['mamba'] * num_hidden_layers must not turn an absurd layer count into a
     MemoryError (exit 4): it is an ExprError, which the audit reports as a config finding."""
@@ -155,6 +159,17 @@ def test_stack_bindings_drive_conditions_and_rows() -> None:
     assert e.main is not None and (e.main.prefix, e.main.count) == ("model.layers.", 4)
     # an explicit null in a nullable key keeps its meaning (no sparse layers), it is not the default
     assert not any(t.component == "routed_experts" for t in expand(spec, {"k": None}).tensors.values())
+
+
+def test_a_condition_reading_expert_keeps_only_some_indices() -> None:
+    """Zamba2's shared block holds one adapter per use, only at the indices of its own uses: a `when` that
+    reads `expert` is decided index by index; without it every index exists."""
+    doc = {**STACKED, "tensor": [*STACKED["tensor"][:2],
+                                 {"name": "model.layers.{layer}.adapters.{expert}.w", "shape": ["d"], "component": "mlp",
+                                  "when": "not sparse and expert % 2 == layer", "experts": "n_experts"}]}
+    e = expand(_spec({"s.toml": doc}, "s.toml"), {"n_experts": 5})
+    assert sorted(n for n in e.tensors if ".adapters." in n) == [
+        "model.layers.0.adapters.0.w", "model.layers.0.adapters.2.w", "model.layers.0.adapters.4.w"]
 
 
 def test_config_key_aliases_read_either_release_name() -> None:

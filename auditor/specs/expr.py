@@ -2,7 +2,7 @@
 
 Expressions are Python syntax restricted to: names (config keys and loop variables), int/bool/None/str
 literals, lists, ``+ - * // % **`` (``/`` too, for ratios), comparisons (incl. ``in``, ``is None``), ``and``/
-``or``/``not``, ``a if c else b``, ``x[i]``, and the functions in ``FUNCTIONS``. Anything else is rejected
+``or``/``not``, ``a if c else b``, ``x[i]``, ``x[a:b]``, and the functions in ``FUNCTIONS``. Anything else is rejected
 when the spec is loaded; ``eval`` is never used. Parsed trees are cached per source string.
 """
 
@@ -35,6 +35,11 @@ def _list(items: Any) -> list[Any]:
     return list(items)
 
 
+def _count(items: Any, value: Any) -> int:
+    """How often ``value`` occurs (``count(layers_block_type[:layer], 'hybrid')``: a layer's hybrid ordinal)."""
+    return _list(items).count(value)
+
+
 def _repeat(left: Any, right: Any) -> Any:
     seq, times = (left, right) if isinstance(left, (list, str)) else (right, left)
     if isinstance(seq, (list, str)) and isinstance(times, int) and len(seq) * times > MAX_SEQUENCE:
@@ -45,6 +50,7 @@ def _repeat(left: Any, right: Any) -> Any:
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "min": min, "max": max, "len": len, "int": int, "bool": bool, "abs": abs, "sum": sum,
     "ceil_div": _ceil_div, "ceil": math.ceil, "range": range, "any": any, "all": all, "list": _list,
+    "count": _count,
 }
 
 _BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
@@ -57,7 +63,7 @@ _CMPOPS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
     ast.Is: operator.is_, ast.IsNot: operator.is_not,
 }
 _ALLOWED = (ast.Expression, ast.Constant, ast.Name, ast.Load, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare,
-            ast.IfExp, ast.Call, ast.Subscript, ast.List, ast.Tuple, ast.And, ast.Or, ast.Not, ast.USub, ast.UAdd,
+            ast.IfExp, ast.Call, ast.Subscript, ast.Slice, ast.List, ast.Tuple, ast.And, ast.Or, ast.Not, ast.USub, ast.UAdd,
             *_BINOPS, *_CMPOPS)
 
 
@@ -144,7 +150,11 @@ def _eval(node: ast.AST, env: Mapping[str, Any], source: str) -> Any:
             raise ExprError(f"{source!r}: {e}") from None
     if isinstance(node, ast.Subscript):
         container = _eval(node.value, env, source)
-        key = _eval(node.slice, env, source)
+        if isinstance(node.slice, ast.Slice):  # x[a:b]: 'hybrid' not in layers_block_type[:layer]
+            key: Any = slice(*(None if part is None else _eval(part, env, source)
+                               for part in (node.slice.lower, node.slice.upper, node.slice.step)))
+        else:
+            key = _eval(node.slice, env, source)
         try:
             return container[key]
         except (TypeError, IndexError, KeyError) as e:
