@@ -25,12 +25,15 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import itertools
 import json
 import math
+import multiprocessing
 import re
 import sys
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -131,8 +134,12 @@ class Searcher:
 
     Observations are (case_index, layer_or_None); list-valued fields indexed by layer take part as f[layer]."""
 
+    BUDGET_S = 20.0   # CPU seconds per class before the expensive searches (sums, conditionals) are skipped
+
     def __init__(self, cases: list[dict]):
         self.cases = cases
+        self.deadline = time.process_time() + self.BUDGET_S
+        self.over_budget = False
         self.fields = numeric_fields(cases)
         self.list_fields = [k for k in set.intersection(*(set(c["cfg"]) for c in cases))
                             if all(isinstance(c["cfg"][k], list) for c in cases) and not NOISE.search(k)]
@@ -196,7 +203,7 @@ class Searcher:
                     add(f"{a} // {b}", tuple(x // y for x, y in zip(va, vb)))
                 add(f"{a} - {b}", tuple(x - y for x, y in zip(va, vb)))
         # fields that vary between the cases first: a constant field is rarely what a dimension depends on
-        small = sorted(ints, key=lambda nv: (len(set(nv[1])) == 1, _rank(nv[0])))[:45]
+        small = sorted(ints, key=lambda nv: (len(set(nv[1])) == 1, _rank(nv[0])))[:32]
         for (a, va), (b, vb) in itertools.combinations(small, 2):    # level 4
             ab = tuple(x * y for x, y in zip(va, vb))
             for k in (2, 3, 4):
@@ -274,13 +281,16 @@ class Searcher:
             rest = [e for e in self._explain(obs, values) if e not in reuse]
             return reuse[:1] + rest[:3]
         found = self._explain(obs, values)
+        if not found and time.process_time() > self.deadline:
+            self.over_budget = True
+            return found
         if not found and len(set(values)) > 1 and len({ci for ci, _ in obs}) >= 4:
             found = self._sums(obs, values)
         if depth and found and found[0].lstrip("-").isdigit() and len(obs) < 3:
             return []   # a constant fitted to one or two observations of a branch is not evidence
         if found or depth >= 2 or len(obs) < 2:
             return found
-        for flag in self._flags(obs):
+        for flag in self._flags(obs)[:8]:
             yes = [(o, v) for o, v in zip(obs, values) if self.cases[o[0]]["cfg"][flag]]
             no = [(o, v) for o, v in zip(obs, values) if not self.cases[o[0]]["cfg"][flag]]
             if not yes or not no:
@@ -590,7 +600,11 @@ def derive_class(cases: list[dict]) -> dict:
             info["alternatives"] = alts
         templates[tpl] = info
     templates = {t: templates[t] for t in order}
-    return {"cases": [c["name"] for c in cases], "stacks": counts, "templates": templates}
+    out = {"cases": [c["name"] for c in cases], "stacks": counts, "templates": templates}
+    if searcher.over_budget:
+        out["note"] = (f"search budget ({Searcher.BUDGET_S:.0f} s CPU) exhausted: sums and conditional expressions were "
+                       "not tried for some dimensions left UNEXPLAINED")
+    return out
 
 
 def _literalize(occ, phs_of, order, n_cases) -> None:
@@ -658,8 +672,31 @@ def derive(model_type: str, write: bool = True) -> dict:
     out = {"model_type": model_type, "produced_by": "tools/derive_spec.py (draft; review before use)",
            "classes": {cls: derive_class(cases) for cls, cases in sorted(by_class.items())}}
     if write:
-        (CASES / model_type / "derived.json").write_text(json.dumps(out, indent=1) + "\n")
+        (CASES / model_type / "derived.json").write_text(_compact_json(out))
     return out
+
+
+def _compact_json(doc: dict) -> str:
+    """Readable but small: one line per template and per stack."""
+    lines = ["{", f' "model_type": {json.dumps(doc["model_type"])},', f' "produced_by": {json.dumps(doc["produced_by"])},',
+             ' "classes": {']
+    classes = list(doc["classes"].items())
+    for i, (cls, d) in enumerate(classes):
+        lines.append(f'  {json.dumps(cls)}: {{')
+        lines.append(f'   "cases": {json.dumps(d["cases"])},')
+        if "note" in d:
+            lines.append(f'   "note": {json.dumps(d["note"])},')
+        for key in ("stacks", "templates"):
+            lines.append(f'   "{key}": {{')
+            items = list(d[key].items())
+            for j, (k, v) in enumerate(items):
+                lines.append(f"    {json.dumps(k)}: {json.dumps(v)}" + ("," if j < len(items) - 1 else ""))
+            lines.append("   }" + ("," if key == "stacks" else ""))
+        lines.append("  }" + ("," if i < len(classes) - 1 else ""))
+    lines += [" }", "}"]
+    text = "\n".join(lines) + "\n"
+    assert json.loads(text) == json.loads(json.dumps(doc))
+    return text
 
 
 def summary_row(doc: dict) -> tuple[int, int, list[str]]:
@@ -683,6 +720,7 @@ def main() -> None:
     ap.add_argument("model_type", nargs="?")
     ap.add_argument("--all", action="store_true")
     ap.add_argument("--verbose", "-v", action="store_true")
+    ap.add_argument("--jobs", "-j", type=int, default=1, help="parallel worker processes for --all")
     args = ap.parse_args()
     types = sorted(p.name for p in CASES.iterdir() if p.is_dir()) if args.all else [args.model_type]
     if not types or types == [None]:
@@ -694,27 +732,40 @@ def main() -> None:
         print(line, flush=True)
         lines.append(line)
 
-    for mt in types:
-        try:
-            doc = derive(mt)
-        except Exception as e:  # a draft tool: report and continue
-            say(f"{mt:32s} ERROR {type(e).__name__}: {e}")
-            continue
-        t, ok, bad = summary_row(doc)
-        grand_t += t
-        grand_ok += ok
-        full += not bad
-        n_cases = sum(len(d["cases"]) for d in doc["classes"].values())
-        say(f"{mt:32s} {len(doc['classes']):2d} classes {n_cases:3d} cases  templates explained {ok:4d}/{t:<4d}"
-            + ("" if not bad else f"  unexplained: {', '.join(bad[:3])}{' ...' if len(bad) > 3 else ''}"))
-        if args.verbose:
-            for b in bad:
-                say(f"    {b}")
+    with multiprocessing.Pool(args.jobs) if args.jobs > 1 else contextlib.nullcontext() as pool:
+        docs = pool.imap(_derive_safe, types) if pool is not None else map(_derive_safe, types)
+        for mt, doc in zip(types, docs):
+            if isinstance(doc, str):  # a draft tool: report and continue
+                say(f"{mt:32s} ERROR {doc}")
+                continue
+            grand = _report(mt, doc, say, args.verbose)
+            grand_t += grand[0]
+            grand_ok += grand[1]
+            full += grand[2]
     if len(types) > 1:
         say(f"TOTAL {len(types)} model types, {full} fully explained; templates explained {grand_ok}/{grand_t} "
             f"({100 * grand_ok / max(1, grand_t):.1f}%)")
     if args.all:
         (CASES / "_derive_summary.txt").write_text("\n".join(lines) + "\n")
+
+
+def _derive_safe(mt: str):
+    try:
+        return derive(mt)
+    except Exception as e:
+        return f"{type(e).__name__}: {e}"
+
+
+def _report(mt: str, doc: dict, say, verbose: bool) -> tuple[int, int, int]:
+    """One summary line per model type; returns (templates, explained, 1 if fully explained)."""
+    t, ok, bad = summary_row(doc)
+    n_cases = sum(len(d["cases"]) for d in doc["classes"].values())
+    say(f"{mt:32s} {len(doc['classes']):2d} classes {n_cases:3d} cases  templates explained {ok:4d}/{t:<4d}"
+        + ("" if not bad else f"  unexplained: {', '.join(bad[:3])}{' ...' if len(bad) > 3 else ''}"))
+    if verbose:
+        for b in bad:
+            say(f"    {b}")
+    return t, ok, int(not bad)
 
 
 if __name__ == "__main__":

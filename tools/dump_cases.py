@@ -356,7 +356,13 @@ def capture(model) -> dict:
             buffers.append(name)
         if src != name:
             renames.add(_prefix_pair(src, name))
+    # parameters transformers counts but deliberately does not save (_keys_to_ignore_on_save, e.g. Marian's
+    # sinusoidal position tables): the invariant parameters == saved - buffers + these
+    params = dict(model.named_parameters(remove_duplicate=False))
+    ignored = [[n, list(params[n].shape)] for n in sd
+               if n in set(getattr(model, "_keys_to_ignore_on_save", None) or ()) and n in params]
     return {"tensors": tensors, "buffers": buffers, "tied_dropped": tied_dropped, "config_text": config_text,
+            "ignored_on_save": ignored,
             "converted": unknown, "renamed": sorted(renames), "parameters": model.num_parameters(),
             "non_persistent": [n for n in buffer_names if n not in sd]}
 
@@ -585,6 +591,8 @@ def write_case(model_type: str, case_name: str, cls_name: str, lay: dict, varian
             gz.write(json.dumps(doc, separators=(",", ":")).encode())
     truth = {"class": cls_name, "parameters": lay["parameters"], "persistent_buffers": lay["buffers"],
              "tied_dropped": lay["tied_dropped"], "variant": variant, "notes": notes}
+    if lay["ignored_on_save"]:
+        truth["parameters_not_saved"] = lay["ignored_on_save"]
     if lay["renamed"]:
         truth["renamed_on_save"] = [list(p) for p in lay["renamed"]]
     if lay["converted"]:
@@ -776,10 +784,13 @@ def _reason(e: BaseException) -> str:
 
 
 def text_redirect(mt: str, cls_name: str) -> str | None:
-    """A type whose mapped class is built from a sub-config (AutoModelForCausalLM on a multimodal config builds
-    the text model from text_config): the model type of the config the class really takes."""
+    """The model type whose config the class really takes, when it is not mt: a class built from a sub-config
+    (AutoModelForCausalLM on a multimodal config builds the text model from text_config), or a model type whose
+    config class is another type's (its config.json says the other model_type)."""
     cls = getattr(transformers, cls_name, None)
     cc = getattr(cls, "config_class", None)
+    if mt in CONFIG_MAPPING and getattr(CONFIG_MAPPING[mt], "model_type", mt) not in ("", mt):
+        return CONFIG_MAPPING[mt].model_type   # e.g. gpt-sw3 is GPT2Config, whose config.json says "gpt2"
     sub = getattr(cc, "model_type", "") if cc is not None else ""
     subs = (getattr(CONFIG_MAPPING[mt], "sub_configs", {}) or {}).values() if mt in CONFIG_MAPPING else ()
     if sub and sub != mt and sub in CONFIG_MAPPING and any(v is cc for v in subs):
