@@ -23,6 +23,12 @@ from auditor.specs.expr import ExprError, evaluate
     ("per_layer(p, 5, 'head_dim', 256)", {"p": {"05": {"head_dim": 512}, "11": {"head_dim": 512}}}, 512),
     ("per_layer(p, 4, 'head_dim', 256)", {"p": {"05": {"head_dim": 512}}}, 256),
     ("per_layer(p, 3, 'head_dim', 8)", {"p": None}, 8),
+    ("['conv'] * n", {"n": 2}, ["conv", "conv"]),
+    ("list(range(n)) == [0, 1, 2]", {"n": 3}, True),
+    ("p[layer] == 'M'", {"p": "M*", "layer": 0}, True),
+    ("'hybrid' not in types[:layer]", {"types": ["mamba", "hybrid", "hybrid"], "layer": 1}, True),
+    ("types[1:][::2]", {"types": [0, 1, 2, 3]}, [1, 3]),
+    ("count(types[:layer], 'hybrid')", {"types": ["hybrid", "mamba", "hybrid"], "layer": 2}, 1),
 ])
 def test_expressions(source: str, env: dict, value: object) -> None:
     assert evaluate(source, env) == value
@@ -35,6 +41,15 @@ def test_expressions(source: str, env: dict, value: object) -> None:
 def test_unsafe_or_unsupported_expressions_are_rejected(source: str) -> None:
     with pytest.raises(ExprError):
         evaluate(source, {"x": 1, "n": 100, "y": 1, "a": 1})
+
+
+@pytest.mark.parametrize("source", ["['mamba'] * n", "n * 'M'", "list(range(n))", "len(range(n))",
+                                    "count(range(n), 1)"])
+def test_lists_built_from_hostile_config_values_are_bounded(source: str) -> None:
+    """A layer_types default such as ['mamba'] * num_hidden_layers must not turn an absurd layer count into a
+    MemoryError (exit 4): it is an ExprError, which the audit reports as a config finding."""
+    with pytest.raises(ExprError):
+        evaluate(source, {"n": 10**4000})
 
 
 def test_missing_name_and_type_errors_are_expr_errors() -> None:
@@ -160,6 +175,17 @@ def test_expert_placeholder_repeats_over_a_list_of_names() -> None:
     assert set(expand(spec, {}).tensors) == {"adapters.en_XX.w", "adapters.de_DE.w"}
     with pytest.raises(ExprError, match="a count or a list"):
         expand(spec, {"langs": ["a.b"]})
+
+
+def test_a_condition_reading_expert_keeps_only_some_indices() -> None:
+    """Zamba2's shared block holds one adapter per use, only at the indices of its own uses: a `when` that
+    reads `expert` is decided index by index; without it every index exists."""
+    doc = {**STACKED, "tensor": [*STACKED["tensor"][:2],
+                                 {"name": "model.layers.{layer}.adapters.{expert}.w", "shape": ["d"], "component": "mlp",
+                                  "when": "not sparse and expert % 2 == layer", "experts": "n_experts"}]}
+    e = expand(_spec({"s.toml": doc}, "s.toml"), {"n_experts": 5})
+    assert sorted(n for n in e.tensors if ".adapters." in n) == [
+        "model.layers.0.adapters.0.w", "model.layers.0.adapters.2.w", "model.layers.0.adapters.4.w"]
 
 
 def test_config_key_aliases_read_either_release_name() -> None:

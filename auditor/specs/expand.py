@@ -8,12 +8,13 @@ prefix. Bounds keep a hostile config a finding rather than a hang.
 
 from __future__ import annotations
 
+import ast
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .expr import ExprError, evaluate
+from .expr import ExprError, compile_expr, evaluate
 from .load import load_all, rename
-from .model import Expectation, ExpectedTensor, Module, Spec, StackInfo, TensorRule
+from .model import Expectation, ExpectedTensor, Expr, Module, Spec, StackInfo, TensorRule
 
 # Bounds on what a config may ask for: no real model comes near them (DeepSeek-V3: 256 experts, 7168-wide).
 MAX_DIMENSION = 2**63
@@ -109,7 +110,8 @@ class _Builder:
 
     def add(self, rule: TensorRule, rule_id: int, env: Mapping[str, Any], tied: bool, layer: int | None = None,
             layer_type: str | None = None, is_mtp: bool = False, stack: str | None = None) -> None:
-        if rule.when is not None and not evaluate(rule.when, env):
+        per_expert = rule.when is not None and "{expert}" in rule.name and _reads_expert(rule.when)
+        if rule.when is not None and not per_expert and not evaluate(rule.when, env):
             return
         shape = tuple(whole(evaluate(d, env), f"{rule.name} shape {d!r}") for d in rule.shape)
         if any(d < 0 or d > MAX_DIMENSION for d in shape):
@@ -133,6 +135,8 @@ class _Builder:
             return
         head, tail = name.split("{expert}", 1)
         for e in labels:  # one shared (read-only) ExpectedTensor for all experts of a layer
+            if per_expert and not evaluate(rule.when, {**env, "expert": int(e) if e.isdigit() else e}):
+                continue  # a `when` reading `expert`: only some indices exist (Zamba2's per-use adapters)
             self.tensors[f"{head}{e}{tail}"] = expected
         if len(self.tensors) > MAX_EXPECTED_TENSORS:
             raise ExprError(f"the config implies over {MAX_EXPECTED_TENSORS:,} tensors")
@@ -150,6 +154,12 @@ def _repeat_labels(rule: TensorRule, env: Mapping[str, Any]) -> list[str]:
     if not 0 <= count <= MAX_EXPERTS:
         raise ExprError(f"{rule.name}: implausible expert count (over {MAX_EXPERTS:,} or negative)")
     return [str(e) for e in range(count)]
+
+
+def _reads_expert(source: Expr) -> bool:
+    """Whether a condition reads the ``{expert}`` index (then it is decided index by index)."""
+    return isinstance(source, str) and any(isinstance(n, ast.Name) and n.id == "expert"
+                                           for n in ast.walk(compile_expr(source)))
 
 
 def architecture(config: Mapping[str, Any]) -> str | None:

@@ -2,7 +2,7 @@
 
 Expressions are Python syntax restricted to: names (config keys and loop variables), int/bool/None/str
 literals, lists, ``+ - * // % **`` (``/`` too, for ratios), comparisons (incl. ``in``, ``is None``), ``and``/
-``or``/``not``, ``a if c else b``, ``x[i]``, and the functions in ``FUNCTIONS``. Anything else is rejected
+``or``/``not``, ``a if c else b``, ``x[i]``, ``x[a:b]``, and the functions in ``FUNCTIONS``. Anything else is rejected
 when the spec is loaded; ``eval`` is never used. Parsed trees are cached per source string.
 """
 
@@ -43,15 +43,39 @@ def _per_layer(overrides: Mapping[Any, Any] | None, layer: int, key: str, defaul
     return default
 
 
+# A list built from config values (``['mamba'] * num_hidden_layers``, ``list(range(n))``) is bounded, so a
+# hostile config is an ExprError (a finding), never a MemoryError or a hang.
+MAX_SEQUENCE = 1_000_000
+
+
+def _list(items: Any) -> list[Any]:
+    if len(items) > MAX_SEQUENCE:
+        raise ValueError(f"a list of {len(items):,} items (over {MAX_SEQUENCE:,})")
+    return list(items)
+
+
+def _count(items: Any, value: Any) -> int:
+    """How often ``value`` occurs (``count(layers_block_type[:layer], 'hybrid')``: a layer's hybrid ordinal)."""
+    return _list(items).count(value)
+
+
+def _repeat(left: Any, right: Any) -> Any:
+    seq, times = (left, right) if isinstance(left, (list, str)) else (right, left)
+    if isinstance(seq, (list, str)) and isinstance(times, int) and len(seq) * times > MAX_SEQUENCE:
+        raise ValueError(f"repeating {len(seq)} items {times:,} times (over {MAX_SEQUENCE:,})")
+    return operator.mul(left, right)
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "min": min, "max": max, "len": len, "int": int, "bool": bool, "abs": abs, "sum": sum,
     "ceil_div": _ceil_div, "ceil": math.ceil, "range": range, "any": any, "all": all, "as_list": _as_list,
     "isqrt": math.isqrt,  # floor(sqrt(n)): Doge's product-key router has 2 * isqrt(num_experts) keys
     "per_layer": _per_layer,  # Gemma 4's per-layer head_dim / kv heads
+    "list": _list, "count": _count,
 }
 
 _BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: _repeat, ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod, ast.Pow: operator.pow, ast.Div: operator.truediv,
 }
 _CMPOPS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
@@ -60,7 +84,7 @@ _CMPOPS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
     ast.Is: operator.is_, ast.IsNot: operator.is_not,
 }
 _ALLOWED = (ast.Expression, ast.Constant, ast.Name, ast.Load, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare,
-            ast.IfExp, ast.Call, ast.Subscript, ast.List, ast.Tuple, ast.And, ast.Or, ast.Not, ast.USub, ast.UAdd,
+            ast.IfExp, ast.Call, ast.Subscript, ast.Slice, ast.List, ast.Tuple, ast.And, ast.Or, ast.Not, ast.USub, ast.UAdd,
             *_BINOPS, *_CMPOPS)
 
 
@@ -102,7 +126,7 @@ def _eval(node: ast.AST, env: Mapping[str, Any], source: str) -> Any:
         left, right = _eval(node.left, env, source), _eval(node.right, env, source)
         try:
             return _BINOPS[type(node.op)](left, right)
-        except (TypeError, ZeroDivisionError) as e:
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError) as e:
             raise ExprError(f"{source!r}: {e} (values {left!r}, {right!r})") from None
     if isinstance(node, ast.UnaryOp):
         value = _eval(node.operand, env, source)
@@ -143,11 +167,15 @@ def _eval(node: ast.AST, env: Mapping[str, Any], source: str) -> Any:
         args = [_eval(a, env, source) for a in node.args]
         try:
             return FUNCTIONS[node.func.id](*args)  # type: ignore[attr-defined]
-        except (TypeError, ValueError, ZeroDivisionError) as e:
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError) as e:
             raise ExprError(f"{source!r}: {e}") from None
     if isinstance(node, ast.Subscript):
         container = _eval(node.value, env, source)
-        key = _eval(node.slice, env, source)
+        if isinstance(node.slice, ast.Slice):  # x[a:b]: 'hybrid' not in layers_block_type[:layer]
+            key: Any = slice(*(None if part is None else _eval(part, env, source)
+                               for part in (node.slice.lower, node.slice.upper, node.slice.step)))
+        else:
+            key = _eval(node.slice, env, source)
         try:
             return container[key]
         except (TypeError, IndexError, KeyError) as e:
