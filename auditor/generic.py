@@ -19,6 +19,16 @@ from .groups import ranges, split_name
 from .inventory import Inventory, Tensor
 
 MAX_NAMES = 4
+# Without a formula a layer that differs from its siblings may be the architecture's own variation (ModernBERT's
+# first layer has no attn_norm, Gemma 4 shares KV in late layers, BLIP-2 cross-attends every other layer): a
+# warning needs strong evidence (a middle layer against a kind repeated this often), else it is a note.
+MIN_EVIDENCE = 4
+VARIANT = " (possibly the architecture's own variation: no formula to tell)"
+# The layer stacks whose count num_hidden_layers gives (a tower or an audio encoder has its own count)
+DECODER_PREFIXES = ("model.layers.", "layers.", "transformer.h.", "h.", "gpt_neox.layers.", "model.decoder.layers.",
+                    "transformer.blocks.", "model.language_model.layers.", "language_model.model.layers.",
+                    "transformer.layers.", "model.transformer.blocks.", "backbone.layers.")
+EMBEDDINGS = ("embed_tokens.weight", "wte.weight", "word_embeddings.weight", "embed_in.weight", "tok_embeddings.weight")
 CHECKED = ("checked: each file's header and the index; the layers under {prefix} against each other (tensors "
            "every layer of a kind holds, shapes shared across layers); the layer count and the config's "
            "hidden_size and vocab_size against the stored shapes. Not checked: tensor shapes against a formula, "
@@ -74,6 +84,8 @@ def _layer_findings(layers: dict[int, dict[str, Tensor]], prefix: str, cfg: dict
     kinds = Counter(frozenset(members) for members in layers.values())
     repeating = [kind for kind, n in kinds.items() if n >= 2]
     gaps: list[str] = []
+    strong = True  # strong evidence: a middle layer differs from a kind that repeats at least 4 times
+    edges = (min(layers), max(layers))
     for layer, members in sorted(layers.items()):
         own = frozenset(members)
         if kinds[own] >= 2:
@@ -82,18 +94,21 @@ def _layer_findings(layers: dict[int, dict[str, Tensor]], prefix: str, cfg: dict
         if supersets:
             closest = min(supersets, key=len)
             gaps += [f"{prefix}{layer}.{m}" for m in sorted(closest - own)]
+            strong = strong and kinds[closest] >= MIN_EVIDENCE and layer not in edges and \
+                len(closest - own) * 4 <= len(closest)
     if gaps:
         out.append(finding("missing-tensor", f"{plural(len(gaps), 'tensor')} that every other layer of the same kind "
-                           f"under {prefix} holds {'is' if len(gaps) == 1 else 'are'} missing: {_names(gaps)}",
-                           tensors=gaps, severity="warning"))
+                           f"under {prefix} holds {'is' if len(gaps) == 1 else 'are'} missing: {_names(gaps)}"
+                           + ("" if strong else VARIANT), tensors=gaps, severity="warning" if strong else "info"))
     odd = _shape_outliers(layers, prefix)
-    if odd:
+    if odd:  # per-layer widths are common (DeepSeek-V4 compress ratios, Gemma 4 head_dim): a note, never more
         out.append(finding("shape-mismatch", f"{plural(len(odd), 'tensor')} shaped unlike the same tensor in every "
-                           "other layer: " + "; ".join(f"{n} is {list(a)}, the others {list(e)}"
-                                                       for n, a, e in odd[:MAX_NAMES]),
-                           tensors=[n for n, _, _ in odd], severity="warning"))
+                           "other layer: " + "; ".join(f"{name} is {list(a)}, the others {list(e)}"
+                                                       for name, a, e in odd[:MAX_NAMES]) + VARIANT,
+                           tensors=[name for name, *_ in odd], severity="info"))
     declared = cfg.get("num_hidden_layers")
-    if isinstance(declared, int) and not isinstance(declared, bool) and declared != len(layers):
+    if prefix in DECODER_PREFIXES and isinstance(declared, int) and not isinstance(declared, bool) \
+            and declared != len(layers):
         where = f"under {prefix} ({ranges(sorted(layers)).replace('..', '-')})"
         if declared > len(layers):
             out.append(finding("config-mismatch", f"config.json declares {plural(declared, 'layer')} but "
@@ -126,9 +141,14 @@ def _shape_outliers(layers: dict[int, dict[str, Tensor]], prefix: str) -> list[t
 
 
 def _size_findings(stored: dict[str, Tensor], cfg: dict[str, Any]) -> list[Finding]:
+    """A size config.json names that no stored tensor has: only for a plain model (a composite config's
+    top-level sizes describe one of its parts), and the vocabulary only where a token embedding is stored."""
+    if any(isinstance(v, dict) and ("hidden_size" in v or "vocab_size" in v) for v in cfg.values()):
+        return []
     dims = {d for t in stored.values() for d in t.shape}
+    embedding = any(n.endswith(EMBEDDINGS) for n in stored)
     out = []
-    for key in ("hidden_size", "vocab_size"):
+    for key in ("hidden_size", "vocab_size") if embedding else ("hidden_size",):
         value = cfg.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and stored and value not in dims:
             out.append(finding("config-mismatch", f"config.json {key} is {value:,} but no stored tensor has a "

@@ -53,11 +53,11 @@ def test_structural_check_gives_no_false_alarm_on_a_healthy_layout(case: Path, t
 
 
 def test_structural_check_flags_a_lost_tensor_and_an_odd_shape(tmp_path: Path) -> None:
-    case = min((c for c in CASES.glob("qwen3/Qwen3Model-*") if config(c).get("num_hidden_layers", 0) >= 4),
+    case = min((c for c in CASES.glob("qwen3/Qwen3Model-*") if config(c).get("num_hidden_layers", 0) >= 6),
                key=lambda c: config(c)["num_hidden_layers"])
     layout = tensors(case)
-    lost = next(n for n, _, _ in layout if ".1.mlp.up_proj" in n)
-    odd = next(n for n, _, _ in layout if ".0.mlp.down_proj" in n)
+    lost = next(n for n, _, _ in layout if ".2.mlp.up_proj" in n)  # a middle layer, 5+ siblings: a warning
+    odd = next(n for n, _, _ in layout if ".3.mlp.down_proj" in n)  # shapes may vary by layer: a note
     layout = [(n, d, [s[0], s[1] + 1] if n == odd else s) for n, d, s in layout if n != lost]
     dest = write_case(case, tmp_path / "ckpt", layout)
     (dest / "config.json").write_text(json.dumps({**config(case), "model_type": "brand_new",
@@ -65,7 +65,7 @@ def test_structural_check_flags_a_lost_tensor_and_an_odd_shape(tmp_path: Path) -
     report = auditor.audit(dest)
     found = {f.code: f for f in report.findings}
     assert found["missing-tensor"].tensors == (lost,) and found["missing-tensor"].severity == "warning"
-    assert found["shape-mismatch"].tensors == (odd,) and found["shape-mismatch"].severity == "warning"
+    assert found["shape-mismatch"].tensors == (odd,) and found["shape-mismatch"].severity == "info"
 
 
 def test_coverage_table_is_current() -> None:
