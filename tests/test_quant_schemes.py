@@ -32,12 +32,7 @@ PACKED_SUFFIXES = (".weight", ".weight_packed")  # what stands for a weight; eve
 
 def load_case(case: str) -> dict[str, Any]:
     doc: dict[str, Any] = json.loads(gzip.decompress((QUANTIZED / case / "layout.json.gz").read_bytes()))
-    config = doc["config"]
-    if "num_local_experts" in config and "num_experts" not in config:
-        # transformers 5 writes Qwen3-MoE's expert count as num_local_experts; the qwen3_moe spec reads the 4.x
-        # name num_experts (spec aliases are the spec engine's job, being rewritten): give it the 4.x name
-        config["num_experts"] = config["num_local_experts"]
-    return doc
+    return doc  # configs exactly as the libraries wrote them (Qwen3-MoE: num_local_experts, a spec alias)
 
 
 def _build(tmp: Path, doc: dict[str, Any], tensors: list[Any] | None = None,
