@@ -106,11 +106,43 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None,
                                         f"formula: {e}", files=["config.json"]))
         else:
             names = inventory.tensors if not indexed else {**indexed, **inventory.tensors}
-            rec = _compare(inventory, best_layout(expectation, names), cfg)
+            expectation = best_layout(expectation, names)
+            rec = _compare(inventory, expectation, cfg)
+            if indexed:
+                rec.findings += _unexplained_in_unread_shards(indexed, inventory, expectation)
     rec.model_type = model_type if isinstance(model_type, str) else None
     rec.architecture = architecture if isinstance(architecture, str) else None
     assert sum(rec.ledger.values()) == inventory.totals.parameters + rec.packed_extra, "ledger must cover every tensor"
     return rec
+
+
+def _unexplained_in_unread_shards(indexed: Mapping[str, str], inventory: Inventory,
+                                  expectation: Expectation) -> list[Finding]:
+    """Names the index puts in shards that could not be read and that the formula does not explain, judged by
+    name alone: neither an expected tensor, nor stored beside one (a scale or packed form of an expected
+    weight: ``q_proj.qweight``, ``q_proj.weight.absmax``, ``gate_up_proj_blocks``), nor a recomputable buffer."""
+    read = {f.name for f in inventory.files}
+    expected = expectation.tensors
+    aliases = {a for e in expected.values() for a in e.aliases}
+    suffixes = buffer_suffixes()
+
+    def explained(name: str) -> bool:
+        if name in expected or name in aliases or name.endswith(suffixes):
+            return True
+        parts = name.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:i])
+            if module in expected or f"{module}.weight" in expected or module.rsplit("_", 1)[0] in expected:
+                return True
+        return name.rsplit("_", 1)[0] in expected
+
+    names = [n for n, shard in indexed.items() if isinstance(shard, str) and shard not in read
+             and n not in inventory.tensors and not explained(n)]
+    if not names:
+        return []
+    return [finding("unexpected-tensor", f"{plural(len(names), 'tensor name')} that the index puts in shards that "
+                    f"could not be read, and that the {expectation.spec.file} formula does not explain: "
+                    f"{_names(names)}", tensors=names)]
 
 
 @dataclass

@@ -179,3 +179,19 @@ def test_policy_counts_fold_but_file_rules_do_not(layout_checkpoint, tmp_path: P
     assert counts and all(f["severity"] == "info" and f["caused_by"] == "index-shard-missing" for f in counts)
     assert sizes and all(f["severity"] == "error" and "caused_by" not in f for f in sizes)
     assert sizes[0]["expected"] == 1000 and sizes[0]["actual"] > 1000
+
+
+def test_index_only_folder_names_a_tensor_the_formula_does_not_explain(tmp_path: Path) -> None:
+    """Shards absent, index present: its names are checked against the formula in both directions; a name no
+    rule explains is an error of its own (the index proves it), not a consequence of the absent shards."""
+    import auditor
+    from fixtures.truth import CASES, config, tensors
+    case = CASES / "qwen3" / "Qwen3ForSequenceClassification-small"
+    layout = tensors(case) + [("model.layers.0.mlp.extra_proj.weight", "F32", [4, 4])]
+    ckpt = build.build_checkpoint(tmp_path / "ckpt", layout, config=config(case), shards=2)
+    for shard in ckpt.glob("*.safetensors"):
+        shard.unlink()
+    report = auditor.audit(ckpt)
+    errors = {f.code: f for f in report.findings if f.severity == "error"}
+    assert set(errors) == {"index-shard-missing", "unexpected-tensor"}, json.dumps([f.message for f in errors.values()])
+    assert errors["unexpected-tensor"].tensors == ("model.layers.0.mlp.extra_proj.weight",)
