@@ -17,6 +17,7 @@ from typing import Any
 from .findings import Finding, finding, plural
 from .groups import ranges, split_name
 from .inventory import Inventory, Tensor
+from .specs import common
 
 MAX_NAMES = 4
 # Without a formula a layer that differs from its siblings may be the architecture's own variation (ModernBERT's
@@ -24,11 +25,6 @@ MAX_NAMES = 4
 # warning needs strong evidence (a middle layer against a kind repeated this often), else it is a note.
 MIN_EVIDENCE = 4
 VARIANT = " (possibly the architecture's own variation: no formula to tell)"
-# The layer stacks whose count num_hidden_layers gives (a tower or an audio encoder has its own count)
-DECODER_PREFIXES = ("model.layers.", "layers.", "transformer.h.", "h.", "gpt_neox.layers.", "model.decoder.layers.",
-                    "transformer.blocks.", "model.language_model.layers.", "language_model.model.layers.",
-                    "transformer.layers.", "model.transformer.blocks.", "backbone.layers.")
-EMBEDDINGS = ("embed_tokens.weight", "wte.weight", "word_embeddings.weight", "embed_in.weight", "tok_embeddings.weight")
 CHECKED = ("checked: each file's header and the index; the layers under {prefix} against each other (tensors "
            "every layer of a kind holds, shapes shared across layers); the layer count and the config's "
            "hidden_size and vocab_size against the stored shapes. Not checked: tensor shapes against a formula, "
@@ -107,7 +103,7 @@ def _layer_findings(layers: dict[int, dict[str, Tensor]], prefix: str, cfg: dict
                                                        for name, a, e in odd[:MAX_NAMES]) + VARIANT,
                            tensors=[name for name, *_ in odd], severity="info"))
     declared = cfg.get("num_hidden_layers")
-    if prefix in DECODER_PREFIXES and isinstance(declared, int) and not isinstance(declared, bool) \
+    if prefix in common().get("decoder_prefixes", ()) and isinstance(declared, int) and not isinstance(declared, bool) \
             and declared != len(layers):
         where = f"under {prefix} ({ranges(sorted(layers)).replace('..', '-')})"
         if declared > len(layers):
@@ -146,7 +142,7 @@ def _size_findings(stored: dict[str, Tensor], cfg: dict[str, Any]) -> list[Findi
     if any(isinstance(v, dict) and ("hidden_size" in v or "vocab_size" in v) for v in cfg.values()):
         return []
     dims = {d for t in stored.values() for d in t.shape}
-    embedding = any(n.endswith(EMBEDDINGS) for n in stored)
+    embedding = any(n.endswith(tuple(common().get("embedding_names", ()))) for n in stored)
     out = []
     for key in ("hidden_size", "vocab_size") if embedding else ("hidden_size",):
         value = cfg.get(key)

@@ -16,27 +16,13 @@ SCHEMA_VERSION = 1
 FAIL_ON_CHOICES = ("error", "warning", "info", "never")
 
 
-@dataclass
-class Report:
-    """Result of one audit. Formatters are pure functions of it."""
+class Judged:
+    """The verdict of anything with findings, ``--ignore``d codes and a ``--fail-on`` threshold: one report, or
+    a report of sections (which adds its sections' findings through ``failing`` and ``severity_counts``)."""
 
-    target: str
-    source: dict[str, Any]
-    totals: Totals
-    files: list[FileSummary]
-    groups: list[Group]
-    reconciliation: Reconciliation
     findings: list[Finding]
-    ignored_files: dict[str, str]
-    tensors: dict[str, Tensor]
-    fail_on: str = "error"
-    ignored_codes: tuple[str, ...] = ()
-    include_tensors: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
-    lost: Lost = field(default_factory=Lost)  # files that could not be read (rootcause.fold uses it again)
-    # content, when known: file -> sha256 (the Hub listing's LFS digests, or computed by `verify`)
-    file_sha256: dict[str, str] = field(default_factory=dict)
-    tensor_extra: dict[str, dict[str, Any]] = field(default_factory=dict)  # tensor -> more keys (verify's stats)
+    ignored_codes: tuple[str, ...]
+    fail_on: str
 
     @property
     def active_findings(self) -> list[Finding]:
@@ -63,6 +49,30 @@ class Report:
         for f in self.active_findings:
             counts[f.severity] += 1
         return counts
+
+
+@dataclass
+class Report(Judged):
+    """Result of one audit. Formatters are pure functions of it."""
+
+    target: str
+    source: dict[str, Any]
+    totals: Totals
+    files: list[FileSummary]
+    groups: list[Group]
+    reconciliation: Reconciliation
+    findings: list[Finding]
+    ignored_files: dict[str, str]
+    tensors: dict[str, Tensor]
+    fail_on: str = "error"
+    ignored_codes: tuple[str, ...] = ()
+    include_tensors: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+    lost: Lost = field(default_factory=Lost)  # files that could not be read (rootcause.fold uses it again)
+    # content, when known: file -> sha256 (the Hub listing's LFS digests, or computed by `verify`)
+    file_sha256: dict[str, str] = field(default_factory=dict)
+    tensor_extra: dict[str, dict[str, Any]] = field(default_factory=dict)  # tensor -> more keys (verify's stats)
+
 
     def to_dict(self) -> dict[str, Any]:
         rec = self.reconciliation

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .findings import SEVERITY_RANK, Finding
+from .findings import Finding
 from .kinds import Kind, Part
-from .report import SCHEMA_VERSION, Report
+from .report import SCHEMA_VERSION, Judged, Report
 
 
 @dataclass
@@ -28,7 +28,7 @@ class Section:
 
 
 @dataclass
-class CompositeReport:
+class CompositeReport(Judged):
     """Several sections and one verdict. Formatters are pure functions of it, as of ``Report``."""
 
     target: str
@@ -40,29 +40,12 @@ class CompositeReport:
     ignored_codes: tuple[str, ...] = ()
 
     @property
-    def active_findings(self) -> list[Finding]:
-        return [f for f in self.findings if f.code not in self.ignored_codes]
-
-    @property
     def failing(self) -> list[Finding]:
-        if self.fail_on == "never":
-            return []
-        threshold = SEVERITY_RANK[self.fail_on]
-        own = [f for f in self.active_findings if SEVERITY_RANK[f.severity] >= threshold]
-        return own + [f for s in self.sections for f in s.report.failing]
-
-    @property
-    def verdict(self) -> str:
-        return "fail" if self.failing else "pass"
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if self.failing else 0
+        own = super().failing
+        return own + [f for s in self.sections for f in s.report.failing] if self.fail_on != "never" else own
 
     def severity_counts(self) -> dict[str, int]:
-        counts = {"error": 0, "warning": 0, "info": 0}
-        for f in self.active_findings:
-            counts[f.severity] += 1
+        counts = super().severity_counts()
         for s in self.sections:
             for k, v in s.report.severity_counts().items():
                 counts[k] += v

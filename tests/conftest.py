@@ -18,6 +18,7 @@ sys.path.insert(0, str(ROOT))  # so tests can import fixtures.build
 
 from fixtures import build  # noqa: E402
 
+NETGUARD = str(Path(__file__).resolve().parent / "netguard")
 _real_connect = socket.socket.connect
 _LOOPBACK = ("127.", "::1", "localhost")
 
@@ -66,6 +67,8 @@ def layout_checkpoint(tmp_path: Path) -> Callable[..., Path]:
 def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``python -m auditor ARGS`` as a user would; returns the completed process."""
     full_env = {**os.environ, **(env or {})}
+    # the child Python imports tests/netguard/sitecustomize.py first: no connection but loopback there either
+    full_env["PYTHONPATH"] = os.pathsep.join(p for p in (NETGUARD, full_env.get("PYTHONPATH", "")) if p)
     return subprocess.run([sys.executable, "-m", "auditor", *args], capture_output=True, text=True,
                           env=full_env, cwd=cwd, timeout=300)
 

@@ -377,3 +377,15 @@ def test_huggingface_hub_is_imported_only_for_hub_targets(qwen):
             "print('huggingface_hub' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code, str(qwen)], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_cli_subprocesses_cannot_reach_the_network() -> None:
+    """run_cli's children carry the same guard as the test process: a non-loopback connection fails there."""
+    import subprocess
+    import sys
+
+    from tests.conftest import NETGUARD
+    code = "import socket; s = socket.socket(); s.settimeout(1); s.connect(('192.0.2.1', 443))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={"PYTHONPATH": NETGUARD, "PATH": ""})
+    assert proc.returncode != 0 and "tried to reach the network" in proc.stderr

@@ -39,7 +39,8 @@ STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note"}
 MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when", "inherit", "select", "set",
                "defaults", "note"}
 CLASS_KEYS = {"prefix", "heads", "tensor", "note"}
-COMMON_KEYS = {"description", "components", "buffer_suffixes", "defaults", "derived", "family", "class"}
+COMMON_KEYS = {"description", "components", "buffer_suffixes", "decoder_prefixes", "embedding_names", "defaults",
+               "derived", "family", "class"}
 FAMILY_KEYS = {"default", "classes", "note"}
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
