@@ -1,7 +1,7 @@
 """Architecture specs: what config.json says a checkpoint must contain, tensor by tensor.
 
 Each family is one TOML file in ``data/`` (format: docs/specs.md). ``select(config)`` picks the spec for a
-config (``architectures[0]`` first, then ``model_type``); ``expand(spec, config)`` evaluates it into an
+config (``architectures[0]`` first, then ``model_type``; a diffusers config by its ``_class_name``); ``expand(spec, config)`` evaluates it into an
 ``Expectation``: every expected tensor name with its shape, component, stack, layer type and role, for the
 task class the config names. All architecture knowledge lives in the data files; this package only loads
 (``load.py``) and evaluates (``expand.py``) them.
@@ -19,6 +19,18 @@ from .model import Expectation, ExpectedTensor, Module, Spec, StackInfo, TaskCla
 __all__ = ["Expectation", "ExpectedTensor", "Module", "Spec", "SpecError", "StackInfo", "TaskClass", "TensorRule",
            "all_specs", "buffer_suffixes", "build_specs", "class_for", "common", "environment", "expand", "find_spec",
            "module_scope", "relabel", "select", "selection_note", "spec_file", "whole"]
+
+
+@lru_cache(maxsize=1)
+def _diffusers_registry() -> dict[str, Spec]:
+    """diffusers ``_class_name`` -> spec (a claim made by two files is an error)."""
+    table: dict[str, Spec] = {}
+    for spec in load_all().values():
+        for key in spec.diffusers_classes:
+            if key in table:
+                raise SpecError(f"{key!r} is claimed by both {table[key].file} and {spec.file}")
+            table[key] = spec
+    return table
 
 
 @lru_cache(maxsize=1)
@@ -56,6 +68,9 @@ def select(config: Mapping[str, Any]) -> tuple[Spec | None, dict[str, Any]]:
     then one claiming ``model_type``; None when none does, or the class is not one the family has (e.g. the
     original LLaVA repo's remote-code ``LlavaLlamaForCausalLM`` under model_type ``llava``)."""
     cfg = dict(config)
+    class_name = cfg.get("_class_name")
+    if isinstance(class_name, str) and "model_type" not in cfg:  # a diffusers model: its class is the spec key
+        return _diffusers_registry().get(class_name), cfg
     arch = architecture(cfg)
     spec = _registry()[1].get(arch) if arch else None
     spec = spec or find_spec(cfg)
@@ -66,6 +81,8 @@ def select(config: Mapping[str, Any]) -> tuple[Spec | None, dict[str, Any]]:
 
 def selection_note(config: Mapping[str, Any]) -> str:
     """Why ``select`` found no spec, in one sentence (for the unknown-architecture finding)."""
+    if isinstance(config.get("_class_name"), str) and "model_type" not in config:
+        return f"no formula is known for the diffusers class {config['_class_name']!r}"
     model_type, arch = config.get("model_type"), architecture(config)
     spec = find_spec(config)
     if spec is not None and arch is not None:
