@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from .expand import architecture, class_for, environment, expand, module_scope, relabel, whole
+from .expr import ExprError, evaluate
 from .load import SpecError, buffer_suffixes, build_specs, common, load_all
 from .model import Expectation, ExpectedTensor, Module, Spec, StackInfo, TaskClass, TensorRule
 
@@ -70,18 +71,34 @@ def select(config: Mapping[str, Any]) -> tuple[Spec | None, dict[str, Any]]:
     cfg = dict(config)
     class_name = cfg.get("_class_name")
     if isinstance(class_name, str) and "model_type" not in cfg:  # a diffusers model: its class is the spec key
-        return _diffusers_registry().get(class_name), cfg
+        found = _diffusers_registry().get(class_name)
+        return (found if found is not None and applies(found, cfg) else None), cfg
     arch = architecture(cfg)
     spec = _registry()[1].get(arch) if arch else None
     spec = spec or find_spec(cfg)
-    if spec is None or class_for(spec, cfg) is None:
+    if spec is None or class_for(spec, cfg) is None or not applies(spec, cfg):
         return None, cfg
     return spec, cfg
+
+
+def applies(spec: Spec, config: Mapping[str, Any]) -> bool:
+    """The spec's ``applies`` condition (the configurations its formula covers) holds for this config; a config
+    that cannot be evaluated is left to ``expand``, which reports it."""
+    if spec.applies is None:
+        return True
+    try:
+        return bool(evaluate(spec.applies, environment(spec, config)))
+    except ExprError:
+        return True
 
 
 def selection_note(config: Mapping[str, Any]) -> str:
     """Why ``select`` found no spec, in one sentence (for the unknown-architecture finding)."""
     if isinstance(config.get("_class_name"), str) and "model_type" not in config:
+        found = _diffusers_registry().get(config["_class_name"])
+        if found is not None:
+            return (f"the {found.file} formula does not cover this {config['_class_name']} configuration "
+                    f"({found.applies})")
         return f"no formula is known for the diffusers class {config['_class_name']!r}"
     model_type, arch = config.get("model_type"), architecture(config)
     spec = find_spec(config)

@@ -30,7 +30,7 @@ class SpecError(ValueError):
 
 KINDS = ("param", "buffer", "head")
 PLACEHOLDERS = ("{layer}", "{expert}")
-SPEC_KEYS = {"description", "model_types", "architectures", "diffusers_classes", "sources", "family", "extends", "remove", "rename",
+SPEC_KEYS = {"description", "model_types", "architectures", "diffusers_classes", "applies", "sources", "family", "extends", "remove", "rename",
              "tie", "base_prefix", "nullable", "aliases", "defaults", "derived", "stacks", "module", "class",
              "layouts", "tensor"}
 TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "experts", "active_experts", "kind",
@@ -191,7 +191,7 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
                 aliases=MappingProxyType(aliases), nullable=frozenset(doc.get("nullable", ())),
                 layouts=MappingProxyType(layouts), tie=doc.get("tie", "tie_word_embeddings"),
                 base_prefix=doc.get("base_prefix", ""), description=doc.get("description", ""),
-                diffusers_classes=tuple(doc.get("diffusers_classes", ())))
+                diffusers_classes=tuple(doc.get("diffusers_classes", ())), applies=doc.get("applies"))
     if not spec.model_types and not spec.architectures and not spec.diffusers_classes and family != "tower":
         raise SpecError(f"{name}: claims no model_types, architectures or diffusers_classes")
     for source in expressions(spec):
@@ -296,7 +296,7 @@ def expressions(spec: Spec) -> list[str]:
     values: list[Any] = []
     for v in (*spec.defaults.values(), *spec.derived.values()):
         values += list(v.values()) if isinstance(v, dict) else [v]
-    values += [spec.tie]
+    values += [spec.tie, spec.applies]
     for s in spec.stacks:
         values += [s.count, s.extra, s.row, *(v for _, v in s.bind)]
     for m in spec.modules:

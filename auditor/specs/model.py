@@ -90,6 +90,7 @@ class Spec:
     base_prefix: str = ""
     description: str = ""
     diffusers_classes: tuple[str, ...] = ()  # config.json ``_class_name`` values this spec claims (diffusers)
+    applies: Expr = None          # a config for which this is false gets the structural check instead
 
 
 @dataclass(frozen=True)
