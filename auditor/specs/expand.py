@@ -124,7 +124,10 @@ class _Builder:
         per_expert = rule.when is not None and "{expert}" in rule.name and _reads_expert(rule.when)
         if rule.when is not None and not per_expert and not evaluate(rule.when, env):
             return
-        shape = tuple(whole(evaluate(d, env), f"{rule.name} shape {d!r}") for d in rule.shape)
+        # a dimension that evaluates to None is left out: one name stored as a Linear [out, in] or a 1x1 Conv2d
+        # [out, in, 1, 1] depending on a config flag (diffusers' Transformer2DModel proj_in / proj_out)
+        shape = tuple(whole(v, f"{rule.name} shape {d!r}") for d in rule.shape
+                      if (v := evaluate(d, env)) is not None or d is None)
         if any(d < 0 or d > MAX_DIMENSION for d in shape):
             raise ExprError(f"{rule.name}: a dimension is negative or larger than 2**63 (implausible config values)")
         elements = 1
