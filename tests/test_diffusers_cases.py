@@ -76,3 +76,25 @@ def test_uncovered_diffusers_class_gets_the_structural_check_without_false_alarm
     report = audit_target(str(_component(case, tmp_path / "vae")))
     assert report.reconciliation.expected_parameters is None
     assert [f for f in report.findings if f.severity != "info"] == []
+
+
+def test_spec_defaults_are_the_diffusers_class_defaults() -> None:
+    """Older configs leave out keys added later (a SD 1.5 unet/config.json has no time_embedding_type): every
+    default a spec fills in must be what the diffusers class's __init__ uses. The default case's config.json
+    (written by save_config at the class defaults) is the truth."""
+    from auditor.specs import environment
+    checked = 0
+    for case in FOLDERS:
+        if _truth(case)["variant"] != "default":
+            continue
+        spec, _ = select(_config(case))
+        if spec is None:
+            continue
+        written = _config(case)
+        env = environment(spec, {"_class_name": written["_class_name"]})
+        for key in spec.defaults:
+            if key in written:
+                value = written[key]
+                assert env[key] == (list(value) if isinstance(value, tuple) else value), (case.name, key)
+                checked += 1
+    assert checked >= 80
