@@ -170,7 +170,7 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
     stored = inventory.tensors
     expected = expectation.tensors
     rec = Reconciliation()
-    rec.spec = {"file": expectation.spec.file, "class": expectation.cls, "layout": expectation.layout}
+    rec.spec = {"file": expectation.spec.file, "class": _class_of(expectation, cfg), "layout": expectation.layout}
     quantization = Quantization(cfg)
     quantization.prepare(stored, expected, expectation.tied)
     sorted_ = _sort_expected(expected, stored, rec, quantization)
@@ -187,6 +187,12 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
     if summary.mtp is not None:  # a row of its own, outside the model's total
         rec.components.append(Component("mtp", None, expectation.mtp_layers, summary.mtp, rec.ledger["mtp"]))
     return rec
+
+
+def _class_of(expectation: Expectation, cfg: dict[str, Any]) -> str:
+    """The task class the formula was built for; for a diffusers model, its class (``UNet2DConditionModel``)."""
+    name = cfg.get("_class_name")
+    return name if expectation.spec.family == "diffusers" and isinstance(name, str) else expectation.cls
 
 
 def _sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tensor], rec: Reconciliation,
@@ -406,7 +412,7 @@ def formula_report(config: dict[str, Any]) -> dict[str, Any]:
     formula = _closed_form(expectation, summary.parameters) or by_component
     if summary.mtp is not None:
         components.append(Component("mtp", None, expectation.mtp_layers, summary.mtp, 0))
-    return {"model_type": cfg.get("model_type"), "spec": spec.file, "class": expectation.cls,
+    return {"model_type": cfg.get("model_type"), "spec": spec.file, "class": _class_of(expectation, cfg),
             "parameters": summary.parameters,
             "activated_parameters": summary.activated, "mtp_parameters": summary.mtp,
             "tied_embeddings": expectation.tied, "layers": expectation.num_layers, "formula": formula,
