@@ -220,6 +220,13 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
         ("p1", "perturbed: attention scales, three res blocks", dict(
             base_dim=12, z_dim=6, dim_mult=[1, 2, 3], num_res_blocks=3, attn_scales=[0.5],
             temperal_downsample=[False, True], latents_mean=[0.0] * 6, latents_std=[1.0] * 6)),
+        ("p2", "perturbed: three levels, three res blocks, decoder_base_dim, temporal downsampling first", dict(
+            base_dim=8, decoder_base_dim=12, z_dim=5, dim_mult=[1, 3, 2], num_res_blocks=3,
+            temperal_downsample=[True, False], in_channels=4, out_channels=2, latents_mean=[0.0] * 5,
+            latents_std=[1.0] * 5)),
+        ("p3", "perturbed: four levels, one res block, no temporal downsampling", dict(
+            base_dim=4, z_dim=3, dim_mult=[2, 2, 4, 1], num_res_blocks=1, temperal_downsample=[False, False, False],
+            latents_mean=[0.0] * 3, latents_std=[1.0] * 3)),
     ],
 }
 
