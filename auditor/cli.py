@@ -429,8 +429,10 @@ def _format_formula(doc: dict[str, Any], fmt: str) -> str:
              num(c["expected"])] for c in doc["components"]]
     table = tabulate(rows, headers=["component", "layer type", "layers", "per layer", "parameters"],
                      tablefmt="github" if fmt == "markdown" else "simple", disable_numparse=True)
-    lines = [f"model_type {doc['model_type']} ({doc['spec']}), {plural(doc['layers'], 'layer')}, "
-             f"tied embeddings: {'yes' if doc['tied_embeddings'] else 'no'}", "", table, "",
+    head = (f"model_type {doc['model_type']} ({doc['spec']}), {plural(doc['layers'], 'layer')}, "
+            f"tied embeddings: {'yes' if doc['tied_embeddings'] else 'no'}") if doc["model_type"] is not None \
+        else f"{doc['class']} ({doc['spec']})"  # a diffusers model: its class
+    lines = [head, "", table, "",
              f"parameters: {doc['parameters']:,}"]
     if doc["activated_parameters"] is not None:
         lines.append(f"activated:  {doc['activated_parameters']:,}")

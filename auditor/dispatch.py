@@ -219,13 +219,11 @@ def _adapter_detail(s: dict[str, Any]) -> str:
 # -- diffusers components and pipelines -----------------------------------------------------------------------
 
 def _component_reconciler(inventory: Inventory, config: dict[str, Any] | None) -> Reconciliation:
-    """The ordinary reconciliation; without a formula for the class, say which class (not "model_type None")."""
+    """The ordinary reconciliation (the spec is chosen by the config's ``_class_name``); the architecture is the
+    class, and the unknown-architecture note names it (not "model_type None")."""
     rec = reconcile(inventory, config)
     cls = (config or {}).get("_class_name")
     rec.architecture = str(cls) if cls else rec.architecture
-    rec.findings = [finding("unknown-architecture", f"no formula is known for the diffusers class {cls!r} yet: the "
-                            "repeating block structure was checked, not exact shapes") if f.code == "unknown-architecture"
-                    else f for f in rec.findings]
     return rec
 
 

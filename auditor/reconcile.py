@@ -42,9 +42,10 @@ class Component:
     layers: int
     expected: int
     actual: int
+    uniform: bool = True  # every layer of this type has the same count (UNet blocks of growing width do not)
 
     def to_dict(self) -> dict[str, Any]:
-        per_layer = self.expected // self.layers if self.layers else None
+        per_layer = self.expected // self.layers if self.layers and self.uniform else None
         return {"component": self.component, "layer_type": self.layer_type, "layers": self.layers,
                 "expected_per_layer": per_layer, "expected": self.expected, "actual": self.actual}
 
@@ -169,7 +170,7 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
     stored = inventory.tensors
     expected = expectation.tensors
     rec = Reconciliation()
-    rec.spec = {"file": expectation.spec.file, "class": expectation.cls, "layout": expectation.layout}
+    rec.spec = {"file": expectation.spec.file, "class": _class_of(expectation, cfg), "layout": expectation.layout}
     quantization = Quantization(cfg)
     quantization.prepare(stored, expected, expectation.tied)
     sorted_ = _sort_expected(expected, stored, rec, quantization)
@@ -180,12 +181,18 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
     rec.expected_parameters = summary.parameters
     rec.activated_parameters = summary.activated
     rec.mtp_parameters = summary.mtp
-    rec.components = _components(summary.rows, sorted_.actual_by_row, summary.layers_by_type)
+    rec.components = _components(summary.rows, sorted_.actual_by_row, summary.layers_by_type, summary.uneven)
     rec.formula_by_component = _formula(rec.components, summary.parameters)
     rec.formula = _closed_form(expectation, summary.parameters) or rec.formula_by_component
     if summary.mtp is not None:  # a row of its own, outside the model's total
         rec.components.append(Component("mtp", None, expectation.mtp_layers, summary.mtp, rec.ledger["mtp"]))
     return rec
+
+
+def _class_of(expectation: Expectation, cfg: dict[str, Any]) -> str:
+    """The task class the formula was built for; for a diffusers model, its class (``UNet2DConditionModel``)."""
+    name = cfg.get("_class_name")
+    return name if expectation.spec.family == "diffusers" and isinstance(name, str) else expectation.cls
 
 
 def _sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tensor], rec: Reconciliation,
@@ -355,12 +362,14 @@ class ExpectedSummary:
     mtp: int | None
     rows: dict[tuple[str | None, str], int]
     layers_by_type: dict[str | None, set[int]]
+    uneven: frozenset[str | None] = frozenset()  # layer types whose layers differ in size
 
 
 def summarize(expectation: Expectation, expected: Mapping[str, ExpectedTensor] | None = None) -> ExpectedSummary:
     """Model parameters (tied weights once; MTP, buffers and bookkeeping excluded), activated and MTP counts."""
     rows: dict[tuple[str | None, str], int] = defaultdict(int)
     layers_by_type: dict[str | None, set[int]] = defaultdict(set)
+    per_layer: dict[tuple[str, int], int] = defaultdict(int)
     parameters = activated = mtp = 0
     has_experts = False
     values = (expected or expectation.tensors).values()
@@ -379,8 +388,13 @@ def summarize(expectation: Expectation, expected: Mapping[str, ExpectedTensor] |
         has_experts = has_experts or active != total
         if e.layer is not None and e.layer_type is not None:
             layers_by_type[e.layer_type].add(e.layer)
+            per_layer[(e.layer_type, e.layer)] += elements
+    sizes: dict[str, set[int]] = defaultdict(set)
+    for (layer_type, _), elements in per_layer.items():
+        sizes[layer_type].add(elements)
+    uneven = frozenset(t for t, seen in sizes.items() if len(seen) > 1)
     return ExpectedSummary(parameters, activated if has_experts else None,
-                           mtp if expectation.mtp_layers else None, rows, layers_by_type)
+                           mtp if expectation.mtp_layers else None, rows, layers_by_type, uneven)
 
 
 def formula_report(config: dict[str, Any]) -> dict[str, Any]:
@@ -393,12 +407,12 @@ def formula_report(config: dict[str, Any]) -> dict[str, Any]:
     except ExprError as e:
         raise ConfigError(f"config.json cannot be evaluated by the {spec.file} formula: {e}") from None
     summary = summarize(expectation)
-    components = _components(summary.rows, {}, summary.layers_by_type)
+    components = _components(summary.rows, {}, summary.layers_by_type, summary.uneven)
     by_component = _formula(components, summary.parameters)
     formula = _closed_form(expectation, summary.parameters) or by_component
     if summary.mtp is not None:
         components.append(Component("mtp", None, expectation.mtp_layers, summary.mtp, 0))
-    return {"model_type": cfg.get("model_type"), "spec": spec.file, "class": expectation.cls,
+    return {"model_type": cfg.get("model_type"), "spec": spec.file, "class": _class_of(expectation, cfg),
             "parameters": summary.parameters,
             "activated_parameters": summary.activated, "mtp_parameters": summary.mtp,
             "tied_embeddings": expectation.tied, "layers": expectation.num_layers, "formula": formula,
@@ -500,7 +514,7 @@ COMPONENT_ORDER: tuple[str, ...] = tuple(common()["components"])
 
 
 def _components(expected: dict[tuple[str | None, str], int], actual: dict[tuple[str | None, str], int],
-                layers_by_type: dict[str | None, set[int]]) -> list[Component]:
+                layers_by_type: dict[str | None, set[int]], uneven: frozenset[str | None] = frozenset()) -> list[Component]:
     """Rows in reading order: embeddings, each layer type's components, then the final norm and head."""
     keys = list(expected) + [k for k in actual if k not in expected]
     type_order = list(dict.fromkeys(k[0] for k in keys if k[0] is not None))
@@ -516,7 +530,8 @@ def _components(expected: dict[tuple[str | None, str], int], actual: dict[tuple[
     for key in sorted(keys, key=order):
         layer_type, component = key
         layers = len(layers_by_type.get(layer_type, ())) if layer_type is not None else 0
-        rows.append(Component(component, layer_type, layers, expected.get(key, 0), actual.get(key, 0)))
+        rows.append(Component(component, layer_type, layers, expected.get(key, 0), actual.get(key, 0),
+                              layer_type not in uneven))
     return rows
 
 
@@ -540,9 +555,12 @@ def _formula(components: list[Component], total: int) -> str:
         done.add(c.layer_type)
         rows = [r for r in components if r.layer_type == c.layer_type and r.expected]
         layers = c.layers
-        if layers and all(r.expected % layers == 0 for r in rows):
+        if layers and c.uniform and all(r.expected % layers == 0 for r in rows):
             inner = " + ".join(f"{r.component} {r.expected // layers:,}" for r in rows)
             parts.append(f"{layers} {c.layer_type} layers x ({inner})")
+        elif layers and not c.uniform:  # blocks of different sizes (a UNet's down blocks): their sums
+            inner = " + ".join(f"{r.component} {r.expected:,}" for r in rows)
+            parts.append(f"{layers} {c.layer_type} layers ({inner})")
         else:
             parts += [f"{r.component} {r.expected:,} ({r.layer_type} layers)" for r in rows]
     return " + ".join(parts) + f" = {total:,}"

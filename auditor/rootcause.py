@@ -99,6 +99,8 @@ def lost_files(checkpoint: Checkpoint, findings: list[Finding]) -> Lost:
         if f.code in ROOT_CODES:
             for file in f.files:
                 code_of.setdefault(file, f.code)
+                # a component folder audited through a view names its files from the repo root (vae/...)
+                code_of.setdefault(file.rpartition("/")[2], f.code)
     for shard, path in shards.items():
         if path not in checkpoint.audited:
             lost.files[shard] = "index-shard-missing" if safe_relative(shard) else "index-path-unsafe"
@@ -116,11 +118,17 @@ def lost_files(checkpoint: Checkpoint, findings: list[Finding]) -> Lost:
     return lost
 
 
+def _lost_file(file: str, lost: Lost) -> bool:
+    """``file`` (as a finding names it: from the repo root for a pipeline component, ``vae/x.safetensors``) is
+    one of the lost files (named relative to the checkpoint's folder)."""
+    return file in lost.files or any(file.endswith("/" + name) for name in lost.files)
+
+
 def fold(findings: list[Finding], lost: Lost) -> list[Finding]:
     """The findings with consequences of ``lost`` files folded into their root (see the module docstring)."""
     if not lost:
         return _config_invalid_alone(findings)
-    roots = [f for f in findings if f.code in ROOT_CODES and (any(file in lost.files for file in f.files) or (
+    roots = [f for f in findings if f.code in ROOT_CODES and (any(_lost_file(file, lost) for file in f.files) or (
         f.code == "index-path-unsafe"))]
     if not roots:
         return findings
@@ -158,7 +166,7 @@ def _consequence(f: Finding, lost: Lost, primary: str, merged: dict[str, Finding
         return [f]
     code = f.code
     if code in ("index-tensor-missing", "shard-count-mismatch") and f.files and all(
-            file in lost.files for file in f.files):
+            _lost_file(file, lost) for file in f.files):
         # a pointer file "lacks" the tensors the index gives it; the names promise the missing shards: the root
         # finding already says exactly this
         return []

@@ -58,8 +58,12 @@ def test_pipeline_is_audited_component_by_component(tmp_path: Path) -> None:
     assert set(by_name["unet (fp16)"]["totals"]["by_dtype"]) == {"F16"}
     assert by_name["unet"]["totals"]["parameters"] == by_name["unet (fp16)"]["totals"]["parameters"] > 0
     assert by_name["unet"]["architecture"] == "UNet2DConditionModel"
-    note = next(f for f in by_name["unet"]["findings"] if f["code"] == "unknown-architecture")
-    assert "'UNet2DConditionModel'" in note["message"]  # not "model_type None"
+    # each component (and its fp16 variant) is reconciled with its diffusers class's formula, exactly
+    for name, spec in (("unet", "diffusers_unet_2d_condition.toml"), ("vae", "diffusers_autoencoder_kl.toml")):
+        for section in (name, f"{name} (fp16)"):
+            rep = by_name[section]
+            assert rep["expected"]["spec"]["file"] == spec and rep["ledger"]["unexplained"] == 0, section
+            assert rep["expected"]["parameters"] == rep["totals"]["parameters"] == rep["ledger"]["model"], section
     assert doc["totals"]["parameters"] == sum(r["totals"]["parameters"] for r in by_name.values())
 
 

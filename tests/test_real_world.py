@@ -265,6 +265,12 @@ def test_pipeline_sections(corpus: Path) -> None:
     assert doc["kind"]["detail"].startswith("StableDiffusionPipeline: safety_checker, text_encoder, unet, vae")
     sdxl = _audit(corpus, "HDRJ-One__stable-diffusion-xl-base-1.0")
     assert "vae_1_0/ is not named in model_index.json" in sdxl["notes"]
+    # the released configs give the published counts (diffusers' num_parameters), though the weights are pointers
+    expected = {(pipe["target"].rsplit("/", 1)[-1], s["name"]): s["report"]["expected"]["parameters"]
+                for pipe in (doc, sdxl) for s in pipe["sections"] if s["name"].startswith(("unet", "vae"))}
+    assert set(expected.values()) == {859_520_964, 2_567_463_684, 83_653_863}
+    assert expected[("wswplay__stable-diffusion-v1-5", "unet (non_ema)")] == 859_520_964
+    assert expected[("HDRJ-One__stable-diffusion-xl-base-1.0", "unet (fp16)")] == 2_567_463_684
 
 
 def test_sentence_transformers_modules(corpus: Path) -> None:

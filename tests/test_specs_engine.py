@@ -349,3 +349,68 @@ def test_spec_defaults_are_the_config_classes_defaults() -> None:
                 if (list(ours) if isinstance(ours, range) else ours) != value:   # llama4 moe_layers: a range
                     drift.append(f"{spec.file} {key}: spec {env.get(key)!r}, {model_type} class {value!r}")
     assert checked > 100 and drift == []
+
+
+# -- diffusers: selection by _class_name, nested repeats, optional dimensions, `applies` -----------------------
+
+UNETISH = {"diffusers_classes": ["TinyUNet"], "family": "diffusers",
+           "defaults": {"channels": [4, 8], "layers": [1, 2], "depth": 2, "linear": False},
+           "derived": {"n": "len(channels)"},
+           "stacks": {"down": {"count": "n", "prefix": "down.{layer}.",
+                               "bind": {"cin": "channels[max(layer - 1, 0)]", "cout": "channels[layer]"}}},
+           "tensor": [
+               # a resnet per layer of the block: the first one reads the block's input width
+               {"name": "down.{layer}.res.{j}.conv", "shape": ["cout", "cin if j == 0 else cout"], "component": "convolution",
+                "repeat": {"j": "layers[layer]"}},
+               # nested: transformer blocks inside each attention, their count read per attention index
+               {"name": "down.{layer}.attn.{j}.blocks.{k}.w", "shape": ["cout"], "component": "attention",
+                "repeat": {"j": "layers[layer]", "k": "depth if j == 0 else 1"}, "when": "layer > 0"},
+               # a Linear or a 1x1 conv under one name: a dimension evaluating to None is left out
+               {"name": "proj.weight", "shape": ["channels[0]", 3, "None if linear else 1", "None if linear else 1"],
+                "component": "convolution"}]}
+
+
+def test_repeat_indices_nest_and_shapes_read_them() -> None:
+    spec = _spec({"u.toml": UNETISH}, "u.toml")
+    e = expand(spec, {})
+    shapes = {n: t.shape for n, t in e.tensors.items()}
+    assert shapes["down.0.res.0.conv"] == (4, 4) and shapes["down.1.res.0.conv"] == (8, 4)
+    assert shapes["down.1.res.1.conv"] == (8, 8) and "down.0.res.1.conv" not in shapes
+    assert sorted(n for n in shapes if ".attn." in n) == [
+        "down.1.attn.0.blocks.0.w", "down.1.attn.0.blocks.1.w", "down.1.attn.1.blocks.0.w"]
+    assert shapes["proj.weight"] == (4, 3, 1, 1) and expand(spec, {"linear": True}).tensors["proj.weight"].shape == (4, 3)
+    assert e.tensors["down.1.res.1.conv"].layer == 1 and e.tensors["down.1.res.1.conv"].stack == "down"
+    with pytest.raises(ExprError, match="implausible repeat count"):
+        expand(spec, {"layers": [1, 10**9]})
+
+
+@pytest.mark.parametrize("tensor,match", [
+    ({"name": "a.{j}.w", "shape": [1], "component": "mlp"}, "unknown placeholder"),
+    ({"name": "a.{j}.w", "shape": [1], "component": "mlp", "repeat": {"i": 2, "j": 2}}, "does not appear"),
+    ({"name": "a.{layer}.w", "shape": [1], "component": "mlp", "repeat": {"layer": 2}}, "repeat must map"),
+])
+def test_malformed_repeats_are_rejected(tensor: dict, match: str) -> None:
+    with pytest.raises(SpecError, match=match):
+        build_specs({"r.toml": {"diffusers_classes": ["R"], "family": "diffusers", "tensor": [tensor]}})
+
+
+def test_diffusers_configs_select_their_spec_by_class_name() -> None:
+    from auditor.specs import select, selection_note
+    spec, _ = select({"_class_name": "UNet2DConditionModel", "_diffusers_version": "0.42.1"})
+    assert spec is not None and spec.file == "diffusers_unet_2d_condition.toml" and spec.family == "diffusers"
+    assert select({"_class_name": "NoSuchTransformer"})[0] is None
+    assert "diffusers class 'NoSuchTransformer'" in selection_note({"_class_name": "NoSuchTransformer"})
+    # a configuration outside what the formula covers (attention inside the VAE's blocks) is not guessed at
+    odd = {"_class_name": "AutoencoderKL", "block_out_channels": [8, 16],
+           "down_block_types": ["DownEncoderBlock2D", "AttnDownEncoderBlock2D"],
+           "up_block_types": ["UpDecoderBlock2D", "UpDecoderBlock2D"]}
+    assert select(odd)[0] is None and "does not cover" in selection_note(odd)
+    assert select({**odd, "down_block_types": ["DownEncoderBlock2D"] * 2})[0] is not None
+    # every diffusers class is claimed once
+    claims = [c for s in load_all_specs().values() for c in s.diffusers_classes]
+    assert len(claims) == len(set(claims)) >= 9
+
+
+def load_all_specs() -> dict:
+    from auditor.specs.load import load_all
+    return load_all()

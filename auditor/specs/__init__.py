@@ -1,7 +1,7 @@
 """Architecture specs: what config.json says a checkpoint must contain, tensor by tensor.
 
 Each family is one TOML file in ``data/`` (format: docs/specs.md). ``select(config)`` picks the spec for a
-config (``architectures[0]`` first, then ``model_type``); ``expand(spec, config)`` evaluates it into an
+config (``architectures[0]`` first, then ``model_type``; a diffusers config by its ``_class_name``); ``expand(spec, config)`` evaluates it into an
 ``Expectation``: every expected tensor name with its shape, component, stack, layer type and role, for the
 task class the config names. All architecture knowledge lives in the data files; this package only loads
 (``load.py``) and evaluates (``expand.py``) them.
@@ -13,12 +13,25 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from .expand import architecture, class_for, environment, expand, module_scope, relabel, whole
+from .expr import ExprError, evaluate
 from .load import SpecError, buffer_suffixes, build_specs, common, load_all
 from .model import Expectation, ExpectedTensor, Module, Spec, StackInfo, TaskClass, TensorRule
 
 __all__ = ["Expectation", "ExpectedTensor", "Module", "Spec", "SpecError", "StackInfo", "TaskClass", "TensorRule",
            "all_specs", "buffer_suffixes", "build_specs", "class_for", "common", "environment", "expand", "find_spec",
            "module_scope", "relabel", "select", "selection_note", "spec_file", "whole"]
+
+
+@lru_cache(maxsize=1)
+def _diffusers_registry() -> dict[str, Spec]:
+    """diffusers ``_class_name`` -> spec (a claim made by two files is an error)."""
+    table: dict[str, Spec] = {}
+    for spec in load_all().values():
+        for key in spec.diffusers_classes:
+            if key in table:
+                raise SpecError(f"{key!r} is claimed by both {table[key].file} and {spec.file}")
+            table[key] = spec
+    return table
 
 
 @lru_cache(maxsize=1)
@@ -56,16 +69,37 @@ def select(config: Mapping[str, Any]) -> tuple[Spec | None, dict[str, Any]]:
     then one claiming ``model_type``; None when none does, or the class is not one the family has (e.g. the
     original LLaVA repo's remote-code ``LlavaLlamaForCausalLM`` under model_type ``llava``)."""
     cfg = dict(config)
+    class_name = cfg.get("_class_name")
+    if isinstance(class_name, str) and "model_type" not in cfg:  # a diffusers model: its class is the spec key
+        found = _diffusers_registry().get(class_name)
+        return (found if found is not None and applies(found, cfg) else None), cfg
     arch = architecture(cfg)
     spec = _registry()[1].get(arch) if arch else None
     spec = spec or find_spec(cfg)
-    if spec is None or class_for(spec, cfg) is None:
+    if spec is None or class_for(spec, cfg) is None or not applies(spec, cfg):
         return None, cfg
     return spec, cfg
 
 
+def applies(spec: Spec, config: Mapping[str, Any]) -> bool:
+    """The spec's ``applies`` condition (the configurations its formula covers) holds for this config; a config
+    that cannot be evaluated is left to ``expand``, which reports it."""
+    if spec.applies is None:
+        return True
+    try:
+        return bool(evaluate(spec.applies, environment(spec, config)))
+    except ExprError:
+        return True
+
+
 def selection_note(config: Mapping[str, Any]) -> str:
     """Why ``select`` found no spec, in one sentence (for the unknown-architecture finding)."""
+    if isinstance(config.get("_class_name"), str) and "model_type" not in config:
+        found = _diffusers_registry().get(config["_class_name"])
+        if found is not None:
+            return (f"the {found.file} formula does not cover this {config['_class_name']} configuration "
+                    f"({found.applies})")
+        return f"no formula is known for the diffusers class {config['_class_name']!r}"
     model_type, arch = config.get("model_type"), architecture(config)
     spec = find_spec(config)
     if spec is not None and arch is not None:

@@ -9,6 +9,8 @@ prefix. Bounds keep a hostile config a finding rather than a hang.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -110,10 +112,22 @@ class _Builder:
 
     def add(self, rule: TensorRule, rule_id: int, env: Mapping[str, Any], tied: bool, layer: int | None = None,
             layer_type: str | None = None, is_mtp: bool = False, stack: str | None = None) -> None:
+        if rule.repeat:  # one tensor per index combination; its shape and condition read the indices
+            for indices in _indices(rule, rule.repeat, env):
+                def fill(text: str) -> str:
+                    for key, value in indices.items():
+                        text = text.replace(f"{{{key}}}", str(value))
+                    return text
+                one = replace(rule, name=fill(rule.name), aliases=tuple(fill(a) for a in rule.aliases), repeat=())
+                self.add(one, rule_id, {**env, **indices}, tied, layer, layer_type, is_mtp, stack)
+            return
         per_expert = rule.when is not None and "{expert}" in rule.name and _reads_expert(rule.when)
         if rule.when is not None and not per_expert and not evaluate(rule.when, env):
             return
-        shape = tuple(whole(evaluate(d, env), f"{rule.name} shape {d!r}") for d in rule.shape)
+        # a dimension that evaluates to None is left out: one name stored as a Linear [out, in] or a 1x1 Conv2d
+        # [out, in, 1, 1] depending on a config flag (diffusers' Transformer2DModel proj_in / proj_out)
+        shape = tuple(whole(v, f"{rule.name} shape {d!r}") for d in rule.shape
+                      if (v := evaluate(d, env)) is not None or d is None)
         if any(d < 0 or d > MAX_DIMENSION for d in shape):
             raise ExprError(f"{rule.name}: a dimension is negative or larger than 2**63 (implausible config values)")
         elements = 1
@@ -140,6 +154,21 @@ class _Builder:
             self.tensors[f"{head}{e}{tail}"] = expected
         if len(self.tensors) > MAX_EXPECTED_TENSORS:
             raise ExprError(f"the config implies over {MAX_EXPECTED_TENSORS:,} tensors")
+
+
+def _indices(rule: TensorRule, repeat: tuple[tuple[str, Expr], ...], env: Mapping[str, Any],
+             bound: dict[str, int] | None = None) -> Iterator[dict[str, int]]:
+    """Every combination of a rule's ``repeat`` indices, outer first (an inner count may read an outer index)."""
+    bound = bound or {}
+    if not repeat:
+        yield bound
+        return
+    (key, count), rest = repeat[0], repeat[1:]
+    n = whole(evaluate(count, {**env, **bound}), f"{rule.name} repeat {key}")
+    if not 0 <= n <= MAX_EXPERTS:
+        raise ExprError(f"{rule.name}: implausible repeat count for {{{key}}} (over {MAX_EXPERTS:,} or negative)")
+    for i in range(n):
+        yield from _indices(rule, rest, env, {**bound, key: i})
 
 
 def _repeat_labels(rule: TensorRule, env: Mapping[str, Any]) -> list[str]:

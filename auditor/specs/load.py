@@ -30,11 +30,11 @@ class SpecError(ValueError):
 
 KINDS = ("param", "buffer", "head")
 PLACEHOLDERS = ("{layer}", "{expert}")
-SPEC_KEYS = {"description", "model_types", "architectures", "sources", "family", "extends", "remove", "rename",
+SPEC_KEYS = {"description", "model_types", "architectures", "diffusers_classes", "applies", "sources", "family", "extends", "remove", "rename",
              "tie", "base_prefix", "nullable", "aliases", "defaults", "derived", "stacks", "module", "class",
              "layouts", "tensor"}
 TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "experts", "active_experts", "kind",
-               "tied_to", "note", "aliases"}
+               "tied_to", "note", "aliases", "repeat"}
 STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note"}
 MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when", "inherit", "select", "set",
                "defaults", "note"}
@@ -124,6 +124,7 @@ def _resolve(name: str, docs: dict[str, dict[str, Any]], chain: tuple[str, ...] 
     merged = {**base, **{k: v for k, v in doc.items() if k not in ("extends", "remove", "rename")}}
     merged["model_types"] = doc.get("model_types", [])
     merged["architectures"] = doc.get("architectures", [])
+    merged["diffusers_classes"] = doc.get("diffusers_classes", [])
     for table in ("defaults", "derived", "aliases", "layouts"):
         merged[table] = {**base.get(table, {}), **doc.get(table, {})}
     merged["class"] = {k: {**base.get("class", {}).get(k, {}), **doc.get("class", {}).get(k, {})}
@@ -189,9 +190,10 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
                 derived=MappingProxyType({**shared.get("derived", {}), **doc.get("derived", {})}),
                 aliases=MappingProxyType(aliases), nullable=frozenset(doc.get("nullable", ())),
                 layouts=MappingProxyType(layouts), tie=doc.get("tie", "tie_word_embeddings"),
-                base_prefix=doc.get("base_prefix", ""), description=doc.get("description", ""))
-    if not spec.model_types and not spec.architectures and family != "tower":
-        raise SpecError(f"{name}: claims no model_types or architectures")
+                base_prefix=doc.get("base_prefix", ""), description=doc.get("description", ""),
+                diffusers_classes=tuple(doc.get("diffusers_classes", ())), applies=doc.get("applies"))
+    if not spec.model_types and not spec.architectures and not spec.diffusers_classes and family != "tower":
+        raise SpecError(f"{name}: claims no model_types, architectures or diffusers_classes")
     for source in expressions(spec):
         try:
             compile_expr(source)
@@ -242,9 +244,16 @@ def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],
         raise SpecError(f"{where}: unknown component {entry['component']!r} (known: {sorted(components)})")
     if entry.get("kind", "param") not in KINDS:
         raise SpecError(f"{where}: kind must be one of {KINDS}")
-    bad = [p for p in _PLACEHOLDER.findall(name) if p not in PLACEHOLDERS]
+    repeat = entry.get("repeat", {})
+    if not isinstance(repeat, dict) or any(not k.isidentifier() or k in ("layer", "expert") for k in repeat):
+        raise SpecError(f"{where}: repeat must map index names (not layer / expert) to counts")
+    allowed = (*PLACEHOLDERS, *(f"{{{k}}}" for k in repeat))
+    bad = [p for p in _PLACEHOLDER.findall(name) if p not in allowed]
     if bad:
-        raise SpecError(f"{where}: unknown placeholder {bad[0]} (only {', '.join(PLACEHOLDERS)})")
+        raise SpecError(f"{where}: unknown placeholder {bad[0]} (only {', '.join(allowed)})")
+    unused = [k for k in repeat if f"{{{k}}}" not in name]
+    if unused:
+        raise SpecError(f"{where}: repeat index {unused[0]!r} does not appear in the name")
     if "{expert}" in name and "experts" not in entry:
         raise SpecError(f"{where}: repeats over {{expert}} but has no 'experts' count")
     stack = None
@@ -257,7 +266,7 @@ def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],
     common_fields: dict[str, Any] = {
         "component": entry["component"], "when": entry.get("when"), "experts": entry.get("experts"),
         "active_experts": entry.get("active_experts"), "kind": entry.get("kind", "param"),
-        "tied_to": entry.get("tied_to"), "stack": stack}
+        "tied_to": entry.get("tied_to"), "stack": stack, "repeat": tuple(repeat.items())}
     aliases = tuple(entry.get("aliases", ()))
     if "shape" in entry:
         if "bias" in entry:
@@ -287,12 +296,12 @@ def expressions(spec: Spec) -> list[str]:
     values: list[Any] = []
     for v in (*spec.defaults.values(), *spec.derived.values()):
         values += list(v.values()) if isinstance(v, dict) else [v]
-    values += [spec.tie]
+    values += [spec.tie, spec.applies]
     for s in spec.stacks:
         values += [s.count, s.extra, s.row, *(v for _, v in s.bind)]
     for m in spec.modules:
         values += [m.when, *m.set.values()]
     rules = [*spec.rules, *(r for c in spec.classes.values() for r in c.rules)]
     for r in rules:
-        values += [*r.shape, r.when, r.experts, r.active_experts]
+        values += [*r.shape, r.when, r.experts, r.active_experts, *(c for _, c in r.repeat)]
     return [v for v in values if isinstance(v, str)]

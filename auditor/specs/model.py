@@ -26,6 +26,7 @@ class TensorRule:
     tied_to: str | None = None    # with kind = head: the tensor it is tied to
     aliases: tuple[str, ...] = ()  # legacy names old exporters wrote for the same weight
     stack: str | None = None      # the stack whose prefix the name starts with ({layer} repeats over it)
+    repeat: tuple[tuple[str, Expr], ...] = ()  # {name} -> count, nested in order (shape and when read the index)
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,8 @@ class Spec:
     tie: Expr = "tie_word_embeddings"
     base_prefix: str = ""
     description: str = ""
+    diffusers_classes: tuple[str, ...] = ()  # config.json ``_class_name`` values this spec claims (diffusers)
+    applies: Expr = None          # a config for which this is false gets the structural check instead
 
 
 @dataclass(frozen=True)

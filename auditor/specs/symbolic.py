@@ -110,6 +110,8 @@ class _Symbolic:
         return {(symbol,): 1}
 
     def rule(self, rule: TensorRule, env: dict[str, Any]) -> Poly:
+        if rule.repeat:  # shapes vary with the repeat indices: the per-component sum is shown instead
+            raise ValueError(f"{rule.name} repeats over {', '.join(k for k, _ in rule.repeat)}")
         poly: Poly = {(): 1}
         for dim in rule.shape:
             poly = _mul(poly, self.poly(dim, env))
