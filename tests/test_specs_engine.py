@@ -188,6 +188,20 @@ def test_a_condition_reading_expert_keeps_only_some_indices() -> None:
         "model.layers.0.adapters.0.w", "model.layers.0.adapters.2.w", "model.layers.0.adapters.4.w"]
 
 
+def test_a_dimension_reading_expert_is_evaluated_index_by_index() -> None:
+    """ERNIE-4.5-VL numbers its text experts 0..E-1 and its narrower vision experts E..2E-1 under one name: a
+    shape that reads `expert` gives each index its own shape (and count); without it all indices share one."""
+    doc = {**STACKED, "tensor": [*STACKED["tensor"][:2],
+                                 {"name": "model.layers.{layer}.experts.{expert}.w",
+                                  "shape": ["widths[0 if expert < n_experts else 1]", "d"],
+                                  "component": "routed_experts", "when": "sparse", "experts": "2 * n_experts"}]}
+    e = expand(_spec({"s.toml": doc}, "s.toml"), {"n_experts": 2, "widths": [8, 3]})
+    shapes = {n: t.shape for n, t in e.tensors.items() if n.startswith("model.layers.3.experts.")}
+    assert shapes == {"model.layers.3.experts.0.w": (8, 2), "model.layers.3.experts.1.w": (8, 2),
+                      "model.layers.3.experts.2.w": (3, 2), "model.layers.3.experts.3.w": (3, 2)}
+    assert e.tensors["model.layers.3.experts.2.w"].elements == 6
+
+
 def test_config_key_aliases_read_either_release_name() -> None:
     spec = _spec({"s.toml": STACKED}, "s.toml")
     assert sum(1 for n in expand(spec, {"num_local_experts": 5}).tensors if n.startswith("model.layers.3.experts")) == 5
