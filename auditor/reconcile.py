@@ -216,7 +216,7 @@ def _sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Ten
                 categories[name] = "buffers"
                 ledger["buffers"] += t.elements
                 s.buffers.append(name)
-                if t.shape != e.shape:
+                if t.shape != e.shape and t.shape != e.alt_shape:
                     s.mismatched.append((name, e.shape, t.shape))
             continue
         if t is None:
@@ -237,7 +237,7 @@ def _sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Ten
             extra[t.dtype] = extra.get(t.dtype, 0) + elements - t.elements
             if verdict.problem:
                 s.scale_problems.append((name, verdict.problem))
-        elif t.shape != e.shape:
+        elif t.shape != e.shape and t.shape != e.alt_shape:  # alt_shape: a release's transpose of the weight
             s.mismatched.append((name, e.shape, t.shape))
         ledger[category] += elements
         if not e.mtp:

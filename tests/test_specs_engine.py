@@ -188,6 +188,56 @@ def test_a_condition_reading_expert_keeps_only_some_indices() -> None:
         "model.layers.0.adapters.0.w", "model.layers.0.adapters.2.w", "model.layers.0.adapters.4.w"]
 
 
+def test_a_dimension_reading_expert_is_evaluated_index_by_index() -> None:
+    """ERNIE-4.5-VL numbers its text experts 0..E-1 and its narrower vision experts E..2E-1 under one name: a
+    shape that reads `expert` gives each index its own shape (and count); without it all indices share one."""
+    doc = {**STACKED, "tensor": [*STACKED["tensor"][:2],
+                                 {"name": "model.layers.{layer}.experts.{expert}.w",
+                                  "shape": ["widths[0 if expert < n_experts else 1]", "d"],
+                                  "component": "routed_experts", "when": "sparse", "experts": "2 * n_experts"}]}
+    e = expand(_spec({"s.toml": doc}, "s.toml"), {"n_experts": 2, "widths": [8, 3]})
+    shapes = {n: t.shape for n, t in e.tensors.items() if n.startswith("model.layers.3.experts.")}
+    assert shapes == {"model.layers.3.experts.0.w": (8, 2), "model.layers.3.experts.1.w": (8, 2),
+                      "model.layers.3.experts.2.w": (3, 2), "model.layers.3.experts.3.w": (3, 2)}
+    assert e.tensors["model.layers.3.experts.2.w"].elements == 6
+
+
+def test_alt_shape_accepts_a_release_that_stores_the_weight_transposed(tmp_path) -> None:
+    """Qwen3-VL-MoE's fused experts are [E, 2I, H] as transformers 5 saves them and [E, H, 2I] in the released
+    checkpoints: `alt_shape` makes either a match; a third shape is still a shape mismatch."""
+    import json
+
+    import auditor
+    from fixtures.build import write_file
+
+    doc = {**STACKED, "tensor": [*STACKED["tensor"][:2],
+                                 {"name": "model.layers.{layer}.experts.w", "shape": ["n_experts", "2 * d", "d"],
+                                  "alt_shape": ["n_experts", "d", "2 * d"], "component": "routed_experts",
+                                  "when": "sparse", "experts": "n_experts"}, STACKED["tensor"][3]]}
+    spec = _spec({"s.toml": doc}, "s.toml")
+    e = expand(spec, {}).tensors["model.layers.3.experts.w"]
+    assert (e.shape, e.alt_shape) == ((3, 4, 2), (3, 2, 4))
+    with pytest.raises(SpecError, match="alt_shape"):
+        build_specs({"x.toml": {**doc, "tensor": [{**doc["tensor"][2], "alt_shape": ["d"]}]}})
+    # end to end on a real spec: the released layout passes, a wrong one is a shape mismatch
+    cfg = {"architectures": ["Qwen3VLMoeForConditionalGeneration"], "model_type": "qwen3_vl_moe",
+           "text_config": {"hidden_size": 8, "intermediate_size": 12, "num_hidden_layers": 1, "num_attention_heads": 2,
+                           "num_key_value_heads": 1, "head_dim": 4, "vocab_size": 16, "moe_intermediate_size": 6,
+                           "num_experts": 2, "num_experts_per_tok": 1},
+           "vision_config": {"depth": 1, "hidden_size": 8, "intermediate_size": 8, "num_heads": 2, "patch_size": 2,
+                             "out_hidden_size": 8, "num_position_embeddings": 4, "deepstack_visual_indexes": []}}
+    expected = expand(auditor.specs.select(cfg)[0], cfg).tensors
+    for variant, fused in (("released", (2, 8, 12)), ("wrong", (2, 12, 12))):
+        layout = [(n, "F32", list(fused if n.endswith("gate_up_proj") else t.shape)) for n, t in expected.items()
+                  if t.kind != "head" or not t.tied]
+        dest = tmp_path / variant
+        dest.mkdir()
+        write_file(dest / "model.safetensors", layout)
+        (dest / "config.json").write_text(json.dumps(cfg))
+        codes = {f.code for f in auditor.audit(dest).findings if f.severity != "info"}
+        assert codes == (set() if variant == "released" else {"shape-mismatch"}), (variant, codes)
+
+
 def test_config_key_aliases_read_either_release_name() -> None:
     spec = _spec({"s.toml": STACKED}, "s.toml")
     assert sum(1 for n in expand(spec, {"num_local_experts": 5}).tensors if n.startswith("model.layers.3.experts")) == 5

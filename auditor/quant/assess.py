@@ -163,7 +163,8 @@ def _layer(out: Assessment, q: QuantConfig, r: Resolved, weight: str, module: st
     want = tuple((*lead, *s) for s in wpart.shapes) if lead else wpart.shapes
     # quantized in place (same name) unless it is a float tensor of the logical shape that the scheme would not
     # store that way (a BF16 weight beside bitsandbytes' BF16 storage, or under an F8 scheme)
-    quantized = t is not None and (packed_name != weight or t.dtype not in FLOAT_DTYPES or t.shape != e.shape
+    quantized = t is not None and (packed_name != weight or t.dtype not in FLOAT_DTYPES
+                                   or t.shape not in (tuple(e.shape), e.alt_shape)
                                    or (t.shape in want and t.dtype in wpart.dtypes))
     if not quantized:
         _unpacked(out, q, r, weight, module, packed_name, stored, expected, either)
@@ -231,7 +232,7 @@ def _not_quantized(out: Assessment, q: QuantConfig, weight: str, module: str, e:
     odd = [n for n in (*siblings.get(module, ()), *siblings.get(weight, ())) if looks_quantized(n)]
     if (t is None or t.dtype in FLOAT_DTYPES) and not odd:
         return
-    if t is not None and t.dtype in FLOAT_DTYPES and t.shape == tuple(e.shape) and odd:
+    if t is not None and t.dtype in FLOAT_DTYPES and t.shape in (tuple(e.shape), e.alt_shape) and odd:
         return  # stray names next to a full-precision weight: left to the reconciliation (unexpected-tensor)
     names = ([weight] if t is not None and t.dtype not in FLOAT_DTYPES else []) + odd
     out.coverage.append((names[0], f"stored quantized ({', '.join(names)}) but {q.source} does not quantize "

@@ -124,15 +124,6 @@ class _Builder:
         per_expert = rule.when is not None and "{expert}" in rule.name and _reads_expert(rule.when)
         if rule.when is not None and not per_expert and not evaluate(rule.when, env):
             return
-        # a dimension that evaluates to None is left out: one name stored as a Linear [out, in] or a 1x1 Conv2d
-        # [out, in, 1, 1] depending on a config flag (diffusers' Transformer2DModel proj_in / proj_out)
-        shape = tuple(whole(v, f"{rule.name} shape {d!r}") for d in rule.shape
-                      if (v := evaluate(d, env)) is not None or d is None)
-        if any(d < 0 or d > MAX_DIMENSION for d in shape):
-            raise ExprError(f"{rule.name}: a dimension is negative or larger than 2**63 (implausible config values)")
-        elements = 1
-        for d in shape:
-            elements *= d
         labels = _repeat_labels(rule, env)
         experts = len(labels)
         active = (whole(evaluate(rule.active_experts, env), f"{rule.name} active_experts")
@@ -142,16 +133,34 @@ class _Builder:
         head_tied = rule.kind == "head" and tied
         if rule.kind == "head" and rule.tied_to:
             self.tied_names[name] = rule.tied_to
-        expected = ExpectedTensor(shape, rule.component, rule.kind, layer, layer_type, is_mtp, rule_id, elements,
-                                  (active, experts), stack, head_tied, aliases)
+
+        def expected_for(scope: Mapping[str, Any]) -> ExpectedTensor:
+            # a dimension that evaluates to None is left out: one name stored as a Linear [out, in] or a 1x1
+            # Conv2d [out, in, 1, 1] depending on a config flag (diffusers' Transformer2DModel proj_in / proj_out)
+            shape = tuple(whole(v, f"{rule.name} shape {d!r}") for d in rule.shape
+                          if (v := evaluate(d, scope)) is not None or d is None)
+            if any(d < 0 or d > MAX_DIMENSION for d in shape):
+                raise ExprError(f"{rule.name}: a dimension is negative or larger than 2**63 (implausible config values)")
+            elements = 1
+            for d in shape:
+                elements *= d
+            alt = tuple(whole(evaluate(d, scope), f"{rule.name} alt_shape {d!r}") for d in rule.alt_shape) or None
+            return ExpectedTensor(shape, rule.component, rule.kind, layer, layer_type, is_mtp, rule_id, elements,
+                                  (active, experts), stack, head_tied, aliases, alt_shape=alt)
+
         if "{expert}" not in name:
-            self.tensors[name] = expected
+            self.tensors[name] = expected_for(env)
             return
+        # a shape reading `expert` is evaluated index by index (ERNIE-4.5-VL: text experts, then vision experts
+        # of another width, numbered on); otherwise one shared (read-only) ExpectedTensor for all experts
+        by_expert = any(_reads_expert(d) for d in rule.shape)
+        shared = None if by_expert else expected_for(env)
         head, tail = name.split("{expert}", 1)
-        for e in labels:  # one shared (read-only) ExpectedTensor for all experts of a layer
-            if per_expert and not evaluate(rule.when, {**env, "expert": int(e) if e.isdigit() else e}):
+        for e in labels:
+            scope = {**env, "expert": int(e) if e.isdigit() else e}
+            if per_expert and not evaluate(rule.when, scope):
                 continue  # a `when` reading `expert`: only some indices exist (Zamba2's per-use adapters)
-            self.tensors[f"{head}{e}{tail}"] = expected
+            self.tensors[f"{head}{e}{tail}"] = shared if shared is not None else expected_for(scope)
         if len(self.tensors) > MAX_EXPECTED_TENSORS:
             raise ExprError(f"the config implies over {MAX_EXPECTED_TENSORS:,} tensors")
 
@@ -186,7 +195,7 @@ def _repeat_labels(rule: TensorRule, env: Mapping[str, Any]) -> list[str]:
 
 
 def _reads_expert(source: Expr) -> bool:
-    """Whether a condition reads the ``{expert}`` index (then it is decided index by index)."""
+    """Whether a condition or a dimension reads the ``{expert}`` index (then it is decided index by index)."""
     return isinstance(source, str) and any(isinstance(n, ast.Name) and n.id == "expert"
                                            for n in ast.walk(compile_expr(source)))
 
@@ -276,10 +285,10 @@ def _add_module(b: _Builder, parent: Spec, module: Module, scope: Mapping[str, A
         if module.component is not None:  # a tower: one breakdown row, its layers not decoder layers
             e = ExpectedTensor(e.shape, module.component, e.kind, e.layer, None, False, base + e.rule, e.elements,
                                (1, 1), f"{module.name}.{e.stack}" if e.stack else None, e.tied, e.aliases,
-                               module.name)
+                               module.name, e.alt_shape)
         else:
             e = ExpectedTensor(e.shape, e.component, e.kind, e.layer, e.layer_type, e.mtp, base + e.rule, e.elements,
-                               e.active_fraction, e.stack, e.tied, e.aliases, e.module)
+                               e.active_fraction, e.stack, e.tied, e.aliases, e.module, e.alt_shape)
         b.tensors[name] = e
     b.tied_names.update(sub.tied_names)
     for s in sub.stacks:
@@ -324,7 +333,7 @@ def relabel(expectation: Expectation, renames: Mapping[str, str], drop_heads: bo
         if e.aliases:
             e = ExpectedTensor(e.shape, e.component, e.kind, e.layer, e.layer_type, e.mtp, e.rule, e.elements,
                                e.active_fraction, e.stack, e.tied, tuple(rename(a, renames) for a in e.aliases),
-                               e.module)
+                               e.module, e.alt_shape)
         tensors[new] = e
     tied_names = {rename(k, renames): rename(v, renames) for k, v in expectation.tied_names.items()
                   if rename(k, renames) in tensors}

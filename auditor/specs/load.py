@@ -34,7 +34,7 @@ SPEC_KEYS = {"description", "model_types", "architectures", "diffusers_classes",
              "tie", "base_prefix", "nullable", "aliases", "defaults", "derived", "stacks", "module", "class",
              "layouts", "tensor"}
 TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "experts", "active_experts", "kind",
-               "tied_to", "note", "aliases", "repeat"}
+               "tied_to", "note", "aliases", "repeat", "alt_shape"}
 STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note"}
 MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when", "inherit", "select", "set",
                "defaults", "note"}
@@ -268,10 +268,14 @@ def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],
         "active_experts": entry.get("active_experts"), "kind": entry.get("kind", "param"),
         "tied_to": entry.get("tied_to"), "stack": stack, "repeat": tuple(repeat.items())}
     aliases = tuple(entry.get("aliases", ()))
+    if "alt_shape" in entry and ("shape" not in entry or not isinstance(entry["alt_shape"], list)
+                                 or len(entry["alt_shape"]) != len(entry["shape"])):
+        raise SpecError(f"{where}: alt_shape goes with shape and has as many dimensions")
     if "shape" in entry:
         if "bias" in entry:
             raise SpecError(f"{where}: bias goes with linear or norm, not shape")
-        return [TensorRule(name, tuple(entry["shape"]), aliases=aliases, **common_fields)]
+        return [TensorRule(name, tuple(entry["shape"]), aliases=aliases, alt_shape=tuple(entry.get("alt_shape", ())),
+                           **common_fields)]
     if "linear" in entry:
         out_in = entry["linear"]
         if not isinstance(out_in, list) or len(out_in) != 2:
@@ -303,5 +307,5 @@ def expressions(spec: Spec) -> list[str]:
         values += [m.when, *m.set.values()]
     rules = [*spec.rules, *(r for c in spec.classes.values() for r in c.rules)]
     for r in rules:
-        values += [*r.shape, r.when, r.experts, r.active_experts, *(c for _, c in r.repeat)]
+        values += [*r.shape, *r.alt_shape, r.when, r.experts, r.active_experts, *(c for _, c in r.repeat)]
     return [v for v in values if isinstance(v, str)]

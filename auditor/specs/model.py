@@ -27,6 +27,7 @@ class TensorRule:
     aliases: tuple[str, ...] = ()  # legacy names old exporters wrote for the same weight
     stack: str | None = None      # the stack whose prefix the name starts with ({layer} repeats over it)
     repeat: tuple[tuple[str, Expr], ...] = ()  # {name} -> count, nested in order (shape and when read the index)
+    alt_shape: tuple[Expr, ...] = ()  # another shape releases store the same weight under (a transpose)
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,7 @@ class ExpectedTensor:
     tied: bool = False        # a head the config ties to another tensor: a stored copy is redundant
     aliases: tuple[str, ...] = ()
     module: str | None = None  # the tower (module with its own breakdown row) it belongs to
+    alt_shape: tuple[int, ...] | None = None  # also a match: the shape other releases store it under
 
 
 @dataclass(frozen=True)
