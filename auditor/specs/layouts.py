@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterator
 
-from .expand import relabel
+from .expand import expand, relabel
 from .model import Expectation
 
 
@@ -25,6 +25,10 @@ def variants(expectation: Expectation) -> Iterator[Expectation]:
     prefix = spec.base_prefix
     if prefix and spec.classes[expectation.cls].prefix is None:
         yield relabel(expectation, {prefix: ""}, drop_heads=True, layout="base model alone")
+        if "Model" in spec.classes and expectation.cls != "Model":
+            # the base model as its own class builds it: sentence-transformers saves BertModel / MPNetModel
+            # (with the pooler) under a config whose architectures still names the masked LM it started from
+            yield relabel(expand(spec, expectation.env, "Model"), {}, layout="base model alone (its Model class)")
     for module, sub in expectation.modules:
         if any(m.name == module and m.component is None for m in spec.modules):
             for alone in variants(sub):

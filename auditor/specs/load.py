@@ -38,10 +38,10 @@ TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "
 STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note"}
 MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when", "inherit", "select", "set",
                "defaults", "note"}
-CLASS_KEYS = {"prefix", "heads", "tensor", "note"}
+CLASS_KEYS = {"prefix", "heads", "tensor", "set", "note"}
 COMMON_KEYS = {"description", "components", "buffer_suffixes", "decoder_prefixes", "embedding_names", "defaults",
                "derived", "family", "class"}
-FAMILY_KEYS = {"default", "classes", "note"}
+FAMILY_KEYS = {"default", "classes", "class", "note"}
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
 
@@ -167,8 +167,10 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
     if family not in families:
         raise SpecError(f"{name}: family must be one of {sorted(families)}, not {family!r}")
     own_classes = doc.get("class", {})
-    templates = {k: {**shared.get("class", {}).get(k, {}), **own_classes.get(k, {})}
-                 for k in {**shared.get("class", {}), **own_classes}}
+    # a family's own definition of a class replaces the shared one whole; the spec's own keys go on top
+    shared_classes = {**shared.get("class", {}), **families.get(family, {}).get("class", {})}
+    templates = {k: {**shared_classes.get(k, {}), **own_classes.get(k, {})}
+                 for k in {**shared_classes, **own_classes}}
     allowed = list(dict.fromkeys([*families[family].get("classes", []), *doc.get("class", {})]))
     classes = {}
     for cls in allowed:
@@ -176,7 +178,11 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
         _known(body, CLASS_KEYS, f"{name}: class {cls}")
         extra = tuple(r for i, entry in enumerate(body.get("tensor", []))
                       for r in _rules(name, f"class {cls} tensor #{i}", entry, components, stacks))
-        classes[cls] = TaskClass(cls, body.get("prefix"), bool(body.get("heads", True)), extra)
+        settings = body.get("set", {})
+        if not isinstance(settings, dict):
+            raise SpecError(f"{name}: class {cls}: set must be a table of config keys")
+        classes[cls] = TaskClass(cls, body.get("prefix"), bool(body.get("heads", True)), extra,
+                                 MappingProxyType(dict(settings)))
     modules = tuple(_module(name, m, components) for m in doc.get("module", []))
     aliases = {k: tuple(v) for k, v in doc.get("aliases", {}).items()}
     if not all(isinstance(v, str) for alts in aliases.values() for v in alts):
@@ -292,6 +298,8 @@ def expressions(spec: Spec) -> list[str]:
         values += [s.count, s.extra, s.row, *(v for _, v in s.bind)]
     for m in spec.modules:
         values += [m.when, *m.set.values()]
+    for c in spec.classes.values():
+        values += list(c.set.values())
     rules = [*spec.rules, *(r for c in spec.classes.values() for r in c.rules)]
     for r in rules:
         values += [*r.shape, r.when, r.experts, r.active_experts]

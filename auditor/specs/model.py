@@ -65,6 +65,7 @@ class TaskClass:
     prefix: str | None = None     # replaces the spec's base_prefix on base-model tensors (None: kept)
     heads: bool = True            # keep the tensors outside base_prefix (the LM head)
     rules: tuple[TensorRule, ...] = ()  # head tensors the class adds
+    set: Mapping[str, Expr] = field(default_factory=dict)  # config keys the class fixes (add_pooling_layer)
 
 
 @dataclass(frozen=True)

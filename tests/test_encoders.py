@@ -1,0 +1,94 @@
+"""Text encoders (BERT, RoBERTa, XLM-R, DistilBERT, DeBERTa-v2, ModernBERT, MPNet, ELECTRA, ALBERT) as real
+embedding models and rerankers store them.
+
+Every task class of these families reconciles exactly on the cases dumped from transformers (tests/test_cases.py);
+here the checkpoints are the shapes real releases take: a sentence-transformers folder (modules.json, a Pooling
+module, the base model at the root) around the layout transformers saves for a *real* config.json
+(fixtures/configs/encoders/, provenance in SOURCES.md; the layouts are fixtures/cases/*/<Class>-real-*, dumped by
+tools/dump_real_configs.py). all-mpnet-base-v2's config.json still names MPNetForMaskedLM, the class it was
+trained from, while the folder stores MPNetModel with its pooler: that must reconcile, not be an error.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import auditor
+from auditor.dispatch import audit_target
+from fixtures import build
+from fixtures.truth import CASES, tensors, truth, write_case
+
+CONFIGS = Path(__file__).resolve().parent.parent / "fixtures" / "configs" / "encoders"
+
+# (real config.json, the case holding what transformers saves for it)
+EMBEDDING_MODELS = [
+    ("sentence-transformers__all-MiniLM-L6-v2.json", "bert/BertModel-real-all-minilm-l6-v2"),
+    ("BAAI__bge-base-en-v1.5.json", "bert/BertModel-real-bge-base-en-v1-5"),
+    ("sentence-transformers__all-mpnet-base-v2.json", "mpnet/MPNetModel-real-all-mpnet-base-v2"),
+]
+
+
+def _sentence_transformers_folder(dest: Path, config_file: str, case: str,
+                                  layout: list[tuple[str, str, list[int]]] | None = None) -> Path:
+    """A sentence-transformers model as `SentenceTransformer.save` writes it: modules.json, the Transformer at the
+    root (config.json + model.safetensors), a mean Pooling module."""
+    config = json.loads((CONFIGS / config_file).read_text())
+    dest.mkdir(parents=True)
+    (dest / "config.json").write_text(json.dumps(config))
+    build.write_file(dest / "model.safetensors", layout if layout is not None else tensors(CASES / case))
+    (dest / "modules.json").write_text(json.dumps([
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]))
+    (dest / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 256, "do_lower_case": False}))
+    (dest / "1_Pooling").mkdir()
+    (dest / "1_Pooling" / "config.json").write_text(json.dumps(
+        {"word_embedding_dimension": config["hidden_size"], "pooling_mode_cls_token": False,
+         "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False,
+         "pooling_mode_mean_sqrt_len_tokens": False}))
+    return dest
+
+
+def _transformer_section(doc: dict) -> dict:
+    [section] = [s["report"] for s in doc["sections"] if s["name"] == "."]
+    return section
+
+
+@pytest.mark.parametrize("config_file, case", EMBEDDING_MODELS, ids=[c for c, _ in EMBEDDING_MODELS])
+def test_sentence_transformers_embedding_models_reconcile_exactly(tmp_path: Path, config_file: str, case: str) -> None:
+    doc = audit_target(str(_sentence_transformers_folder(tmp_path / "m", config_file, case))).to_dict()
+    assert doc["kind"]["kind"] == "sentence-transformers" and doc["verdict"] == "pass"
+    report = _transformer_section(doc)
+    assert [f["code"] for f in report["findings"] if f["severity"] != "info"] == []
+    assert report["expected"]["spec"]["class"] == "Model"   # the base model, whatever architectures names
+    assert report["expected"]["parameters"] == truth(CASES / case)["parameters"] == report["totals"]["parameters"]
+    assert report["ledger"]["unexplained"] == 0
+
+
+def test_a_masked_lm_config_over_a_stored_base_model_is_read_as_its_model_class(tmp_path: Path) -> None:
+    """all-mpnet-base-v2: architectures MPNetForMaskedLM, weights MPNetModel (no mpnet. prefix, a pooler, no
+    lm_head): the base model as its own class builds it; 109,486,464 parameters as published."""
+    doc = audit_target(str(_sentence_transformers_folder(tmp_path / "m", EMBEDDING_MODELS[2][0],
+                                                         EMBEDDING_MODELS[2][1]))).to_dict()
+    expected = _transformer_section(doc)["expected"]
+    assert expected["spec"]["layout"] == "base model alone (its Model class)" and expected["parameters"] == 109_486_464
+
+
+def test_a_lost_pooler_and_a_foreign_head_are_named(tmp_path: Path) -> None:
+    """The checks stay sharp: BertModel's pooler missing is a missing tensor, a RoBERTa-style classifier stored
+    in a BERT reranker is unexplained and its own classifier missing."""
+    case = CASES / "bert" / "BertModel-real-all-minilm-l6-v2"
+    layout = [t for t in tensors(case) if not t[0].startswith("pooler.dense.weight")]
+    doc = audit_target(str(_sentence_transformers_folder(tmp_path / "a", EMBEDDING_MODELS[0][0], "", layout))).to_dict()
+    missing = [f for f in _transformer_section(doc)["findings"] if f["code"] == "missing-tensor"]
+    assert doc["verdict"] == "fail" and [f["tensors"] for f in missing] == [["pooler.dense.weight"]]
+
+    reranker = CASES / "bert" / "BertForSequenceClassification-small"
+    swapped = [(n.replace("classifier.", "classifier.out_proj."), d, s) for n, d, s in tensors(reranker)]
+    report = auditor.audit(write_case(reranker, tmp_path / "b", swapped))
+    codes = {f.code: f for f in report.findings if f.severity == "error"}
+    assert set(codes) == {"missing-tensor", "unexpected-tensor"}
+    assert codes["missing-tensor"].tensors == ("classifier.weight", "classifier.bias")
+    assert set(codes["unexpected-tensor"].tensors) == {"classifier.out_proj.weight", "classifier.out_proj.bias"}
