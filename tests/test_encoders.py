@@ -11,6 +11,7 @@ trained from, while the folder stores MPNetModel with its pooler: that must reco
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -69,7 +70,7 @@ def test_sentence_transformers_embedding_models_reconcile_exactly(tmp_path: Path
 
 def test_a_masked_lm_config_over_a_stored_base_model_is_read_as_its_model_class(tmp_path: Path) -> None:
     """all-mpnet-base-v2: architectures MPNetForMaskedLM, weights MPNetModel (no mpnet. prefix, a pooler, no
-    lm_head): the base model as its own class builds it; 109,486,464 parameters as published."""
+    lm_head): the base model as its own class builds it (109,486,464 parameters, transformers' own count)."""
     doc = audit_target(str(_sentence_transformers_folder(tmp_path / "m", EMBEDDING_MODELS[2][0],
                                                          EMBEDDING_MODELS[2][1]))).to_dict()
     expected = _transformer_section(doc)["expected"]
@@ -92,3 +93,24 @@ def test_a_lost_pooler_and_a_foreign_head_are_named(tmp_path: Path) -> None:
     assert set(codes) == {"missing-tensor", "unexpected-tensor"}
     assert codes["missing-tensor"].tensors == ("classifier.weight", "classifier.bias")
     assert set(codes["unexpected-tensor"].tensors) == {"classifier.out_proj.weight", "classifier.out_proj.bias"}
+
+
+def test_the_real_sentence_transformers_model_of_the_corpus_gets_its_formula(tmp_path: Path) -> None:
+    """intsig-textin/acge_text_embedding (../shared/real-world): a BERT-large-sized BertModel whose weights are
+    Git LFS pointers. The pointer is the one error; the formula still says what the model must hold, checked here
+    by hand from its config.json: vocab 21128, 1024 positions, 24 layers of width 1024 / 4096, a pooler."""
+    corpus = Path(__file__).resolve().parents[2] / "shared" / "real-world"
+    spec = importlib.util.spec_from_file_location("rebuild", corpus / "rebuild.py")
+    assert spec and spec.loader
+    rebuild = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rebuild)
+    rebuild.rebuild("intsig-textin__acge_text_embedding", str(tmp_path))
+    doc = audit_target(str(tmp_path / "intsig-textin__acge_text_embedding")).to_dict()
+    report = _transformer_section(doc)
+    d, d_ff, n = 1024, 4096, 24
+    embeddings = 21128 * d + 1024 * d + 2 * d + 2 * d
+    layer = 4 * (d * d + d) + 2 * d + (d_ff * d + d_ff) + (d * d_ff + d) + 2 * d
+    pooler = d * d + d
+    assert report["expected"]["parameters"] == embeddings + n * layer + pooler == 326_046_720
+    assert report["expected"]["spec"] == {"file": "bert.toml", "class": "Model", "layout": "default"}
+    assert [f["code"] for f in report["findings"] if f["severity"] != "info"] == ["not-safetensors"]
