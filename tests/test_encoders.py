@@ -95,17 +95,22 @@ def test_a_lost_pooler_and_a_foreign_head_are_named(tmp_path: Path) -> None:
     assert set(codes["unexpected-tensor"].tensors) == {"classifier.out_proj.weight", "classifier.out_proj.bias"}
 
 
-def test_the_real_sentence_transformers_model_of_the_corpus_gets_its_formula(tmp_path: Path) -> None:
-    """intsig-textin/acge_text_embedding (../shared/real-world): a BERT-large-sized BertModel whose weights are
-    Git LFS pointers. The pointer is the one error; the formula still says what the model must hold, checked here
-    by hand from its config.json: vocab 21128, 1024 positions, 24 layers of width 1024 / 4096, a pooler."""
+def _corpus_case(case: str, dest: Path) -> Path:
+    """One case of the real-world corpus (../shared/real-world), rebuilt header-only by its own rebuild.py."""
     corpus = Path(__file__).resolve().parents[2] / "shared" / "real-world"
     spec = importlib.util.spec_from_file_location("rebuild", corpus / "rebuild.py")
     assert spec and spec.loader
     rebuild = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(rebuild)
-    rebuild.rebuild("intsig-textin__acge_text_embedding", str(tmp_path))
-    doc = audit_target(str(tmp_path / "intsig-textin__acge_text_embedding")).to_dict()
+    rebuild.rebuild(case, str(dest))
+    return dest / case
+
+
+def test_the_real_sentence_transformers_model_of_the_corpus_gets_its_formula(tmp_path: Path) -> None:
+    """intsig-textin/acge_text_embedding (../shared/real-world): a BERT-large-sized BertModel whose weights are
+    Git LFS pointers. The pointer is the one error; the formula still says what the model must hold, checked here
+    by hand from its config.json: vocab 21128, 1024 positions, 24 layers of width 1024 / 4096, a pooler."""
+    doc = audit_target(str(_corpus_case("intsig-textin__acge_text_embedding", tmp_path))).to_dict()
     report = _transformer_section(doc)
     d, d_ff, n = 1024, 4096, 24
     embeddings = 21128 * d + 1024 * d + 2 * d + 2 * d
@@ -114,3 +119,36 @@ def test_the_real_sentence_transformers_model_of_the_corpus_gets_its_formula(tmp
     assert report["expected"]["parameters"] == embeddings + n * layer + pooler == 326_046_720
     assert report["expected"]["spec"] == {"file": "bert.toml", "class": "Model", "layout": "default"}
     assert [f["code"] for f in report["findings"] if f["severity"] != "info"] == ["not-safetensors"]
+
+
+def _seq_cls_deberta_v3_base() -> int:
+    """DebertaV2ForSequenceClassification on deberta-v3-base: the dumped question-answering model of the same
+    config, its qa_outputs swapped for the ContextPooler (768 x 768 + 768) and a two-label classifier."""
+    qa = truth(CASES / "deberta-v2" / "DebertaV2ForQuestionAnswering-real-deberta-v3-base-qa")["parameters"]
+    return qa - (2 * 768 + 2) + (768 * 768 + 768) + (2 * 768 + 2)
+
+
+# real LoRA adapters of the corpus (SEQ_CLS on bert-base-uncased, distilbert-base-uncased, deberta-v3-base) and
+# a config of their base: BertConfig() and DistilBertConfig() are those models (transformers' docstrings say so;
+# the dumped default cases hold them), deberta-v3-base's backbone keys are those of the fine-tune in
+# fixtures/configs/encoders
+BERT_CLS, DISTILBERT_CLS = "bert/BertForSequenceClassification-default", "distilbert/DistilBertForSequenceClassification-default"
+ADAPTERS = {
+    "Hareshjethani__BERT-GPT2-Multitask-Finetuning": (BERT_CLS, None),
+    "MightyMaya__Toxic-Content-Classification__final_model": (DISTILBERT_CLS, None),
+    "dayanidhi04__emotion-classification-distilbert-lora": (DISTILBERT_CLS, None),
+    "khajaphysist__fine-tuning-example__lora_weights": (DISTILBERT_CLS, None),
+    "phereiitg__guardrail-os__model_lora_adapter": (None, "satishsingh-singh90__deberta-v3-base-qa.json"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ADAPTERS))
+def test_real_encoder_adapters_reconcile_exactly_with_their_base(tmp_path: Path, case: str) -> None:
+    """The adapter's task type builds the base as AutoModelForSequenceClassification (pooler and classifier, no
+    MLM head): every LoRA pair, every modules_to_save copy explained, the base counted as transformers does."""
+    dumped, real = ADAPTERS[case]
+    base = CASES / dumped / "config.json" if dumped else CONFIGS / real
+    doc = audit_target(str(_corpus_case(case, tmp_path)), base=str(base)).to_dict()
+    assert doc["verdict"] == "pass" and doc["findings"] == [] and doc["ledger"]["unexplained"] == 0
+    expected = truth(CASES / dumped)["parameters"] if dumped else _seq_cls_deberta_v3_base()
+    assert doc["adapter"]["base_parameters"] == expected
