@@ -132,7 +132,8 @@ def _seq_cls_deberta_v3_base() -> int:
 # a config of their base: BertConfig() and DistilBertConfig() are those models (transformers' docstrings say so;
 # the dumped default cases hold them), deberta-v3-base's backbone keys are those of the fine-tune in
 # fixtures/configs/encoders
-BERT_CLS, DISTILBERT_CLS = "bert/BertForSequenceClassification-default", "distilbert/DistilBertForSequenceClassification-default"
+BERT_CLS = "bert/BertForSequenceClassification-default"
+DISTILBERT_CLS = "distilbert/DistilBertForSequenceClassification-default"
 ADAPTERS = {
     "Hareshjethani__BERT-GPT2-Multitask-Finetuning": (BERT_CLS, None),
     "MightyMaya__Toxic-Content-Classification__final_model": (DISTILBERT_CLS, None),
