@@ -74,7 +74,7 @@ def test_a_masked_lm_config_over_a_stored_base_model_is_read_as_its_model_class(
     doc = audit_target(str(_sentence_transformers_folder(tmp_path / "m", EMBEDDING_MODELS[2][0],
                                                          EMBEDDING_MODELS[2][1]))).to_dict()
     expected = _transformer_section(doc)["expected"]
-    assert expected["spec"]["layout"] == "base model alone (its Model class)" and expected["parameters"] == 109_486_464
+    assert expected["spec"]["layout"] == "stored as its Model class" and expected["parameters"] == 109_486_464
 
 
 def test_a_lost_pooler_and_a_foreign_head_are_named(tmp_path: Path) -> None:
@@ -153,3 +153,25 @@ def test_real_encoder_adapters_reconcile_exactly_with_their_base(tmp_path: Path,
     assert doc["verdict"] == "pass" and doc["findings"] == [] and doc["ledger"]["unexplained"] == 0
     expected = truth(CASES / dumped)["parameters"] if dumped else _seq_cls_deberta_v3_base()
     assert doc["adapter"]["base_parameters"] == expected
+
+
+def test_an_original_bert_release_stores_its_pretraining_checkpoint_with_tensorflow_names(tmp_path: Path) -> None:
+    """google-bert/bert-base-uncased: config.json names BertForMaskedLM, the file is the BertForPreTraining
+    checkpoint converted from TensorFlow (pooler and next-sentence head beside the MLM head, LayerNorm.gamma /
+    .beta, which transformers renames on load). Healthy: read as its pretraining class, every tensor explained,
+    transformers' count of BertForPreTraining at BertConfig() (= bert-base-uncased)."""
+    case = CASES / "bert" / "BertForPreTraining-default"
+    legacy = [(n.replace("LayerNorm.weight", "LayerNorm.gamma").replace("LayerNorm.bias", "LayerNorm.beta"), d, s)
+              for n, d, s in tensors(case)]
+    assert sum(".gamma" in n for n, _, _ in legacy) == 2 + 2 * 12
+    dest = write_case(case, tmp_path / "bert-base-uncased", legacy)
+    config = json.loads((dest / "config.json").read_text())
+    (dest / "config.json").write_text(json.dumps({**config, "architectures": ["BertForMaskedLM"]}))
+    report = auditor.audit(dest)
+    assert [f for f in report.findings if f.severity != "info"] == [] and report.reconciliation.ledger["unexplained"] == 0
+    assert report.reconciliation.spec["layout"] == "stored as its ForPreTraining class"
+    assert report.reconciliation.expected_parameters == truth(case)["parameters"] == 110_106_428
+    # a gamma beside its weight is not the same tensor twice: the second copy is unexplained
+    doubled = write_case(case, tmp_path / "doubled", [*tensors(case), ("bert.embeddings.LayerNorm.gamma", "F32", [768])])
+    found = {f.code: f for f in auditor.audit(doubled).findings if f.severity == "error"}
+    assert found["unexpected-tensor"].tensors == ("bert.embeddings.LayerNorm.gamma",)

@@ -25,10 +25,12 @@ def variants(expectation: Expectation) -> Iterator[Expectation]:
     prefix = spec.base_prefix
     if prefix and spec.classes[expectation.cls].prefix is None:
         yield relabel(expectation, {prefix: ""}, drop_heads=True, layout="base model alone")
-        if "Model" in spec.classes and expectation.cls != "Model":
-            # the base model as its own class builds it: sentence-transformers saves BertModel / MPNetModel
-            # (with the pooler) under a config whose architectures still names the masked LM it started from
-            yield relabel(expand(spec, expectation.env, "Model"), {}, layout="base model alone (its Model class)")
+    # classes of the family checkpoints are often stored as, whatever architectures names: sentence-transformers
+    # saves MPNetModel (with its pooler) under all-mpnet-base-v2's MPNetForMaskedLM config; bert-base-uncased's
+    # file is the BertForPreTraining checkpoint (pooler, NSP head) under BertForMaskedLM
+    for cls in spec.stored_as:
+        if cls != expectation.cls:
+            yield relabel(expand(spec, expectation.env, cls), {}, layout=f"stored as its {cls} class")
     for module, sub in expectation.modules:
         if any(m.name == module and m.component is None for m in spec.modules):
             for alone in variants(sub):

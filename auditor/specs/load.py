@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import replace
 from functools import lru_cache
 from importlib import resources
 from types import MappingProxyType
@@ -40,8 +41,8 @@ MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when",
                "defaults", "note"}
 CLASS_KEYS = {"prefix", "heads", "tensor", "set", "note"}
 COMMON_KEYS = {"description", "components", "buffer_suffixes", "decoder_prefixes", "embedding_names", "defaults",
-               "derived", "family", "class"}
-FAMILY_KEYS = {"default", "classes", "class", "note"}
+               "derived", "family", "class", "legacy_names"}
+FAMILY_KEYS = {"default", "classes", "class", "stored_as", "note"}
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
 
@@ -157,7 +158,7 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
     shared = common()
     components = set(shared.get("components", ()))
     stacks = tuple(_stack(name, k, v) for k, v in doc.get("stacks", {}).items())
-    rules = tuple(r for i, entry in enumerate(doc.get("tensor", []))
+    rules = tuple(_legacy(r, shared.get("legacy_names", {})) for i, entry in enumerate(doc.get("tensor", []))
                   for r in _rules(name, f"tensor #{i}", entry, components, stacks))
     twice = sorted({r.name for r in rules if sum(1 for o in rules if o.name == r.name) > 1})
     if twice:
@@ -195,7 +196,8 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
                 derived=MappingProxyType({**shared.get("derived", {}), **doc.get("derived", {})}),
                 aliases=MappingProxyType(aliases), nullable=frozenset(doc.get("nullable", ())),
                 layouts=MappingProxyType(layouts), tie=doc.get("tie", "tie_word_embeddings"),
-                base_prefix=doc.get("base_prefix", ""), description=doc.get("description", ""))
+                base_prefix=doc.get("base_prefix", ""), description=doc.get("description", ""),
+                stored_as=tuple(c for c in families[family].get("stored_as", ()) if c in classes))
     if not spec.model_types and not spec.architectures and family != "tower":
         raise SpecError(f"{name}: claims no model_types or architectures")
     for source in expressions(spec):
@@ -286,6 +288,16 @@ def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],
         rules.append(TensorRule(f"{name}.bias", bias_shape, aliases=tuple(f"{a}.bias" for a in aliases),
                                 **{**common_fields, "when": condition, "tied_to": None}))
     return rules
+
+
+def _legacy(rule: TensorRule, legacy: dict[str, str]) -> TensorRule:
+    """A rule whose name ends as a legacy name transformers still loads (``LayerNorm.gamma`` for
+    ``LayerNorm.weight``: BERT checkpoints converted from TensorFlow) also accepts that name."""
+    for current, old in legacy.items():
+        if rule.name.endswith(current):
+            alias = rule.name[:-len(current)] + old
+            return replace(rule, aliases=(*rule.aliases, alias))
+    return rule
 
 
 def expressions(spec: Spec) -> list[str]:

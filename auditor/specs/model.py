@@ -89,6 +89,7 @@ class Spec:
     tie: Expr = "tie_word_embeddings"
     base_prefix: str = ""
     description: str = ""
+    stored_as: tuple[str, ...] = ()  # other classes of the family a checkpoint is often stored as (layouts.py)
 
 
 @dataclass(frozen=True)
