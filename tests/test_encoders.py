@@ -175,3 +175,15 @@ def test_an_original_bert_release_stores_its_pretraining_checkpoint_with_tensorf
     doubled = write_case(case, tmp_path / "doubled", [*tensors(case), ("bert.embeddings.LayerNorm.gamma", "F32", [768])])
     found = {f.code: f for f in auditor.audit(doubled).findings if f.severity == "error"}
     assert found["unexpected-tensor"].tensors == ("bert.embeddings.LayerNorm.gamma",)
+
+
+def test_a_roberta_release_holds_the_pooler_beside_its_masked_lm(tmp_path: Path) -> None:
+    """xlm-roberta-base and distilroberta-base (XLMRobertaForMaskedLM / RobertaForMaskedLM configs) store
+    roberta.pooler.dense too, which transformers reports as unused: the released layout, not an error."""
+    case = CASES / "xlm-roberta" / "XLMRobertaForMaskedLM-default"
+    pooler = [(f"roberta.{n}", d, s) for n, d, s in tensors(CASES / "xlm-roberta" / "XLMRobertaModel-default")
+              if n.startswith("pooler.")]
+    report = auditor.audit(write_case(case, tmp_path / "xlmr", [*tensors(case), *pooler]))
+    assert [f for f in report.findings if f.severity != "info"] == [] and report.reconciliation.ledger["unexplained"] == 0
+    assert report.reconciliation.spec["layout"] == "stored as its ForPreTraining class"
+    assert report.reconciliation.expected_parameters == truth(case)["parameters"] + 768 * 768 + 768
