@@ -187,3 +187,18 @@ def test_a_roberta_release_holds_the_pooler_beside_its_masked_lm(tmp_path: Path)
     assert [f for f in report.findings if f.severity != "info"] == [] and report.reconciliation.ledger["unexplained"] == 0
     assert report.reconciliation.spec["layout"] == "stored as its ForPreTraining class"
     assert report.reconciliation.expected_parameters == truth(case)["parameters"] + 768 * 768 + 768
+
+
+def test_a_cross_encoder_reranker_reconciles_with_its_one_label_head(tmp_path: Path) -> None:
+    """BAAI/bge-reranker-base: XLMRobertaForSequenceClassification with one label (id2label), so the
+    RobertaClassificationHead ends in out_proj [1, 768]; no pooler (the class builds none)."""
+    case = CASES / "xlm-roberta" / "XLMRobertaForSequenceClassification-real-bge-reranker-base"
+    dest = write_case(case, tmp_path / "reranker")
+    (dest / "config.json").write_text((CONFIGS / "BAAI__bge-reranker-base.json").read_text())
+    report = auditor.audit(dest)
+    assert [f for f in report.findings if f.severity != "info"] == [] and report.reconciliation.ledger["unexplained"] == 0
+    assert report.reconciliation.spec == {"file": "xlm-roberta.toml", "class": "ForSequenceClassification",
+                                          "layout": "default"}
+    assert report.tensors["classifier.out_proj.weight"].shape == (1, 768)
+    assert "roberta.pooler.dense.weight" not in report.tensors
+    assert report.reconciliation.expected_parameters == truth(case)["parameters"] == 278_044_417

@@ -29,6 +29,7 @@ TARGETS = {
     "sentence-transformers__all-MiniLM-L6-v2.json": "BertModel",
     "sentence-transformers__all-mpnet-base-v2.json": "MPNetModel",
     "BAAI__bge-base-en-v1.5.json": "BertModel",
+    "BAAI__bge-reranker-base.json": "XLMRobertaForSequenceClassification",
     "satishsingh-singh90__deberta-v3-base-qa.json": "DebertaV2ForQuestionAnswering",
 }
 # keys save_pretrained writes itself (or that only record where the file came from)
