@@ -15,7 +15,7 @@ from typing import Any
 
 from .errors import ConfigError
 from .expected import expected_layout
-from .peft import BaseModel
+from .peft import BaseModel, data
 
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[A-Za-z0-9][\w.\-]*)?$")
 
@@ -69,7 +69,8 @@ def resolve_base(adapter_config: dict[str, Any] | None, beside: dict[str, Any] |
     if config is None:
         return BaseModel(None, "", note=why or "adapter_config.json names no base model "
                          "(base_model_name_or_path); pass --base DIR_OR_REPO for exact shapes")
-    layout = expected_layout(config)
+    task = (adapter_config or {}).get("task_type")
+    layout = expected_layout(config, data()["task_class"].get(task) if isinstance(task, str) else None)
     if layout is None:
         what = config.get("model_type") or config.get("_class_name") or "this base"
         return BaseModel(config, source, note=f"no formula for {what!r} yet: the adapter's structure was checked, "

@@ -71,11 +71,11 @@ def test_structural_check_flags_a_lost_tensor_and_an_odd_shape(tmp_path: Path) -
 def test_coverage_table_is_current() -> None:
     """docs/coverage.md (make coverage) marks exactly the model types whose cases a spec covers as exact (the
     audits behind "exact" are the tests above)."""
-    rows = {}
+    rows: dict[str, set[str]] = {}   # a model type has a row in each table whose mapping names it
     for line in (CASES.parents[1] / "docs" / "coverage.md").read_text().splitlines():
         cells = [c.strip() for c in line.split("|")[1:-1]]
         if len(cells) == 5 and cells[0] not in ("model_type", "---"):
-            rows[cells[0]] = cells[4]
+            rows.setdefault(cells[0], set()).add(cells[4].split(" (")[0].split(":")[0])
     covered = {c.parent.name for c in COVERED}
     # a type whose class takes another type's config has its cases under that type (_redirects.json)
     redirects = json.loads((CASES / "_redirects.json").read_text())
@@ -83,5 +83,7 @@ def test_coverage_table_is_current() -> None:
     covered |= {key.split("/")[0] for key, target in redirects.items()
                 if target.split("/")[0] in covered and key.split("/")[0] not in dumped}
     mapped = {t for t in covered if t in rows}
-    assert mapped and {t for t in mapped if rows[t] != "exact"} == set()
-    assert {t for t, status in rows.items() if status == "exact"} <= covered
+    # a covered type is exact wherever its cases are judged; a row of a class no spec claims (BigBirdForMaskedLM
+    # beside the claimed BigBirdForCausalLM) has no cases of its own or gets the structural check
+    assert mapped and {t for t in mapped if "exact" not in rows[t] or "failing" in rows[t]} == set()
+    assert {t for t, statuses in rows.items() if "exact" in statuses} <= covered

@@ -385,7 +385,7 @@ def test_spec_defaults_are_the_config_classes_defaults() -> None:
     checked, drift = 0, []
     for model_type, spec in sorted(all_specs().items()) + by_class:
         dumped = classes / f"{model_type}.json"
-        if spec.family != "decoder" or not dumped.exists():
+        if spec.family not in ("decoder", "encoder") or not dumped.exists():
             continue
         defaults = json.loads(dumped.read_text())["defaults"]
         used = {n.id for src in expressions(spec) for n in ast.walk(compile_expr(src)) if isinstance(n, ast.Name)}
@@ -464,3 +464,51 @@ def test_diffusers_configs_select_their_spec_by_class_name() -> None:
 def load_all_specs() -> dict:
     from auditor.specs.load import load_all
     return load_all()
+
+
+ENCODER = {"model_types": ["enc"], "family": "encoder", "base_prefix": "enc.",
+           "defaults": {"d": 2, "v": 5, "n": 1, "hidden_size": "d", "add_pooling_layer": False},
+           "stacks": {"encoder": {"count": "n", "prefix": "enc.layer.{layer}."}},
+           "tensor": [{"name": "enc.embed.weight", "shape": ["v", "d"], "component": "embedding"},
+                      {"name": "enc.layer.{layer}.w", "linear": ["d", "d"], "component": "mlp"},
+                      {"name": "enc.pooler", "linear": ["d", "d"], "bias": True, "component": "head",
+                       "when": "add_pooling_layer"},
+                      {"name": "mlm.bias", "shape": ["v"], "component": "lm_head"}]}
+
+
+def test_encoder_classes_are_the_familys_own_and_set_what_they_build_the_base_with() -> None:
+    """_common.toml's encoder family defines its classes (replacing the decoder family's ForSequenceClassification
+    `score` and ForQuestionAnswering `transformer.` prefix); `set` is what a class builds its base model with
+    (BertForMaskedLM: add_pooling_layer=False), and a spec overrides a class key by key."""
+    spec = _spec({"enc.toml": ENCODER}, "enc.toml")
+    assert spec.default_class == "ForMaskedLM"
+    mlm = expand(spec, {"architectures": ["EncForMaskedLM"]})
+    assert "mlm.bias" in mlm.tensors and "enc.pooler.weight" not in mlm.tensors
+    base = expand(spec, {"architectures": ["EncModel"]})
+    assert set(base.tensors) == {"embed.weight", "layer.0.w.weight", "pooler.weight", "pooler.bias"}
+    seq = expand(spec, {"architectures": ["EncForSequenceClassification"], "id2label": {"0": "a", "1": "b", "2": "c"}})
+    assert seq.tensors["classifier.weight"].shape == (3, 2) and "classifier.bias" in seq.tensors
+    assert "enc.pooler.weight" in seq.tensors and "score.weight" not in seq.tensors and "mlm.bias" not in seq.tensors
+    qa = expand(spec, {"architectures": ["EncForQuestionAnswering"]})
+    assert {"enc.embed.weight", "qa_outputs.weight", "qa_outputs.bias"} <= set(qa.tensors)
+    assert "enc.pooler.weight" not in qa.tensors
+    choice = expand(spec, {"architectures": ["EncForMultipleChoice"]})
+    assert choice.tensors["classifier.weight"].shape == (1, 2) and "enc.pooler.weight" in choice.tensors
+    own = {**ENCODER, "class": {"ForSequenceClassification": {"set": {"add_pooling_layer": "False"}}}}
+    roberta_like = expand(_spec({"enc.toml": own}, "enc.toml"), {"architectures": ["EncForSequenceClassification"]})
+    assert "enc.pooler.weight" not in roberta_like.tensors and "classifier.weight" in roberta_like.tensors
+    with pytest.raises(SpecError, match="set must be a table"):
+        build_specs({"enc.toml": {**ENCODER, "class": {"ForMaskedLM": {"set": "add_pooling_layer"}}}})
+
+
+def test_a_base_model_stored_under_a_masked_lm_config_is_read_as_its_model_class() -> None:
+    """sentence-transformers' all-mpnet-base-v2: config.json names MPNetForMaskedLM, the weights are MPNetModel
+    (no prefix, with the pooler). Without the pooler the plain base-model layout still fits."""
+    from auditor.specs.layouts import best_layout
+    spec = _spec({"enc.toml": ENCODER}, "enc.toml")
+    mlm = expand(spec, {"architectures": ["EncForMaskedLM"]})
+    stored = {"embed.weight", "layer.0.w.weight", "pooler.weight", "pooler.bias"}
+    picked = best_layout(mlm, stored)
+    assert picked.layout == "stored as its Model class" and set(picked.tensors) == stored
+    picked = best_layout(mlm, {"embed.weight", "layer.0.w.weight"})
+    assert picked.layout == "base model alone" and set(picked.tensors) == {"embed.weight", "layer.0.w.weight"}

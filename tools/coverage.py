@@ -22,8 +22,11 @@ import auditor  # noqa: E402
 from auditor.specs import select  # noqa: E402
 from fixtures.truth import CASES, case_dirs, config, problems, write_case  # noqa: E402
 
-GROUPS = (("Causal language models", "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES"),
-          ("Image-text-to-text models", "MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES"))
+# (title, mapping, rows judged by the mapped class's own cases only: a spec claiming another class of the type,
+# BigBirdForCausalLM, says nothing about BigBirdForMaskedLM)
+GROUPS = (("Causal language models", "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", False),
+          ("Image-text-to-text models", "MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES", False),
+          ("Masked language models (text encoders)", "MODEL_FOR_MASKED_LM_MAPPING_NAMES", True))
 
 
 def verify() -> dict[str, dict[str, list]]:
@@ -37,6 +40,7 @@ def verify() -> dict[str, dict[str, list]]:
                 row["uncovered"].append(case.name)
                 continue
             row["specs"].append(spec.file)
+            row["spec_of"].append((case.name, spec.file))
             report = auditor.audit(write_case(case, Path(tmp) / str(i)))
             bad = problems(report, case)
             (row["failing"] if bad else row["exact"]).append(case.name if not bad else (case.name, bad))
@@ -71,7 +75,7 @@ def render(results: dict[str, dict[str, list]]) -> str:
              "false alarm on any dumped case); **not buildable**: transformers itself could not build the class "
              "(the reason is its own error).", ""]
     total: dict[str, int] = defaultdict(int)
-    for title, key in GROUPS:
+    for title, key, by_class in GROUPS:
         rows = []
         for model_type, cls in mappings[key].items():
             r = results.get(model_type, {})
@@ -83,6 +87,12 @@ def render(results: dict[str, dict[str, list]]) -> str:
                      if k != "specs" else v for k, v in results.get(via, {}).items()}
             exact, failing, uncovered = r.get("exact", []), r.get("failing", []), r.get("uncovered", [])
             specs = ", ".join(sorted(set(r.get("specs", [])))) or "-"
+            if by_class and isinstance(cls, str):
+                mine = lambda name: name.startswith(f"{cls}-")  # noqa: E731
+                exact = [c for c in exact if mine(c)]
+                failing = [c for c in failing if mine(c[0])]
+                uncovered = [c for c in uncovered if mine(c)]
+                specs = ", ".join(sorted({f for c, f in r.get("spec_of", []) if mine(c)})) or "-"
             if exact and not failing:
                 status = "exact"
             elif failing:
@@ -101,7 +111,7 @@ def render(results: dict[str, dict[str, list]]) -> str:
         lines += [f"## {title} ({len(rows)} model types)", "", "| model_type | class | spec | cases | status |",
                   "|---|---|---|---|---|", *rows, ""]
     summary = ", ".join(f"{n} {k}" for k, n in sorted(total.items(), key=lambda kv: -kv[1]))
-    lines.insert(2, f"Summary over both tables: {summary}.\n")
+    lines.insert(2, f"Summary over all tables: {summary}.\n")
     return "\n".join(lines)
 
 
@@ -112,7 +122,7 @@ def readme_families() -> str:
     """The README's family list, from the spec files: what each claims, grouped by kind."""
     from auditor.specs.load import load_all
     kinds = {"decoder": "Decoders", "multimodal": "Multimodal models", "tower": "Towers (used as modules)",
-             "diffusers": "diffusers models (by config _class_name)"}
+             "diffusers": "diffusers models (by config _class_name)", "encoder": "Text encoders"}
     by_kind: dict[str, list[str]] = defaultdict(list)
     for spec in load_all().values():
         family = spec.family

@@ -236,6 +236,8 @@ def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
     task = spec.classes[cls]
     library = library if library is not None else load_all()
     env, scopes = _environment(spec, config, library, _depth)
+    # what the class builds its base model with (BertForMaskedLM: BertModel(config, add_pooling_layer=False))
+    env.update({key: evaluate(value, env) for key, value in task.set.items()})
     rules = class_rules(spec, cls)
     tied = any(r.kind == "head" for _, r in rules) and bool(evaluate(spec.tie, env))
     b = _Builder()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterator
 
-from .expand import relabel
+from .expand import expand, relabel
 from .model import Expectation
 
 
@@ -25,6 +25,12 @@ def variants(expectation: Expectation) -> Iterator[Expectation]:
     prefix = spec.base_prefix
     if prefix and spec.classes[expectation.cls].prefix is None:
         yield relabel(expectation, {prefix: ""}, drop_heads=True, layout="base model alone")
+    # classes of the family checkpoints are often stored as, whatever architectures names: sentence-transformers
+    # saves MPNetModel (with its pooler) under all-mpnet-base-v2's MPNetForMaskedLM config; bert-base-uncased's
+    # file is the BertForPreTraining checkpoint (pooler, NSP head) under BertForMaskedLM
+    for cls in spec.stored_as:
+        if cls != expectation.cls:
+            yield relabel(expand(spec, expectation.env, cls), {}, layout=f"stored as its {cls} class")
     for module, sub in expectation.modules:
         if any(m.name == module and m.component is None for m in spec.modules):
             for alone in variants(sub):

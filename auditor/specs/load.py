@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import replace
 from functools import lru_cache
 from importlib import resources
 from types import MappingProxyType
@@ -38,10 +39,10 @@ TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "
 STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note"}
 MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when", "inherit", "select", "set",
                "defaults", "note"}
-CLASS_KEYS = {"prefix", "heads", "tensor", "note"}
+CLASS_KEYS = {"prefix", "heads", "tensor", "set", "note"}
 COMMON_KEYS = {"description", "components", "buffer_suffixes", "decoder_prefixes", "embedding_names", "defaults",
-               "derived", "family", "class"}
-FAMILY_KEYS = {"default", "classes", "note"}
+               "derived", "family", "class", "legacy_names"}
+FAMILY_KEYS = {"default", "classes", "class", "stored_as", "note"}
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
 
@@ -158,7 +159,7 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
     shared = common()
     components = set(shared.get("components", ()))
     stacks = tuple(_stack(name, k, v) for k, v in doc.get("stacks", {}).items())
-    rules = tuple(r for i, entry in enumerate(doc.get("tensor", []))
+    rules = tuple(_legacy(r, shared.get("legacy_names", {})) for i, entry in enumerate(doc.get("tensor", []))
                   for r in _rules(name, f"tensor #{i}", entry, components, stacks))
     twice = sorted({r.name for r in rules if sum(1 for o in rules if o.name == r.name) > 1})
     if twice:
@@ -168,8 +169,10 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
     if family not in families:
         raise SpecError(f"{name}: family must be one of {sorted(families)}, not {family!r}")
     own_classes = doc.get("class", {})
-    templates = {k: {**shared.get("class", {}).get(k, {}), **own_classes.get(k, {})}
-                 for k in {**shared.get("class", {}), **own_classes}}
+    # a family's own definition of a class replaces the shared one whole; the spec's own keys go on top
+    shared_classes = {**shared.get("class", {}), **families.get(family, {}).get("class", {})}
+    templates = {k: {**shared_classes.get(k, {}), **own_classes.get(k, {})}
+                 for k in {**shared_classes, **own_classes}}
     allowed = list(dict.fromkeys([*families[family].get("classes", []), *doc.get("class", {})]))
     classes = {}
     for cls in allowed:
@@ -177,7 +180,11 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
         _known(body, CLASS_KEYS, f"{name}: class {cls}")
         extra = tuple(r for i, entry in enumerate(body.get("tensor", []))
                       for r in _rules(name, f"class {cls} tensor #{i}", entry, components, stacks))
-        classes[cls] = TaskClass(cls, body.get("prefix"), bool(body.get("heads", True)), extra)
+        settings = body.get("set", {})
+        if not isinstance(settings, dict):
+            raise SpecError(f"{name}: class {cls}: set must be a table of config keys")
+        classes[cls] = TaskClass(cls, body.get("prefix"), bool(body.get("heads", True)), extra,
+                                 MappingProxyType(dict(settings)))
     modules = tuple(_module(name, m, components) for m in doc.get("module", []))
     aliases = {k: tuple(v) for k, v in doc.get("aliases", {}).items()}
     if not all(isinstance(v, str) for alts in aliases.values() for v in alts):
@@ -191,7 +198,8 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
                 aliases=MappingProxyType(aliases), nullable=frozenset(doc.get("nullable", ())),
                 layouts=MappingProxyType(layouts), tie=doc.get("tie", "tie_word_embeddings"),
                 base_prefix=doc.get("base_prefix", ""), description=doc.get("description", ""),
-                diffusers_classes=tuple(doc.get("diffusers_classes", ())), applies=doc.get("applies"))
+                diffusers_classes=tuple(doc.get("diffusers_classes", ())), applies=doc.get("applies"),
+                stored_as=tuple(c for c in families[family].get("stored_as", ()) if c in classes))
     if not spec.model_types and not spec.architectures and not spec.diffusers_classes and family != "tower":
         raise SpecError(f"{name}: claims no model_types, architectures or diffusers_classes")
     for source in expressions(spec):
@@ -295,6 +303,16 @@ def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],
     return rules
 
 
+def _legacy(rule: TensorRule, legacy: dict[str, str]) -> TensorRule:
+    """A rule whose name ends as a legacy name transformers still loads (``LayerNorm.gamma`` for
+    ``LayerNorm.weight``: BERT checkpoints converted from TensorFlow) also accepts that name."""
+    for current, old in legacy.items():
+        if rule.name.endswith(current):
+            alias = rule.name[:-len(current)] + old
+            return replace(rule, aliases=(*rule.aliases, alias))
+    return rule
+
+
 def expressions(spec: Spec) -> list[str]:
     """Every expression of a spec (checked for syntax at load time)."""
     values: list[Any] = []
@@ -305,6 +323,8 @@ def expressions(spec: Spec) -> list[str]:
         values += [s.count, s.extra, s.row, *(v for _, v in s.bind)]
     for m in spec.modules:
         values += [m.when, *m.set.values()]
+    for c in spec.classes.values():
+        values += list(c.set.values())
     rules = [*spec.rules, *(r for c in spec.classes.values() for r in c.rules)]
     for r in rules:
         values += [*r.shape, *r.alt_shape, r.when, r.experts, r.active_experts, *(c for _, c in r.repeat)]

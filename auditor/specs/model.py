@@ -67,6 +67,7 @@ class TaskClass:
     prefix: str | None = None     # replaces the spec's base_prefix on base-model tensors (None: kept)
     heads: bool = True            # keep the tensors outside base_prefix (the LM head)
     rules: tuple[TensorRule, ...] = ()  # head tensors the class adds
+    set: Mapping[str, Expr] = field(default_factory=dict)  # config keys the class fixes (add_pooling_layer)
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,7 @@ class Spec:
     description: str = ""
     diffusers_classes: tuple[str, ...] = ()  # config.json ``_class_name`` values this spec claims (diffusers)
     applies: Expr = None          # a config for which this is false gets the structural check instead
+    stored_as: tuple[str, ...] = ()  # other classes of the family a checkpoint is often stored as (layouts.py)
 
 
 @dataclass(frozen=True)
