@@ -26,6 +26,7 @@ class TensorRule:
     tied_to: str | None = None    # with kind = head: the tensor it is tied to
     aliases: tuple[str, ...] = ()  # legacy names old exporters wrote for the same weight
     stack: str | None = None      # the stack whose prefix the name starts with ({layer} repeats over it)
+    mtp: bool = False             # part of an MTP / NextN block stored under its own prefix (optional)
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class Stack:
     extra: Expr = 0               # MTP / NextN layers appended after the declared ones
     row: Expr = None              # breakdown row label per layer (default: the stack's name)
     bind: tuple[tuple[str, Expr], ...] = ()  # per-layer bindings, evaluated in order, visible to `when`
+    mtp: bool = False             # every layer is an MTP layer under its own prefix (count = how many)
+    like: str | None = None       # its layers hold the tensors of this other stack's layers (under its prefix)
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,7 @@ class StackInfo:
     prefix: str
     count: int
     extra: int
+    mtp: bool = False         # an MTP block's own stack: count is its layer count, all optional
 
 
 @dataclass(frozen=True)
@@ -145,4 +149,5 @@ class Expectation:
 
     @property
     def mtp_layers(self) -> int:
-        return self.main.extra if self.main else 0
+        """MTP layers appended to the decoder stack plus those of MTP stacks under their own prefix."""
+        return (self.main.extra if self.main else 0) + sum(s.count for s in self.stacks if s.mtp)
