@@ -21,11 +21,14 @@ from fixtures.truth import CASES, config, problems, tensors, write_case
 
 Layout = list[tuple[str, str, list[int]]]
 
-# (case, where the language model's layers sit in the dump)
+# (case, where the language model's layers sit in the dump); the MTP layer is a full-attention layer of the
+# model (Qwen3-Next, Qwen3.5: vLLM builds it with layer_type="full_attention") or a dense one (EXAONE-MoE:
+# vLLM's ExaoneMoeDecoderLayer(is_mtp=True) never builds the MoE)
 MTP_CASES = [
     ("qwen3_next/Qwen3NextForCausalLM-p2", "model.layers."),
     ("qwen3_5_text/Qwen3_5ForCausalLM-p2", "model.layers."),
     ("qwen3_5_moe_text/Qwen3_5MoeForCausalLM-p3", "model.layers."),
+    ("exaone_moe/ExaoneMoeForCausalLM-p2", "model.layers."),
     ("qwen3_5/Qwen3_5ForConditionalGeneration-p2", "model.language_model.layers."),   # mtp.* at the top level
     ("qwen3_5_moe/Qwen3_5MoeForConditionalGeneration-p3", "model.language_model.layers."),
 ]
@@ -40,11 +43,15 @@ def mtp_block(case: Path, layers: str) -> Layout:
     """The released MTP block for this config: vLLM's four top-level tensors plus one full-attention layer."""
     text = _text_config(case)
     hidden = text["hidden_size"]
-    full = text["layer_types"].index("full_attention")
+    if "mlp_layer_types" in text:   # EXAONE-MoE: a dense layer
+        source = text["mlp_layer_types"].index("dense")
+    else:
+        source = text["layer_types"].index("full_attention")
     dtype = tensors(case)[0][1]
-    layer = [(f"mtp.layers.0.{n[len(f'{layers}{full}.'):]}", d, s) for n, d, s in tensors(case)
-             if n.startswith(f"{layers}{full}.")]
+    layer = [(f"mtp.layers.0.{n[len(f'{layers}{source}.'):]}", d, s) for n, d, s in tensors(case)
+             if n.startswith(f"{layers}{source}.")]
     assert any(".self_attn.q_proj." in n for n, _, _ in layer)   # a full-attention layer, not a DeltaNet one
+    assert not any(".experts." in n for n, _, _ in layer) or "mlp_layer_types" not in text
     return [("mtp.fc.weight", dtype, [hidden, 2 * hidden]), ("mtp.pre_fc_norm_embedding.weight", dtype, [hidden]),
             ("mtp.pre_fc_norm_hidden.weight", dtype, [hidden]), ("mtp.norm.weight", dtype, [hidden]), *layer]
 
