@@ -112,3 +112,32 @@ def test_more_mtp_layers_than_the_config_declares_is_a_config_mismatch(tmp_path:
     (dest / "config.json").write_text(json.dumps({**config(case), "mtp_num_hidden_layers": 2}))
     report = auditor.audit(dest)
     assert problems(report, case) == [] and report.reconciliation.ledger["mtp"] == _elements(block + second)
+
+
+def test_a_nemotron_h_mtp_block_follows_its_pattern(tmp_path: Path) -> None:
+    """Nemotron-H (vLLM nemotron_h_mtp.py): one step of mtp.layers.N blocks per mtp_layers_block_type entry
+    (here the class default: an attention block, then a MoE block), the first with enorm / hnorm / eh_proj, the
+    last with final_layernorm; the blocks' tensors are what transformers writes for the model's own blocks of
+    those kinds. The config says how many steps (num_nextn_predict_layers, 0 by default: no block expected)."""
+    case = CASES / "nemotron_h/NemotronHForCausalLM-p2"
+    cfg = config(case)
+    kinds = cfg["layers_block_type"]
+    hidden, dtype = cfg["hidden_size"], tensors(case)[0][1]
+    block: Layout = []
+    for i, kind in enumerate(cfg["mtp_layers_block_type"]):
+        source = f"backbone.layers.{kinds.index(kind)}."
+        block += [(f"mtp.layers.{i}.{n[len(source):]}", d, s) for n, d, s in tensors(case) if n.startswith(source)]
+    block += [("mtp.layers.0.enorm.weight", dtype, [hidden]), ("mtp.layers.0.hnorm.weight", dtype, [hidden]),
+              ("mtp.layers.0.eh_proj.weight", dtype, [hidden, 2 * hidden]),
+              (f"mtp.layers.{len(cfg['mtp_layers_block_type']) - 1}.final_layernorm.weight", dtype, [hidden])]
+    dest = write_case(case, tmp_path / "ckpt", tensors(case) + block)
+    (dest / "config.json").write_text(json.dumps({**cfg, "num_nextn_predict_layers": 1}))
+    report = auditor.audit(dest)
+    rec = report.reconciliation
+    assert problems(report, case) == [] and rec.ledger["unexplained"] == 0
+    assert rec.ledger["mtp"] == _elements(block) == rec.mtp_parameters
+    # the class default declares no MTP step: the same tensors are then more layers than config.json declares
+    (dest / "config.json").write_text(json.dumps(cfg))
+    report = auditor.audit(dest)
+    assert {f.code for f in report.findings if f.severity != "info"} >= {"config-mismatch"}
+    assert report.reconciliation.ledger["mtp"] == 0
