@@ -183,8 +183,10 @@ def test_an_mtp_stack_holds_the_decoder_layers_under_its_own_prefix() -> None:
                         "mtp.layers.0.experts.2.w"}   # layer 0 is dense in the decoder, sparse by the MTP binding
     assert mtp["mtp.fc.weight"].shape == (2, 4) and mtp["mtp.layers.0.experts.0.w"].layer_type == "mtp"
     assert not any(t.mtp for n, t in e.tensors.items() if n.startswith("model."))
-    assert e.main is not None and (e.main.prefix, e.main.count, e.num_layers, e.mtp_layers) == ("model.layers.", 4, 4, 1)
-    assert expand(spec, {"n_mtp": 2}).mtp_layers == 2 and not any(t.mtp for t in expand(spec, {"n_mtp": 0}).tensors.values())
+    assert e.main is not None and (e.main.prefix, e.main.count) == ("model.layers.", 4)
+    assert (e.num_layers, e.mtp_layers) == (4, 1)
+    assert expand(spec, {"n_mtp": 2}).mtp_layers == 2
+    assert not any(t.mtp for t in expand(spec, {"n_mtp": 0}).tensors.values())   # no layers: no mtp.fc either
     # the base model saved alone (*Model) has no MTP block
     assert not any(t.mtp for t in expand(spec, {}, cls="Model").tensors.values())
 

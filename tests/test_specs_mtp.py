@@ -103,7 +103,8 @@ def test_a_partial_or_misshapen_mtp_block_is_named(tmp_path: Path) -> None:
 def test_more_mtp_layers_than_the_config_declares_is_a_config_mismatch(tmp_path: Path) -> None:
     case = CASES / MTP_CASES[2][0]
     block = mtp_block(case, MTP_CASES[2][1])
-    second = [(re.sub(r"^mtp\.layers\.0\.", "mtp.layers.1.", n), d, s) for n, d, s in block if n.startswith("mtp.layers.0.")]
+    second = [(re.sub(r"^mtp\.layers\.0\.", "mtp.layers.1.", n), d, s) for n, d, s in block
+              if n.startswith("mtp.layers.0.")]
     dest = write_case(case, tmp_path / "ckpt", tensors(case) + block + second)
     report = auditor.audit(dest)
     [mismatch] = [f for f in report.findings if f.code == "config-mismatch"]

@@ -129,8 +129,8 @@ class _Builder:
         head_tied = rule.kind == "head" and tied
         if rule.kind == "head" and rule.tied_to:
             self.tied_names[name] = rule.tied_to
-        expected = ExpectedTensor(shape, rule.component, rule.kind, layer, layer_type, is_mtp or rule.mtp, rule_id, elements,
-                                  (active, experts), stack, head_tied, aliases)
+        expected = ExpectedTensor(shape, rule.component, rule.kind, layer, layer_type, is_mtp or rule.mtp, rule_id,
+                                  elements, (active, experts), stack, head_tied, aliases)
         if "{expert}" not in name:
             self.tensors[name] = expected
             return
@@ -227,7 +227,7 @@ def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
             row = "mtp" if is_mtp else (str(evaluate(stack.row, lenv)) if stack.row is not None else stack.name)
             for i, rule in own:
                 b.add(rule, i, lenv, tied, layer, row, is_mtp, stack.name)
-    if any(s.mtp and s.count for s in b.stacks):  # an MTP block's own tensors (mtp.fc ...) come with its layers
+    if any((s.mtp and s.count) or s.extra for s in b.stacks):  # an MTP block's own tensors come with its layers
         for i, rule in rules:
             if rule.stack is None and rule.mtp:
                 b.add(rule, i, env, tied)

@@ -212,7 +212,8 @@ def _stack(spec: str, name: str, body: dict[str, Any]) -> Stack:
     mtp, like = body.get("mtp", False), body.get("like")
     if not isinstance(mtp, bool) or not (like is None or isinstance(like, str)):
         raise SpecError(f"{spec}: stack {name}: mtp must be true or false, like the name of another stack")
-    return Stack(name, body["count"], prefix, body.get("extra", 0), body.get("row"), tuple(bind.items()), mtp, like)
+    return Stack(name, body["count"], prefix, body.get("extra", 0), body.get("row"), tuple(bind.items()), mtp,
+                 like)
 
 
 def _module(spec: str, body: dict[str, Any], components: set[str]) -> Module:
