@@ -167,6 +167,40 @@ def test_stack_bindings_drive_conditions_and_rows() -> None:
     assert not any(t.component == "routed_experts" for t in expand(spec, {"k": None}).tensors.values())
 
 
+def test_an_mtp_stack_holds_the_decoder_layers_under_its_own_prefix() -> None:
+    """``mtp = true`` + ``like``: Qwen3-Next's released ``mtp.layers.N`` are decoder layers under their own prefix,
+    evaluated with the MTP stack's own bindings; ``mtp = true`` on a tensor marks the block's other tensors.
+    All of them are optional and outside the model's count; the model's own stack stays the main one."""
+    doc = {**STACKED, "defaults": {**STACKED["defaults"], "n_mtp": 1},
+           "stacks": {**STACKED["stacks"], "mtp": {"count": "n_mtp", "prefix": "mtp.layers.{layer}.", "mtp": True,
+                                                   "like": "decoder", "bind": {"sparse": True}}},
+           "tensor": [*STACKED["tensor"], {"name": "mtp.fc", "linear": ["d", "2 * d"], "component": "mtp",
+                                           "mtp": True}]}
+    spec = _spec({"s.toml": doc}, "s.toml")
+    e = expand(spec, {"tie_word_embeddings": False})
+    mtp = {n: t for n, t in e.tensors.items() if t.mtp}
+    assert set(mtp) == {"mtp.fc.weight", "mtp.layers.0.experts.0.w", "mtp.layers.0.experts.1.w",
+                        "mtp.layers.0.experts.2.w"}   # layer 0 is dense in the decoder, sparse by the MTP binding
+    assert mtp["mtp.fc.weight"].shape == (2, 4) and mtp["mtp.layers.0.experts.0.w"].layer_type == "mtp"
+    assert not any(t.mtp for n, t in e.tensors.items() if n.startswith("model."))
+    assert e.main is not None and (e.main.prefix, e.main.count) == ("model.layers.", 4)
+    assert (e.num_layers, e.mtp_layers) == (4, 1)
+    assert expand(spec, {"n_mtp": 2}).mtp_layers == 2
+    assert not any(t.mtp for t in expand(spec, {"n_mtp": 0}).tensors.values())   # no layers: no mtp.fc either
+    # the base model saved alone (*Model) has no MTP block
+    assert not any(t.mtp for t in expand(spec, {}, cls="Model").tensors.values())
+
+
+@pytest.mark.parametrize("stack,match", [
+    ({"count": 1, "prefix": "mtp.layers.{layer}.", "like": "nope"}, "not another stack"),
+    ({"count": 1, "prefix": "mtp.layers.{layer}.", "like": "mtp"}, "not another stack"),
+    ({"count": 1, "prefix": "mtp.layers.{layer}.", "mtp": "yes"}, "true or false"),
+])
+def test_malformed_mtp_stacks_are_rejected_at_load_time(stack: dict, match: str) -> None:
+    with pytest.raises(SpecError, match=match):
+        build_specs({"x.toml": {**STACKED, "stacks": {**STACKED["stacks"], "mtp": stack}}})
+
+
 def test_expert_placeholder_repeats_over_a_list_of_names() -> None:
     """Xmod stores one adapter per language (adapter_modules.en_XX...): {expert} takes each name of a list."""
     doc = {"model_types": ["m"], "defaults": {"langs": ["en_XX", "de_DE"], "d": 2},

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 from .expr import ExprError, compile_expr, evaluate
 from .load import load_all, rename
-from .model import Expectation, ExpectedTensor, Expr, Module, Spec, StackInfo, TensorRule
+from .model import Expectation, ExpectedTensor, Expr, Module, Spec, Stack, StackInfo, TensorRule
 
 # Bounds on what a config may ask for: no real model comes near them (DeepSeek-V3: 256 experts, 7168-wide).
 MAX_DIMENSION = 2**63
@@ -145,8 +145,8 @@ class _Builder:
             for d in shape:
                 elements *= d
             alt = tuple(whole(evaluate(d, scope), f"{rule.name} alt_shape {d!r}") for d in rule.alt_shape) or None
-            return ExpectedTensor(shape, rule.component, rule.kind, layer, layer_type, is_mtp, rule_id, elements,
-                                  (active, experts), stack, head_tied, aliases, alt_shape=alt)
+            return ExpectedTensor(shape, rule.component, rule.kind, layer, layer_type, is_mtp or rule.mtp, rule_id,
+                                  elements, (active, experts), stack, head_tied, aliases, alt_shape=alt)
 
         if "{expert}" not in name:
             self.tensors[name] = expected_for(env)
@@ -242,25 +242,34 @@ def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
     tied = any(r.kind == "head" for _, r in rules) and bool(evaluate(spec.tie, env))
     b = _Builder()
     for i, rule in rules:
-        if rule.stack is None:
+        if rule.stack is None and not rule.mtp:
             b.add(rule, i, env, tied)
+    main_stacks = [s for s in spec.stacks if not s.mtp]
     for stack in spec.stacks:
+        if stack.mtp and not task.heads and not stack.prefix.startswith(spec.base_prefix):
+            continue  # the base model saved alone: an MTP block beside it belongs to the task class
         count = whole(evaluate(stack.count, env), f"stack {stack.name} count")
         extra = whole(evaluate(stack.extra, env) or 0, f"stack {stack.name} extra layers")
-        if not 0 <= count <= MAX_LAYERS or not 0 <= extra <= MAX_EXTRA_LAYERS:
+        mtp_count = count if stack.mtp else extra
+        if not 0 <= count <= MAX_LAYERS or not 0 <= extra <= MAX_EXTRA_LAYERS or mtp_count > MAX_EXTRA_LAYERS:
             raise ExprError(f"stack {stack.name}: implausible layer count (negative, over {MAX_LAYERS:,}, "
-                            f"or over {MAX_EXTRA_LAYERS:,} extra layers)")
-        label = "" if len(spec.stacks) == 1 else stack.name  # several own stacks (encoder, decoder): named
-        b.stacks.append(StackInfo(stack.name, label, stack.prefix.split("{layer}")[0], count, extra))
-        own = [(i, r) for i, r in rules if r.stack == stack.name]
+                            f"or over {MAX_EXTRA_LAYERS:,} extra or MTP layers)")
+        # several own stacks (encoder, decoder): named; an MTP block's stack never counts as the model's own
+        label = "MTP" if stack.mtp else "" if len(main_stacks) == 1 else stack.name
+        b.stacks.append(StackInfo(stack.name, label, stack.prefix.split("{layer}")[0], count, extra, stack.mtp))
+        own = [(i, r) for i, r in rules if r.stack == stack.name] + _like_rules(spec, stack, rules)
         for layer in range(count + extra):
-            is_mtp = layer >= count
+            is_mtp = stack.mtp or layer >= count
             lenv = {**env, "layer": layer, "is_mtp": is_mtp}
             for key, value in stack.bind:
                 lenv[key] = evaluate(value, lenv)
             row = "mtp" if is_mtp else (str(evaluate(stack.row, lenv)) if stack.row is not None else stack.name)
             for i, rule in own:
                 b.add(rule, i, lenv, tied, layer, row, is_mtp, stack.name)
+    if any((s.mtp and s.count) or s.extra for s in b.stacks):  # an MTP block's own tensors come with its layers
+        for i, rule in rules:
+            if rule.stack is None and rule.mtp:
+                b.add(rule, i, env, tied)
     for module in spec.modules:
         if module.when is None or evaluate(module.when, env):
             _add_module(b, spec, module, scopes[module.name], library, _depth)
@@ -272,6 +281,22 @@ def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
     if task.prefix is not None and spec.base_prefix:
         return relabel(expectation, {spec.base_prefix: task.prefix}, layout=expectation.layout)
     return expectation
+
+
+def _like_rules(spec: Spec, stack: Stack, rules: list[tuple[int, TensorRule]]) -> list[tuple[int, TensorRule]]:
+    """A stack declared ``like`` another holds that stack's layer tensors under its own prefix (an MTP block's
+    layers are decoder layers stored as ``mtp.layers.N``); the rule ids are shared (one dtype group)."""
+    if stack.like is None:
+        return []
+    head = next(s for s in spec.stacks if s.name == stack.like).prefix.split("{layer}")[0]
+    own = stack.prefix.split("{layer}")[0]
+    moved = []
+    for i, r in rules:
+        if r.stack == stack.like:
+            name = own + r.name[len(head):]
+            aliases = tuple(own + a[len(head):] if a.startswith(head) else a for a in r.aliases)
+            moved.append((i, replace(r, name=name, aliases=aliases, stack=stack.name)))
+    return moved
 
 
 def _add_module(b: _Builder, parent: Spec, module: Module, scope: Mapping[str, Any], library: Mapping[str, Spec],
@@ -296,7 +321,7 @@ def _add_module(b: _Builder, parent: Spec, module: Module, scope: Mapping[str, A
     for s in sub.stacks:
         if module.component is not None:
             label = f"{module.name} {s.name}" if s.name != "layers" else module.name
-            b.stacks.append(StackInfo(f"{module.name}.{s.name}", label, s.prefix, s.count, s.extra))
+            b.stacks.append(StackInfo(f"{module.name}.{s.name}", label, s.prefix, s.count, s.extra, s.mtp))
         else:
             b.stacks.append(s)
 
@@ -339,6 +364,7 @@ def relabel(expectation: Expectation, renames: Mapping[str, str], drop_heads: bo
         tensors[new] = e
     tied_names = {rename(k, renames): rename(v, renames) for k, v in expectation.tied_names.items()
                   if rename(k, renames) in tensors}
-    stacks = tuple(StackInfo(s.name, s.label, rename(s.prefix, renames), s.count, s.extra) for s in expectation.stacks)
+    stacks = tuple(StackInfo(s.name, s.label, rename(s.prefix, renames), s.count, s.extra, s.mtp)
+                   for s in expectation.stacks)
     return Expectation(expectation.spec, expectation.cls, expectation.env, tensors, expectation.tied, stacks,
                        tied_names, layout or expectation.layout, expectation.modules)

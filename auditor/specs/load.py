@@ -35,8 +35,8 @@ SPEC_KEYS = {"description", "model_types", "architectures", "diffusers_classes",
              "tie", "base_prefix", "nullable", "aliases", "defaults", "derived", "stacks", "module", "class",
              "layouts", "tensor"}
 TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "experts", "active_experts", "kind",
-               "tied_to", "note", "aliases", "repeat", "alt_shape"}
-STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note"}
+               "tied_to", "note", "aliases", "repeat", "alt_shape", "mtp"}
+STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note", "mtp", "like"}
 MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when", "inherit", "select", "set",
                "defaults", "note"}
 CLASS_KEYS = {"prefix", "heads", "tensor", "set", "note"}
@@ -159,6 +159,9 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
     shared = common()
     components = set(shared.get("components", ()))
     stacks = tuple(_stack(name, k, v) for k, v in doc.get("stacks", {}).items())
+    for s in stacks:
+        if s.like is not None and (s.like == s.name or s.like not in {o.name for o in stacks if o.like is None}):
+            raise SpecError(f"{name}: stack {s.name} is like {s.like!r}, which is not another stack of its own")
     rules = tuple(_legacy(r, shared.get("legacy_names", {})) for i, entry in enumerate(doc.get("tensor", []))
                   for r in _rules(name, f"tensor #{i}", entry, components, stacks))
     twice = sorted({r.name for r in rules if sum(1 for o in rules if o.name == r.name) > 1})
@@ -216,7 +219,11 @@ def _stack(spec: str, name: str, body: dict[str, Any]) -> Stack:
     if not isinstance(prefix, str) or prefix.count("{layer}") != 1 or "count" not in body:
         raise SpecError(f"{spec}: stack {name} needs a count and a prefix with one {{layer}}")
     bind = body.get("bind", {})
-    return Stack(name, body["count"], prefix, body.get("extra", 0), body.get("row"), tuple(bind.items()))
+    mtp, like = body.get("mtp", False), body.get("like")
+    if not isinstance(mtp, bool) or not (like is None or isinstance(like, str)):
+        raise SpecError(f"{spec}: stack {name}: mtp must be true or false, like the name of another stack")
+    return Stack(name, body["count"], prefix, body.get("extra", 0), body.get("row"), tuple(bind.items()), mtp,
+                 like)
 
 
 def _module(spec: str, body: dict[str, Any], components: set[str]) -> Module:
@@ -274,7 +281,9 @@ def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],
     common_fields: dict[str, Any] = {
         "component": entry["component"], "when": entry.get("when"), "experts": entry.get("experts"),
         "active_experts": entry.get("active_experts"), "kind": entry.get("kind", "param"),
-        "tied_to": entry.get("tied_to"), "stack": stack, "repeat": tuple(repeat.items())}
+        "tied_to": entry.get("tied_to"), "stack": stack, "repeat": tuple(repeat.items()), "mtp": entry.get("mtp", False)}
+    if not isinstance(common_fields["mtp"], bool):
+        raise SpecError(f"{where}: mtp must be true or false")
     aliases = tuple(entry.get("aliases", ()))
     if "alt_shape" in entry and ("shape" not in entry or not isinstance(entry["alt_shape"], list)
                                  or len(entry["alt_shape"]) != len(entry["shape"])):

@@ -28,6 +28,7 @@ class TensorRule:
     stack: str | None = None      # the stack whose prefix the name starts with ({layer} repeats over it)
     repeat: tuple[tuple[str, Expr], ...] = ()  # {name} -> count, nested in order (shape and when read the index)
     alt_shape: tuple[Expr, ...] = ()  # another shape releases store the same weight under (a transpose)
+    mtp: bool = False             # part of an MTP / NextN block stored under its own prefix (optional)
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,8 @@ class Stack:
     extra: Expr = 0               # MTP / NextN layers appended after the declared ones
     row: Expr = None              # breakdown row label per layer (default: the stack's name)
     bind: tuple[tuple[str, Expr], ...] = ()  # per-layer bindings, evaluated in order, visible to `when`
+    mtp: bool = False             # every layer is an MTP layer under its own prefix (count = how many)
+    like: str | None = None       # its layers hold the tensors of this other stack's layers (under its prefix)
 
 
 @dataclass(frozen=True)
@@ -125,6 +128,7 @@ class StackInfo:
     prefix: str
     count: int
     extra: int
+    mtp: bool = False         # an MTP block's own stack: count is its layer count, all optional
 
 
 @dataclass(frozen=True)
@@ -152,4 +156,5 @@ class Expectation:
 
     @property
     def mtp_layers(self) -> int:
-        return self.main.extra if self.main else 0
+        """MTP layers appended to the decoder stack plus those of MTP stacks under their own prefix."""
+        return (self.main.extra if self.main else 0) + sum(s.count for s in self.stacks if s.mtp)

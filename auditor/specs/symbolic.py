@@ -169,7 +169,7 @@ def closed_form(expectation: Expectation, parameters: int) -> str | None:
 
 
 def _counted(rule: TensorRule, tied: bool) -> bool:
-    return rule.kind == "param" or (rule.kind == "head" and not tied)
+    return not rule.mtp and (rule.kind == "param" or (rule.kind == "head" and not tied))
 
 
 def _terms(expectation: Expectation, sym: _Symbolic) -> tuple[list[str], dict[str, int], int]:
@@ -181,7 +181,8 @@ def _terms(expectation: Expectation, sym: _Symbolic) -> tuple[list[str], dict[st
     parts: list[str] = []
     total = 0
     stack_polys: list[tuple[str, Poly, int]] = []
-    for stack in spec.stacks:
+    main_stacks = [s for s in spec.stacks if not s.mtp]  # an MTP block is outside the model's formula
+    for stack in main_stacks:
         polys: dict[str, tuple[Poly, int]] = {}
         count = int(evaluate(stack.count, env))
         own = [r for _, r in rules if r.stack == stack.name and _counted(r, expectation.tied)]
@@ -199,7 +200,7 @@ def _terms(expectation: Expectation, sym: _Symbolic) -> tuple[list[str], dict[st
                     poly = _add(poly, sym.rule(rule, lenv))
             polys[row] = (poly, 1)
         stack_polys += [(row, poly, n) for row, (poly, n) in polys.items()]
-        if len(polys) == 1 and len(spec.stacks) == 1:
+        if len(polys) == 1 and len(main_stacks) == 1:
             sym.used["N"] = count
     single = len(stack_polys) == 1
     for row, poly, count in stack_polys:
