@@ -119,6 +119,7 @@ def test_extends_errors(docs: dict, match: str) -> None:
     ({"name": "x.w", "shape": [], "component": "mlp", "shpe": []}, "unknown keys"),
     ({"name": "x.{layer}.w", "shape": [], "component": "mlp"}, "stack"),
     ({"name": "x", "linear": ["d"], "component": "mlp"}, r"\[out, in\]"),
+    ({"name": "x.w", "shape": [], "component": "embedding", "kind": "shared"}, "tied_to"),
 ])
 def test_malformed_tensor_entries_are_rejected_at_load_time(tensor: dict, match: str) -> None:
     with pytest.raises(SpecError, match=match):

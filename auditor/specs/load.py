@@ -28,7 +28,7 @@ class SpecError(ValueError):
     """A spec file is malformed (caught by the test that loads every spec)."""
 
 
-KINDS = ("param", "buffer", "head")
+KINDS = ("param", "buffer", "head", "shared")
 PLACEHOLDERS = ("{layer}", "{expert}")
 SPEC_KEYS = {"description", "model_types", "architectures", "sources", "family", "extends", "remove", "rename",
              "tie", "base_prefix", "nullable", "aliases", "defaults", "derived", "stacks", "module", "class",
@@ -242,6 +242,8 @@ def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],
         raise SpecError(f"{where}: unknown component {entry['component']!r} (known: {sorted(components)})")
     if entry.get("kind", "param") not in KINDS:
         raise SpecError(f"{where}: kind must be one of {KINDS}")
+    if entry.get("kind") == "shared" and not entry.get("tied_to"):
+        raise SpecError(f"{where}: kind = 'shared' names the tensor it shares with (tied_to)")
     bad = [p for p in _PLACEHOLDER.findall(name) if p not in PLACEHOLDERS]
     if bad:
         raise SpecError(f"{where}: unknown placeholder {bad[0]} (only {', '.join(PLACEHOLDERS)})")

@@ -1,0 +1,55 @@
+"""Encoder-decoder, encoder and vision specs beyond the dumped cases: the layouts real checkpoints use that
+transformers 5 no longer writes (T5's shared embedding stored under three names, an untied Flan-T5 head)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import auditor
+from fixtures.truth import CASES, config, tensors, write_case
+
+
+def _audit(case: Path, dest: Path, layout: list, **overrides: object) -> auditor.Report:
+    write_case(case, dest, layout)
+    if overrides:
+        import json
+        (dest / "config.json").write_text(json.dumps({**config(case), **overrides}))
+    return auditor.audit(dest)
+
+
+def test_t5_shared_embedding_stored_once_or_thrice_is_healthy(tmp_path: Path) -> None:
+    case = CASES / "t5" / "T5ForConditionalGeneration-small"
+    layout = tensors(case)
+    once = auditor.audit(write_case(case, tmp_path / "once"))
+    [(_, dtype, shape)] = [t for t in layout if t[0] == "shared.weight"]
+    thrice = layout + [("encoder.embed_tokens.weight", dtype, shape), ("decoder.embed_tokens.weight", dtype, shape)]
+    report = _audit(case, tmp_path / "thrice", thrice)
+    assert report.exit_code == 0 and [f.severity for f in report.findings if f.severity != "info"] == []
+    [note] = [f for f in report.findings if f.code == "tied-head"]
+    assert note.severity == "info" and set(note.tensors) == {"encoder.embed_tokens.weight", "decoder.embed_tokens.weight"}
+    rec = report.reconciliation
+    assert rec.expected_parameters == once.reconciliation.expected_parameters
+    assert rec.ledger["tied_duplicates"] == 2 * shape[0] * shape[1] and rec.ledger["unexplained"] == 0
+
+
+def test_t5_shared_copy_with_another_shape_is_an_error(tmp_path: Path) -> None:
+    case = CASES / "t5" / "T5EncoderModel-small"
+    layout = tensors(case)
+    [(_, dtype, shape)] = [t for t in layout if t[0] == "shared.weight"]
+    report = _audit(case, tmp_path / "c", layout + [("encoder.embed_tokens.weight", dtype, [shape[0] + 1, shape[1]])])
+    [f] = [f for f in report.findings if f.code == "shape-mismatch"]
+    assert f.tensors == ("encoder.embed_tokens.weight",) and report.exit_code == 1
+
+
+def test_flan_t5_untied_head_is_required_and_counted(tmp_path: Path) -> None:
+    """T5 v1.1 / Flan-T5 configs say tie_word_embeddings false and store their own lm_head (transformers 5 rewrites
+    the flag to true on load; the checkpoint's own config is what says whether the head is a separate weight)."""
+    case = CASES / "mt5" / "MT5ForConditionalGeneration-small"
+    layout = tensors(case)
+    [(_, dtype, shape)] = [t for t in layout if t[0] == "shared.weight"]
+    with_head = _audit(case, tmp_path / "head", layout + [("lm_head.weight", dtype, shape)], tie_word_embeddings=False)
+    assert with_head.exit_code == 0 and with_head.reconciliation.ledger["unexplained"] == 0
+    tied = auditor.audit(write_case(case, tmp_path / "tied"))
+    assert with_head.reconciliation.expected_parameters == tied.reconciliation.expected_parameters + shape[0] * shape[1]
+    without = _audit(case, tmp_path / "nohead", layout, tie_word_embeddings=False)
+    assert [f.code for f in without.findings if f.severity == "error"] == ["tied-head"]
