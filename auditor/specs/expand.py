@@ -125,11 +125,15 @@ class _Builder:
                   if rule.active_experts is not None else experts)
         name = rule.name.replace("{layer}", str(layer)) if layer is not None else rule.name
         aliases = tuple(a.replace("{layer}", str(layer)) for a in rule.aliases) if layer is not None else rule.aliases
-        # a shared name (T5's encoder.embed_tokens = shared) is tied whatever the config says
-        head_tied = (rule.kind == "head" and tied) or rule.kind == "shared"
-        if rule.kind in ("head", "shared") and rule.tied_to:
+        # a second name of one parameter (T5's encoder.embed_tokens = shared), where its `tie` holds (default:
+        # always; BART: tie_word_embeddings), else a parameter of its own
+        kind = rule.kind
+        if kind == "shared" and rule.tie is not None and not evaluate(rule.tie, env):
+            kind = "param"
+        head_tied = (kind == "head" and tied) or kind == "shared"
+        if kind in ("head", "shared") and rule.tied_to:
             self.tied_names[name] = rule.tied_to
-        expected = ExpectedTensor(shape, rule.component, rule.kind, layer, layer_type, is_mtp, rule_id, elements,
+        expected = ExpectedTensor(shape, rule.component, kind, layer, layer_type, is_mtp, rule_id, elements,
                                   (active, experts), stack, head_tied, aliases)
         if "{expert}" not in name:
             self.tensors[name] = expected

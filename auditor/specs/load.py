@@ -34,7 +34,7 @@ SPEC_KEYS = {"description", "model_types", "architectures", "sources", "family",
              "tie", "base_prefix", "nullable", "aliases", "defaults", "derived", "stacks", "module", "class",
              "layouts", "tensor"}
 TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "experts", "active_experts", "kind",
-               "tied_to", "note", "aliases"}
+               "tied_to", "note", "aliases", "tie"}
 STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note"}
 MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when", "inherit", "select", "set",
                "defaults", "note"}
@@ -244,6 +244,8 @@ def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],
         raise SpecError(f"{where}: kind must be one of {KINDS}")
     if entry.get("kind") == "shared" and not entry.get("tied_to"):
         raise SpecError(f"{where}: kind = 'shared' names the tensor it shares with (tied_to)")
+    if "tie" in entry and entry.get("kind") != "shared":
+        raise SpecError(f"{where}: tie goes with kind = 'shared' (a head follows the spec's tie)")
     bad = [p for p in _PLACEHOLDER.findall(name) if p not in PLACEHOLDERS]
     if bad:
         raise SpecError(f"{where}: unknown placeholder {bad[0]} (only {', '.join(PLACEHOLDERS)})")
@@ -259,7 +261,7 @@ def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],
     common_fields: dict[str, Any] = {
         "component": entry["component"], "when": entry.get("when"), "experts": entry.get("experts"),
         "active_experts": entry.get("active_experts"), "kind": entry.get("kind", "param"),
-        "tied_to": entry.get("tied_to"), "stack": stack}
+        "tied_to": entry.get("tied_to"), "stack": stack, "tie": entry.get("tie")}
     aliases = tuple(entry.get("aliases", ()))
     if "shape" in entry:
         if "bias" in entry:
@@ -296,5 +298,5 @@ def expressions(spec: Spec) -> list[str]:
         values += [m.when, *m.set.values()]
     rules = [*spec.rules, *(r for c in spec.classes.values() for r in c.rules)]
     for r in rules:
-        values += [*r.shape, r.when, r.experts, r.active_experts]
+        values += [*r.shape, r.when, r.experts, r.active_experts, r.tie]
     return [v for v in values if isinstance(v, str)]

@@ -26,6 +26,7 @@ class TensorRule:
     tied_to: str | None = None    # with kind = head: the tensor it is tied to
     aliases: tuple[str, ...] = ()  # legacy names old exporters wrote for the same weight
     stack: str | None = None      # the stack whose prefix the name starts with ({layer} repeats over it)
+    tie: Expr = None              # kind shared: whether it is shared here (default true); else a parameter of its own
 
 
 @dataclass(frozen=True)
