@@ -53,3 +53,21 @@ def test_flan_t5_untied_head_is_required_and_counted(tmp_path: Path) -> None:
     assert with_head.reconciliation.expected_parameters == tied.reconciliation.expected_parameters + shape[0] * shape[1]
     without = _audit(case, tmp_path / "nohead", layout, tie_word_embeddings=False)
     assert [f.code for f in without.findings if f.severity == "error"] == ["tied-head"]
+
+
+def test_wav2vec2_weight_norm_reconciles_under_old_and_new_names(tmp_path: Path) -> None:
+    """torch >= 2.1 saves the conv positional embedding's weight norm as parametrizations.weight.original0/1,
+    older checkpoints (facebook/wav2vec2-base-960h) as weight_g / weight_v: the same two tensors."""
+    case = CASES / "wav2vec2" / "Wav2Vec2ForCTC-small"
+    new = tensors(case)
+    old = [(n.replace("parametrizations.weight.original0", "weight_g").replace("parametrizations.weight.original1",
+                                                                               "weight_v"), d, s) for n, d, s in new]
+    assert old != new
+    reports = [auditor.audit(write_case(case, tmp_path / name, layout)) for name, layout in (("new", new), ("old", old))]
+    for report in reports:
+        assert report.exit_code == 0 and [f for f in report.findings if f.severity != "info"] == []
+        assert report.reconciliation.ledger["unexplained"] == 0
+    assert reports[0].reconciliation.expected_parameters == reports[1].reconciliation.expected_parameters
+    broken = [(n, d, [s[0], s[1] + 1, s[2]] if n.endswith("weight_v") else s) for n, d, s in old]
+    [f] = [f for f in auditor.audit(write_case(case, tmp_path / "broken", broken)).findings if f.code == "shape-mismatch"]
+    assert f.tensors == ("wav2vec2.encoder.pos_conv_embed.conv.weight_v",)
