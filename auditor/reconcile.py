@@ -20,7 +20,7 @@ from .quant.checks import quantization_findings
 from .errors import ConfigError
 from .specs import (Expectation, ExpectedTensor, StackInfo, all_specs, buffer_suffixes, common, expand, select,
                     selection_note)
-from .specs.expr import ExprError
+from .specs.expr import ExprError, NoSubSpec
 from .specs.layouts import best_layout
 from .specs.symbolic import closed_form
 
@@ -100,6 +100,9 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None,
     else:
         try:
             expectation = expand(spec, cfg)
+        except NoSubSpec as e:  # a part no formula covers (VisionEncoderDecoder's Swin encoder): structural check
+            rec = _generic(inventory, cfg)
+            rec.findings.append(finding("unknown-architecture", f"{e}; {checked_note(inventory)}"))
         except ExprError as e:
             rec = _generic(inventory, cfg)
             rec.findings.append(finding("config-mismatch", f"config.json cannot be evaluated by the {spec.file} "
@@ -405,6 +408,8 @@ def formula_report(config: dict[str, Any]) -> dict[str, Any]:
         raise UnknownArchitecture(f"{selection_note(cfg)}; known: " + ", ".join(sorted(all_specs())))
     try:
         expectation = expand(spec, cfg)
+    except NoSubSpec as e:
+        raise UnknownArchitecture(str(e)) from None
     except ExprError as e:
         raise ConfigError(f"config.json cannot be evaluated by the {spec.file} formula: {e}") from None
     summary = summarize(expectation)

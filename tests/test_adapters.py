@@ -20,7 +20,7 @@ from fixtures import build
 PEFT = Path(__file__).resolve().parent.parent / "fixtures" / "peft"
 CASES = sorted(p.name[: -len(".json.gz")] for p in PEFT.glob("*.json.gz"))
 # bases with a formula: shapes are checked exactly against the base layers
-EXACT = ("llama", "qwen2", "gemma", "gpt2")
+EXACT = ("llama", "qwen2", "gemma", "gpt2", "t5")
 
 
 def load(case: str) -> dict[str, Any]:
@@ -69,7 +69,7 @@ def test_real_peft_adapter_is_explained(case: str, tmp_path: Path) -> None:
     assert summary["peft_type"] == doc["adapter_config"]["peft_type"]
     assert report.reconciliation.ledger["unexplained"] == 0
     exact = doc["family"] in EXACT
-    assert ("adapter-base-unknown" in found) == (not exact)  # bert, t5: no formula yet, structure only
+    assert ("adapter-base-unknown" in found) == (not exact)  # bert: no formula here yet, structure only
     if exact and doc["auto_class"] == "AutoModelForCausalLM":
         # the formula's count of the base equals the real model's parameter count, so the share is exact
         assert summary["base_parameters"] == doc["base_parameters"]

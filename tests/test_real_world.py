@@ -267,6 +267,23 @@ def test_pipeline_sections(corpus: Path) -> None:
     assert "vae_1_0/ is not named in model_index.json" in sdxl["notes"]
 
 
+def test_clip_text_encoders_and_the_flan_t5_base_have_exact_formulas(corpus: Path) -> None:
+    """Stable Diffusion's CLIP text encoders and the Flan-T5 base of a LoRA are reconciled by formula: the counts
+    are the published ones (CLIP ViT-L/14 text 123,060,480; OpenCLIP bigG text with projection 694,659,840;
+    Flan-T5-base with its own lm_head 247,577,856), and a pointer file is still one error, its consequences notes."""
+    sdxl = {s["name"]: s["report"] for s in _audit(corpus, "HDRJ-One__stable-diffusion-xl-base-1.0")["sections"]}
+    for name, cls, parameters in (("text_encoder", "Model", 123_060_480),
+                                  ("text_encoder_2", "ModelWithProjection", 694_659_840)):
+        for section in (name, f"{name} (fp16)"):
+            r = sdxl[section]
+            assert r["expected"]["spec"]["file"] == "clip_text.toml" and r["expected"]["spec"]["class"] == cls
+            assert r["expected"]["parameters"] == parameters
+            assert [f["code"] for f in r["findings"] if f["severity"] != "info"] == ["not-safetensors"]
+    t5 = _audit(corpus, "Siddharth-magesh__flan-t5-base-MedicalQnA__results")
+    assert t5["adapter"]["base_parameters"] == 247_577_856 and t5["adapter"]["base_note"] is None
+    assert [f["code"] for f in t5["findings"]] == ["adapter-target-unmatched"]
+
+
 def test_sentence_transformers_modules(corpus: Path) -> None:
     doc = _audit(corpus, "intsig-textin__acge_text_embedding")
     assert doc["kind"]["detail"] == "Transformer -> Pooling -> Dense"

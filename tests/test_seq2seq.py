@@ -71,3 +71,30 @@ def test_wav2vec2_weight_norm_reconciles_under_old_and_new_names(tmp_path: Path)
     broken = [(n, d, [s[0], s[1] + 1, s[2]] if n.endswith("weight_v") else s) for n, d, s in old]
     [f] = [f for f in auditor.audit(write_case(case, tmp_path / "broken", broken)).findings if f.code == "shape-mismatch"]
     assert f.tensors == ("wav2vec2.encoder.pos_conv_embed.conv.weight_v",)
+
+
+def test_vision_encoder_decoder_with_a_part_no_spec_covers_gets_the_structural_check(tmp_path: Path) -> None:
+    """Donut's encoder is donut-swin, which no spec covers: the composite has no formula (no config error), and
+    the healthy checkpoint passes the structural check with a note saying so."""
+    import json
+    case = CASES / "vision-encoder-decoder" / "VisionEncoderDecoderModel-small"
+    dest = write_case(case, tmp_path / "donut")
+    cfg = config(case)
+    cfg["encoder"] = {**cfg["encoder"], "model_type": "donut-swin"}
+    (dest / "config.json").write_text(json.dumps(cfg))
+    report = auditor.audit(dest)
+    [note] = [f.message for f in report.findings if f.code == "unknown-architecture"]
+    assert "encoder" in note and "donut-swin" in note and report.reconciliation.expected_parameters is None
+    assert report.exit_code == 0 and [f.code for f in report.findings if f.severity == "error"] == []
+
+
+def test_vision_encoder_decoder_decoder_is_its_model_types_causal_lm(tmp_path: Path) -> None:
+    """The BERT decoder is BertLMHeadModel (bert.toml claims that class, not model_type bert): a lost decoder layer
+    tensor and a stored tied head are reported under decoder.*."""
+    case = CASES / "vision-encoder-decoder" / "VisionEncoderDecoderModel-small"
+    layout = tensors(case)
+    lost = next(n for n, _, _ in layout if n.startswith("decoder.bert.encoder.layer.1.crossattention.self.key.weight"))
+    report = auditor.audit(write_case(case, tmp_path / "c", [t for t in layout if t[0] != lost]))
+    assert report.reconciliation.spec["file"] == "vision_encoder_decoder.toml"
+    [f] = [f for f in report.findings if f.code == "missing-tensor"]
+    assert f.tensors == (lost,) and f.severity == "error"

@@ -12,7 +12,7 @@ import ast
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .expr import ExprError, compile_expr, evaluate
+from .expr import ExprError, NoSubSpec, compile_expr, evaluate
 from .load import load_all, rename
 from .model import Expectation, ExpectedTensor, Expr, Module, Spec, StackInfo, TensorRule
 
@@ -243,7 +243,7 @@ def _add_module(b: _Builder, parent: Spec, module: Module, scope: Mapping[str, A
                 depth: int) -> None:
     sub_spec = spec_for_module(module, scope, library)
     if sub_spec is None:
-        raise ExprError(f"{parent.file}: module {module.name} has no spec for model_type {scope.get('model_type')!r}")
+        raise NoSubSpec(f"{parent.file}: module {module.name} has no spec for model_type {scope.get('model_type')!r}")
     raw = expand(sub_spec, scope, module.cls or sub_spec.default_class, library, depth + 1)
     b.modules.append((module.name, raw))
     sub = relabel(raw, module.prefix) if module.prefix else raw
@@ -267,8 +267,15 @@ def _add_module(b: _Builder, parent: Spec, module: Module, scope: Mapping[str, A
 
 
 def spec_for_module(module: Module, scope: Mapping[str, Any], library: Mapping[str, Spec]) -> Spec | None:
-    """A module's sub-spec: the one claiming its scope's model_type (when ``select``), else its fixed spec."""
+    """A module's sub-spec: the one claiming its scope's architectures[0] (when ``by_class``: VisionEncoderDecoder's
+    decoder is its model_type's causal-LM class, BertLMHeadModel), then its model_type (when ``select``), else its
+    fixed spec."""
     model_type = scope.get("model_type")
+    arch = architecture(scope) if module.by_class else None
+    if arch is not None:
+        found = next((s for s in library.values() if arch in s.architectures), None)
+        if found is not None:
+            return found
     if module.select and isinstance(model_type, str):
         found = next((s for s in library.values() if model_type in s.model_types), None)
         if found is not None:

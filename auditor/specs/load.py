@@ -37,7 +37,7 @@ TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "
                "tied_to", "note", "aliases", "tie"}
 STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note"}
 MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when", "inherit", "select", "set",
-               "defaults", "note"}
+               "defaults", "note", "by_class"}
 CLASS_KEYS = {"prefix", "heads", "tensor", "note"}
 COMMON_KEYS = {"description", "components", "buffer_suffixes", "decoder_prefixes", "embedding_names", "defaults",
                "derived", "family", "class"}
@@ -225,7 +225,7 @@ def _module(spec: str, body: dict[str, Any], components: set[str]) -> Module:
     return Module(body["name"], body.get("spec"), body.get("config"), body.get("class"), MappingProxyType(prefix),
                   body.get("component"), body.get("when"), bool(body.get("inherit", False)),
                   bool(body.get("select", True)), MappingProxyType(dict(body.get("set", {}))),
-                  MappingProxyType(dict(body.get("defaults", {}))))
+                  MappingProxyType(dict(body.get("defaults", {}))), bool(body.get("by_class", False)))
 
 
 def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],

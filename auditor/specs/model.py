@@ -56,6 +56,7 @@ class Module:
     select: bool = True           # the scope's model_type picks the sub-spec when one claims it
     set: Mapping[str, Expr] = field(default_factory=dict)  # scope keys computed in the parent's scope
     defaults: Mapping[str, Any] = field(default_factory=dict)  # the scope when its config is absent or null
+    by_class: bool = False        # the scope's architectures[0] picks the sub-spec first (a spec claiming that class)
 
 
 @dataclass(frozen=True)
