@@ -98,3 +98,18 @@ def test_vision_encoder_decoder_decoder_is_its_model_types_causal_lm(tmp_path: P
     assert report.reconciliation.spec["file"] == "vision_encoder_decoder.toml"
     [f] = [f for f in report.findings if f.code == "missing-tensor"]
     assert f.tensors == (lost,) and f.severity == "error"
+
+
+def test_clip_text_encoder_saved_by_transformers_4_reconciles(tmp_path: Path) -> None:
+    """Every Stable Diffusion text_encoder was saved by transformers 4.x: the CLIPTextModel under text_model., often
+    with the position_ids buffer. Same model, same count; the buffer is a note."""
+    case = CASES / "clip_text_model" / "CLIPTextModel-small"
+    current = auditor.audit(write_case(case, tmp_path / "v5"))
+    layout = [(f"text_model.{n}", d, s) for n, d, s in tensors(case)]
+    positions = next(s for n, _, s in layout if n.endswith("position_embedding.weight"))[0]
+    layout.append(("text_model.embeddings.position_ids", "I64", [1, positions]))
+    report = auditor.audit(write_case(case, tmp_path / "v4", layout))
+    assert report.reconciliation.spec["layout"] == "released" and report.exit_code == 0
+    assert [f.code for f in report.findings if f.severity != "info"] == []
+    assert report.reconciliation.expected_parameters == current.reconciliation.expected_parameters
+    assert report.reconciliation.ledger["buffers"] == positions and report.reconciliation.ledger["unexplained"] == 0
