@@ -23,7 +23,11 @@ from auditor.specs import select  # noqa: E402
 from fixtures.truth import CASES, case_dirs, config, problems, write_case  # noqa: E402
 
 GROUPS = (("Causal language models", "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES"),
-          ("Image-text-to-text models", "MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES"))
+          ("Image-text-to-text models", "MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES"),
+          ("Sequence-to-sequence models", "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES"),
+          ("Speech sequence-to-sequence models", "MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING_NAMES"),
+          ("CTC speech models", "MODEL_FOR_CTC_MAPPING_NAMES"),
+          ("Image classification models", "MODEL_FOR_IMAGE_CLASSIFICATION_MAPPING_NAMES"))
 
 
 def verify() -> dict[str, dict[str, list]]:
@@ -86,7 +90,7 @@ def render(results: dict[str, dict[str, list]]) -> str:
         lines += [f"## {title} ({len(rows)} model types)", "", "| model_type | class | spec | cases | status |",
                   "|---|---|---|---|---|", *rows, ""]
     summary = ", ".join(f"{n} {k}" for k, n in sorted(total.items(), key=lambda kv: -kv[1]))
-    lines.insert(2, f"Summary over both tables: {summary}.\n")
+    lines.insert(2, f"Summary over all tables (a model type in several counts in each): {summary}.\n")
     return "\n".join(lines)
 
 
