@@ -113,3 +113,21 @@ def test_clip_text_encoder_saved_by_transformers_4_reconciles(tmp_path: Path) ->
     assert [f.code for f in report.findings if f.severity != "info"] == []
     assert report.reconciliation.expected_parameters == current.reconciliation.expected_parameters
     assert report.reconciliation.ledger["buffers"] == positions and report.reconciliation.ledger["unexplained"] == 0
+
+
+def test_precision_variant_beside_the_main_weights_is_not_a_dtype_mismatch(tmp_path: Path) -> None:
+    """diffusers writes one config.json for model.safetensors and model.fp16.safetensors: its dtype describes one
+    of them, so neither is held to it; without a variant beside it, a main file in another dtype is a warning."""
+    import json
+    from fixtures import build
+    case = CASES / "clip_text_model" / "CLIPTextModel-small"
+    layout = tensors(case)
+    dest = write_case(case, tmp_path / "te")
+    (dest / "config.json").write_text(json.dumps({**config(case), "dtype": "float16"}))
+    build.write_file(dest / "model.fp16.safetensors", [(n, "F16", s) for n, _, s in layout])
+    for variant in (None, "fp16"):
+        report = auditor.audit(dest, variant=variant)
+        assert "dtype-config-mismatch" not in {f.code for f in report.findings} and report.exit_code == 0
+    (dest / "model.fp16.safetensors").unlink()
+    [f] = [f for f in auditor.audit(dest).findings if f.code == "dtype-config-mismatch"]
+    assert f.severity == "warning"
