@@ -350,3 +350,18 @@ def test_spec_defaults_are_the_config_classes_defaults() -> None:
                 if (list(ours) if isinstance(ours, range) else ours) != value:   # llama4 moe_layers: a range
                     drift.append(f"{spec.file} {key}: spec {env.get(key)!r}, {model_type} class {value!r}")
     assert checked > 100 and drift == []
+
+
+def test_expressions_see_the_task_class_being_built() -> None:
+    """A part only some classes have (CLIP's text model, absent from CLIPForImageClassification) reads task_class."""
+    doc = {"model_types": ["x"], "family": "vision", "defaults": {"d": 4},
+           "tensor": [{"name": "text.w", "shape": ["d"], "component": "embedding",
+                       "when": "task_class != 'ForImageClassification'"},
+                      {"name": "vision.w", "shape": ["d"], "component": "vision"}],
+           "class": {"ForImageClassification": {"tensor": [{"name": "classifier", "linear": ["num_labels", "d"],
+                                                            "component": "head"}]}}}
+    spec = build_specs({"x.toml": doc})["x.toml"]
+    whole = expand(spec, {"model_type": "x", "architectures": ["XModel"]})
+    head = expand(spec, {"model_type": "x", "architectures": ["XForImageClassification"]})
+    assert set(whole.tensors) == {"text.w", "vision.w"} and whole.env["task_class"] == "Model"
+    assert set(head.tensors) == {"vision.w", "classifier.weight"}

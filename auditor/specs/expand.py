@@ -203,6 +203,7 @@ def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
     task = spec.classes[cls]
     library = library if library is not None else load_all()
     env, scopes = _environment(spec, config, library, _depth)
+    env["task_class"] = cls  # the class being built: a part only some classes have (CLIP's text model) says so
     rules = class_rules(spec, cls)
     tied = any(r.kind == "head" for _, r in rules) and bool(evaluate(spec.tie, env))
     b = _Builder()
