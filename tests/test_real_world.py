@@ -285,7 +285,7 @@ def test_clip_text_encoders_and_the_flan_t5_base_have_exact_formulas(corpus: Pat
 
 
 # the public config.json values of the bases these adapters name (only the keys the formula reads)
-BASES = {
+PUBLIC_BASES = {
     "t5-small": {"architectures": ["T5ForConditionalGeneration"], "model_type": "t5", "d_model": 512, "d_ff": 2048,
                  "d_kv": 64, "num_heads": 8, "num_layers": 6, "vocab_size": 32128, "feed_forward_proj": "relu"},
     "openai/whisper-small": {"architectures": ["WhisperForConditionalGeneration"], "model_type": "whisper",
@@ -311,12 +311,12 @@ def test_adapters_on_seq2seq_speech_and_vision_bases_are_checked_exactly(corpus:
     --base): every LoRA pair's shape is checked against the base formula, whose count is the published one; a base
     of another width makes every pair wrong."""
     (tmp_path / "base").mkdir()
-    (tmp_path / "base" / "config.json").write_text(json.dumps(BASES[base]))
+    (tmp_path / "base" / "config.json").write_text(json.dumps(PUBLIC_BASES[base]))
     doc = _audit(corpus, case, base=str(tmp_path / "base"))
     assert doc["verdict"] == "pass" and _codes(doc) == set()
     assert doc["adapter"]["base_parameters"] == parameters and doc["adapter"]["base_note"] is None
-    width = "d_model" if "d_model" in BASES[base] else "hidden_size"
-    (tmp_path / "base" / "config.json").write_text(json.dumps({**BASES[base], width: 256}))
+    width = "d_model" if "d_model" in PUBLIC_BASES[base] else "hidden_size"
+    (tmp_path / "base" / "config.json").write_text(json.dumps({**PUBLIC_BASES[base], width: 256}))
     assert _audit(corpus, case, base=str(tmp_path / "base"))["verdict"] == "fail"
 
 
