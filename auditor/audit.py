@@ -76,17 +76,37 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+# a precision variant (model.fp16.safetensors beside a float32 config, diffusers' convention) is that dtype on purpose
+VARIANT_DTYPES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32"}
+
+
+def _variant_config(config: dict[str, Any] | None, variant: str | None, others: Iterable[str],
+                    precision_siblings: bool = False) -> dict[str, Any] | None:
+    """The config a variant's files are held to: a precision variant declares its own dtype; beside precision
+    variants (``others``: the files not audited), the one config.json describes whichever was saved last, so its
+    dtype binds neither."""
+    if config is None:
+        return config
+    if variant in VARIANT_DTYPES:
+        return {**config, "dtype": VARIANT_DTYPES[variant], "torch_dtype": VARIANT_DTYPES[variant]}
+    if precision_siblings or any(f".{v}." in n and ".safetensors" in n for n in others for v in VARIANT_DTYPES):
+        return {k: v for k, v in config.items() if k not in ("dtype", "torch_dtype")}
+    return config
+
+
 def audit(target: str | Path, *, revision: str | None = None, token: str | None = None, fail_on: str = "error",
           ignore: Iterable[str] = (), include_tensors: bool = False, use_cache: bool = True,
           progress: Callable[[str], None] | None = None, source: Source | None = None, hub: bool = False,
-          variant: str | None = None, use_config: bool = True,
+          variant: str | None = None, use_config: bool = True, precision_siblings: bool = False,
           reconciler: Callable[[Inventory, dict[str, Any] | None], Reconciliation] | None = None) -> Report:
     """Audit a local checkpoint (directory or file) or a Hub repo from its headers alone.
 
     ``hub`` reads a bare id (``gpt2``) as a Hub repo; ``variant`` audits ``model.<variant>.safetensors`` (or its
     index); ``use_config=False`` checks the files' structure only, ignoring config.json. ``reconciler`` replaces
     the architecture reconciliation for checkpoints that are not a model of their own (a PEFT adapter, a LoRA
-    file, a sentence-transformers Dense layer): see ``auditor.sections``.
+    file, a sentence-transformers Dense layer): see ``auditor.sections``. ``precision_siblings``: the folder also
+    holds precision variants of these weights (a diffusers component audited part by part), so config.json's
+    dtype does not bind them.
     """
     fail_on, codes = check_options(fail_on, ignore)
     with _gc_paused():
@@ -101,7 +121,9 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
         if reconciler is not None:
             reconciliation = reconciler(inventory, checkpoint.config)
         else:
-            reconciliation = reconcile(inventory, checkpoint.config, checkpoint.weight_map)
+            reconciliation = reconcile(inventory, _variant_config(checkpoint.config, variant, checkpoint.ignored,
+                                                                   precision_siblings),
+                                       checkpoint.weight_map)
         totals = inventory.totals
         # packed weights count as the parameters they encode (MXFP4: two per U8; GPTQ/AWQ: 32/bits per I32)
         totals.parameters += reconciliation.packed_extra

@@ -429,7 +429,11 @@ def _format_formula(doc: dict[str, Any], fmt: str) -> str:
              num(c["expected"])] for c in doc["components"]]
     table = tabulate(rows, headers=["component", "layer type", "layers", "per layer", "parameters"],
                      tablefmt="github" if fmt == "markdown" else "simple", disable_numparse=True)
-    head = (f"model_type {doc['model_type']} ({doc['spec']}), {plural(doc['layers'], 'layer')}, "
+    # a model of several stacks (an encoder and a decoder) has no one layer count: name each stack's
+    stacks = dict.fromkeys((c["layer_type"], c["layers"]) for c in doc["components"] if c["layer_type"] and c["layers"])
+    layers = (plural(doc["layers"], "layer") if doc["layers"] or not stacks
+              else " + ".join(f"{n} {t} layers" for t, n in stacks))
+    head = (f"model_type {doc['model_type']} ({doc['spec']}), {layers}, "
             f"tied embeddings: {'yes' if doc['tied_embeddings'] else 'no'}") if doc["model_type"] is not None \
         else f"{doc['class']} ({doc['spec']})"  # a diffusers model: its class
     lines = [head, "", table, "",

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .audit import audit, check_options, open_source
+from .audit import VARIANT_DTYPES, audit, check_options, open_source
 from .checkpoint import Source
 from .errors import AuditError, HubError, TargetNotFound
 from .findings import Finding, finding
@@ -102,6 +102,8 @@ def _audit_part(source: Source, kind: Kind, part: Part, *, base: str | None, tok
     view = SourceView(source, part.folder, part.weights) if (part.folder or part.weights is not None) else source
     if part.variant is not None:
         common = {**common, "variant": part.variant}
+    elif any(p.folder == part.folder and p.variant in VARIANT_DTYPES for p in kind.parts if p is not part):
+        common = {**common, "precision_siblings": True}  # one config.json for the main and the fp16 weights
     if part.kind == "peft-adapter":
         return _audit_adapter(view, part, base=base, token=token, **common)
     if part.kind == "safetensors-file":

@@ -20,7 +20,7 @@ from .quant.checks import quantization_findings
 from .errors import ConfigError
 from .specs import (Expectation, ExpectedTensor, StackInfo, all_specs, buffer_suffixes, common, expand, select,
                     selection_note)
-from .specs.expr import ExprError
+from .specs.expr import ExprError, NoSubSpec
 from .specs.layouts import best_layout
 from .specs.symbolic import closed_form
 
@@ -101,6 +101,9 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None,
     else:
         try:
             expectation = expand(spec, cfg)
+        except NoSubSpec as e:  # a part no formula covers (VisionEncoderDecoder's Swin encoder): structural check
+            rec = _generic(inventory, cfg)
+            rec.findings.append(finding("unknown-architecture", f"{e}; {checked_note(inventory)}"))
         except ExprError as e:
             rec = _generic(inventory, cfg)
             rec.findings.append(finding("config-mismatch", f"config.json cannot be evaluated by the {spec.file} "
@@ -155,6 +158,7 @@ class _Sorted:
     head_missing: list[str] = field(default_factory=list)
     mismatched: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = field(default_factory=list)
     tied_copies: list[str] = field(default_factory=list)
+    shared_copies: list[str] = field(default_factory=list)  # second names of one shared parameter (kind shared)
     buffers: list[str] = field(default_factory=list)
     scales: list[str] = field(default_factory=list)
     notes: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # bookkeeping with its own note
@@ -205,6 +209,14 @@ def _sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Ten
         if t is None and e.aliases:  # a legacy name an old exporter wrote for the same weight
             name = next((a for a in e.aliases if a in stored), name)
             t = stored.get(name)
+        if e.kind == "shared":  # the same parameter under a second name: never required, counted once
+            if t is not None:
+                categories[name] = "tied_duplicates"
+                ledger["tied_duplicates"] += t.elements
+                s.shared_copies.append(name)
+                if t.shape != e.shape:
+                    s.mismatched.append((name, e.shape, t.shape))
+            continue
         if e.kind == "head" and e.tied:
             if t is not None:
                 categories[name] = "tied_duplicates"
@@ -315,6 +327,12 @@ def _findings(s: _Sorted, expected: dict[str, ExpectedTensor], stored: dict[str,
                          f"{expectation.tied_names.get(s.tied_copies[0], 'the input embeddings')}: a redundant copy "
                          f"of {n:,} parameters (counted under tied_duplicates)", tensors=s.tied_copies,
                          severity="warning"))
+    if s.shared_copies:
+        n = sum(stored[c].elements for c in s.shared_copies)
+        f.append(finding("tied-head", f"{_names(s.shared_copies)} stored beside "
+                         f"{expectation.tied_names.get(s.shared_copies[0], 'the tensor it shares')}: the model shares "
+                         f"one parameter under these names (loaders tie them), so the copies are counted once "
+                         f"({n:,} elements under tied_duplicates)", tensors=s.shared_copies, severity="info"))
     if s.buffers:
         n = sum(stored[b].elements for b in s.buffers)
         f.append(finding("buffer-stored", f"{plural(len(s.buffers), 'recomputable buffer')} stored ({n:,} elements, "
@@ -375,7 +393,7 @@ def summarize(expectation: Expectation, expected: Mapping[str, ExpectedTensor] |
     values = (expected or expectation.tensors).values()
     copies = Counter(map(id, values))  # experts of one layer share one ExpectedTensor
     for e in {id(e): e for e in values}.values():
-        if e.kind == "buffer" or (e.kind == "head" and e.tied):
+        if e.kind in ("buffer", "shared") or (e.kind == "head" and e.tied):
             continue
         elements = e.elements * copies[id(e)]
         if e.mtp:
@@ -404,6 +422,8 @@ def formula_report(config: dict[str, Any]) -> dict[str, Any]:
         raise UnknownArchitecture(f"{selection_note(cfg)}; known: " + ", ".join(sorted(all_specs())))
     try:
         expectation = expand(spec, cfg)
+    except NoSubSpec as e:
+        raise UnknownArchitecture(str(e)) from None
     except ExprError as e:
         raise ConfigError(f"config.json cannot be evaluated by the {spec.file} formula: {e}") from None
     summary = summarize(expectation)

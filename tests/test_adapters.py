@@ -20,7 +20,7 @@ from fixtures import build
 PEFT = Path(__file__).resolve().parent.parent / "fixtures" / "peft"
 CASES = sorted(p.name[: -len(".json.gz")] for p in PEFT.glob("*.json.gz"))
 # bases with a formula: shapes are checked exactly against the base layers
-EXACT = ("llama", "qwen2", "gemma", "gpt2", "bert")
+EXACT = ("llama", "qwen2", "gemma", "gpt2", "bert", "t5")
 
 
 def load(case: str) -> dict[str, Any]:
@@ -69,7 +69,7 @@ def test_real_peft_adapter_is_explained(case: str, tmp_path: Path) -> None:
     assert summary["peft_type"] == doc["adapter_config"]["peft_type"]
     assert report.reconciliation.ledger["unexplained"] == 0
     exact = doc["family"] in EXACT
-    assert ("adapter-base-unknown" in found) == (not exact)  # t5: no formula yet, structure only
+    assert ("adapter-base-unknown" in found) == (not exact)
     if exact:
         # the base is built as the adapter's task class (AutoModelForSequenceClassification for SEQ_CLS, not the
         # masked LM bert's config names): the formula's count equals the real model's, so the share is exact

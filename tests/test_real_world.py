@@ -273,6 +273,59 @@ def test_pipeline_sections(corpus: Path) -> None:
     assert expected[("HDRJ-One__stable-diffusion-xl-base-1.0", "unet (fp16)")] == 2_567_463_684
 
 
+def test_clip_text_encoders_and_the_flan_t5_base_have_exact_formulas(corpus: Path) -> None:
+    """Stable Diffusion's CLIP text encoders and the Flan-T5 base of a LoRA are reconciled by formula: the counts
+    are the published ones (CLIP ViT-L/14 text 123,060,480; OpenCLIP bigG text with projection 694,659,840;
+    Flan-T5-base with its own lm_head 247,577,856), and a pointer file is still one error, its consequences notes."""
+    sdxl = {s["name"]: s["report"] for s in _audit(corpus, "HDRJ-One__stable-diffusion-xl-base-1.0")["sections"]}
+    for name, cls, parameters in (("text_encoder", "Model", 123_060_480),
+                                  ("text_encoder_2", "ModelWithProjection", 694_659_840)):
+        for section in (name, f"{name} (fp16)"):
+            r = sdxl[section]
+            assert r["expected"]["spec"]["file"] == "clip_text.toml" and r["expected"]["spec"]["class"] == cls
+            assert r["expected"]["parameters"] == parameters
+            assert [f["code"] for f in r["findings"] if f["severity"] != "info"] == ["not-safetensors"]
+    t5 = _audit(corpus, "Siddharth-magesh__flan-t5-base-MedicalQnA__results")
+    assert t5["adapter"]["base_parameters"] == 247_577_856 and t5["adapter"]["base_note"] is None
+    assert [f["code"] for f in t5["findings"]] == ["adapter-target-unmatched"]
+
+
+# the public config.json values of the bases these adapters name (only the keys the formula reads)
+PUBLIC_BASES = {
+    "t5-small": {"architectures": ["T5ForConditionalGeneration"], "model_type": "t5", "d_model": 512, "d_ff": 2048,
+                 "d_kv": 64, "num_heads": 8, "num_layers": 6, "vocab_size": 32128, "feed_forward_proj": "relu"},
+    "openai/whisper-small": {"architectures": ["WhisperForConditionalGeneration"], "model_type": "whisper",
+                             "d_model": 768, "encoder_layers": 12, "decoder_layers": 12, "encoder_attention_heads": 12,
+                             "decoder_attention_heads": 12, "encoder_ffn_dim": 3072, "decoder_ffn_dim": 3072,
+                             "vocab_size": 51865, "num_mel_bins": 80, "max_source_positions": 1500,
+                             "max_target_positions": 448},
+    "google/vit-base-patch16-224": {"architectures": ["ViTForImageClassification"], "model_type": "vit",
+                                    "hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12,
+                                    "num_attention_heads": 12, "image_size": 224, "patch_size": 16,
+                                    "id2label": {str(i): f"LABEL_{i}" for i in range(1000)}},
+}
+
+
+@pytest.mark.parametrize("case,base,parameters", [
+    ("kamalkantsingh10__CaCoMo__models_lora_adapter", "t5-small", 60_506_624),
+    ("erika0915__Speech-AI__models", "openai/whisper-small", 241_734_912),
+    ("lockheed886__Vision-Transformers-for-Food-Classification__final_model", "google/vit-base-patch16-224", 86_567_656),
+])
+def test_adapters_on_seq2seq_speech_and_vision_bases_are_checked_exactly(corpus: Path, tmp_path: Path, case: str,
+                                                                         base: str, parameters: int) -> None:
+    """LoRA adapters on T5, Whisper and ViT (the Hub is not reachable in tests: the base's config is given with
+    --base): every LoRA pair's shape is checked against the base formula, whose count is the published one; a base
+    of another width makes every pair wrong."""
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / "config.json").write_text(json.dumps(PUBLIC_BASES[base]))
+    doc = _audit(corpus, case, base=str(tmp_path / "base"))
+    assert doc["verdict"] == "pass" and _codes(doc) == set()
+    assert doc["adapter"]["base_parameters"] == parameters and doc["adapter"]["base_note"] is None
+    width = "d_model" if "d_model" in PUBLIC_BASES[base] else "hidden_size"
+    (tmp_path / "base" / "config.json").write_text(json.dumps({**PUBLIC_BASES[base], width: 256}))
+    assert _audit(corpus, case, base=str(tmp_path / "base"))["verdict"] == "fail"
+
+
 def test_sentence_transformers_modules(corpus: Path) -> None:
     doc = _audit(corpus, "intsig-textin__acge_text_embedding")
     assert doc["kind"]["detail"] == "Transformer -> Pooling -> Dense"

@@ -119,6 +119,7 @@ def test_extends_errors(docs: dict, match: str) -> None:
     ({"name": "x.w", "shape": [], "component": "mlp", "shpe": []}, "unknown keys"),
     ({"name": "x.{layer}.w", "shape": [], "component": "mlp"}, "stack"),
     ({"name": "x", "linear": ["d"], "component": "mlp"}, r"\[out, in\]"),
+    ({"name": "x.w", "shape": [], "component": "embedding", "kind": "shared"}, "tied_to"),
 ])
 def test_malformed_tensor_entries_are_rejected_at_load_time(tensor: dict, match: str) -> None:
     with pytest.raises(SpecError, match=match):
@@ -419,7 +420,7 @@ def test_spec_defaults_are_the_config_classes_defaults() -> None:
     checked, drift = 0, []
     for model_type, spec in sorted(all_specs().items()) + by_class:
         dumped = classes / f"{model_type}.json"
-        if spec.family not in ("decoder", "encoder") or not dumped.exists():
+        if spec.family not in ("decoder", "encoder", "seq2seq", "vision") or spec.modules or not dumped.exists():
             continue
         defaults = json.loads(dumped.read_text())["defaults"]
         used = {n.id for src in expressions(spec) for n in ast.walk(compile_expr(src)) if isinstance(n, ast.Name)}
@@ -546,3 +547,17 @@ def test_a_base_model_stored_under_a_masked_lm_config_is_read_as_its_model_class
     assert picked.layout == "stored as its Model class" and set(picked.tensors) == stored
     picked = best_layout(mlm, {"embed.weight", "layer.0.w.weight"})
     assert picked.layout == "base model alone" and set(picked.tensors) == {"embed.weight", "layer.0.w.weight"}
+
+def test_expressions_see_the_task_class_being_built() -> None:
+    """A part only some classes have (CLIP's text model, absent from CLIPForImageClassification) reads task_class."""
+    doc = {"model_types": ["x"], "family": "vision", "defaults": {"d": 4},
+           "tensor": [{"name": "text.w", "shape": ["d"], "component": "embedding",
+                       "when": "task_class != 'ForImageClassification'"},
+                      {"name": "vision.w", "shape": ["d"], "component": "vision"}],
+           "class": {"ForImageClassification": {"tensor": [{"name": "classifier", "linear": ["num_labels", "d"],
+                                                            "component": "head"}]}}}
+    spec = build_specs({"x.toml": doc})["x.toml"]
+    whole = expand(spec, {"model_type": "x", "architectures": ["XModel"]})
+    head = expand(spec, {"model_type": "x", "architectures": ["XForImageClassification"]})
+    assert set(whole.tensors) == {"text.w", "vision.w"} and whole.env["task_class"] == "Model"
+    assert set(head.tensors) == {"vision.w", "classifier.weight"}

@@ -8,6 +8,7 @@ copy of ``model.safetensors``: each is audited as its own checkpoint through a v
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..checkpoint import MAX_TENSORS, Source
@@ -43,6 +44,13 @@ class SourceView:
         full = [self.prefix + n for n in names]
         headers = self.source.read_headers(full, {self.prefix + n: s for n, s in sizes.items()},
                                            {self.prefix + n: c for n, c in tensor_counts.items()}, max_tensors)
+        if not self.prefix:
+            return headers
+        # findings name files as the checkpoint sees them (relative to the folder), so a root cause (a Git LFS
+        # pointer) is matched with what it hides; the messages keep the path within the target
+        for h in headers.values():
+            h.findings = [replace(f, files=tuple(x[len(self.prefix):] if x.startswith(self.prefix) else x
+                                                 for x in f.files)) for f in h.findings]
         return {name[len(self.prefix):]: h for name, h in headers.items()}
 
     def describe(self) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .expr import ExprError, compile_expr, evaluate
+from .expr import ExprError, NoSubSpec, compile_expr, evaluate
 from .load import load_all, rename
 from .model import Expectation, ExpectedTensor, Expr, Module, Spec, Stack, StackInfo, TensorRule
 
@@ -130,8 +130,13 @@ class _Builder:
                   if rule.active_experts is not None else experts)
         name = rule.name.replace("{layer}", str(layer)) if layer is not None else rule.name
         aliases = tuple(a.replace("{layer}", str(layer)) for a in rule.aliases) if layer is not None else rule.aliases
-        head_tied = rule.kind == "head" and tied
-        if rule.kind == "head" and rule.tied_to:
+        # a second name of one parameter (T5's encoder.embed_tokens = shared), where its `tie` holds (default:
+        # always; BART: tie_word_embeddings), else a parameter of its own
+        kind = rule.kind
+        if kind == "shared" and rule.tie is not None and not evaluate(rule.tie, env):
+            kind = "param"
+        head_tied = (kind == "head" and tied) or kind == "shared"
+        if kind in ("head", "shared") and rule.tied_to:
             self.tied_names[name] = rule.tied_to
 
         def expected_for(scope: Mapping[str, Any]) -> ExpectedTensor:
@@ -145,7 +150,7 @@ class _Builder:
             for d in shape:
                 elements *= d
             alt = tuple(whole(evaluate(d, scope), f"{rule.name} alt_shape {d!r}") for d in rule.alt_shape) or None
-            return ExpectedTensor(shape, rule.component, rule.kind, layer, layer_type, is_mtp or rule.mtp, rule_id,
+            return ExpectedTensor(shape, rule.component, kind, layer, layer_type, is_mtp or rule.mtp, rule_id,
                                   elements, (active, experts), stack, head_tied, aliases, alt_shape=alt)
 
         if "{expert}" not in name:
@@ -236,6 +241,7 @@ def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
     task = spec.classes[cls]
     library = library if library is not None else load_all()
     env, scopes = _environment(spec, config, library, _depth)
+    env["task_class"] = cls  # the class being built: a part only some classes have (CLIP's text model) says so
     # what the class builds its base model with (BertForMaskedLM: BertModel(config, add_pooling_layer=False))
     env.update({key: evaluate(value, env) for key, value in task.set.items()})
     rules = class_rules(spec, cls)
@@ -303,7 +309,7 @@ def _add_module(b: _Builder, parent: Spec, module: Module, scope: Mapping[str, A
                 depth: int) -> None:
     sub_spec = spec_for_module(module, scope, library)
     if sub_spec is None:
-        raise ExprError(f"{parent.file}: module {module.name} has no spec for model_type {scope.get('model_type')!r}")
+        raise NoSubSpec(f"{parent.file}: module {module.name} has no spec for model_type {scope.get('model_type')!r}")
     raw = expand(sub_spec, scope, module.cls or sub_spec.default_class, library, depth + 1)
     b.modules.append((module.name, raw))
     sub = relabel(raw, module.prefix) if module.prefix else raw
@@ -327,8 +333,15 @@ def _add_module(b: _Builder, parent: Spec, module: Module, scope: Mapping[str, A
 
 
 def spec_for_module(module: Module, scope: Mapping[str, Any], library: Mapping[str, Spec]) -> Spec | None:
-    """A module's sub-spec: the one claiming its scope's model_type (when ``select``), else its fixed spec."""
+    """A module's sub-spec: the one claiming its scope's architectures[0] (when ``by_class``: VisionEncoderDecoder's
+    decoder is its model_type's causal-LM class, BertLMHeadModel), then its model_type (when ``select``), else its
+    fixed spec."""
     model_type = scope.get("model_type")
+    arch = architecture(scope) if module.by_class else None
+    if arch is not None:
+        found = next((s for s in library.values() if arch in s.architectures), None)
+        if found is not None:
+            return found
     if module.select and isinstance(model_type, str):
         found = next((s for s in library.values() if model_type in s.model_types), None)
         if found is not None:

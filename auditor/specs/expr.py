@@ -20,6 +20,11 @@ class ExprError(ValueError):
     """An expression is malformed, or refers to a value that is not there."""
 
 
+class NoSubSpec(ExprError):
+    """A composite model's part (VisionEncoderDecoder's encoder or decoder) has a model_type no spec covers: the
+    composite has no formula then (the structural check applies), rather than a config error."""
+
+
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 

@@ -29,16 +29,16 @@ class SpecError(ValueError):
     """A spec file is malformed (caught by the test that loads every spec)."""
 
 
-KINDS = ("param", "buffer", "head")
+KINDS = ("param", "buffer", "head", "shared")
 PLACEHOLDERS = ("{layer}", "{expert}")
 SPEC_KEYS = {"description", "model_types", "architectures", "diffusers_classes", "applies", "sources", "family", "extends", "remove", "rename",
              "tie", "base_prefix", "nullable", "aliases", "defaults", "derived", "stacks", "module", "class",
              "layouts", "tensor"}
 TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "experts", "active_experts", "kind",
-               "tied_to", "note", "aliases", "repeat", "alt_shape", "mtp"}
+               "tied_to", "note", "aliases", "repeat", "alt_shape", "mtp", "tie"}
 STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note", "mtp", "like"}
 MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when", "inherit", "select", "set",
-               "defaults", "note"}
+               "defaults", "note", "by_class"}
 CLASS_KEYS = {"prefix", "heads", "tensor", "set", "note"}
 COMMON_KEYS = {"description", "components", "buffer_suffixes", "decoder_prefixes", "embedding_names", "defaults",
                "derived", "family", "class", "legacy_names"}
@@ -242,7 +242,7 @@ def _module(spec: str, body: dict[str, Any], components: set[str]) -> Module:
     return Module(body["name"], body.get("spec"), body.get("config"), body.get("class"), MappingProxyType(prefix),
                   body.get("component"), body.get("when"), bool(body.get("inherit", False)),
                   bool(body.get("select", True)), MappingProxyType(dict(body.get("set", {}))),
-                  MappingProxyType(dict(body.get("defaults", {}))))
+                  MappingProxyType(dict(body.get("defaults", {}))), bool(body.get("by_class", False)))
 
 
 def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],
@@ -262,6 +262,10 @@ def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],
     repeat = entry.get("repeat", {})
     if not isinstance(repeat, dict) or any(not k.isidentifier() or k in ("layer", "expert") for k in repeat):
         raise SpecError(f"{where}: repeat must map index names (not layer / expert) to counts")
+    if entry.get("kind") == "shared" and not entry.get("tied_to"):
+        raise SpecError(f"{where}: kind = 'shared' names the tensor it shares with (tied_to)")
+    if "tie" in entry and entry.get("kind") != "shared":
+        raise SpecError(f"{where}: tie goes with kind = 'shared' (a head follows the spec's tie)")
     allowed = (*PLACEHOLDERS, *(f"{{{k}}}" for k in repeat))
     bad = [p for p in _PLACEHOLDER.findall(name) if p not in allowed]
     if bad:
@@ -281,7 +285,8 @@ def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],
     common_fields: dict[str, Any] = {
         "component": entry["component"], "when": entry.get("when"), "experts": entry.get("experts"),
         "active_experts": entry.get("active_experts"), "kind": entry.get("kind", "param"),
-        "tied_to": entry.get("tied_to"), "stack": stack, "repeat": tuple(repeat.items()), "mtp": entry.get("mtp", False)}
+        "tied_to": entry.get("tied_to"), "stack": stack, "repeat": tuple(repeat.items()), "mtp": entry.get("mtp", False),
+        "tie": entry.get("tie")}
     if not isinstance(common_fields["mtp"], bool):
         raise SpecError(f"{where}: mtp must be true or false")
     aliases = tuple(entry.get("aliases", ()))
@@ -336,5 +341,5 @@ def expressions(spec: Spec) -> list[str]:
         values += list(c.set.values())
     rules = [*spec.rules, *(r for c in spec.classes.values() for r in c.rules)]
     for r in rules:
-        values += [*r.shape, *r.alt_shape, r.when, r.experts, r.active_experts, *(c for _, c in r.repeat)]
+        values += [*r.shape, *r.alt_shape, r.when, r.experts, r.active_experts, r.tie, *(c for _, c in r.repeat)]
     return [v for v in values if isinstance(v, str)]

@@ -29,6 +29,7 @@ class TensorRule:
     repeat: tuple[tuple[str, Expr], ...] = ()  # {name} -> count, nested in order (shape and when read the index)
     alt_shape: tuple[Expr, ...] = ()  # another shape releases store the same weight under (a transpose)
     mtp: bool = False             # part of an MTP / NextN block stored under its own prefix (optional)
+    tie: Expr = None              # kind shared: whether it is shared here (default true); else a parameter of its own
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class Module:
     select: bool = True           # the scope's model_type picks the sub-spec when one claims it
     set: Mapping[str, Expr] = field(default_factory=dict)  # scope keys computed in the parent's scope
     defaults: Mapping[str, Any] = field(default_factory=dict)  # the scope when its config is absent or null
+    by_class: bool = False        # the scope's architectures[0] picks the sub-spec first (a spec claiming that class)
 
 
 @dataclass(frozen=True)

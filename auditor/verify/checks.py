@@ -143,7 +143,8 @@ def copy_pairs(config: dict[str, Any] | None, stored: dict[str, Tensor]) -> list
     for head, original in expectation.tied_names.items():
         e = expectation.tensors.get(head)
         if e is not None and e.tied and head in stored and original in stored:
-                pairs.append((head, original, "config.json ties them (tie_word_embeddings)"))
+                pairs.append((head, original, "the model shares one parameter under both names" if e.kind == "shared"
+                              else "config.json ties them (tie_word_embeddings)"))
     for name, e in expectation.tensors.items():
         if not e.mtp or name not in stored or e.layer is None:
             continue
