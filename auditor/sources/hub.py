@@ -28,7 +28,6 @@ import os
 import posixpath
 import re
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -36,7 +35,6 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import quote
 
 from huggingface_hub import HfApi, constants, hf_hub_download, hf_hub_url
 from huggingface_hub.errors import (
@@ -58,6 +56,8 @@ from ..checkpoint import MAX_TENSORS, choose, safe_relative
 from ..errors import AuditError, HubError, TargetNotFound
 from ..findings import plural
 from ..header import MAX_HEADER_BYTES, Header, parse_header, read_header_length
+from .hubcache import LIBRARY as CACHE_LIBRARY
+from .hubcache import HeaderCache
 
 # The HTTP library behind huggingface_hub's session (httpx for 1.x, httpx2 for 2.x): its exception classes.
 _http = sys.modules[type(get_session()).__module__.split(".")[0]]
@@ -71,7 +71,6 @@ ENTRY_BYTES = 84  # header bytes per tensor beyond its quoted name: {"dtype":..,
 ENTRY_BYTES_BLIND = 160  # per tensor when only the count is known
 HEADER_SLACK = 256  # __metadata__ and padding
 MAX_ERROR_BODY = 1_000_000
-CACHE_LIBRARY = "st-audit"
 LISTING = ".listing.json"  # the commit's file list, cached beside its headers (offline mode)
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
@@ -174,6 +173,7 @@ class HubSource:
         self._auth = {**build_hf_headers(token=token, library_name="st-audit", library_version=__version__),
                       "Accept-Encoding": "identity"}
         self._summarized = False
+        self._header_cache: HeaderCache | None = None
 
     # -- Source protocol ------------------------------------------------------------------------------
 
@@ -423,27 +423,34 @@ class HubSource:
 
     # -- header cache ---------------------------------------------------------------------------------
 
-    def _cache_path(self, name: str) -> Path | None:
-        if not self.use_cache or self.commit is None:
-            return None
-        try:
-            folder = cached_assets_path(CACHE_LIBRARY, namespace=f"headers--{self.repo_id}", subfolder=self.commit,
-                                        assets_dir=constants.HF_ASSETS_CACHE)
-        except (OSError, ValueError):
-            return None
-        return folder / quote(name, safe="")
+    def _cache(self) -> HeaderCache:
+        """The checked cache folder of this commit (a cache that stores nothing when there is none)."""
+        folder = None
+        if self.use_cache and self.commit is not None:
+            try:
+                folder = cached_assets_path(CACHE_LIBRARY, namespace=f"headers--{self.repo_id}",
+                                            subfolder=self.commit, assets_dir=constants.HF_ASSETS_CACHE)
+            except (OSError, ValueError):
+                folder = None
+        if self._header_cache is None or self._header_cache.folder != folder:
+            self._header_cache = HeaderCache(folder)
+        return self._header_cache
+
+    def _fingerprint(self, name: str) -> dict[str, Any]:
+        """What the listing says about a file: a cache entry fetched for anything else is stale."""
+        return {"size": (self._files or {}).get(name), "etag": self.lfs_sha256.get(name)}
 
     def _listing_store(self, files: dict[str, int | None]) -> None:
         """Keep the commit's file list beside its headers, so offline mode can audit that commit again."""
-        self._cache_store(LISTING, json.dumps({"files": files, "lfs_sha256": self.lfs_sha256}).encode())
+        self._cache().store(LISTING, json.dumps({"files": files, "lfs_sha256": self.lfs_sha256}).encode())
 
     def _listing_load(self, commit: str) -> dict[str, int | None] | None:
         self.commit = commit
-        path = self._cache_path(LISTING)
+        data = self._cache().load(LISTING)
         self.commit = None
         try:
-            doc = json.loads(path.read_bytes()) if path is not None else None
-        except (OSError, ValueError):
+            doc = json.loads(data) if data is not None else None
+        except ValueError:
             return None
         if not isinstance(doc, dict) or not isinstance(doc.get("files"), dict):
             return None
@@ -451,31 +458,18 @@ class HubSource:
         return {str(k): (v if isinstance(v, int) else None) for k, v in doc["files"].items()}
 
     def _cache_load(self, name: str, size: int | None) -> Header | None:
-        path = self._cache_path(name)
-        if path is None:
-            return None
-        try:
-            data = path.read_bytes()
-        except OSError:
+        data = self._cache().load(name, **self._fingerprint(name))
+        if data is None:
             return None
         n, header = read_header_length(name, data, size)
         if n is None:
             return header
         if len(data) < 8 + n:
-            return None  # a damaged entry: fetch again
+            return None  # cannot happen for an entry that passed its checksum, unless written by a bug
         return parse_header(name, data[8:8 + n], size, header)
 
     def _cache_store(self, name: str, data: bytes) -> None:
-        path = self._cache_path(name)
-        if path is None:
-            return
-        try:
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except OSError:
-            pass  # a read-only cache only costs requests next time
+        self._cache().store(name, data, **self._fingerprint(name))
 
     # -- retries and errors ---------------------------------------------------------------------------
 
