@@ -46,9 +46,9 @@ def spec_file(file: str) -> Spec:
 
 
 def find_spec(config: Mapping[str, Any]) -> Spec | None:
-    """The spec claiming the config's model_type (no class check)."""
+    """The spec claiming the config's model_type (no class check); only that file is built."""
     model_type = config.get("model_type")
-    return all_specs().get(model_type) if isinstance(model_type, str) else None
+    return load_all().claiming(model_type) if isinstance(model_type, str) else None
 
 
 def select(config: Mapping[str, Any]) -> tuple[Spec | None, dict[str, Any]]:
@@ -57,8 +57,9 @@ def select(config: Mapping[str, Any]) -> tuple[Spec | None, dict[str, Any]]:
     original LLaVA repo's remote-code ``LlavaLlamaForCausalLM`` under model_type ``llava``)."""
     cfg = dict(config)
     arch = architecture(cfg)
-    spec = _registry()[1].get(arch) if arch else None
-    spec = spec or find_spec(cfg)
+    library = load_all()
+    claimed = library.claims()[1].get(arch) if arch else None
+    spec = library[claimed] if claimed is not None else find_spec(cfg)
     if spec is None or class_for(spec, cfg) is None:
         return None, cfg
     return spec, cfg

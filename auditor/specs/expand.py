@@ -265,7 +265,9 @@ def spec_for_module(module: Module, scope: Mapping[str, Any], library: Mapping[s
     """A module's sub-spec: the one claiming its scope's model_type (when ``select``), else its fixed spec."""
     model_type = scope.get("model_type")
     if module.select and isinstance(model_type, str):
-        found = next((s for s in library.values() if model_type in s.model_types), None)
+        claiming = getattr(library, "claiming", None)  # the shipped library: build only the claiming spec
+        found = claiming(model_type) if claiming is not None else next(
+            (s for s in library.values() if model_type in s.model_types), None)
         if found is not None:
             return found
     return library.get(f"{module.spec}.toml") if module.spec else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from importlib import resources
 from types import MappingProxyType
@@ -74,9 +75,107 @@ def buffer_suffixes() -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=1)
-def load_all() -> dict[str, Spec]:
-    """Every spec in ``data/`` by file name, inheritance resolved and validated."""
-    return build_specs({name: _read(name) for name in _files()})
+def load_all() -> SpecLibrary:
+    """Every spec in ``data/`` by file name, inheritance resolved and validated (each one on first use)."""
+    return SpecLibrary(_files())
+
+
+class SpecLibrary(Mapping[str, Spec]):
+    """The shipped specs by file name, each read, resolved and built the first time it is looked up.
+
+    An audit needs one family (and the specs it extends or embeds), not all ~190: reading and building every
+    file costs more than the rest of a small audit's start-up. Iterating builds them all, exactly as an eager
+    load would (the test that loads every spec goes through here). Which file claims a model_type or an
+    architecture class is read from the top-level keys at the head of each file (``claims``), without
+    building anything.
+    """
+
+    def __init__(self, files: list[str]) -> None:
+        self._files = files
+        self._names = frozenset(files)
+        self._docs: dict[str, dict[str, Any]] = {}
+        self._specs: dict[str, Spec] = {}
+        self._claims: tuple[dict[str, str], dict[str, str]] | None = None
+
+    def __getitem__(self, name: str) -> Spec:
+        spec = self._specs.get(name)
+        if spec is None:
+            if name not in self._names:
+                raise KeyError(name)
+            spec = self._specs[name] = _build(name, _resolve(name, _Docs(self)))
+        return spec
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+    def doc(self, name: str) -> dict[str, Any]:
+        """One file's TOML document, checked for unknown keys."""
+        doc = self._docs.get(name)
+        if doc is None:
+            doc = _read(name)
+            _known(doc, SPEC_KEYS, name)
+            if "rename" in doc and "extends" not in doc:
+                raise SpecError(f"{name}: rename without extends")
+            self._docs[name] = doc
+        return doc
+
+    def claims(self) -> tuple[dict[str, str], dict[str, str]]:
+        """model_type -> file and architecture class -> file; a claim made by two files is an error."""
+        if self._claims is None:
+            by_type: dict[str, str] = {}
+            by_arch: dict[str, str] = {}
+            for name in self._files:
+                head = _head(name)
+                for table, key in ((by_type, "model_types"), (by_arch, "architectures")):
+                    for claimed in head.get(key, ()):
+                        if claimed in table:
+                            raise SpecError(f"{claimed!r} is claimed by both {table[claimed]} and {name}")
+                        table[claimed] = name
+            self._claims = by_type, by_arch
+        return self._claims
+
+    def claiming(self, model_type: str) -> Spec | None:
+        """The spec claiming a model_type, built alone."""
+        name = self.claims()[0].get(model_type)
+        return self[name] if name is not None else None
+
+
+class _Docs(Mapping[str, dict[str, Any]]):
+    """The library's documents as ``_resolve`` reads them (a parent file is read when a child extends it)."""
+
+    def __init__(self, library: SpecLibrary) -> None:
+        self._library = library
+
+    def __getitem__(self, name: str) -> dict[str, Any]:
+        if name not in self._library:
+            raise KeyError(name)
+        return self._library.doc(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._library)
+
+    def __len__(self) -> int:
+        return len(self._library)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._library
+
+
+def _head(name: str) -> dict[str, Any]:
+    """The top-level keys of a spec file (they precede its first table), parsed without the rest of the file;
+    the whole file when the head alone does not parse."""
+    text = resources.files(__package__).joinpath("data", name).read_text(encoding="utf-8")
+    cut = re.search(r"^\[", text, re.MULTILINE)
+    try:
+        return tomllib.loads(text[:cut.start()] if cut else text)
+    except tomllib.TOMLDecodeError:
+        return _read(name)
 
 
 def build_specs(docs: dict[str, dict[str, Any]]) -> dict[str, Spec]:
