@@ -31,8 +31,11 @@ VARIANT_FILE = re.compile(r"^(?:model|diffusion_pytorch_model|adapter_model)\.(?
 VARIANT_INDEX = re.compile(r"^(?:model|diffusion_pytorch_model)\.safetensors\.index\.(?P<variant>[^.]+)\.json$")
 SHARD_RE = re.compile(r"^(?P<prefix>.*?)-(?P<index>\d{5})-of-(?P<total>\d{5})\.safetensors$")
 MAX_SMALL_FILE = 64 * 1024 * 1024  # index.json / config.json larger than this are refused, not read
-# The largest real checkpoints hold ~150k tensors; past this many, headers stop being read (memory stays bounded
-# even for a crafted repo of many 100 MB headers).
+# An index grows with its checkpoint (~90 bytes per tensor: 92 MB for 1,000,000 tensors in 2,000 shards), so its
+# limit does too: this much more per .safetensors file listed beside it (a real index: ~50 kB per shard).
+INDEX_BYTES_PER_SHARD = 1024 * 1024
+# Past this many tensors beyond those the index names, headers stop being read (memory stays bounded even for a
+# crafted repo of many 100 MB headers; a healthy checkpoint of any size is read whole).
 MAX_TENSORS = 2_000_000
 
 
@@ -87,9 +90,17 @@ def safe_relative(name: str) -> bool:
     return not (norm == ".." or norm.startswith("../") or "/../" in f"/{name}/")
 
 
+def small_file_limit(name: str, files: Iterable[str]) -> int:
+    """The most bytes a config or index may have: an index's limit scales with the shards listed beside it."""
+    if not name.endswith(".json") or ".index" not in name:
+        return MAX_SMALL_FILE
+    shards = sum(1 for n in files if "/" not in n and n.endswith(".safetensors"))
+    return MAX_SMALL_FILE + INDEX_BYTES_PER_SHARD * shards
+
+
 def _load_json(source: Source, files: dict[str, int | None], name: str) -> tuple[Any, str | None]:
     size = files.get(name)
-    if size is not None and size > MAX_SMALL_FILE:
+    if size is not None and size > small_file_limit(name, files):
         return None, f"{name} is {size:,} bytes, too large to be an index or config"
     try:
         raw = source.read_small(name)
@@ -188,12 +199,13 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
             ignored.setdefault(n, "pickle weights, not audited (can run code when loaded; prefer the safetensors files)")
     if progress:
         progress(f"reading {plural(len(audited), 'header')} from {source.target}")
-    headers = source.read_headers(audited, {n: files.get(n) for n in audited}, tensor_counts, MAX_TENSORS)
+    budget = MAX_TENSORS + (len(index["weight_map"]) if index is not None else 0)
+    headers = source.read_headers(audited, {n: files.get(n) for n in audited}, tensor_counts, budget)
     for name in audited:
         if name not in headers:
             headers[name] = Header(name)
-            headers[name].fail("tensor-limit", f"not read: the files before it already hold over {MAX_TENSORS:,} "
-                               "tensors, more than any real checkpoint (a crafted repo?)")
+            headers[name].fail("tensor-limit", f"not read: the files before it already hold over {budget:,} "
+                               f"tensors, {MAX_TENSORS:,} more than the index names (a crafted repo?)")
     config = None
     if "config.json" in files and use_config:
         doc, error = _load_json(source, files, "config.json")
