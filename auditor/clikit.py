@@ -72,7 +72,7 @@ def version() -> str:
         from importlib.metadata import version as dist_version
         return dist_version("st-audit")
     except Exception:  # noqa: BLE001 - not installed: the source tree's version
-        from . import __version__
+        from .version import __version__
         return str(__version__)
 
 

@@ -18,6 +18,7 @@ from .findings import Finding, finding, plural
 from .groups import ranges, split_name
 from .inventory import Inventory, Tensor
 from .specs import common
+from .names import shown
 
 MAX_NAMES = 4
 # Without a formula a layer that differs from its siblings may be the architecture's own variation (ModernBERT's
@@ -32,8 +33,7 @@ CHECKED = ("checked: each file's header and the index; the layers under {prefix}
 
 
 def _names(names: list[str]) -> str:
-    shown = ", ".join(names[:MAX_NAMES])
-    return shown + (f" and {len(names) - MAX_NAMES:,} more" if len(names) > MAX_NAMES else "")
+    return shown(names, MAX_NAMES)
 
 
 def checked_note(inventory: Inventory) -> str:

@@ -15,6 +15,7 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from .findings import Finding, finding, plural
+from .names import shown
 
 try:  # a faster decoder for the common case; the stdlib decides every unusual one
     import orjson as _orjson
@@ -224,8 +225,7 @@ def _reject_constant(name: str) -> object:
 
 
 def _show(names: tuple[str, ...] | list[str], limit: int = 5) -> str:
-    shown = ", ".join(repr(n) for n in names[:limit])
-    return shown + (f" and {len(names) - limit:,} more" if len(names) > limit else "")
+    return shown(names, limit, fmt=repr)
 
 
 def _validate_tensors(header: Header, entries: dict[str, object]) -> None:

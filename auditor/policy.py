@@ -25,6 +25,7 @@ from .findings import CODES, SEVERITY_RANK, Finding, finding, plural
 from .dtypes import canonical_dtype
 from .header import DTYPE_BITS
 from .report import FAIL_ON_CHOICES, Report
+from .names import shown
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -311,7 +312,7 @@ def _bad(key: str, origin: str, why: str) -> UsageError:
 # -- applying -----------------------------------------------------------------------------------------------
 
 def _names(names: list[str]) -> str:
-    return ", ".join(names[:MAX_NAMES]) + (f" and {len(names) - MAX_NAMES:,} more" if len(names) > MAX_NAMES else "")
+    return shown(names, MAX_NAMES)
 
 
 def _is_head(name: str) -> bool:
@@ -394,8 +395,8 @@ def apply(report: Report, policy: Policy, *, lock_doc: dict[str, Any] | None = N
     """Add the policy's findings (and drift from ``lock_doc``, if given) to ``report``; returns it."""
     added = check(report, policy)
     if lock_doc is not None:
-        from . import lock
-        added += lock.drift(lock_doc, report, lock_name=lock_name or "the lock")
+        from .drift import drift
+        added += drift(lock_doc, report, lock_name=lock_name or "the lock")
     if added:
         from .rootcause import fold
         report.findings = sorted(fold(report.findings + added, report.lost), key=lambda f: -SEVERITY_RANK[f.severity])

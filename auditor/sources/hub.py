@@ -51,7 +51,7 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.utils import build_hf_headers, cached_assets_path, get_session, hf_raise_for_status
 
-from .. import __version__
+from ..version import __version__
 from ..checkpoint import MAX_TENSORS, choose, safe_relative
 from ..errors import AuditError, HubError, TargetNotFound
 from ..findings import plural

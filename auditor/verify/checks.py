@@ -15,6 +15,7 @@ from ..findings import Finding, finding, plural
 from ..header import Tensor
 from .engine import Scan, same_bytes
 from .values import NO_ZERO, elementwise
+from ..names import shown
 
 MAX_NAMES = 4
 # ledger categories whose tensors may legitimately be constant (scales, masks, rotary tables)
@@ -26,7 +27,7 @@ def _index(flat: int, shape: tuple[int, ...]) -> list[int]:
 
 
 def _shown(names: list[str]) -> str:
-    return ", ".join(names[:MAX_NAMES]) + (f" and {len(names) - MAX_NAMES:,} more" if len(names) > MAX_NAMES else "")
+    return shown(names, MAX_NAMES)
 
 
 def is_weight(t: Tensor, category: str) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 from ..findings import Finding, finding, plural
 from .engine import FileJob
 from .target import Expected
+from ..names import shown
 
 # files a loader needs: missing one of these locally is an error, any other missing file a warning
 LOADER_FILES = (".safetensors", ".safetensors.index.json", "config.json")
@@ -98,4 +99,4 @@ def digest_findings(jobs: Iterable[FileJob], expected: dict[str, Expected], hub_
 
 
 def _names(names: list[str]) -> str:
-    return ", ".join(names[:MAX_NAMES]) + (f" and {len(names) - MAX_NAMES:,} more" if len(names) > MAX_NAMES else "")
+    return shown(names, MAX_NAMES)
