@@ -425,7 +425,7 @@ def test_huggingface_hub_is_imported_only_for_hub_targets(qwen):
     root = Path(__file__).resolve().parent.parent / "auditor"
     importers = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py")
                        if re.search(r"^\s*(from|import)\s+huggingface_hub", p.read_text(encoding="utf-8"), re.M))
-    assert importers == ["sources/hub.py"]
+    assert "sources/hub.py" in importers and all(p.startswith("sources/hub") for p in importers)  # the Hub source
     code = ("import sys; from auditor.audit import audit; audit(sys.argv[1]); "
             "print('huggingface_hub' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code, str(qwen)], capture_output=True, text=True, timeout=120)

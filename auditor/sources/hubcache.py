@@ -20,10 +20,17 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
+
+from huggingface_hub import constants
+from huggingface_hub.utils import cached_assets_path
+
+from ..header import Header, parse_header, read_header_length
 
 MAGIC = b"st-audit-cache 1 "
 LIBRARY = "st-audit"
+LISTING = ".listing.json"  # the commit's file list, cached beside its headers (offline mode)
 MAX_META = 4096  # the metadata line is tiny; a longer first line is not an entry of ours
 
 
@@ -89,3 +96,63 @@ def _unwrap(data: bytes, size: int | None, etag: str | None) -> bytes | None:
     if meta.get("size") != size or meta.get("etag") != etag:
         return None  # fetched for another version of the file
     return payload
+
+
+class CachedHeaders:
+    """Mixed into ``HubSource``: the cache of one commit's headers and listing (reads ``use_cache``, ``commit``,
+    ``repo_id``, ``lfs_sha256`` and the listing)."""
+
+    use_cache: bool
+    commit: str | None
+    repo_id: str
+    lfs_sha256: dict[str, str]
+    _files: dict[str, int | None] | None
+    _header_cache: HeaderCache | None
+
+    def _cache(self) -> HeaderCache:
+        """The checked cache folder of this commit (a cache that stores nothing when there is none)."""
+        folder = None
+        if self.use_cache and self.commit is not None:
+            try:
+                folder = cached_assets_path(LIBRARY, namespace=f"headers--{self.repo_id}",
+                                            subfolder=self.commit, assets_dir=constants.HF_ASSETS_CACHE)
+            except (OSError, ValueError):
+                folder = None
+        if self._header_cache is None or self._header_cache.folder != folder:
+            self._header_cache = HeaderCache(folder)
+        return self._header_cache
+
+    def _fingerprint(self, name: str) -> dict[str, Any]:
+        """What the listing says about a file: a cache entry fetched for anything else is stale."""
+        return {"size": (self._files or {}).get(name), "etag": self.lfs_sha256.get(name)}
+
+    def _listing_store(self, files: dict[str, int | None]) -> None:
+        """Keep the commit's file list beside its headers, so offline mode can audit that commit again."""
+        self._cache().store(LISTING, json.dumps({"files": files, "lfs_sha256": self.lfs_sha256}).encode())
+
+    def _listing_load(self, commit: str) -> dict[str, int | None] | None:
+        self.commit = commit
+        data = self._cache().load(LISTING)
+        self.commit = None
+        try:
+            doc = json.loads(data) if data is not None else None
+        except ValueError:
+            return None
+        if not isinstance(doc, dict) or not isinstance(doc.get("files"), dict):
+            return None
+        self.lfs_sha256 = dict(doc.get("lfs_sha256") or {})
+        return {str(k): (v if isinstance(v, int) else None) for k, v in doc["files"].items()}
+
+    def _cache_load(self, name: str, size: int | None) -> Header | None:
+        data = self._cache().load(name, **self._fingerprint(name))
+        if data is None:
+            return None
+        n, header = read_header_length(name, data, size)
+        if n is None:
+            return header
+        if len(data) < 8 + n:
+            return None  # cannot happen for an entry that passed its checksum, unless written by a bug
+        return parse_header(name, data[8:8 + n], size, header)
+
+    def _cache_store(self, name: str, data: bytes) -> None:
+        self._cache().store(name, data, **self._fingerprint(name))
