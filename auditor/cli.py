@@ -7,8 +7,6 @@ error (a bug). Shared options and helpers live in ``clikit``.
 from __future__ import annotations
 
 import gc
-import json
-import os
 import sys
 from enum import Enum
 from pathlib import Path
@@ -18,8 +16,7 @@ import typer
 import typer.core
 
 from .clikit import (Color, ColorOpt, choices, DebugOpt, FailOn, HubOpt, NoCacheOpt, OutputOpt, QuietOpt, RevisionOpt,
-                     TiedHead, TokenOpt, emit, env_format, prepare_output, run, stderr, use_color, value, version)
-from .errors import ConfigError, UsageError
+                     TiedHead, TokenOpt, emit, env_format, exit_now, prepare_output, run, stderr, use_color, value, version)
 from .formats import FORMATS, formatter
 
 
@@ -342,12 +339,14 @@ def formula_command(
     debug: DebugOpt = False,
 ) -> None:
     """Compute what config.json says the model contains: parameters, activated, MTP, per component."""
+    from .configfile import read_config
+    from .formats.formula import format_formula
     from .reconcile import formula_report
 
     def body() -> int:
         prepare_output(output)
-        doc = formula_report(_read_config(config, revision, token, hub))
-        emit(_format_formula(doc, env_format(value(format), TEXT_FORMATS)), output)
+        doc = formula_report(read_config(config, revision, token, hub))
+        emit(format_formula(doc, env_format(value(format), TEXT_FORMATS)), output)
         return 0
 
     run(debug, body)
@@ -387,62 +386,6 @@ def explain_command(
     run(debug, body)
 
 
-def _read_config(target: str, revision: str | None, token: str | None, hub: bool = False) -> dict[str, Any]:
-    path = Path(target)
-    if path.is_dir() and not hub:
-        if not (path / "config.json").exists():
-            raise ConfigError(f"{path} is a directory without a config.json; pass the config file or the "
-                              "checkpoint directory that holds it")
-        path = path / "config.json"
-    if path.exists() and not hub:
-        if revision is not None:
-            raise UsageError("--revision applies to Hub repos only")
-        if path.is_dir():
-            raise ConfigError(f"{path} is a directory, not a file")
-        from .targets import describe_special
-        problem = describe_special(path)
-        if problem is not None:
-            raise ConfigError(problem)
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as e:
-            raise ConfigError(f"cannot read {path}: {e}") from None
-    else:
-        from .audit import open_source
-        source = open_source(target, revision=revision, token=token, hub=hub)
-        try:
-            doc = json.loads(source.read_small("config.json"))
-        except (OSError, ValueError) as e:
-            raise ConfigError(f"cannot read config.json of {target}: {e}") from None
-    if not isinstance(doc, dict):
-        raise ConfigError(f"{target}: config.json is not a JSON object")
-    return doc
-
-
-def _format_formula(doc: dict[str, Any], fmt: str) -> str:
-    if fmt == "json":
-        return json.dumps(doc, indent=2) + "\n"
-    from tabulate import tabulate
-
-    from .findings import plural
-    from .formats.common import num
-    rows = [[c["component"], c["layer_type"] or "-", c["layers"] or "-", num(c["expected_per_layer"]),
-             num(c["expected"])] for c in doc["components"]]
-    table = tabulate(rows, headers=["component", "layer type", "layers", "per layer", "parameters"],
-                     tablefmt="github" if fmt == "markdown" else "simple", disable_numparse=True)
-    lines = [f"model_type {doc['model_type']} ({doc['spec']}), {plural(doc['layers'], 'layer')}, "
-             f"tied embeddings: {'yes' if doc['tied_embeddings'] else 'no'}", "", table, "",
-             f"parameters: {doc['parameters']:,}"]
-    if doc["activated_parameters"] is not None:
-        lines.append(f"activated:  {doc['activated_parameters']:,}")
-    if doc["mtp_parameters"] is not None:
-        lines.append(f"MTP module: {doc['mtp_parameters']:,} (beside the model, not in parameters)")
-    lines.append(f"formula: {doc['formula']}")
-    if doc["formula_by_component"] != doc["formula"]:
-        lines.append(f"by component: {doc['formula_by_component']}")
-    return "\n".join(lines) + "\n"
-
-
 def main() -> None:
     """Console-script entry point."""
     # A short-lived process: the cyclic collector would only rescan ~100k acyclic records (see audit._gc_paused).
@@ -452,21 +395,4 @@ def main() -> None:
         code: Any = 0
     except SystemExit as e:
         code = e.code
-    _exit_now(code)
-
-
-def _exit_now(code: Any) -> None:
-    """Flush the output and leave without tearing down the audit's ~100k records one by one (tens of ms for a
-    DeepSeek-V3 audit): nothing is left to clean up once the report is written (the Hub source has shut its
-    pools down; temporary files are renamed into place when written)."""
-    if code is None:
-        code = 0
-    elif not isinstance(code, int):
-        print(code, file=sys.stderr)  # what sys.exit("message") would print
-        code = 1
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:  # the reader went away (st-audit ... | head): as the interpreter's own exit would
-        code = code or 120
-    os._exit(code)
+    exit_now(code)

@@ -1,0 +1,30 @@
+"""The ``st-audit formula`` output: what config.json implies, as a table, Markdown or JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def format_formula(doc: dict[str, Any], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(doc, indent=2) + "\n"
+    from tabulate import tabulate
+
+    from ..findings import plural
+    from .common import num
+    rows = [[c["component"], c["layer_type"] or "-", c["layers"] or "-", num(c["expected_per_layer"]),
+             num(c["expected"])] for c in doc["components"]]
+    table = tabulate(rows, headers=["component", "layer type", "layers", "per layer", "parameters"],
+                     tablefmt="github" if fmt == "markdown" else "simple", disable_numparse=True)
+    lines = [f"model_type {doc['model_type']} ({doc['spec']}), {plural(doc['layers'], 'layer')}, "
+             f"tied embeddings: {'yes' if doc['tied_embeddings'] else 'no'}", "", table, "",
+             f"parameters: {doc['parameters']:,}"]
+    if doc["activated_parameters"] is not None:
+        lines.append(f"activated:  {doc['activated_parameters']:,}")
+    if doc["mtp_parameters"] is not None:
+        lines.append(f"MTP module: {doc['mtp_parameters']:,} (beside the model, not in parameters)")
+    lines.append(f"formula: {doc['formula']}")
+    if doc["formula_by_component"] != doc["formula"]:
+        lines.append(f"by component: {doc['formula_by_component']}")
+    return "\n".join(lines) + "\n"
