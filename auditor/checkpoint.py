@@ -8,9 +8,9 @@ config, and returns a ``Checkpoint``: the raw material every later stage works f
 from __future__ import annotations
 
 import json
-from collections import Counter
 import posixpath
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol

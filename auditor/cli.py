@@ -15,10 +15,30 @@ from typing import Annotated, Any, Optional
 import typer
 import typer.core
 
-from .clikit import (Color, ColorOpt, choices, DebugOpt, FailOn, HubOpt, NoCacheOpt, OutputOpt, QuietOpt, RevisionOpt,
-                     TiedHead, TokenOpt, emit, env_format, exit_now, prepare_output, run, stderr, use_color, value, version)
+from .clikit import (
+    Color,
+    ColorOpt,
+    DebugOpt,
+    FailOn,
+    HubOpt,
+    NoCacheOpt,
+    OutputOpt,
+    QuietOpt,
+    RevisionOpt,
+    TiedHead,
+    TokenOpt,
+    choices,
+    emit,
+    env_format,
+    exit_now,
+    prepare_output,
+    run,
+    stderr,
+    use_color,
+    value,
+    version,
+)
 from .formats import FORMATS, formatter
-
 
 # typer >= 0.20 prints each argument's Python type after it ("TARGET <str>"); the metavar already says it
 if hasattr(typer.core, "TyperArgument") and hasattr(typer.core.TyperArgument, "display_type_rich"):
@@ -145,7 +165,7 @@ def audit_command(
                         allowed_dtypes=allow_dtype or None, forbid_unexplained=forbid_unexplained,
                         tied_head=value(tied_head), max_shard_bytes=max_shard_bytes)
         names = expand_targets(targets, recursive)
-        report = gated_audit_target(names, rules, base=base, revision=revision, token=token,
+        report: Any = gated_audit_target(names, rules, base=base, revision=revision, token=token,
                                     include_tensors=tensors, use_cache=not no_cache, progress=progress, hub=hub,
                                     variant=variant, use_config=not no_config)
         emit(formatter(format.value)(report), output,

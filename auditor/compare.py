@@ -89,7 +89,7 @@ def sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tens
     return s
 
 
-def sort_the_rest(expected: dict[str, ExpectedTensor], stored: dict[str, Tensor], expectation: Expectation,
+def sort_the_rest(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tensor], expectation: Expectation,
                    quantization: Quantization, rec: Reconciliation, s: Sorted) -> None:
     """Stored tensors the formula did not name: quantization, buffers, layers past the config, or unexplained."""
     ledger, categories = rec.ledger, rec.categories

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from . import lock as lockmod
+from .drift import Changes, compare, value
 from .errors import UsageError
 from .findings import plural
-from .drift import Changes, compare, value
 from .patterns import patterns
 
 MAX_LISTED = 50

@@ -17,8 +17,8 @@ from typing import Any
 from .findings import Finding, finding, plural
 from .groups import ranges, split_name
 from .inventory import Inventory, Tensor
-from .specs import common
 from .names import shown
+from .specs import common
 
 MAX_NAMES = 4
 # Without a formula a layer that differs from its siblings may be the architecture's own variation (ModernBERT's

@@ -20,7 +20,7 @@ from .names import shown
 try:  # a faster decoder for the common case; the stdlib decides every unusual one
     import orjson as _orjson
 except ImportError:  # pragma: no cover - a dependency, but the stdlib path is complete on its own
-    _orjson = None
+    _orjson = None  # type: ignore[assignment]
 
 MAX_HEADER_BYTES = 100_000_000  # reference MAX_HEADER_SIZE: exactly 100,000,000 is allowed
 

@@ -25,7 +25,7 @@ def _names(names: list[str]) -> str:
     return shown(names, MAX_NAMES_IN_MESSAGE)
 
 
-def findings_of(s: Sorted, expected: dict[str, ExpectedTensor], stored: dict[str, Tensor], expectation: Expectation,
+def findings_of(s: Sorted, expected: Mapping[str, ExpectedTensor], stored: dict[str, Tensor], expectation: Expectation,
               quantization: Quantization, rec: Reconciliation) -> list[Finding]:
     """One readable finding per kind of difference, each with the full tensor list."""
     f: list[Finding] = []
@@ -97,7 +97,7 @@ def _report_missing(f: list[Finding], missing: list[str], expected: Mapping[str,
     if not missing:
         return
     per_module: Counter[str] = Counter(e.module for e in expected.values() if e.module and e.kind == "param")
-    gone = Counter(expected[n].module for n in missing if expected[n].module)
+    gone: Counter[str] = Counter(m for n in missing if (m := expected[n].module))
     for module in [m for m, n in gone.items() if n == per_module[m]]:
         names = [n for n in missing if expected[n].module == module]
         f.append(finding("missing-tensor", f"the {module} tower is missing entirely ({plural(len(names), 'tensor')}, "
@@ -145,7 +145,7 @@ def _ranges(values: list[int]) -> str:
     return ranges(values).replace("..", "-")
 
 
-def _dtype_outliers(by_rule: dict[int, list[Tensor]], expected: dict[str, ExpectedTensor]) -> list[Finding]:
+def _dtype_outliers(by_rule: dict[int, list[Tensor]], expected: Mapping[str, ExpectedTensor]) -> list[Finding]:
     """Within one kind of tensor (one spec rule), dtypes other than the majority's.
 
     A layer saved in another dtype is one finding naming the layer(s), not one per kind of tensor in it.
@@ -163,7 +163,7 @@ def _dtype_outliers(by_rule: dict[int, list[Tensor]], expected: dict[str, Expect
     out = []
     for (dtype, majority, in_layers), tensors in by_kind.items():
         names = [t.name for t in tensors]
-        layers = sorted({expected[n].layer for n in names if expected[n].layer is not None})
+        layers = sorted({layer for n in names if (layer := expected[n].layer) is not None})
         where = (f"layer{'s' if len(layers) > 1 else ''} {_ranges(layers)}: " if in_layers else "")
         out.append(finding("dtype-outlier", f"{where}{plural(len(names), 'tensor')} stored as {dtype} while "
                            f"the same kinds of tensor elsewhere are {majority}: {_names(names)}", tensors=names,

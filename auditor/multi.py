@@ -53,8 +53,8 @@ def gated_audit_target(targets: list[str], policy: Any, *, lock: str | None = No
                        **audit_kw: Any) -> Report | CompositeReport:
     """``audit_target`` for each target under the policy: its findings added to every checkpoint's report."""
     from . import lock as lockmod
-    from .policy import apply, settings
     from .dispatch import audit_target
+    from .policy import apply, settings
     fail_on, ignore = settings(policy)
     lock_path = lock or policy.lock
     if lock_path and len(targets) > 1:

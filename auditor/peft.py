@@ -22,8 +22,8 @@ from typing import Any
 from .findings import Finding, finding, plural
 from .inventory import Tensor
 from .lora import LoraModule, check_pairs, ranks, split
-from .specs.expr import ExprError, evaluate
 from .names import shown
+from .specs.expr import ExprError, evaluate
 
 if sys.version_info >= (3, 11):
     import tomllib

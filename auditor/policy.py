@@ -18,14 +18,26 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .dtypes import canonical_dtype
 from .errors import UsageError
 from .findings import CODES, SEVERITY_RANK, Finding, finding, plural
-from .dtypes import canonical_dtype
 from .header import DTYPE_BITS
-from .report import FAIL_ON_CHOICES, Report
 from .names import shown
-from .policyvalues import (BYTE_UNITS, COMMAND_LINE, COUNT_UNITS, FLAGS, Tolerance, _bad, _choice, _str_list,  # noqa: F401
-                           _type, parse_bytes, parse_count, parse_tolerance)
+from .policyvalues import (  # noqa: F401
+    BYTE_UNITS,
+    COMMAND_LINE,
+    COUNT_UNITS,
+    FLAGS,
+    Tolerance,
+    _bad,
+    _choice,
+    _str_list,
+    _type,
+    parse_bytes,
+    parse_count,
+    parse_tolerance,
+)
+from .report import FAIL_ON_CHOICES, Report
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -302,7 +302,8 @@ def _suffixes(r: Resolved, module: str, weight: str) -> list[str]:
 
 def _rule_suffixes() -> tuple[frozenset[str], frozenset[str]]:
     """Last name parts of every scheme's tensors (``qweight``, ``weight_packed``, ``absmax``, ...)."""
-    weight, aux = set(), set()
+    weight: set[str] = set()
+    aux: set[str] = set()
     for scheme in all_schemes():
         for rule in scheme.rules:
             last = rule.name.rpartition(".")[2].replace("{weight}", "weight")

@@ -9,9 +9,9 @@ from typing import Any
 
 from ..findings import Finding, finding, plural
 from ..header import DTYPE_BITS, Tensor
+from ..names import shown
 from . import Quantization
 from .assess import FLOAT_DTYPES, unconfigured
-from ..names import shown
 
 MAX_NAMES = 4
 CONFIG_DTYPES = {"bfloat16": "BF16", "float16": "F16", "half": "F16", "float32": "F32", "float": "F32",

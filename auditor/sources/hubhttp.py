@@ -135,8 +135,9 @@ class Http:
                 return call()
             except Exception as e:  # noqa: BLE001 - translated below, never shown raw
                 cause = _root(e)
-                status = cause.response.status_code if isinstance(cause, HfHubHTTPError) and cause.response is not None else None
-                headers = cause.response.headers if status is not None else {}
+                response = cause.response if isinstance(cause, HfHubHTTPError) else None
+                status = response.status_code if response is not None else None
+                headers = response.headers if response is not None else {}
                 if isinstance(cause, (_http.ConnectError, OfflineModeIsEnabled)) or isinstance(e, (AuditError, FileProblem)):
                     delay = None
                 elif status is not None:
@@ -186,7 +187,7 @@ class Http:
                 if retry is None:
                     raise self._translate(e) from None
             attempt += 1
-            time.sleep(retry)
+            time.sleep(retry)  # type: ignore[arg-type]  # None raised above
 
     @staticmethod
     def _read_partial(r: Any, start: int, end: int) -> tuple[bytes, int | None]:
@@ -213,7 +214,7 @@ class Http:
         checked = header_end is None
         for chunk in r.iter_raw():
             body += chunk
-            if not checked and len(body) >= 8:
+            if not checked and header_end is not None and len(body) >= 8:
                 checked = True
                 stop = max(stop, header_end(bytes(body[:8]), total) or 0)
             if len(body) >= stop:

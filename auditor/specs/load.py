@@ -47,7 +47,7 @@ _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
 
 def _read(name: str) -> dict[str, Any]:
-    item = resources.files(__package__).joinpath("data", name)
+    item = resources.files(__package__).joinpath("data").joinpath(name)
     try:
         return tomllib.loads(item.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
@@ -170,7 +170,7 @@ class _Docs(Mapping[str, dict[str, Any]]):
 def _head(name: str) -> dict[str, Any]:
     """The top-level keys of a spec file (they precede its first table), parsed without the rest of the file;
     the whole file when the head alone does not parse."""
-    text = resources.files(__package__).joinpath("data", name).read_text(encoding="utf-8")
+    text = resources.files(__package__).joinpath("data").joinpath(name).read_text(encoding="utf-8")
     cut = re.search(r"^\[", text, re.MULTILINE)
     try:
         return tomllib.loads(text[:cut.start()] if cut else text)
@@ -195,7 +195,7 @@ def _known(doc: dict[str, Any], keys: set[str], where: str) -> None:
 
 # -- inheritance -----------------------------------------------------------------------------------------
 
-def _resolve(name: str, docs: dict[str, dict[str, Any]], chain: tuple[str, ...] = ()) -> dict[str, Any]:
+def _resolve(name: str, docs: Mapping[str, dict[str, Any]], chain: tuple[str, ...] = ()) -> dict[str, Any]:
     """Apply ``extends``: the parent's keys, tables and tensors, then the child's.
 
     Tables (defaults, derived, aliases, stacks, classes, layouts) merge key by key; a child tensor or module

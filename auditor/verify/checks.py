@@ -13,9 +13,9 @@ import numpy as np
 
 from ..findings import Finding, finding, plural
 from ..header import Tensor
+from ..names import shown
 from .engine import Scan, same_bytes
 from .values import NO_ZERO, elementwise
-from ..names import shown
 
 MAX_NAMES = 4
 # ledger categories whose tensors may legitimately be constant (scales, masks, rotary tables)

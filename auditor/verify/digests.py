@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..findings import Finding, finding, plural
+from ..names import shown
 from .engine import FileJob
 from .target import Expected
-from ..names import shown
 
 # files a loader needs: missing one of these locally is an error, any other missing file a warning
 LOADER_FILES = (".safetensors", ".safetensors.index.json", "config.json")
