@@ -101,8 +101,9 @@ def test_one_range_request_per_shard_and_few_bytes(hub, qwen):
     assert all(r.status == 206 and r.range.startswith("bytes=0-") for r in gets)
     assert sum(r.bytes_sent for r in gets) <= 1.2 * sum(sizes.values())
     assert all(r.bytes_sent >= sizes[Path(r.path).name] for r in gets)
-    # no weights: listing + (HEAD + GET) x {config, index} + one range per shard
-    assert hub.request_count == 1 + 4 + 5
+    # no weights: listing + one GET each for config and index + one range per shard
+    assert hub.request_count == 1 + 2 + 5
+    assert not any(r.method == "HEAD" for r in hub.requests)
     assert not any(r.method == "GET" and r.range is None and r.path.endswith(".safetensors") for r in hub.requests)
 
 
@@ -276,7 +277,7 @@ def test_500s_are_retried(hub, qwen):
     report = audit("Qwen/Qwen3-8B", source=source("Qwen/Qwen3-8B"))
     assert report.exit_code == 0
     assert [r.status for r in hub.requests[:3]] == [500, 500, 200]
-    assert report.source["http"]["requests"] == hub.request_count == 2 + 1 + 4 + 5
+    assert report.source["http"]["requests"] == hub.request_count == 2 + 1 + 2 + 5
 
 
 def test_range_requests_are_retried_on_503_and_429(hub, qwen):

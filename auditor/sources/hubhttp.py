@@ -66,17 +66,17 @@ def _response_hook(response: Any) -> None:
         traffic.on_response(response)
 
 
-def _session() -> Any:
+def session() -> Any:
     """huggingface_hub's shared client, with the counting hooks installed (it may have been recreated)."""
-    session = get_session()
-    hooks = session.event_hooks
+    client = get_session()
+    hooks = client.event_hooks
     if _request_hook not in hooks.get("request", []):
         with _HOOK_LOCK:
-            hooks = session.event_hooks
+            hooks = client.event_hooks
             if _request_hook not in hooks.get("request", []):
-                session.event_hooks = {"request": [*hooks.get("request", []), _request_hook],
+                client.event_hooks = {"request": [*hooks.get("request", []), _request_hook],
                                        "response": [*hooks.get("response", []), _response_hook]}
-    return session
+    return client
 
 
 class Http:
@@ -92,7 +92,7 @@ class Http:
 
     @contextmanager
     def _counting(self) -> Iterator[None]:
-        _session()
+        session()
         token = _TRAFFIC.set(self.traffic)
         try:
             yield
@@ -169,7 +169,7 @@ class Http:
         attempt = 0
         while True:
             try:
-                with _session().stream("GET", url, headers=headers, timeout=self.timeout) as r:
+                with session().stream("GET", url, headers=headers, timeout=self.timeout) as r:
                     if r.status_code == 206:
                         return self._read_partial(r, start, end)
                     if r.status_code == 200:
