@@ -30,6 +30,7 @@ coverage: install
 
 bench: install
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/million.py
 	$(BIN)/python bench/verify_bench.py
 
 clean:
