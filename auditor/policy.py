@@ -5,8 +5,8 @@ directory, else the ``[tool.st-audit]`` table of ``pyproject.toml``; command-lin
 ``load`` validates everything up front: an unknown key, a wrong type or an unparsable size is a
 ``UsageError`` (exit 2) naming the key and the file, never a silently ignored rule.
 
-``apply(report, policy)`` turns broken rules into ``policy-violation`` findings (and lock drift into
-``lock-drift`` findings) inside ``report.findings``, so verdict, exit code and every format include them.
+``apply(report, policy)`` returns the report with broken rules as ``policy-violation`` findings (and lock drift
+as ``lock-drift`` findings), so verdict, exit code and every format include them.
 """
 
 from __future__ import annotations
@@ -281,15 +281,17 @@ def check(report: Report, policy: Policy) -> list[Finding]:
 
 def apply(report: Report, policy: Policy, *, lock_doc: dict[str, Any] | None = None,
           lock_name: str | None = None) -> Report:
-    """Add the policy's findings (and drift from ``lock_doc``, if given) to ``report``; returns it."""
+    """``report`` with the policy's findings (and drift from ``lock_doc``, if given) added: a new report, the
+    audit's own is left as it was."""
     added = check(report, policy)
     if lock_doc is not None:
         from .drift import drift
         added += drift(lock_doc, report, lock_name=lock_name or "the lock")
-    if added:
-        from .rootcause import fold
-        report.findings = sorted(fold(report.findings + added, report.lost), key=lambda f: -SEVERITY_RANK[f.severity])
-    return report
+    if not added:
+        return report
+    from .rootcause import fold
+    findings = sorted(fold(report.findings + added, report.lost), key=lambda f: -SEVERITY_RANK[f.severity])
+    return replace(report, findings=findings)
 
 
 def gated_audit(target: str, policy: Policy, *, lock: str | None = None, env: Mapping[str, str] | None = None,
