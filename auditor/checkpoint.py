@@ -112,6 +112,15 @@ def _load_json(source: Source, files: dict[str, int | None], name: str) -> tuple
         return None, f"{name} is not valid JSON: {e}"
 
 
+def _shared_strings(weight_map: dict[str, str], headers: dict[str, Header]) -> dict[str, str]:
+    """The weight_map with its names and shard names as the same string objects the headers hold (one object per
+    shard name rather than one per entry): the same mapping in ~20 bytes less per tensor than the parsed index
+    (~17 MB less at 1M tensors), kept for the whole audit."""
+    names = {t.name: t.name for h in headers.values() for t in h.tensors}
+    shards: dict[str, str] = {}
+    return {names.get(k, k): shards.setdefault(v, v) for k, v in weight_map.items()}
+
+
 def variant_of(name: str) -> str | None:
     """The transformers/diffusers variant a top-level weights file belongs to (``model.fp16.safetensors``,
     ``model.fp16-00001-of-00002.safetensors``, ``model.safetensors.index.fp16.json``), or None."""
@@ -206,6 +215,8 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
             headers[name] = Header(name)
             headers[name].fail("tensor-limit", f"not read: the files before it already hold over {budget:,} "
                                f"tensors, {MAX_TENSORS:,} more than the index names (a crafted repo?)")
+    if index is not None:
+        index["weight_map"] = _shared_strings(index["weight_map"], headers)
     config = None
     if "config.json" in files and use_config:
         doc, error = _load_json(source, files, "config.json")
