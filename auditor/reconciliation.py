@@ -6,10 +6,11 @@ Values only (no comparison logic), so the stages that fill them (``compare``, ``
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .findings import Finding
+from .inventory import Totals
 
 LEDGER_KEYS = ("model", "mtp", "tied_duplicates", "buffers", "quantization", "unexplained")
 
@@ -53,3 +54,13 @@ class Reconciliation:
     @property
     def packed_extra(self) -> int:
         return sum(self.packed_extra_by_dtype.values())
+
+    def counted(self, stored: Totals) -> Totals:
+        """The stored totals with packed weights counted as the parameters they encode (MXFP4: two per U8;
+        GPTQ/AWQ: 32/bits per I32): a new value, the inventory's own totals are left as read."""
+        if not self.packed_extra_by_dtype:
+            return stored
+        by_dtype = {dtype: list(row) for dtype, row in stored.by_dtype.items()}
+        for dtype, extra in self.packed_extra_by_dtype.items():
+            by_dtype[dtype][1] += extra
+        return replace(stored, parameters=stored.parameters + self.packed_extra, by_dtype=by_dtype)
