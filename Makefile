@@ -21,6 +21,8 @@ demo: install
 	@$(BIN)/st-audit audit demo/Qwen3-8B-broken || echo "(st-audit exited with $$?: findings at or above --fail-on)"
 
 test: install
+	$(BIN)/ruff check auditor
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 coverage: install
@@ -28,7 +30,8 @@ coverage: install
 
 bench: install
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/million.py
 	$(BIN)/python bench/verify_bench.py
 
 clean:
-	rm -rf $(VENV) demo bench/work *.egg-info .pytest_cache
+	rm -rf $(VENV) demo bench/work *.egg-info .pytest_cache .mypy_cache .ruff_cache

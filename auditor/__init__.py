@@ -9,6 +9,6 @@ from __future__ import annotations
 
 from .audit import audit
 from .report import Report
+from .version import __version__
 
-__version__ = "0.1.0"
 __all__ = ["audit", "Report", "__version__"]

@@ -124,11 +124,7 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
             reconciliation = reconcile(inventory, _variant_config(checkpoint.config, variant, checkpoint.ignored,
                                                                    precision_siblings),
                                        checkpoint.weight_map)
-        totals = inventory.totals
-        # packed weights count as the parameters they encode (MXFP4: two per U8; GPTQ/AWQ: 32/bits per I32)
-        totals.parameters += reconciliation.packed_extra
-        for dtype, extra in reconciliation.packed_extra_by_dtype.items():
-            totals.by_dtype[dtype][1] += extra
+        totals = reconciliation.counted(inventory.totals)  # packed weights as the parameters they encode
         # without a formula, holes in index grids (expert 17 missing in layer 40) are the only sign of a lost
         # tensor; with one, missing-tensor already names each, and a per-layer expert count is not a hole
         gaps = find_range_gaps(groups) if reconciliation.expected_parameters is None else []

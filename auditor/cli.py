@@ -7,7 +7,6 @@ error (a bug). Shared options and helpers live in ``clikit``.
 from __future__ import annotations
 
 import gc
-import json
 import sys
 from enum import Enum
 from pathlib import Path
@@ -16,11 +15,30 @@ from typing import Annotated, Any, Optional
 import typer
 import typer.core
 
-from .clikit import (Color, ColorOpt, choices, DebugOpt, FailOn, HubOpt, NoCacheOpt, OutputOpt, QuietOpt, RevisionOpt,
-                     TiedHead, TokenOpt, emit, env_format, prepare_output, run, stderr, use_color, value, version)
-from .errors import ConfigError, UsageError
+from .clikit import (
+    Color,
+    ColorOpt,
+    DebugOpt,
+    FailOn,
+    HubOpt,
+    NoCacheOpt,
+    OutputOpt,
+    QuietOpt,
+    RevisionOpt,
+    TiedHead,
+    TokenOpt,
+    choices,
+    emit,
+    env_format,
+    exit_now,
+    prepare_output,
+    run,
+    stderr,
+    use_color,
+    value,
+    version,
+)
 from .formats import FORMATS, formatter
-
 
 # typer >= 0.20 prints each argument's Python type after it ("TARGET <str>"); the metavar already says it
 if hasattr(typer.core, "TyperArgument") and hasattr(typer.core.TyperArgument, "display_type_rich"):
@@ -147,7 +165,7 @@ def audit_command(
                         allowed_dtypes=allow_dtype or None, forbid_unexplained=forbid_unexplained,
                         tied_head=value(tied_head), max_shard_bytes=max_shard_bytes)
         names = expand_targets(targets, recursive)
-        report = gated_audit_target(names, rules, base=base, revision=revision, token=token,
+        report: Any = gated_audit_target(names, rules, base=base, revision=revision, token=token,
                                     include_tensors=tensors, use_cache=not no_cache, progress=progress, hub=hub,
                                     variant=variant, use_config=not no_config)
         emit(formatter(format.value)(report), output,
@@ -341,12 +359,14 @@ def formula_command(
     debug: DebugOpt = False,
 ) -> None:
     """Compute what config.json says the model contains: parameters, activated, MTP, per component."""
+    from .configfile import read_config
+    from .formats.formula import format_formula
     from .reconcile import formula_report
 
     def body() -> int:
         prepare_output(output)
-        doc = formula_report(_read_config(config, revision, token, hub))
-        emit(_format_formula(doc, env_format(value(format), TEXT_FORMATS)), output)
+        doc = formula_report(read_config(config, revision, token, hub))
+        emit(format_formula(doc, env_format(value(format), TEXT_FORMATS)), output)
         return 0
 
     run(debug, body)
@@ -386,70 +406,13 @@ def explain_command(
     run(debug, body)
 
 
-def _read_config(target: str, revision: str | None, token: str | None, hub: bool = False) -> dict[str, Any]:
-    path = Path(target)
-    if path.is_dir() and not hub:
-        if not (path / "config.json").exists():
-            raise ConfigError(f"{path} is a directory without a config.json; pass the config file or the "
-                              "checkpoint directory that holds it")
-        path = path / "config.json"
-    if path.exists() and not hub:
-        if revision is not None:
-            raise UsageError("--revision applies to Hub repos only")
-        if path.is_dir():
-            raise ConfigError(f"{path} is a directory, not a file")
-        from .targets import describe_special
-        problem = describe_special(path)
-        if problem is not None:
-            raise ConfigError(problem)
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as e:
-            raise ConfigError(f"cannot read {path}: {e}") from None
-    else:
-        from .audit import open_source
-        source = open_source(target, revision=revision, token=token, hub=hub)
-        try:
-            doc = json.loads(source.read_small("config.json"))
-        except (OSError, ValueError) as e:
-            raise ConfigError(f"cannot read config.json of {target}: {e}") from None
-    if not isinstance(doc, dict):
-        raise ConfigError(f"{target}: config.json is not a JSON object")
-    return doc
-
-
-def _format_formula(doc: dict[str, Any], fmt: str) -> str:
-    if fmt == "json":
-        return json.dumps(doc, indent=2) + "\n"
-    from tabulate import tabulate
-
-    from .findings import plural
-    from .formats.common import num
-    rows = [[c["component"], c["layer_type"] or "-", c["layers"] or "-", num(c["expected_per_layer"]),
-             num(c["expected"])] for c in doc["components"]]
-    table = tabulate(rows, headers=["component", "layer type", "layers", "per layer", "parameters"],
-                     tablefmt="github" if fmt == "markdown" else "simple", disable_numparse=True)
-    # a model of several stacks (an encoder and a decoder) has no one layer count: name each stack's
-    stacks = dict.fromkeys((c["layer_type"], c["layers"]) for c in doc["components"] if c["layer_type"] and c["layers"])
-    layers = (plural(doc["layers"], "layer") if doc["layers"] or not stacks
-              else " + ".join(f"{n} {t} layers" for t, n in stacks))
-    head = (f"model_type {doc['model_type']} ({doc['spec']}), {layers}, "
-            f"tied embeddings: {'yes' if doc['tied_embeddings'] else 'no'}") if doc["model_type"] is not None \
-        else f"{doc['class']} ({doc['spec']})"  # a diffusers model: its class
-    lines = [head, "", table, "",
-             f"parameters: {doc['parameters']:,}"]
-    if doc["activated_parameters"] is not None:
-        lines.append(f"activated:  {doc['activated_parameters']:,}")
-    if doc["mtp_parameters"] is not None:
-        lines.append(f"MTP module: {doc['mtp_parameters']:,} (beside the model, not in parameters)")
-    lines.append(f"formula: {doc['formula']}")
-    if doc["formula_by_component"] != doc["formula"]:
-        lines.append(f"by component: {doc['formula_by_component']}")
-    return "\n".join(lines) + "\n"
-
-
 def main() -> None:
     """Console-script entry point."""
     # A short-lived process: the cyclic collector would only rescan ~100k acyclic records (see audit._gc_paused).
     gc.disable()
-    app()
+    try:
+        app()
+        code: Any = 0
+    except SystemExit as e:
+        code = e.code
+    exit_now(code)

@@ -12,183 +12,17 @@ shown as layout but do not by themselves make two checkpoints differ.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import lock as lockmod
+from .drift import Changes, compare, value
 from .errors import UsageError
 from .findings import plural
-from .groups import fill, ranges, split_name
+from .patterns import patterns
 
 MAX_LISTED = 50
-
-
-@dataclass
-class Changes:
-    """The differences from snapshot ``a`` to snapshot ``b``."""
-
-    added: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    reshaped: list[tuple[str, Any, Any]] = field(default_factory=list)  # (name, shape in a, shape in b)
-    retyped: list[tuple[str, Any, Any]] = field(default_factory=list)   # (name, dtype in a, dtype in b)
-    totals: tuple[dict[str, Any], dict[str, Any]] = field(default_factory=lambda: ({}, {}))
-    meta: list[tuple[str, Any, Any]] = field(default_factory=list)      # model_type, architecture, expected
-    components: list[tuple[str, int, int]] = field(default_factory=list)  # (row, params in a, in b)
-    templates: list[tuple[str, int, int]] = field(default_factory=list)   # (pattern, params in a, in b)
-    dtypes: list[tuple[str, int, int]] = field(default_factory=list)      # (dtype, params in a, in b)
-    files_changed: list[str] = field(default_factory=list)
-    file_names: list[str] = field(default_factory=list)
-    content: list[tuple[str, str, Any, Any]] = field(default_factory=list)  # (file, "sha256"|"size", a, b)
-
-    @property
-    def identical(self) -> bool:
-        ta, tb = self.totals
-        return not (self.added or self.removed or self.reshaped or self.retyped or self.meta or self.content
-                    or ta.get("parameters") != tb.get("parameters") or ta.get("tensors") != tb.get("tensors"))
-
-    @staticmethod
-    def grouped(items: list[tuple[str, Any, Any]]) -> list[tuple[str, Any, Any]]:
-        """Per-tensor changes collapsed into (pattern, before, after) rows."""
-        rows: dict[tuple[Any, ...], list[str]] = {}
-        for name, a, b in items:
-            template, _ = split_name(name)
-            rows.setdefault((template, _key(a), _key(b)), []).append(name)
-        out = []
-        for (_, a, b), names in rows.items():
-            out.append((lockmod.patterns(names)[0], _unkey(a), _unkey(b)))
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        ta, tb = self.totals
-
-        def rows(items: list[tuple[str, int, int]], key: str) -> list[dict[str, Any]]:
-            return [{key: k, "a": a, "b": b, "delta": b - a} for k, a, b in items]
-
-        return {
-            "identical": self.identical,
-            "totals": {k: {"a": ta.get(k), "b": tb.get(k), "delta": (tb.get(k) or 0) - (ta.get(k) or 0)}
-                       for k in ("tensors", "parameters", "bytes")},
-            "added": {"count": len(self.added), "patterns": lockmod.patterns(self.added), "tensors": self.added},
-            "removed": {"count": len(self.removed), "patterns": lockmod.patterns(self.removed),
-                        "tensors": self.removed},
-            "shape_changes": [{"tensor": n, "a": list(a), "b": list(b)} for n, a, b in self.reshaped],
-            "dtype_changes": [{"tensor": n, "a": a, "b": b} for n, a, b in self.retyped],
-            "metadata_changes": [{"field": f, "a": a, "b": b} for f, a, b in self.meta],
-            "components": rows(self.components, "component"),
-            "patterns": rows(self.templates, "pattern"),
-            "dtypes": rows(self.dtypes, "dtype"),
-            "file_changes": self.files_changed,
-            "content_changes": [{"file": n, "by": how, "a": x, "b": y} for n, how, x, y in self.content],
-        }
-
-
-def _key(v: Any) -> Any:
-    return tuple(v) if isinstance(v, (list, tuple)) else v
-
-
-def _unkey(v: Any) -> Any:
-    return list(v) if isinstance(v, tuple) else v
-
-
-def compare(a: dict[str, Any], b: dict[str, Any]) -> Changes:
-    """Compare two snapshots (lock documents)."""
-    ma, mb = lockmod.tensor_map(a), lockmod.tensor_map(b)
-    ch = Changes(totals=(a["totals"], b["totals"]))
-    ch.removed = [n for n in ma if n not in mb]
-    ch.added = [n for n in mb if n not in ma]
-    for name, (dtype_a, shape_a) in ma.items():
-        other = mb.get(name)
-        if other is None:
-            continue
-        dtype_b, shape_b = other
-        if shape_a != shape_b:
-            ch.reshaped.append((name, shape_a, shape_b))
-        if dtype_a != dtype_b:
-            ch.retyped.append((name, dtype_a, dtype_b))
-    for key in ("model_type", "architecture"):
-        if a.get(key) != b.get(key):
-            ch.meta.append((key, a.get(key), b.get(key)))
-    ea, eb = a.get("expected") or {}, b.get("expected") or {}
-    for key in ("parameters", "activated_parameters", "mtp_parameters"):
-        if ea.get(key) != eb.get(key):
-            ch.meta.append((f"expected {key.replace('_', ' ')}", ea.get(key), eb.get(key)))
-    ch.components = _deltas(_component_params(a), _component_params(b))
-    ch.templates = _template_deltas(a, b)
-    da = {d: v["parameters"] for d, v in a["totals"].get("by_dtype", {}).items()}
-    db = {d: v["parameters"] for d, v in b["totals"].get("by_dtype", {}).items()}
-    ch.dtypes = _deltas(da, db)
-    fa = {f["name"]: (f.get("size"), f.get("tensors")) for f in a.get("files", [])}
-    fb = {f["name"]: (f.get("size"), f.get("tensors")) for f in b.get("files", [])}
-    for name in sorted(set(fa) | set(fb)):
-        if name not in fb:
-            ch.files_changed.append(f"{name} removed")
-        elif name not in fa:
-            ch.files_changed.append(f"{name} added ({fb[name][0] or 0:,} bytes)")
-        elif fa[name] != fb[name]:
-            ch.files_changed.append(f"{name} {fa[name][0] or 0:,} -> {fb[name][0] or 0:,} bytes")
-        else:
-            continue
-        ch.file_names.append(name)
-    ch.content = content_changes(a.get("files", []), b.get("files", []))
-    return ch
-
-
-def content_changes(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[tuple[str, str, Any, Any]]:
-    """Files on both sides whose content differs: by sha256 when both know it, else by size."""
-    fa, fb = {f["name"]: f for f in a}, {f["name"]: f for f in b}
-    out = []
-    for name in sorted(set(fa) & set(fb)):
-        ha, hb = fa[name].get("sha256"), fb[name].get("sha256")
-        if ha and hb:
-            if ha != hb:
-                out.append((name, "sha256", ha, hb))
-        elif fa[name].get("size") != fb[name].get("size"):
-            out.append((name, "size", fa[name].get("size"), fb[name].get("size")))
-    return out
-
-
-def _component_params(doc: dict[str, Any]) -> dict[str, int]:
-    out: dict[str, int] = defaultdict(int)
-    for c in doc.get("components", []):
-        label = c["component"] + (f" [{c['layer_type']}]" if c.get("layer_type") else "")
-        out[label] += c["actual"]
-    return dict(out)
-
-
-def _template_params(doc: dict[str, Any]) -> dict[str, tuple[int, list[tuple[int, ...]]]]:
-    """template -> (parameters, indices) over all groups of that template."""
-    out: dict[str, tuple[int, list[tuple[int, ...]]]] = {}
-    for g in doc["groups"]:
-        params, indices = out.get(g["template"], (0, []))
-        out[g["template"]] = (params + g["parameters"], indices + lockmod.decode_indices(g.get("indices") or []))
-    return out
-
-
-def _template_deltas(a: dict[str, Any], b: dict[str, Any]) -> list[tuple[str, int, int]]:
-    """Parameter deltas per name template, labelled by the union of both sides' index ranges."""
-    ta, tb = _template_params(a), _template_params(b)
-    rows = []
-    for template in list(ta) + [t for t in tb if t not in ta]:
-        pa, ia = ta.get(template, (0, []))
-        pb, ib = tb.get(template, (0, []))
-        if pa == pb:
-            continue
-        indices = ia + ib
-        parts = []
-        if indices and indices[0]:
-            for k in range(len(indices[0])):
-                values = {ix[k] for ix in indices}
-                parts.append(str(next(iter(values))) if len(values) == 1 else "{" + ranges(values) + "}")
-        rows.append((fill(template, parts) if parts else template, pa, pb))
-    return rows
-
-
-def _deltas(a: dict[str, int], b: dict[str, int]) -> list[tuple[str, int, int]]:
-    keys = list(a) + [k for k in b if k not in a]
-    return [(k, a.get(k, 0), b.get(k, 0)) for k in keys if a.get(k, 0) != b.get(k, 0)]
 
 
 # -- loading a side ----------------------------------------------------------------------------------------
@@ -249,8 +83,8 @@ def format_diff(changes: Changes, a: str, b: str, fmt: str = "table") -> str:
             out.extend(_limited([f"- {line}" if md else f"  {line}" for line in lines]))
             out.append("")
 
-    section(f"added ({plural(len(changes.added), 'tensor')})", [code(p) for p in lockmod.patterns(changes.added)])
-    section(f"removed ({plural(len(changes.removed), 'tensor')})", [code(p) for p in lockmod.patterns(changes.removed)])
+    section(f"added ({plural(len(changes.added), 'tensor')})", [code(p) for p in patterns(changes.added)])
+    section(f"removed ({plural(len(changes.removed), 'tensor')})", [code(p) for p in patterns(changes.removed)])
     section(f"shape changes ({plural(len(changes.reshaped), 'tensor')})",
             [f"{code(p)} {_shape(x)} -> {_shape(y)}" for p, x, y in changes.grouped(changes.reshaped)])
     section(f"dtype changes ({plural(len(changes.retyped), 'tensor')})",
@@ -272,13 +106,6 @@ def format_diff(changes: Changes, a: str, b: str, fmt: str = "table") -> str:
                 out += [f"... and {len(rows) - MAX_LISTED:,} more", ""]
     section("file layout (informational)", changes.files_changed)
     return "\n".join(out).rstrip("\n") + "\n"
-
-
-def value(v: Any) -> str:
-    """A metadata value for people: counts with separators, strings quoted, None as "none"."""
-    if v is None:
-        return "none"
-    return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else repr(v)
 
 
 def _signed(n: int) -> str:

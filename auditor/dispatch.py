@@ -20,7 +20,8 @@ from .inventory import Inventory
 from .kinds import Kind, Part, discover, read_json_from
 from .lora import check_pairs, ranks, split
 from .parts import chain_findings, file_reconciler, ledger, unreadable
-from .peft import check_adapter, data as peft_data
+from .peft import check_adapter
+from .peft import data as peft_data
 from .reconcile import Reconciliation, reconcile
 from .report import Report
 from .sections import CompositeReport, Section

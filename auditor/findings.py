@@ -31,7 +31,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "file-trailing-bytes": ("error", "bytes follow the last tensor's data (polyglot or corrupt file)"),
     # checkpoint discovery and index
     "file-unreadable": ("error", "a file could not be opened or read"),
-    "tensor-limit": ("error", "more than 2,000,000 tensors: the remaining files were not read"),
+    "tensor-limit": ("error", "2,000,000 tensors more than the index names: the remaining files were not read"),
     "index-invalid": ("error", "the index JSON is malformed or lacks a weight_map"),
     "index-path-unsafe": ("error", "a weight_map file name escapes the checkpoint directory; it was not opened"),
     "index-shard-missing": ("error", "a shard named by the index does not exist"),

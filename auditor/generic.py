@@ -17,6 +17,7 @@ from typing import Any
 from .findings import Finding, finding, plural
 from .groups import ranges, split_name
 from .inventory import Inventory, Tensor
+from .names import shown
 from .specs import common
 
 MAX_NAMES = 4
@@ -32,8 +33,7 @@ CHECKED = ("checked: each file's header and the index; the layers under {prefix}
 
 
 def _names(names: list[str]) -> str:
-    shown = ", ".join(names[:MAX_NAMES])
-    return shown + (f" and {len(names) - MAX_NAMES:,} more" if len(names) > MAX_NAMES else "")
+    return shown(names, MAX_NAMES)
 
 
 def checked_note(inventory: Inventory) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from .checkpoint import Checkpoint
 from .findings import Finding, finding, plural
 from .header import DTYPE_BITS, Tensor
+from .names import shown
 
 
 @dataclass
@@ -147,7 +148,7 @@ def _cross_check_index(checkpoint: Checkpoint, tensors: dict[str, Tensor], where
 
 
 def _first(names: list[str], limit: int = 3) -> str:
-    return ", ".join(names[:limit]) + (f" and {len(names) - limit:,} more" if len(names) > limit else "")
+    return shown(names, limit)
 
 
 def check_total_parameters(checkpoint: Checkpoint, stored: int, model: int, expected: int | None) -> list[Finding]:
@@ -162,8 +163,8 @@ def check_total_parameters(checkpoint: Checkpoint, stored: int, model: int, expe
     if declared is None or declared in (stored, model, expected):
         return []
     index_name = checkpoint.index_name or "index"
-    shown = f"{declared:,}" if isinstance(declared, int) and not isinstance(declared, bool) else repr(declared)
+    declared_text = f"{declared:,}" if isinstance(declared, int) and not isinstance(declared, bool) else repr(declared)
     formula = f" and config.json implies {expected:,}" if expected is not None else ""
-    return [finding("index-total-parameters-mismatch", f"{index_name} metadata.total_parameters is {shown}, but "
+    return [finding("index-total-parameters-mismatch", f"{index_name} metadata.total_parameters is {declared_text}, but "
                     f"{stored:,} parameters are stored{formula}", files=[index_name], expected=declared,
                     actual=stored)]

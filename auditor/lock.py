@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
-from .findings import Finding, finding, plural
 from .groups import fill
-from .patterns import encode_indices, patterns
+from .patterns import encode_indices
 from .report import Report
 
 LOCK_VERSION = 1
@@ -76,7 +75,7 @@ def snapshot(report: Report) -> dict[str, Any]:
             entry["indices"] = codes
         groups.append(entry)
     groups.sort(key=lambda e: (e["template"], e["dtype"], e["shape"]))
-    from . import __version__
+    from .version import __version__
     source = {k: report.source[k] for k in ("repo", "revision", "commit") if report.source.get(k) is not None}
     doc: dict[str, Any] = {
         LOCK_KEY: LOCK_VERSION,
@@ -152,59 +151,3 @@ def tensor_map(doc: dict[str, Any]) -> TensorMap:
         for name in tensors_of(g):
             out[name] = value
     return out
-
-
-# -- drift -------------------------------------------------------------------------------------------------
-
-def _shown(items: list[str]) -> str:
-    return "; ".join(items[:MAX_NAMES]) + (f" and {len(items) - MAX_NAMES:,} more" if len(items) > MAX_NAMES else "")
-
-
-def drift(lock: dict[str, Any], report: Report, *, lock_name: str = "the lock") -> list[Finding]:
-    """``lock-drift`` findings: how ``report`` differs from the locked snapshot, naming the tensors."""
-    from .diff import compare, value
-    changes = compare(lock, snapshot(report))
-    out: list[Finding] = []
-    if changes.removed:
-        out.append(finding("lock-drift", f"{plural(len(changes.removed), 'tensor')} in {lock_name} "
-                           f"{'is' if len(changes.removed) == 1 else 'are'} no longer stored: "
-                           f"{_shown(patterns(changes.removed))}", tensors=changes.removed))
-    if changes.added:
-        out.append(finding("lock-drift", f"{plural(len(changes.added), 'stored tensor')} not in {lock_name}: "
-                           f"{_shown(patterns(changes.added))}", tensors=changes.added))
-    if changes.reshaped:
-        out.append(finding("lock-drift", f"{plural(len(changes.reshaped), 'tensor')} changed shape since "
-                           f"{lock_name}: " + _shown([f"{p} {list(a)} -> {list(b)}"
-                                                     for p, a, b in changes.grouped(changes.reshaped)]),
-                           tensors=[n for n, _, _ in changes.reshaped]))
-    if changes.retyped:
-        out.append(finding("lock-drift", f"{plural(len(changes.retyped), 'tensor')} changed dtype since "
-                           f"{lock_name}: " + _shown([f"{p} {a} -> {b}"
-                                                     for p, a, b in changes.grouped(changes.retyped)]),
-                           tensors=[n for n, _, _ in changes.retyped]))
-    (ta, tb) = changes.totals
-    if ta["parameters"] != tb["parameters"] or ta["tensors"] != tb["tensors"]:
-        out.append(finding("lock-drift", f"counts changed since {lock_name}: "
-                           f"{ta['tensors']:,} -> {tb['tensors']:,} tensors, {ta['parameters']:,} -> "
-                           f"{tb['parameters']:,} parameters ({tb['parameters'] - ta['parameters']:+,})"))
-    for field, a, b in changes.meta:
-        out.append(finding("lock-drift", f"{field} changed since {lock_name}: {value(a)} -> {value(b)}",
-                           severity="warning"))
-    if changes.content:
-        # the sole sign of retrained or corrupted weights when the inventory is unchanged; otherwise a consequence
-        explained = bool(changes.added or changes.removed or changes.reshaped or changes.retyped)
-        out.append(finding("lock-drift", f"{plural(len(changes.content), 'file')} changed content since {lock_name}"
-                           + (" (with the tensor changes above)" if explained else "") + ": "
-                           + _shown([f"{n} ({how} {_short(x)} -> {_short(y)})" for n, how, x, y in changes.content]),
-                           files=[n for n, _, _, _ in changes.content], severity="info" if explained else None))
-    changed = {n for n, _, _, _ in changes.content}
-    layout = [(line, n) for line, n in zip(changes.files_changed, changes.file_names) if n not in changed]
-    if layout:
-        out.append(finding("lock-drift", f"the file layout differs from {lock_name}: "
-                           f"{_shown([line for line, _ in layout])}", files=[n for _, n in layout], severity="info"))
-    return out
-
-
-def _short(v: Any) -> str:
-    """A digest shortened for messages (the full ones are in the lock and in verify's JSON), or a size."""
-    return f"{v[:12]}..." if isinstance(v, str) and len(v) == 64 else (f"{v:,} bytes" if isinstance(v, int) else str(v))

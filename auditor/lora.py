@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from .findings import Finding, finding, plural
 from .inventory import Tensor
+from .names import shown
 
 # name -> (module, role); roles: down, up, emb_down, emb_up, magnitude, alpha, factor
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -127,5 +128,4 @@ def ranks(modules: dict[str, LoraModule]) -> list[int]:
 
 
 def _first(items: list[str], limit: int = 3) -> str:
-    shown = ", ".join(items[:limit])
-    return shown + (f" and {len(items) - limit:,} more" if len(items) > limit else "")
+    return shown(items, limit)

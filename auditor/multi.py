@@ -8,6 +8,7 @@ whose exit code fails when any of them fails.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -53,8 +54,8 @@ def gated_audit_target(targets: list[str], policy: Any, *, lock: str | None = No
                        **audit_kw: Any) -> Report | CompositeReport:
     """``audit_target`` for each target under the policy: its findings added to every checkpoint's report."""
     from . import lock as lockmod
-    from .policy import apply, settings
     from .dispatch import audit_target
+    from .policy import apply, settings
     fail_on, ignore = settings(policy)
     lock_path = lock or policy.lock
     if lock_path and len(targets) > 1:
@@ -65,11 +66,10 @@ def gated_audit_target(targets: list[str], policy: Any, *, lock: str | None = No
     for target in targets:
         report = audit_target(target, base=base, fail_on=fail_on, ignore=ignore, **audit_kw)
         if isinstance(report, CompositeReport):
-            for s in report.sections:
-                if isinstance(s.report, Report):
-                    apply(s.report, policy)
+            report = replace(report, sections=[replace(s, report=apply(s.report, policy))
+                                               if isinstance(s.report, Report) else s for s in report.sections])
         else:
-            apply(report, policy, lock_doc=lock_doc, lock_name=str(lock_path) if lock_path else None)
+            report = apply(report, policy, lock_doc=lock_doc, lock_name=str(lock_path) if lock_path else None)
         reports.append(report)
     if len(reports) == 1:
         return reports[0]

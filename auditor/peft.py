@@ -22,6 +22,7 @@ from typing import Any
 from .findings import Finding, finding, plural
 from .inventory import Tensor
 from .lora import LoraModule, check_pairs, ranks, split
+from .names import shown
 from .specs.expr import ExprError, evaluate
 
 if sys.version_info >= (3, 11):
@@ -393,8 +394,7 @@ def _auto_mapping(config: dict[str, Any]) -> str | None:
 
 
 def _first(items: list[str], limit: int = 3) -> str:
-    shown = ", ".join(items[:limit])
-    return shown + (f" and {len(items) - limit:,} more" if len(items) > limit else "")
+    return shown(items, limit)
 
 
 def stored_ranks(tensors: dict[str, Tensor]) -> list[int]:

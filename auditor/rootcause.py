@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from .checkpoint import Checkpoint, safe_relative
 from .findings import Finding, finding, plural
+from .names import shown
 
 # file-level problems that leave a file's tensors unknown (when its header could not be parsed)
 ROOT_CODES = ("partial-checkpoint", "index-shard-missing", "index-path-unsafe", "not-safetensors", "file-unreadable", "header-too-small",
@@ -199,13 +200,13 @@ def _where(lost: Lost) -> str:
 
 def _caused(f: Finding, tensors: list[str], root: str, merged: dict[str, Finding]) -> Finding:
     files = merged[root].files
-    shown = ", ".join(files[:2]) + (f" and {len(files) - 2:,} more" if len(files) > 2 else "")
+    listed = shown(files, 2)
     what = ("could not be read" if root != "index-shard-missing" else "is absent" if len(files) == 1
             else "are absent")
     if root == "partial-checkpoint":
         note = "in the other shards, not audited here (partial-checkpoint)"
     else:
-        note = f"a consequence of {root}: {shown} {what}; not a separate problem"
+        note = f"a consequence of {root}: {listed} {what}; not a separate problem"
     return replace(f, severity="info", caused_by=root, tensors=tuple(tensors) if tensors else f.tensors,
                    message=f"not checked ({note}): {f.message}")
 
@@ -262,4 +263,4 @@ def _reason(f: Finding) -> str:
 
 
 def _names(names: list[str]) -> str:
-    return ", ".join(names[:MAX_SHOWN]) + (f" and {len(names) - MAX_SHOWN:,} more" if len(names) > MAX_SHOWN else "")
+    return shown(names, MAX_SHOWN)

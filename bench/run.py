@@ -88,8 +88,9 @@ def main() -> None:
         print(f"{name:38} {wall:8.3f} {wall / base:12.2f}x {rss:9.1f}")
     ours = statistics.median(w for w, _ in results["st-audit audit --format json"])
     peak = max(r for _, r in results["st-audit audit --format json"]) / 2**20
-    print(f"targets: st-audit <= 1.0x safe_open wall ({ours / base:.2f}x: {'met' if ours <= base else 'NOT met'}), "
-          f"peak < 150 MiB ({peak:.0f} MiB: {'met' if peak < 150 else 'NOT met'})")
+    print(f"targets (issue 14): st-audit <= 1.5x safe_open wall ({ours / base:.2f}x: "
+          f"{'met' if ours <= 1.5 * base else 'NOT met'}; then 1.0x), peak < 150 MiB ({peak:.0f} MiB: "
+          f"{'met' if peak < 150 else 'NOT met'})")
     print()
     hub = ROOT / "bench" / "hub_bench.py"
     if hub.exists():

@@ -189,11 +189,34 @@ def test_tensor_budget_stops_reading_and_says_so(make_checkpoint: Callable[..., 
     import auditor.checkpoint
     monkeypatch.setattr(auditor.checkpoint, "MAX_TENSORS", 5)
     path = make_checkpoint([(f"t{i}.w", "F32", [1]) for i in range(30)], shards=3)
+    index_path = path / "model.safetensors.index.json"
+    index = json.loads(index_path.read_text())
+    one_each = {shard: name for name, shard in index["weight_map"].items()}  # the shards hold more than it names
+    index["weight_map"] = {name: shard for shard, name in one_each.items()}
+    index_path.write_text(json.dumps(index))
     report = auditor.audit(path)
     names = sorted(p.name for p in path.glob("*.safetensors"))
     limited = [f for f in report.findings if f.code == "tensor-limit"]
     assert [f.files for f in limited] == [(names[1], names[2])]  # the first file already holds over 5: one root
     assert report.exit_code == 1 and report.totals.tensors == 10
+
+
+def test_limits_scale_with_the_checkpoint(make_checkpoint: Callable[..., Path],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large healthy checkpoint is never failed by a fixed cap: the index may grow with the shards listed
+    beside it, and the tensor budget with the tensors the index names."""
+    import auditor.checkpoint
+    path = make_checkpoint([(f"t{i}.w", "F32", [1]) for i in range(30)], shards=3)
+    index_size = (path / "model.safetensors.index.json").stat().st_size
+    monkeypatch.setattr(auditor.checkpoint, "MAX_SMALL_FILE", 64)
+    monkeypatch.setattr(auditor.checkpoint, "MAX_TENSORS", 5)
+    monkeypatch.setattr(auditor.checkpoint, "INDEX_BYTES_PER_SHARD", index_size // 3 + 1)
+    report = auditor.audit(path)
+    assert report.totals.tensors == 30
+    assert not {"index-invalid", "tensor-limit"} & {f.code for f in report.findings}
+    monkeypatch.setattr(auditor.checkpoint, "INDEX_BYTES_PER_SHARD", index_size // 3 - 30)
+    too_big = [f for f in auditor.audit(path).findings if f.code == "index-invalid"]
+    assert len(too_big) == 1 and "too large" in too_big[0].message
 
 
 @pytest.mark.parametrize("declared,flagged", [(333_312, True), ("8B", True), (None, False), (36, False)])

@@ -184,3 +184,35 @@ def test_fixture_writer_output_is_valid_for_the_reference(tmp_path: Path) -> Non
     assert not reference_rejects(path)
     assert read_local_header(path, "w.safetensors").findings == []
 
+
+
+@pytest.mark.parametrize("text, fast", [
+    ('{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"__metadata__":{"format":"pt"}}', True),
+    ('{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}', False),
+    ('{"w":{"dtype":"F32","dtype":"F32","shape":[2],"data_offsets":[0,8]}}', False),
+    ('{"a:b":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}', False),   # a colon inside a name: exact path
+    ('{"w" : {"dtype":"F32","shape":[2],"data_offsets":[0,8]}}', True),    # whitespace changes nothing
+    ('{"w":{"dtype":"F32","shape":[18446744073709551616],"data_offsets":[0,8]}}', True),
+    ('{"w":{"x":{"y":1,"y":2}}}', False),                                   # deeper objects: exact path
+    ('{"w":NaN}', False), ('{"w":"\\ud800"}', False), ('[1]', False), ('{"a":1,"a":2}', False),
+])
+def test_fast_json_path_is_used_only_when_it_provably_agrees(text, fast):
+    """The orjson path gives the stdlib's result or steps aside; every duplicate goes to the exact path."""
+    from auditor import header as header_module
+    doc = header_module._fast_loads(text)
+    assert (doc is not None) == (fast and header_module._orjson is not None)
+    if doc is not None:
+        exact = json.loads(text)
+        big = 2**64  # orjson reads an integer beyond 64 bits as a float: rejected by the same entry check
+        assert doc == exact or json.dumps(exact).replace(str(big), str(float(big))) == json.dumps(doc)
+    # the verdict on the whole header is the same either way
+    assert parse_header("x.safetensors", text.encode(), None).findings == _exact(text)
+
+
+def _exact(text: str) -> list:
+    from auditor import header as header_module
+    saved, header_module._orjson = header_module._orjson, None
+    try:
+        return parse_header("x.safetensors", text.encode(), None).findings
+    finally:
+        header_module._orjson = saved

@@ -561,3 +561,22 @@ def test_expressions_see_the_task_class_being_built() -> None:
     head = expand(spec, {"model_type": "x", "architectures": ["XForImageClassification"]})
     assert set(whole.tensors) == {"text.w", "vision.w"} and whole.env["task_class"] == "Model"
     assert set(head.tensors) == {"vision.w", "classifier.weight"}
+
+
+def test_select_builds_only_the_claiming_spec_and_claims_match_the_built_specs() -> None:
+    """Lazy loading (a start-up cost): selecting DeepSeek-V3 builds its spec alone; the claims read from the
+    files' heads are exactly the model_types and classes of the fully built specs."""
+    from auditor.specs import select
+    from auditor.specs.load import _files, load_all
+
+    load_all.cache_clear()  # a fresh library: nothing built yet
+    spec, _ = select({"model_type": "deepseek_v3", "architectures": ["DeepseekV3ForCausalLM"]})
+    library = load_all()
+    assert spec is not None and spec.file == "deepseek_v3.toml"
+    assert set(library._specs) == {"deepseek_v3.toml"}
+    by_type, by_arch, by_class = library.claims()
+    built = dict(library.items())  # iterating builds every spec, as the eager load did
+    assert len(built) == len(_files()) > 150
+    assert by_type == {t: s.file for s in built.values() for t in s.model_types}
+    assert by_arch == {a: s.file for s in built.values() for a in s.architectures}
+    assert by_class == {c: s.file for s in built.values() for c in s.diffusers_classes}

@@ -21,6 +21,6 @@ def formatter(name: str) -> Callable[[Report], str]:
     def format_any(report: Report) -> str:
         if hasattr(report, "sections"):
             from .sections import format_composite
-            return format_composite(report, name)  # type: ignore[arg-type]
+            return format_composite(report, name, formatter)  # type: ignore[arg-type]
         return single(report)  # type: ignore[no-any-return]
     return format_any

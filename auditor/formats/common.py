@@ -6,6 +6,7 @@ from typing import Any
 
 from ..findings import plural
 from ..report import Report
+from .numbers import human
 
 LEDGER_LABELS = {"model": "model (the formula's parameters)", "mtp": "MTP module", "tied_duplicates": "tied duplicates",
                  "buffers": "recomputable buffers", "quantization": "quantization bookkeeping",
@@ -21,14 +22,6 @@ def ledger_label(key: str, report: Report) -> str:
 
 def num(n: int | None) -> str:
     return "-" if n is None else f"{n:,}"
-
-
-def human(n: int) -> str:
-    """1234567 -> '1.23M' (for the one-line summary; exact numbers are printed beside it)."""
-    for unit, size in (("T", 10**12), ("B", 10**9), ("M", 10**6), ("K", 10**3)):
-        if abs(n) >= size:
-            return f"{n / size:.2f}{unit}"
-    return str(n)
 
 
 def shape(s: list[int] | tuple[int, ...]) -> str:

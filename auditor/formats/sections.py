@@ -8,9 +8,11 @@ puts each section's test suite under one ``<testsuites>``.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from typing import Any
 
 from ..sections import CompositeReport, kind_line
-from .common import human
+from .numbers import human
 
 
 def summary_line(report: CompositeReport) -> str:
@@ -27,11 +29,11 @@ def _section_title(s: object) -> str:
     return f"{part.name} ({part.kind}{role})"
 
 
-def format_composite(report: CompositeReport, fmt: str) -> str:
+def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str], Callable[[Any], str]]) -> str:
+    """``formatter``: the format registry (``formats.formatter``), passed in rather than imported back."""
     if fmt == "json":
         from .json_format import dumps
         return dumps(report.to_dict())
-    from . import formatter
     inner_format = formatter(fmt)  # sections may themselves be sectioned (several targets)
     if fmt == "junit":
         root = ET.Element("testsuites", {"name": f"st-audit {report.target}"})

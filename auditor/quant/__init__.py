@@ -18,8 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..inventory import Tensor
-from .assess import (AUX_SUFFIXES, WEIGHT_SUFFIXES, Assessment, QuantVerdict, assess, looks_quantized,
-                     unconfigured)
+from .assess import AUX_SUFFIXES, WEIGHT_SUFFIXES, Assessment, QuantVerdict, assess, looks_quantized, unconfigured
 from .configs import QuantConfig, read
 
 __all__ = ["Quantization", "QuantVerdict", "QuantConfig"]

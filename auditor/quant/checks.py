@@ -9,6 +9,7 @@ from typing import Any
 
 from ..findings import Finding, finding, plural
 from ..header import DTYPE_BITS, Tensor
+from ..names import shown
 from . import Quantization
 from .assess import FLOAT_DTYPES, unconfigured
 
@@ -18,8 +19,7 @@ CONFIG_DTYPES = {"bfloat16": "BF16", "float16": "F16", "half": "F16", "float32":
 
 
 def _names(names: list[str]) -> str:
-    shown = ", ".join(names[:MAX_NAMES])
-    return shown + (f" and {len(names) - MAX_NAMES:,} more" if len(names) > MAX_NAMES else "")
+    return shown(names, MAX_NAMES)
 
 
 def quantization_findings(quantization: Quantization, stored: Mapping[str, Tensor], expected: Mapping[str, Any],

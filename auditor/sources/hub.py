@@ -1,12 +1,14 @@
 """A Hugging Face Hub repo as a checkpoint source, read without downloading any weights.
 
 Everything goes through ``huggingface_hub`` (endpoint from ``HF_ENDPOINT``, token from ``HF_TOKEN`` /
-``--token`` / the saved login, offline mode, its error classes); this is the only module that imports it.
+``--token`` / the saved login, offline mode, its error classes); only the Hub source's modules import it:
+this one (listing, small files, scheduling the header fetches), ``hubhttp`` (session, retries, Range reads),
+``hubcache`` (the checked header cache) and ``huberrors`` (error -> one sentence).
 
 1. ``model_info(files_metadata=True)`` resolves the revision to a commit and lists every file with its
    size (and LFS sha256).
-2. ``hf_hub_download`` (pinned to that commit, so a second run is served from its cache) fetches the
-   small files: the index and config.json, prefetched concurrently.
+2. One GET each (pinned to that commit, kept in the checked cache) fetches the small files: the index and
+   config.json, prefetched concurrently (``hf_hub_download`` offline).
 3. Each shard's header is fetched with HTTP Range requests on huggingface_hub's own HTTP session,
    concurrently. The first range is sized from the index (the names of the tensors it maps to the shard),
    so almost every shard needs one request; a second request asks for exactly the missing bytes. A
@@ -14,7 +16,8 @@ Everything goes through ``huggingface_hub`` (endpoint from ``HF_ENDPOINT``, toke
    header, then the connection is closed.
 4. The bytes go to the same parser as local files (``read_header_length`` then ``parse_header``), with
    the listed file size, so truncation and trailing bytes are judged exactly as on disk.
-5. Headers are cached under the huggingface_hub assets cache, keyed by (repo, commit, file).
+5. Headers are cached under the huggingface_hub assets cache, keyed by (repo, commit, file), each entry
+   checksummed and tied to the listed size and sha256 (``hubcache``).
 
 Faults: 429 / 5xx / connection resets / timeouts are retried with bounded exponential backoff (honouring
 ``Retry-After``); everything else becomes one actionable ``AuditError`` sentence (exit 3).
@@ -22,122 +25,37 @@ Faults: 429 / 5xx / connection resets / timeouts are retried with bounded expone
 
 from __future__ import annotations
 
-import contextvars
 import json
 import os
 import posixpath
-import re
-import sys
-import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
-from urllib.parse import quote
+from typing import Any
 
 from huggingface_hub import HfApi, constants, hf_hub_download, hf_hub_url
-from huggingface_hub.errors import (
-    DisabledRepoError,
-    EntryNotFoundError,
-    GatedRepoError,
-    HFValidationError,
-    HfHubHTTPError,
-    LocalEntryNotFoundError,
-    OfflineModeIsEnabled,
-    RemoteEntryNotFoundError,
-    RepositoryNotFoundError,
-    RevisionNotFoundError,
-)
-from huggingface_hub.utils import build_hf_headers, cached_assets_path, get_session, hf_raise_for_status
+from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
 
-from .. import __version__
 from ..checkpoint import MAX_TENSORS, choose, safe_relative
-from ..errors import AuditError, HubError, TargetNotFound
+from ..errors import AuditError
 from ..findings import plural
 from ..header import MAX_HEADER_BYTES, Header, parse_header, read_header_length
+from ..version import __version__
+from .hubcache import CachedHeaders, HeaderCache
+from .huberrors import COMMIT, ErrorTranslation, FileProblem
+from .hubhttp import Http, Traffic, session
 
-# The HTTP library behind huggingface_hub's session (httpx for 1.x, httpx2 for 2.x): its exception classes.
-_http = sys.modules[type(get_session()).__module__.split(".")[0]]
-
-T = TypeVar("T")
-
-RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
-MAX_RETRY_AFTER = 60.0  # a longer Retry-After is reported to the user instead of slept through
 DEFAULT_FIRST_RANGE = 64 * 1024  # a single file with no index to size its first range from
 ENTRY_BYTES = 84  # header bytes per tensor beyond its quoted name: {"dtype":..,"shape":[..],"data_offsets":[..]},
 ENTRY_BYTES_BLIND = 160  # per tensor when only the count is known
 HEADER_SLACK = 256  # __metadata__ and padding
-MAX_ERROR_BODY = 1_000_000
-CACHE_LIBRARY = "st-audit"
-LISTING = ".listing.json"  # the commit's file list, cached beside its headers (offline mode)
-_COMMIT = re.compile(r"^[0-9a-f]{40}$")
-
-
-class _FileProblem(Exception):
-    """One file could not be read (its listing and the server disagree): a finding, not an abort."""
-
-
-# -- traffic accounting ---------------------------------------------------------------------------------
-
-
-class Traffic:
-    """Requests made and body bytes received by one source, counted by event hooks on the shared session."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.requests = 0
-        self._responses: list[Any] = []
-
-    def on_request(self) -> None:
-        with self._lock:
-            self.requests += 1
-
-    def on_response(self, response: Any) -> None:
-        with self._lock:
-            self._responses.append(response)
-
-    @property
-    def bytes(self) -> int:
-        with self._lock:
-            return sum(getattr(r, "num_bytes_downloaded", 0) for r in self._responses)
-
-
-_TRAFFIC: contextvars.ContextVar[Traffic | None] = contextvars.ContextVar("st_audit_traffic", default=None)
-_HOOK_LOCK = threading.Lock()
-
-
-def _request_hook(request: Any) -> None:
-    traffic = _TRAFFIC.get()
-    if traffic is not None:
-        traffic.on_request()
-
-
-def _response_hook(response: Any) -> None:
-    traffic = _TRAFFIC.get()
-    if traffic is not None:
-        traffic.on_response(response)
-
-
-def _session() -> Any:
-    """huggingface_hub's shared client, with the counting hooks installed (it may have been recreated)."""
-    session = get_session()
-    hooks = session.event_hooks
-    if _request_hook not in hooks.get("request", []):
-        with _HOOK_LOCK:
-            hooks = session.event_hooks
-            if _request_hook not in hooks.get("request", []):
-                session.event_hooks = {"request": [*hooks.get("request", []), _request_hook],
-                                       "response": [*hooks.get("response", []), _response_hook]}
-    return session
 
 
 # -- the source -----------------------------------------------------------------------------------------
 
 
-class HubSource:
+class HubSource(CachedHeaders, Http, ErrorTranslation):
     """A repo on the Hub (or any Hub-compatible endpoint); never downloads tensor data."""
 
     def __init__(self, repo_id: str, *, revision: str | None = None, token: str | bool | None = None,
@@ -174,11 +92,12 @@ class HubSource:
         self._auth = {**build_hf_headers(token=token, library_name="st-audit", library_version=__version__),
                       "Accept-Encoding": "identity"}
         self._summarized = False
+        self._header_cache: HeaderCache | None = None
 
     # -- Source protocol ------------------------------------------------------------------------------
 
     def list_files(self) -> dict[str, int | None]:
-        if self._files is None and constants.is_offline_mode() and self.revision and _COMMIT.match(self.revision):
+        if self._files is None and constants.is_offline_mode() and self.revision and COMMIT.match(self.revision):
             self._files = self._listing_load(self.revision)  # offline: a pinned commit audited before
             if self._files is not None:
                 self.commit = self.revision
@@ -186,7 +105,7 @@ class HubSource:
             with self._counting():
                 info = self._retrying(lambda: self._api.model_info(self.repo_id, revision=self.revision,
                                                                    files_metadata=True, timeout=self.timeout))
-            self.commit = info.sha if isinstance(info.sha, str) and _COMMIT.match(info.sha) else None
+            self.commit = info.sha if isinstance(info.sha, str) and COMMIT.match(info.sha) else None
             files: dict[str, int | None] = {}
             for sibling in info.siblings or []:
                 lfs = sibling.lfs
@@ -260,6 +179,35 @@ class HubSource:
         self._small[name] = self._prefetcher.submit(self._in_traffic, self._download, name)
 
     def _download(self, name: str) -> bytes:
+        """A small file (index, config) of the pinned commit: from the header cache, else one GET.
+
+        One request, not hf_hub_download's HEAD + GET (a round trip saved on every audit); kept in the same
+        checked cache as the headers, so a second audit of the commit makes no request for it either. Offline,
+        or without a resolved commit, huggingface_hub's own download (and its cache) is used.
+        """
+        fingerprint = self._fingerprint(name)
+        if self.commit is not None and self.use_cache:
+            cached = self._cache().load(name, **fingerprint)
+            if cached is not None:
+                return cached
+        if self.commit is None or constants.is_offline_mode():
+            return self._hf_download(name)
+        url = hf_hub_url(self.repo_id, name, revision=self.commit, endpoint=self.endpoint)
+
+        def get() -> bytes:
+            response = session().get(url, headers=self._auth, timeout=self.timeout, follow_redirects=True)
+            hf_raise_for_status(response)
+            return response.content
+
+        try:
+            with self._counting():
+                data = self._retrying(get)
+        except FileProblem as e:
+            raise FileNotFoundError(str(e)) from None
+        self._cache().store(name, data, **fingerprint)
+        return data
+
+    def _hf_download(self, name: str) -> bytes:
         revision = self.commit or self.revision
         try:
             with self._counting():
@@ -267,7 +215,7 @@ class HubSource:
                     self.repo_id, name, revision=revision, endpoint=self.endpoint, token=self.token,
                     cache_dir=self.cache_dir, etag_timeout=self.timeout,
                     library_name="st-audit", library_version=__version__))
-        except _FileProblem as e:
+        except FileProblem as e:
             raise FileNotFoundError(str(e)) from None
         return Path(path).read_bytes()
 
@@ -351,278 +299,12 @@ class HubSource:
             if len(raw) < n:
                 more, _ = self._get_range(url, 8 + len(raw), 8 + n - 1, None)
                 raw += more
-        except _FileProblem as e:
+        except FileProblem as e:
             header = Header(name)
             header.fail("file-unreadable", f"could not read its header from the Hub: {e}")
             return header
         self._cache_store(name, first[:8] + raw)
         return parse_header(name, raw, size, header)
-
-    def _get_range(self, url: str, start: int, end: int,
-                   header_end: Callable[[bytes, int | None], int | None] | None) -> tuple[bytes, int | None]:
-        """Bytes ``start..end`` (inclusive) of a file and the file's total size when the server says it.
-
-        A 206 must carry exactly the requested range. A 200 (Range ignored) is the whole file: it is read
-        only up to ``end`` (or, for the first request, up to the end of the header) and then closed.
-        """
-        headers = {**self._auth, "Range": f"bytes={start}-{end}"}
-        attempt = 0
-        while True:
-            try:
-                with _session().stream("GET", url, headers=headers, timeout=self.timeout) as r:
-                    if r.status_code == 206:
-                        return self._read_partial(r, start, end)
-                    if r.status_code == 200:
-                        return self._read_ignoring_range(r, start, end, header_end)
-                    if r.status_code == 416:
-                        raise _FileProblem(f"the server refused bytes {start}-{end} (416): the file is shorter "
-                                           "than its listing says")
-                    retry = self._retry_delay(r.status_code, r.headers, attempt)
-                    if retry is None:
-                        if int(r.headers.get("content-length") or 0) <= MAX_ERROR_BODY:
-                            r.read()
-                        self._raise_for(r)
-            except _http.TransportError as e:
-                retry = self._retry_delay(None, {}, attempt, e)
-                if retry is None:
-                    raise self._translate(e) from None
-            attempt += 1
-            time.sleep(retry)
-
-    @staticmethod
-    def _read_partial(r: Any, start: int, end: int) -> tuple[bytes, int | None]:
-        m = re.match(r"^bytes (\d+)-(\d+)/(\d+|\*)$", (r.headers.get("content-range") or "").strip())
-        if m is None or int(m[1]) != start or int(m[2]) > end or int(m[2]) < start:
-            raise _FileProblem(f"the server answered bytes {start}-{end} with Content-Range "
-                               f"{r.headers.get('content-range')!r}")
-        expected = int(m[2]) - start + 1
-        body = bytearray()
-        for chunk in r.iter_raw():
-            body += chunk
-            if len(body) > expected:
-                break
-        if len(body) != expected:
-            raise _FileProblem(f"asked for {expected:,} bytes at offset {start:,}, received {len(body):,}")
-        return bytes(body), None if m[3] == "*" else int(m[3])
-
-    @staticmethod
-    def _read_ignoring_range(r: Any, start: int, end: int,
-                             header_end: Callable[[bytes, int | None], int | None] | None) -> tuple[bytes, int | None]:
-        total = int(r.headers["content-length"]) if (r.headers.get("content-length") or "").isdigit() else None
-        stop = end + 1
-        body = bytearray()
-        checked = header_end is None
-        for chunk in r.iter_raw():
-            body += chunk
-            if not checked and len(body) >= 8:
-                checked = True
-                stop = max(stop, header_end(bytes(body[:8]), total) or 0)
-            if len(body) >= stop:
-                break  # leaving the block closes the connection: the rest of the file is never read
-        return bytes(body[start:stop]), total
-
-    # -- header cache ---------------------------------------------------------------------------------
-
-    def _cache_path(self, name: str) -> Path | None:
-        if not self.use_cache or self.commit is None:
-            return None
-        try:
-            folder = cached_assets_path(CACHE_LIBRARY, namespace=f"headers--{self.repo_id}", subfolder=self.commit,
-                                        assets_dir=constants.HF_ASSETS_CACHE)
-        except (OSError, ValueError):
-            return None
-        return folder / quote(name, safe="")
-
-    def _listing_store(self, files: dict[str, int | None]) -> None:
-        """Keep the commit's file list beside its headers, so offline mode can audit that commit again."""
-        self._cache_store(LISTING, json.dumps({"files": files, "lfs_sha256": self.lfs_sha256}).encode())
-
-    def _listing_load(self, commit: str) -> dict[str, int | None] | None:
-        self.commit = commit
-        path = self._cache_path(LISTING)
-        self.commit = None
-        try:
-            doc = json.loads(path.read_bytes()) if path is not None else None
-        except (OSError, ValueError):
-            return None
-        if not isinstance(doc, dict) or not isinstance(doc.get("files"), dict):
-            return None
-        self.lfs_sha256 = dict(doc.get("lfs_sha256") or {})
-        return {str(k): (v if isinstance(v, int) else None) for k, v in doc["files"].items()}
-
-    def _cache_load(self, name: str, size: int | None) -> Header | None:
-        path = self._cache_path(name)
-        if path is None:
-            return None
-        try:
-            data = path.read_bytes()
-        except OSError:
-            return None
-        n, header = read_header_length(name, data, size)
-        if n is None:
-            return header
-        if len(data) < 8 + n:
-            return None  # a damaged entry: fetch again
-        return parse_header(name, data[8:8 + n], size, header)
-
-    def _cache_store(self, name: str, data: bytes) -> None:
-        path = self._cache_path(name)
-        if path is None:
-            return
-        try:
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except OSError:
-            pass  # a read-only cache only costs requests next time
-
-    # -- retries and errors ---------------------------------------------------------------------------
-
-    @contextmanager
-    def _counting(self) -> Iterator[None]:
-        _session()
-        token = _TRAFFIC.set(self.traffic)
-        try:
-            yield
-        finally:
-            _TRAFFIC.reset(token)
-
-    def _in_traffic(self, fn: Callable[..., T], *args: Any) -> T:
-        with self._counting():
-            return fn(*args)
-
-    def _retry_delay(self, status: int | None, headers: Any, attempt: int,
-                     error: BaseException | None = None) -> float | None:
-        """Seconds to wait before trying again, or None when this failure is final."""
-        if error is not None:
-            if isinstance(error, OfflineModeIsEnabled) or not isinstance(
-                    error, (_http.TimeoutException, _http.NetworkError, _http.RemoteProtocolError)):
-                return None
-        elif status not in RETRY_STATUSES:
-            return None
-        if attempt >= self.max_retries:
-            return None
-        delay = self.backoff * 2 ** attempt
-        after = (headers.get("retry-after") or "").strip() if headers else ""
-        if after:
-            try:
-                seconds = float(after)
-            except ValueError:
-                seconds = None  # an HTTP date: keep the exponential backoff
-            if seconds is not None:
-                if seconds > MAX_RETRY_AFTER:
-                    return None
-                delay = max(0.0, seconds)
-        return delay
-
-    def _retrying(self, call: Callable[[], T]) -> T:
-        """Run a huggingface_hub call, retrying transient failures; errors become AuditErrors."""
-        attempt = 0
-        while True:
-            try:
-                return call()
-            except Exception as e:  # noqa: BLE001 - translated below, never shown raw
-                cause = _root(e)
-                status = cause.response.status_code if isinstance(cause, HfHubHTTPError) and cause.response is not None else None
-                headers = cause.response.headers if status is not None else {}
-                if isinstance(cause, (_http.ConnectError, OfflineModeIsEnabled)) or isinstance(e, (AuditError, _FileProblem)):
-                    delay = None
-                elif status is not None:
-                    delay = self._retry_delay(status, headers, attempt)
-                else:
-                    delay = self._retry_delay(None, {}, attempt, cause)
-                if delay is None:
-                    if isinstance(e, (AuditError, _FileProblem)):
-                        raise
-                    raise self._translate(e) from None
-            attempt += 1
-            time.sleep(delay)
-
-    def _raise_for(self, response: Any) -> None:
-        try:
-            hf_raise_for_status(response)
-        except Exception as e:  # noqa: BLE001
-            raise self._translate(e) from None
-        raise HubError(f"the Hub answered HTTP {response.status_code} for {response.url}: try again later")
-
-    def _translate(self, error: BaseException) -> Exception:
-        """One actionable sentence for whatever huggingface_hub or the network raised."""
-        repo, endpoint = self.repo_id, self.endpoint
-        where = "" if endpoint == "https://huggingface.co" else f" on {endpoint}"
-        chain = list(_chain(error))
-        for e in chain:
-            if isinstance(e, OfflineModeIsEnabled):
-                pinned = self.revision is not None and _COMMIT.match(self.revision)
-                how = ("this commit was not audited before (its headers are not cached)" if pinned else
-                       f"pass the commit of an earlier audit ({repo}@COMMIT or --revision COMMIT) to audit it from "
-                       "the header cache")
-                return HubError(f"offline mode is on (HF_HUB_OFFLINE=1), so {repo} cannot be read from the Hub: "
-                                f"{how}; or unset HF_HUB_OFFLINE, or audit a local copy of the checkpoint")
-        for e in chain:
-            if isinstance(e, GatedRepoError):
-                status = e.response.status_code if e.response is not None else None
-                url = f"{endpoint}/{repo}"
-                if status == 403 or self.token not in (None, False):
-                    return HubError(f"{repo} is a gated repo and your token has not been granted access: request "
-                                    f"access at {url} with the same account, then retry")
-                return HubError(f"{repo} is a gated repo: accept its terms at {url}, then set HF_TOKEN (or pass "
-                                "--token, or run `hf auth login`) with a token of that account")
-            if isinstance(e, RevisionNotFoundError):
-                return TargetNotFound(f"revision {self.revision or self.commit!r} does not exist in {repo}{where}: "
-                                      "pass an existing branch, tag or commit to --revision")
-            if isinstance(e, DisabledRepoError):
-                return HubError(f"{repo} has been disabled on the Hub and cannot be read")
-            if isinstance(e, RepositoryNotFoundError):
-                hint = ("your token cannot read it: check HF_TOKEN or --token" if self.token not in (None, False)
-                        else "if it is private, set HF_TOKEN (or pass --token) to a token that can read it")
-                return TargetNotFound(f"{repo} was not found{where}: check the repo id, or {hint}")
-            if isinstance(e, RemoteEntryNotFoundError):
-                return _FileProblem(f"the file is not in {repo} at {self.commit or self.revision or 'main'}")
-            if isinstance(e, HFValidationError):
-                return TargetNotFound(f"{repo} is not a valid Hub repo id: use the form org/name")
-        for e in chain:
-            if isinstance(e, HfHubHTTPError) and e.response is not None:
-                status = e.response.status_code
-                if status == 401:
-                    return HubError(f"the Hub{where} rejected the token (HTTP 401): check HF_TOKEN or --token, or "
-                                    "run `hf auth login` again")
-                if status == 403:
-                    return HubError(f"the Hub{where} refused access to {repo} (HTTP 403): check that your token "
-                                    "has read permission for it")
-                if status == 429:
-                    after = (e.response.headers.get("retry-after") or "").strip()
-                    return HubError(f"the Hub{where} is rate-limiting requests (HTTP 429"
-                                    f"{f', retry after {after} s' if after else ''}): wait and retry, or log in "
-                                    "(HF_TOKEN) for higher limits")
-                return HubError(f"the Hub{where} kept failing with HTTP {status} after {self.max_retries} retries: "
-                                "try again later")
-        for e in chain:
-            if isinstance(e, LocalEntryNotFoundError) or (
-                    isinstance(e, (_http.TransportError, OSError)) and not isinstance(e, EntryNotFoundError)):
-                reason = str(e).splitlines()[0][:160] if str(e) else type(e).__name__
-                return HubError(f"cannot reach the Hub at {endpoint} ({reason}): check your network connection, "
-                                "proxy settings and HF_ENDPOINT")
-        return HubError(f"could not read {repo} from the Hub ({type(error).__name__}: {error}): rerun with --debug "
-                        "for details")
-
-def _chain(error: BaseException) -> Iterator[BaseException]:
-    """The error, then its causes and contexts (huggingface_hub wraps network errors in cache errors)."""
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        yield current
-        current = current.__cause__ or current.__context__
-
-
-def _root(error: BaseException) -> BaseException:
-    """The error that decides whether to retry: an HTTP status or a transport error, if one is in the chain."""
-    for e in _chain(error):
-        if isinstance(e, (HfHubHTTPError, _http.TransportError, OfflineModeIsEnabled)):
-            return e
-    return error
-
 
 def _human(n: int) -> str:
     if n < 1000:

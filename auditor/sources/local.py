@@ -11,7 +11,6 @@ from ..errors import AuditError, TargetNotFound
 from ..header import Header, parse_header, read_header_length
 from ..targets import describe_special
 
-
 FIRST_READ = 64 * 1024  # one read covers most headers and is enough to sniff non-safetensors files
 
 

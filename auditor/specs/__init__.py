@@ -23,18 +23,6 @@ __all__ = ["Expectation", "ExpectedTensor", "Module", "Spec", "SpecError", "Stac
 
 
 @lru_cache(maxsize=1)
-def _diffusers_registry() -> dict[str, Spec]:
-    """diffusers ``_class_name`` -> spec (a claim made by two files is an error)."""
-    table: dict[str, Spec] = {}
-    for spec in load_all().values():
-        for key in spec.diffusers_classes:
-            if key in table:
-                raise SpecError(f"{key!r} is claimed by both {table[key].file} and {spec.file}")
-            table[key] = spec
-    return table
-
-
-@lru_cache(maxsize=1)
 def _registry() -> tuple[dict[str, Spec], dict[str, Spec]]:
     """model_type -> spec and architecture class -> spec; a claim made by two files is an error."""
     by_type: dict[str, Spec] = {}
@@ -59,9 +47,9 @@ def spec_file(file: str) -> Spec:
 
 
 def find_spec(config: Mapping[str, Any]) -> Spec | None:
-    """The spec claiming the config's model_type (no class check)."""
+    """The spec claiming the config's model_type (no class check); only that file is built."""
     model_type = config.get("model_type")
-    return all_specs().get(model_type) if isinstance(model_type, str) else None
+    return load_all().claiming(model_type) if isinstance(model_type, str) else None
 
 
 def select(config: Mapping[str, Any]) -> tuple[Spec | None, dict[str, Any]]:
@@ -71,14 +59,22 @@ def select(config: Mapping[str, Any]) -> tuple[Spec | None, dict[str, Any]]:
     cfg = dict(config)
     class_name = cfg.get("_class_name")
     if isinstance(class_name, str) and "model_type" not in cfg:  # a diffusers model: its class is the spec key
-        found = _diffusers_registry().get(class_name)
+        found = _diffusers_spec(class_name)
         return (found if found is not None and applies(found, cfg) else None), cfg
     arch = architecture(cfg)
-    spec = _registry()[1].get(arch) if arch else None
-    spec = spec or find_spec(cfg)
+    library = load_all()
+    claimed = library.claims()[1].get(arch) if arch else None
+    spec = library[claimed] if claimed is not None else find_spec(cfg)
     if spec is None or class_for(spec, cfg) is None or not applies(spec, cfg):
         return None, cfg
     return spec, cfg
+
+
+def _diffusers_spec(class_name: str) -> Spec | None:
+    """The spec claiming a diffusers ``_class_name``, built alone."""
+    library = load_all()
+    name = library.claims()[2].get(class_name)
+    return library[name] if name is not None else None
 
 
 def applies(spec: Spec, config: Mapping[str, Any]) -> bool:
@@ -95,7 +91,7 @@ def applies(spec: Spec, config: Mapping[str, Any]) -> bool:
 def selection_note(config: Mapping[str, Any]) -> str:
     """Why ``select`` found no spec, in one sentence (for the unknown-architecture finding)."""
     if isinstance(config.get("_class_name"), str) and "model_type" not in config:
-        found = _diffusers_registry().get(config["_class_name"])
+        found = _diffusers_spec(config["_class_name"])
         if found is not None:
             return (f"the {found.file} formula does not cover this {config['_class_name']} configuration "
                     f"({found.applies})")

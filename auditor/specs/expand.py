@@ -114,11 +114,8 @@ class _Builder:
             layer_type: str | None = None, is_mtp: bool = False, stack: str | None = None) -> None:
         if rule.repeat:  # one tensor per index combination; its shape and condition read the indices
             for indices in _indices(rule, rule.repeat, env):
-                def fill(text: str) -> str:
-                    for key, value in indices.items():
-                        text = text.replace(f"{{{key}}}", str(value))
-                    return text
-                one = replace(rule, name=fill(rule.name), aliases=tuple(fill(a) for a in rule.aliases), repeat=())
+                one = replace(rule, name=_fill(rule.name, indices),
+                              aliases=tuple(_fill(a, indices) for a in rule.aliases), repeat=())
                 self.add(one, rule_id, {**env, **indices}, tied, layer, layer_type, is_mtp, stack)
             return
         per_expert = rule.when is not None and "{expert}" in rule.name and _reads_expert(rule.when)
@@ -168,6 +165,13 @@ class _Builder:
             self.tensors[f"{head}{e}{tail}"] = shared if shared is not None else expected_for(scope)
         if len(self.tensors) > MAX_EXPECTED_TENSORS:
             raise ExprError(f"the config implies over {MAX_EXPECTED_TENSORS:,} tensors")
+
+
+def _fill(text: str, indices: Mapping[str, int]) -> str:
+    """A name with its ``repeat`` placeholders (``{j}``, ``{k}``) replaced by one combination of indices."""
+    for key, value in indices.items():
+        text = text.replace(f"{{{key}}}", str(value))
+    return text
 
 
 def _indices(rule: TensorRule, repeat: tuple[tuple[str, Expr], ...], env: Mapping[str, Any],
@@ -343,7 +347,9 @@ def spec_for_module(module: Module, scope: Mapping[str, Any], library: Mapping[s
         if found is not None:
             return found
     if module.select and isinstance(model_type, str):
-        found = next((s for s in library.values() if model_type in s.model_types), None)
+        claiming = getattr(library, "claiming", None)  # the shipped library: build only the claiming spec
+        found = claiming(model_type) if claiming is not None else next(
+            (s for s in library.values() if model_type in s.model_types), None)
         if found is not None:
             return found
     return library.get(f"{module.spec}.toml") if module.spec else None

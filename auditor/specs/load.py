@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from functools import lru_cache
 from importlib import resources
@@ -47,7 +48,7 @@ _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
 
 def _read(name: str) -> dict[str, Any]:
-    item = resources.files(__package__).joinpath("data", name)
+    item = resources.files(__package__).joinpath("data").joinpath(name)
     try:
         return tomllib.loads(item.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
@@ -75,9 +76,107 @@ def buffer_suffixes() -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=1)
-def load_all() -> dict[str, Spec]:
-    """Every spec in ``data/`` by file name, inheritance resolved and validated."""
-    return build_specs({name: _read(name) for name in _files()})
+def load_all() -> SpecLibrary:
+    """Every spec in ``data/`` by file name, inheritance resolved and validated (each one on first use)."""
+    return SpecLibrary(_files())
+
+
+class SpecLibrary(Mapping[str, Spec]):
+    """The shipped specs by file name, each read, resolved and built the first time it is looked up.
+
+    An audit needs one family (and the specs it extends or embeds), not all ~190: reading and building every
+    file costs more than the rest of a small audit's start-up. Iterating builds them all, exactly as an eager
+    load would (the test that loads every spec goes through here). Which file claims a model_type or an
+    architecture class is read from the top-level keys at the head of each file (``claims``), without
+    building anything.
+    """
+
+    def __init__(self, files: list[str]) -> None:
+        self._files = files
+        self._names = frozenset(files)
+        self._docs: dict[str, dict[str, Any]] = {}
+        self._specs: dict[str, Spec] = {}
+        self._claims: tuple[dict[str, str], dict[str, str], dict[str, str]] | None = None
+
+    def __getitem__(self, name: str) -> Spec:
+        spec = self._specs.get(name)
+        if spec is None:
+            if name not in self._names:
+                raise KeyError(name)
+            spec = self._specs[name] = _build(name, _resolve(name, _Docs(self)))
+        return spec
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+    def doc(self, name: str) -> dict[str, Any]:
+        """One file's TOML document, checked for unknown keys."""
+        doc = self._docs.get(name)
+        if doc is None:
+            doc = _read(name)
+            _known(doc, SPEC_KEYS, name)
+            if "rename" in doc and "extends" not in doc:
+                raise SpecError(f"{name}: rename without extends")
+            self._docs[name] = doc
+        return doc
+
+    def claims(self) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+        """model_type -> file, architecture class -> file and diffusers ``_class_name`` -> file; a claim made by
+        two files is an error."""
+        if self._claims is None:
+            tables: tuple[dict[str, str], dict[str, str], dict[str, str]] = ({}, {}, {})
+            for name in self._files:
+                head = _head(name)
+                for table, key in zip(tables, ("model_types", "architectures", "diffusers_classes"), strict=True):
+                    for claimed in head.get(key, ()):
+                        if claimed in table:
+                            raise SpecError(f"{claimed!r} is claimed by both {table[claimed]} and {name}")
+                        table[claimed] = name
+            self._claims = tables
+        return self._claims
+
+    def claiming(self, model_type: str) -> Spec | None:
+        """The spec claiming a model_type, built alone."""
+        name = self.claims()[0].get(model_type)
+        return self[name] if name is not None else None
+
+
+class _Docs(Mapping[str, dict[str, Any]]):
+    """The library's documents as ``_resolve`` reads them (a parent file is read when a child extends it)."""
+
+    def __init__(self, library: SpecLibrary) -> None:
+        self._library = library
+
+    def __getitem__(self, name: str) -> dict[str, Any]:
+        if name not in self._library:
+            raise KeyError(name)
+        return self._library.doc(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._library)
+
+    def __len__(self) -> int:
+        return len(self._library)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._library
+
+
+def _head(name: str) -> dict[str, Any]:
+    """The top-level keys of a spec file (they precede its first table), parsed without the rest of the file;
+    the whole file when the head alone does not parse."""
+    text = resources.files(__package__).joinpath("data").joinpath(name).read_text(encoding="utf-8")
+    cut = re.search(r"^\[", text, re.MULTILINE)
+    try:
+        return tomllib.loads(text[:cut.start()] if cut else text)
+    except tomllib.TOMLDecodeError:
+        return _read(name)
 
 
 def build_specs(docs: dict[str, dict[str, Any]]) -> dict[str, Spec]:
@@ -97,7 +196,7 @@ def _known(doc: dict[str, Any], keys: set[str], where: str) -> None:
 
 # -- inheritance -----------------------------------------------------------------------------------------
 
-def _resolve(name: str, docs: dict[str, dict[str, Any]], chain: tuple[str, ...] = ()) -> dict[str, Any]:
+def _resolve(name: str, docs: Mapping[str, dict[str, Any]], chain: tuple[str, ...] = ()) -> dict[str, Any]:
     """Apply ``extends``: the parent's keys, tables and tensors, then the child's.
 
     Tables (defaults, derived, aliases, stacks, classes, layouts) merge key by key; a child tensor or module

@@ -114,9 +114,9 @@ class _Symbolic:
             raise ValueError(f"{rule.name} repeats over {', '.join(k for k, _ in rule.repeat)}")
         poly: Poly = {(): 1}
         for dim in rule.shape:
-            poly = _mul(poly, self.poly(dim, env))
+            poly = _mul(poly, self.poly(dim, env))  # type: ignore[arg-type]  # dimensions are never None
         if "{expert}" in rule.name and rule.experts is not None:
-            poly = _mul(poly, self.poly(rule.experts, env))
+            poly = _mul(poly, self.poly(rule.experts, env))  # type: ignore[arg-type]  # not None: checked above
         return poly
 
 
@@ -203,7 +203,7 @@ def _terms(expectation: Expectation, sym: _Symbolic) -> tuple[list[str], dict[st
         if len(polys) == 1 and len(main_stacks) == 1:
             sym.used["N"] = count
     single = len(stack_polys) == 1
-    for row, poly, count in stack_polys:
+    for _row, poly, count in stack_polys:
         total += count * _value(poly, sym.used)
         if single and sym.used.get("N") == count:
             parts.append(f"N*({render(poly)})")
@@ -221,7 +221,7 @@ def _terms(expectation: Expectation, sym: _Symbolic) -> tuple[list[str], dict[st
                 elements *= int(evaluate(dim, env))
             numeric[rule.component] += elements
         else:
-            rest = _add(rest, sym.rule(rule, env))
+            rest = _add(rest, sym.rule(rule, env))  # type: ignore[arg-type]  # read only
     if rest:
         parts.append(render(rest))
         total += _value(rest, sym.used)

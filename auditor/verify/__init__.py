@@ -5,7 +5,7 @@
     one pass over every file: sha256 + tensor values, overlapped  -> engine.run (progress on stderr)
     digests vs the cache's blob names or the Hub listing          -> digests.digest_findings
     NaN / Inf / all-zero / tied copies / duplicates               -> checks
-    lock drift, now with content                                  -> lock.drift
+    lock drift, now with content                                  -> drift.drift
 
 Design note: docs/verify.md.
 """
@@ -102,7 +102,8 @@ def verify(target: str, *, policy: Any = None, against: str | None = None, revis
     if progress:
         progress(digest_summary(files, expected))
     if lock_doc is not None:
-        found += lockmod.drift(lock_doc, report, lock_name=str(lock_path))
+        from ..drift import drift
+        found += drift(lock_doc, report, lock_name=str(lock_path))
     report.findings = sorted(report.findings + found, key=lambda f: -SEVERITY_RANK[f.severity])
     report.extra["verify"] = {
         "jobs": jobs, "bytes": counter.total, "seconds": round(seconds, 3), "against": against_info,

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..findings import Finding, finding, plural
 from ..header import Tensor
+from ..names import shown
 from .engine import Scan, same_bytes
 from .values import NO_ZERO, elementwise
 
@@ -26,7 +27,7 @@ def _index(flat: int, shape: tuple[int, ...]) -> list[int]:
 
 
 def _shown(names: list[str]) -> str:
-    return ", ".join(names[:MAX_NAMES]) + (f" and {len(names) - MAX_NAMES:,} more" if len(names) > MAX_NAMES else "")
+    return shown(names, MAX_NAMES)
 
 
 def is_weight(t: Tensor, category: str) -> bool:

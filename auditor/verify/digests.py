@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..findings import Finding, finding, plural
+from ..names import shown
 from .engine import FileJob
 from .target import Expected
 
@@ -98,4 +99,4 @@ def digest_findings(jobs: Iterable[FileJob], expected: dict[str, Expected], hub_
 
 
 def _names(names: list[str]) -> str:
-    return ", ".join(names[:MAX_NAMES]) + (f" and {len(names) - MAX_NAMES:,} more" if len(names) > MAX_NAMES else "")
+    return shown(names, MAX_NAMES)

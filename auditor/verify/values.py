@@ -131,7 +131,7 @@ def _scan_ieee(bits: np.ndarray, layout: BitLayout, first: int, scratch: np.ndar
     if not (specials or count_zeros):
         return  # the common case: finite, not all zero; the exact zero count is only needed for --tensors
     fits = scratch is not None and scratch.nbytes >= bits.nbytes
-    out: Any = scratch[:bits.nbytes].view(layout.uint) if fits else None
+    out: Any = scratch[:bits.nbytes].view(layout.uint) if fits and scratch is not None else None
     masked = np.bitwise_and(bits, layout.uint(layout.abs_mask), out=out)
     p.zeros = masked.size - int(np.count_nonzero(masked))
     if not specials:

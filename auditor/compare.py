@@ -1,0 +1,148 @@
+"""Compare: the expected tensors x the stored ones -> where each tensor went (the ledger and the raw differences).
+
+Every stored tensor lands in exactly one ledger category (model, mtp, tied_duplicates, buffers, quantization,
+unexplained), so the ledger always sums to the stored parameter total. ``messages`` turns the differences into
+findings; nothing here writes a sentence.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .inventory import Tensor
+from .quant import Quantization
+from .reconciliation import Reconciliation
+from .specs import Expectation, ExpectedTensor, StackInfo, buffer_suffixes
+
+
+@dataclass
+class Sorted:
+    """Where each tensor went while comparing: the raw material of the findings."""
+
+    missing: dict[str, None] = field(default_factory=dict)  # ordered set: packed weights remove their base
+    mtp_missing: list[str] = field(default_factory=list)
+    head_missing: list[str] = field(default_factory=list)
+    mismatched: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = field(default_factory=list)
+    tied_copies: list[str] = field(default_factory=list)
+    shared_copies: list[str] = field(default_factory=list)  # second names of one shared parameter (kind shared)
+    buffers: list[str] = field(default_factory=list)
+    scales: list[str] = field(default_factory=list)
+    notes: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # bookkeeping with its own note
+    scale_problems: list[tuple[str, str]] = field(default_factory=list)
+    # layers past the config's, per stack
+    beyond: dict[StackInfo, dict[int, list[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    unexplained: list[str] = field(default_factory=list)
+    by_rule: dict[int, list[Tensor]] = field(default_factory=lambda: defaultdict(list))  # for dtype outliers
+    actual_by_row: dict[tuple[str | None, str], int] = field(default_factory=lambda: defaultdict(int))
+
+
+def sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tensor], rec: Reconciliation,
+                   quantization: Quantization) -> Sorted:
+    """Walk the expected tensors: matched (model or MTP), wrong shape, tied copy, buffer, or missing."""
+    s = Sorted()
+    ledger, categories = rec.ledger, rec.categories
+    for name, e in expected.items():
+        t = stored.get(name)
+        if t is None and e.aliases:  # a legacy name an old exporter wrote for the same weight
+            name = next((a for a in e.aliases if a in stored), name)
+            t = stored.get(name)
+        if e.kind == "shared":  # the same parameter under a second name: never required, counted once
+            if t is not None:
+                categories[name] = "tied_duplicates"
+                ledger["tied_duplicates"] += t.elements
+                s.shared_copies.append(name)
+                if t.shape != e.shape:
+                    s.mismatched.append((name, e.shape, t.shape))
+            continue
+        if e.kind == "head" and e.tied:
+            if t is not None:
+                categories[name] = "tied_duplicates"
+                ledger["tied_duplicates"] += t.elements
+                s.tied_copies.append(name)
+            continue
+        if e.kind == "buffer":
+            if t is not None:
+                categories[name] = "buffers"
+                ledger["buffers"] += t.elements
+                s.buffers.append(name)
+                if t.shape != e.shape and t.shape != e.alt_shape:
+                    s.mismatched.append((name, e.shape, t.shape))
+            continue
+        if t is None:
+            if e.kind == "head":
+                s.head_missing.append(name)
+            elif e.mtp:
+                s.mtp_missing.append(name)
+            else:
+                s.missing[name] = None
+            continue
+        category = "mtp" if e.mtp else "model"
+        categories[name] = category
+        elements = t.elements
+        verdict = quantization.verdict(name)
+        if verdict is not None and verdict.category == "packed":  # quantized in place (bitsandbytes, FP8, int8)
+            elements = verdict.logical_elements
+            extra = rec.packed_extra_by_dtype
+            extra[t.dtype] = extra.get(t.dtype, 0) + elements - t.elements
+            if verdict.problem:
+                s.scale_problems.append((name, verdict.problem))
+        elif t.shape != e.shape and t.shape != e.alt_shape:  # alt_shape: a release's transpose of the weight
+            s.mismatched.append((name, e.shape, t.shape))
+        ledger[category] += elements
+        if not e.mtp:
+            s.actual_by_row[(e.layer_type, e.component)] += elements
+        if verdict is None:  # a quantized-in-place weight beside full-precision ones of its kind is the config's say
+            s.by_rule[e.rule].append(t)
+    return s
+
+
+def sort_the_rest(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tensor], expectation: Expectation,
+                   quantization: Quantization, rec: Reconciliation, s: Sorted) -> None:
+    """Stored tensors the formula did not name: quantization, buffers, layers past the config, or unexplained."""
+    ledger, categories = rec.ledger, rec.categories
+    suffixes = buffer_suffixes()
+    for name, t in stored.items():
+        if name in categories:
+            continue
+        verdict = quantization.classify(t, stored, expected)
+        if verdict is not None:
+            if verdict.problem:
+                s.scale_problems.append((name, verdict.problem))
+            if verdict.category == "packed":
+                base = expected.get(verdict.base)
+                category = "mtp" if base is not None and base.mtp else "model"
+                categories[name] = category
+                ledger[category] += verdict.logical_elements
+                extra = rec.packed_extra_by_dtype
+                extra[t.dtype] = extra.get(t.dtype, 0) + verdict.logical_elements - t.elements
+                s.missing.pop(verdict.base, None)
+                if base is not None and not base.mtp:
+                    s.actual_by_row[(base.layer_type, base.component)] += verdict.logical_elements
+            else:
+                categories[name] = "quantization"
+                ledger["quantization"] += t.elements
+                (s.notes[verdict.note] if verdict.note else s.scales).append(name)
+            continue
+        if name.endswith(suffixes):
+            categories[name] = "buffers"
+            ledger["buffers"] += t.elements
+            s.buffers.append(name)
+            continue
+        place = stack_layer(name, expectation.stacks)
+        if place is not None and place[1] >= place[0].count + place[0].extra:
+            s.beyond[place[0]][place[1]].append(name)
+        categories[name] = "unexplained"
+        ledger["unexplained"] += t.elements
+        s.unexplained.append(name)
+
+
+def stack_layer(name: str, stacks: tuple[StackInfo, ...]) -> tuple[StackInfo, int] | None:
+    """The stack and layer number a stored name falls in (``model.layers.61.x`` -> decoder, 61)."""
+    for stack in stacks:
+        if name.startswith(stack.prefix):
+            head = name[len(stack.prefix):].split(".", 1)[0]
+            if head.isdigit():
+                return stack, int(head)
+    return None

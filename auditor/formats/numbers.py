@@ -1,0 +1,12 @@
+"""Numbers for people, shared by the single and the sectioned formats (its own module so that neither imports
+the other at load time)."""
+
+from __future__ import annotations
+
+
+def human(n: int) -> str:
+    """1234567 -> '1.23M' (for the one-line summary; exact numbers are printed beside it)."""
+    for unit, size in (("T", 10**12), ("B", 10**9), ("M", 10**6), ("K", 10**3)):
+        if abs(n) >= size:
+            return f"{n / size:.2f}{unit}"
+    return str(n)

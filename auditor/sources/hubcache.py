@@ -1,0 +1,158 @@
+"""The header cache of Hub audits: header bytes kept per (repo, commit, file), so a second audit of a commit
+makes no header requests.
+
+A cache entry must never make a healthy repo look broken: a bit flipped on disk, a write cut short, or an
+entry fetched for a different file (another size or LFS sha256 under the same name) would otherwise be
+parsed as the repo's header and reported as the repo's fault. So every entry is an envelope::
+
+    st-audit-cache 1 {"sha256": ..., "size": ..., "etag": ...}\\n<payload>
+
+``sha256`` is the payload's digest, ``size`` and ``etag`` (the LFS sha256) are what the listing said about the
+file when the payload was fetched. An entry that does not check out against the payload and the current
+listing is deleted and reported as a miss: the caller fetches it again. Writes go to a temporary file and are
+renamed into place, so concurrent audits sharing one cache only ever see whole entries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from huggingface_hub import constants
+from huggingface_hub.utils import cached_assets_path
+
+from ..header import Header, parse_header, read_header_length
+
+MAGIC = b"st-audit-cache 1 "
+LIBRARY = "st-audit"
+LISTING = ".listing.json"  # the commit's file list, cached beside its headers (offline mode)
+MAX_META = 4096  # the metadata line is tiny; a longer first line is not an entry of ours
+
+
+class HeaderCache:
+    """Checked byte entries in one folder (one commit of one repo); every failure is a miss, never an error."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        self.discarded = 0  # damaged or stale entries thrown away (fetched again)
+
+    def path(self, name: str) -> Path | None:
+        return None if self.folder is None else self.folder / quote(name, safe="")
+
+    def load(self, name: str, *, size: int | None = None, etag: str | None = None) -> bytes | None:
+        """The payload stored for ``name`` if it is intact and was fetched for this size and etag."""
+        path = self.path(name)
+        if path is None:
+            return None
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        payload = _unwrap(data, size, etag)
+        if payload is None:
+            self.discarded += 1
+            try:
+                path.unlink()
+            except OSError:
+                pass  # read-only or already replaced by a concurrent audit: it is refetched either way
+        return payload
+
+    def store(self, name: str, payload: bytes, *, size: int | None = None, etag: str | None = None) -> None:
+        path = self.path(name)
+        if path is None:
+            return
+        meta = json.dumps({"sha256": hashlib.sha256(payload).hexdigest(), "size": size, "etag": etag},
+                          separators=(",", ":"))
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            with os.fdopen(fd, "wb") as f:
+                f.write(MAGIC + meta.encode() + b"\n" + payload)
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only cache only costs requests next time
+
+
+def _unwrap(data: bytes, size: int | None, etag: str | None) -> bytes | None:
+    if not data.startswith(MAGIC):
+        return None  # an entry of an older layout, or damaged in its first bytes
+    end = data.find(b"\n", 0, MAX_META)
+    if end < 0:
+        return None
+    try:
+        meta = json.loads(data[len(MAGIC):end])
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(meta, dict):
+        return None
+    payload = data[end + 1:]
+    if meta.get("sha256") != hashlib.sha256(payload).hexdigest():
+        return None
+    if meta.get("size") != size or meta.get("etag") != etag:
+        return None  # fetched for another version of the file
+    return payload
+
+
+class CachedHeaders:
+    """Mixed into ``HubSource``: the cache of one commit's headers and listing (reads ``use_cache``, ``commit``,
+    ``repo_id``, ``lfs_sha256`` and the listing)."""
+
+    use_cache: bool
+    commit: str | None
+    repo_id: str
+    lfs_sha256: dict[str, str]
+    _files: dict[str, int | None] | None
+    _header_cache: HeaderCache | None
+
+    def _cache(self) -> HeaderCache:
+        """The checked cache folder of this commit (a cache that stores nothing when there is none)."""
+        folder = None
+        if self.use_cache and self.commit is not None:
+            try:
+                folder = cached_assets_path(LIBRARY, namespace=f"headers--{self.repo_id}",
+                                            subfolder=self.commit, assets_dir=constants.HF_ASSETS_CACHE)
+            except (OSError, ValueError):
+                folder = None
+        if self._header_cache is None or self._header_cache.folder != folder:
+            self._header_cache = HeaderCache(folder)
+        return self._header_cache
+
+    def _fingerprint(self, name: str) -> dict[str, Any]:
+        """What the listing says about a file: a cache entry fetched for anything else is stale."""
+        return {"size": (self._files or {}).get(name), "etag": self.lfs_sha256.get(name)}
+
+    def _listing_store(self, files: dict[str, int | None]) -> None:
+        """Keep the commit's file list beside its headers, so offline mode can audit that commit again."""
+        self._cache().store(LISTING, json.dumps({"files": files, "lfs_sha256": self.lfs_sha256}).encode())
+
+    def _listing_load(self, commit: str) -> dict[str, int | None] | None:
+        self.commit = commit
+        data = self._cache().load(LISTING)
+        self.commit = None
+        try:
+            doc = json.loads(data) if data is not None else None
+        except ValueError:
+            return None
+        if not isinstance(doc, dict) or not isinstance(doc.get("files"), dict):
+            return None
+        self.lfs_sha256 = dict(doc.get("lfs_sha256") or {})
+        return {str(k): (v if isinstance(v, int) else None) for k, v in doc["files"].items()}
+
+    def _cache_load(self, name: str, size: int | None) -> Header | None:
+        data = self._cache().load(name, **self._fingerprint(name))
+        if data is None:
+            return None
+        n, header = read_header_length(name, data, size)
+        if n is None:
+            return header
+        if len(data) < 8 + n:
+            return None  # cannot happen for an entry that passed its checksum, unless written by a bug
+        return parse_header(name, data[8:8 + n], size, header)
+
+    def _cache_store(self, name: str, data: bytes) -> None:
+        self._cache().store(name, data, **self._fingerprint(name))
