@@ -555,6 +555,23 @@ def _plan_cases(model_type: str, cls_name: str, head_labels: bool) -> tuple[list
     return cases, log
 
 
+def tower_extra_overrides(obj, have: dict, idx: int) -> dict:
+    """For an instantiated optional tower only (other types' cases stay as dumped): its output widths named
+    ``*_dims`` (Gemma-4's output_proj_dims) and its small integer lists (subsampling_conv_channels) vary too."""
+    out = {}
+    for key, v in obj.to_dict().items():
+        if key in have or key in BASE_FIELDS:
+            continue
+        if isinstance(v, int) and not isinstance(v, bool) and key.endswith("_dims") and v > 64:  # output_proj_dims
+            out[key] = (32, 48, 40, 56)[idx]
+        elif NEVER_VARY.search(key):
+            continue
+        elif (isinstance(v, list) and 0 < len(v) <= 4 and all(isinstance(x, int) and not isinstance(x, bool)
+                                                              and x >= 8 for x in v) and "layer" not in key):
+            out[key] = [max(4, x * (1, 1, 2, 1)[idx] // (4, 2, 2, 8)[idx]) // 4 * 4 for x in v]
+    return out
+
+
 def _plan_cases_from(model_type: str, cls_name: str, head_labels: bool, towers: tuple) -> tuple[list[Case], list[str]]:
     log: list[str] = []
     base = make_config(model_type, {}, {}, towers)
@@ -565,6 +582,9 @@ def _plan_cases_from(model_type: str, cls_name: str, head_labels: bool, towers: 
     for idx in range(4):
         coupled = coupled_values(levels, idx)
         wanted = {lvl: profile_overrides(obj, idx, coupled) for lvl, obj in levels}
+        for lvl, obj in levels:
+            if lvl in towers:
+                wanted[lvl].update(tower_extra_overrides(obj, wanted[lvl], idx))
         if head_labels and idx < 2:
             wanted.setdefault(None, {})["num_labels"] = (3, 5)[idx]
         if head_labels and idx == 3:
