@@ -25,7 +25,9 @@ Output (see docs/truth.md)::
 Cases per (model_type, class): ``default`` (class default config; layer count shrunk for huge MoE defaults,
 said in ``variant``), ``small`` (sizes shrunk), ``p1`` / ``p2`` (every known structural integer changed
 to other values, dtype bf16 in p1, all structural booleans flipped in p1), and ``flip-<field>`` (one boolean
-flipped from ``small``; kept only when it changes the layout).
+flipped from ``small``; kept only when it changes the layout). Where the config class leaves declared sub-configs
+None (optional vision / audio towers), the same cases again as ``towers-*`` with them instantiated, and
+``only-<sub>-small`` per tower (docs/truth.md).
 
 Usage::
 
