@@ -4,6 +4,9 @@ pointers), rebuilt header-only into tmp_path by the corpus's own rebuild.py.
 - MedGemma-27B (Gemma3ForConditionalGeneration, as published by transformers 4.54): its expected count must
   include the SigLIP vision tower and the projector. Truth: the tensor names of the real index, and a hand
   computation from modeling_gemma3.py / modeling_siglip.py with the config's sizes.
+- Gemma-4 31B (Gemma4ForConditionalGeneration, index written by transformers 5.5): a vision tower (standardize on,
+  no clip bounds) and no audio tower (audio_config null). Truth: the real index's names and a hand computation
+  from modeling_gemma4.py with the config's sizes.
 - The original LLaVA-1.5 repo (remote-code LlavaLlamaForCausalLM under model_type llava): not a class
   transformers builds for llava, so no formula at all rather than a false one.
 """
@@ -26,6 +29,7 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 CORPUS = SHARED / "real-world"
 MEDGEMMA = "Ibtasam-98__medgemma-27b-it"
 LLAVA_REMOTE = "wyler-max__llava-v1.5-7b"
+GEMMA4 = "victortorresa94-del__gemma4"
 
 
 def _rebuild_module() -> ModuleType:
@@ -43,7 +47,7 @@ def _rebuild_module() -> ModuleType:
 def rebuilt(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dest = tmp_path_factory.mktemp("real-world")
     rebuild = _rebuild_module()
-    for case in (MEDGEMMA, LLAVA_REMOTE):
+    for case in (MEDGEMMA, LLAVA_REMOTE, GEMMA4):
         rebuild.rebuild(case, str(dest))
     return dest
 
@@ -83,6 +87,51 @@ def test_medgemma_expected_count_includes_the_vision_tower(rebuilt: Path) -> Non
     layout = best_layout(expand(spec, cfg), stored)
     required = {n for n, e in layout.tensors.items() if e.kind == "param" or (e.kind == "head" and not e.tied)}
     assert layout.layout == "released" and required == stored     # the tied head is not stored, as in the index
+
+
+def _gemma4_by_hand(config: dict) -> tuple[int, int, int]:
+    """(text model, vision tower, vision embedder) parameters from modeling_gemma4.py, tied head counted once,
+    the learned buffers (layer_scalar, std_bias / std_scale) counted as the model's."""
+    t, v = config["text_config"], config["vision_config"]
+    d, ff, h, kv, hd, vocab = (t["hidden_size"], t["intermediate_size"], t["num_attention_heads"],
+                               t["num_key_value_heads"], t["head_dim"], t["vocab_size"])
+    ghd, gkv = t["global_head_dim"], t["num_global_key_value_heads"]
+    text = vocab * d + d                                               # embed_tokens + final norm (no PLE here)
+    for layer_type in t["layer_types"]:
+        if layer_type == "full_attention":   # global head_dim, attention_k_eq_v: gkv K heads and no v_proj
+            text += 2 * d * h * ghd + d * gkv * ghd + 2 * ghd
+        else:
+            text += 2 * d * h * hd + 2 * d * kv * hd + 2 * hd
+        text += 3 * d * ff + 4 * d + 1                                 # gated MLP, 4 RMSNorms, layer_scalar
+    w, i, p, hv, kvv, hdv = (v["hidden_size"], v["intermediate_size"], v["patch_size"], v["num_attention_heads"],
+                             v["num_key_value_heads"], v["head_dim"])
+    layer = 2 * w * hv * hdv + 2 * w * kvv * hdv + 2 * hdv + 3 * w * i + 4 * w
+    vision = 3 * p * p * w + 2 * v["position_embedding_size"] * w + v["num_hidden_layers"] * layer + 2 * w
+    return text, vision, d * w
+
+
+def test_gemma4_expected_count_includes_the_vision_tower_and_no_audio(rebuilt: Path) -> None:
+    folder = rebuilt / GEMMA4
+    config = json.loads((folder / "config.json").read_text())
+    index = json.loads((folder / "model.safetensors.index.json").read_text())
+    assert config["audio_config"] is None and config["vision_config"]["standardize"] is True
+    text, vision, embedder = _gemma4_by_hand(config)
+    assert (text, vision, embedder) == (30_697_345_340, 569_550_384, 6_193_152)
+    report = auditor.audit(folder)
+    rec = report.reconciliation
+    assert rec.spec["file"] == "gemma4_multimodal.toml"
+    assert rec.expected_parameters == text + vision + embedder
+    rows = {c.component: c.expected for c in rec.components if c.layer_type is None}
+    assert rows["vision"] == vision and rows["projector"] == embedder and "audio" not in rows
+    # the index's names are the class's own, tensor for tensor (no audio tower, the tied head not stored)
+    spec, cfg = select(config)
+    layout = best_layout(expand(spec, cfg), set(index["weight_map"]))
+    required = {n for n, e in layout.tensors.items() if e.kind == "param" or (e.kind == "head" and not e.tied)}
+    assert required == set(index["weight_map"])
+    # the index's own total counts the tied embedding twice and no buffer (60 layer_scalar, std_bias/std_scale)
+    d, vocab, w = config["text_config"]["hidden_size"], config["text_config"]["vocab_size"], 1152
+    assert index["metadata"]["total_parameters"] == text + vision + embedder + vocab * d - 60 - 2 * w
+    assert {f.code for f in report.findings if f.severity == "error"} == {"index-shard-missing"}
 
 
 def test_original_llava_remote_code_gets_no_false_formula(rebuilt: Path) -> None:

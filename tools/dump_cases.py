@@ -25,7 +25,9 @@ Output (see docs/truth.md)::
 Cases per (model_type, class): ``default`` (class default config; layer count shrunk for huge MoE defaults,
 said in ``variant``), ``small`` (sizes shrunk), ``p1`` / ``p2`` (every known structural integer changed
 to other values, dtype bf16 in p1, all structural booleans flipped in p1), and ``flip-<field>`` (one boolean
-flipped from ``small``; kept only when it changes the layout).
+flipped from ``small``; kept only when it changes the layout). Where the config class leaves declared sub-configs
+None (optional vision / audio towers), the same cases again as ``towers-*`` with them instantiated, and
+``only-<sub>-small`` per tower (docs/truth.md).
 
 Usage::
 
@@ -269,13 +271,34 @@ def profile_overrides(cfg_obj, idx: int, coupled: dict | None = None) -> dict:
 # ---------------------------------------------------------------------------------------------------------
 # Building configs and models
 # ---------------------------------------------------------------------------------------------------------
-def make_config(model_type: str, overrides: dict, sub_overrides: dict):
-    """Class-default config of model_type with overrides; sub_overrides {sub_name: {key: value}}."""
+def optional_towers(model_type: str) -> list[str]:
+    """Declared sub-configs the class default leaves None (Gemma-4's vision_config / audio_config,
+    Nemotron-H-Omni's audio_config): the class default builds no such tower, released checkpoints have one."""
+    cls = CONFIG_MAPPING[model_type]
+    base = cls()
+    return [k for k in (getattr(cls, "sub_configs", {}) or {}) if getattr(base, k, None) is None]
+
+
+# Keys a model reads from an optional tower's config that the declared sub-config class does not define (so its
+# class default cannot build): NemotronH_Omni_Reasoning_V3.embed_audio reads audio_config.projection_hidden_size and
+# .projection_bias, which ParakeetEncoderConfig lacks (the released checkpoint's sound_config carries them).
+TOWER_REQUIRES = {"nemotron_h_omni": {"audio_config": {"projection_hidden_size": 4096, "projection_bias": False}}}
+
+
+def make_config(model_type: str, overrides: dict, sub_overrides: dict, towers: tuple = ()):
+    """Class-default config of model_type with overrides; sub_overrides {sub_name: {key: value}}.
+
+    towers: optional sub-configs (None by default) instantiated from their declared class: the sub-config's
+    class defaults plus its overrides, passed as a dict so the parent converts it as it does a config.json."""
     cls = CONFIG_MAPPING[model_type]
     kwargs = dict(overrides)
+    for sub in towers:
+        kwargs[sub] = {**TOWER_REQUIRES.get(model_type, {}).get(sub, {}), **sub_overrides.get(sub, {})}
     if sub_overrides:
         base = cls()
         for sub, ov in sub_overrides.items():
+            if sub in towers:
+                continue
             sub_obj = getattr(base, sub, None)
             if isinstance(sub_obj, PreTrainedConfig):
                 sd = {"model_type": sub_obj.model_type} if getattr(sub_obj, "model_type", "") else {}
@@ -430,6 +453,7 @@ class Case:
     overrides: dict
     sub_overrides: dict
     variant: str
+    towers: tuple = ()   # optional sub-configs instantiated (optional_towers)
 
 
 def _levels(cfg):
@@ -446,17 +470,17 @@ def _split(overrides_by_level: dict) -> tuple[dict, dict]:
     return dict(top), subs
 
 
-def _try_build(model_type, cls_name, top, subs):
-    cfg = make_config(model_type, top, subs)
+def _try_build(model_type, cls_name, top, subs, towers=()):
+    cfg = make_config(model_type, top, subs, towers)
     model = build(cls_name, cfg, "meta")
     return cfg, model
 
 
-def robust_overrides(model_type, cls_name, base_levels: dict, wanted_levels: dict, log: list):
+def robust_overrides(model_type, cls_name, base_levels: dict, wanted_levels: dict, log: list, towers=()):
     """Apply wanted overrides on top of base; if the whole set fails, add them one field at a time."""
     merged = {lvl: {**base_levels.get(lvl, {}), **wanted_levels.get(lvl, {})} for lvl in set(base_levels) | set(wanted_levels)}
     try:
-        _try_build(model_type, cls_name, *_split(merged))
+        _try_build(model_type, cls_name, *_split(merged), towers)
         return merged
     except Exception:
         pass
@@ -468,7 +492,7 @@ def robust_overrides(model_type, cls_name, base_levels: dict, wanted_levels: dic
             trial = {l: dict(v) for l, v in cur.items()}
             trial.setdefault(lvl, {}).update({k: ov[k] for k in grp})
             try:
-                _try_build(model_type, cls_name, *_split(trial))
+                _try_build(model_type, cls_name, *_split(trial), towers)
                 cur = trial
             except Exception as e:
                 log.append(f"{'' if lvl is None else lvl + '.'}{'+'.join(grp)} not varied ({type(e).__name__}: {str(e)[:120]})")
@@ -505,22 +529,71 @@ def plan_cases(model_type: str, cls_name: str, head_labels: bool) -> tuple[list[
 
 
 def _plan_cases(model_type: str, cls_name: str, head_labels: bool) -> tuple[list[Case], list[str]]:
+    cases, log = _plan_cases_from(model_type, cls_name, head_labels, ())
+    towers = tuple(optional_towers(model_type))
+    if towers:
+        # the same cases with every optional tower built (its class defaults, then perturbed like the rest),
+        # named towers-*; and, with several towers, each one alone at the small profile (only-<sub>-small)
+        tcases, tlog = _plan_cases_from(model_type, cls_name, head_labels, towers)
+        listed = ", ".join(towers)
+        for c in tcases:
+            c.name = f"towers-{c.name}"
+            req = "; ".join(f"{sub}.{k}={v}" for sub, kv in TOWER_REQUIRES.get(model_type, {}).items()
+                            for k, v in kv.items())
+            req = f" ({req}: read by the model, not declared by the sub-config class)" if req else ""
+            c.variant = (f"default except {listed} instantiated with the declared class defaults{req} (the class "
+                         f"default leaves them None)" if c.variant == "default" else
+                         f"{c.variant}; with {listed} instantiated{req}")
+        # a text flip was already dumped without the towers: only the towers' own flips are repeated
+        cases += [c for c in tcases if not c.name.startswith("towers-flip-")
+                  or c.name[len("towers-flip-"):].split(".")[0] in towers]
+        log += [x for x in tlog if x not in log]
+        if len(towers) > 1:
+            for sub in towers:
+                small = next(c for c in tcases if c.name == "towers-small")
+                subs = {k: v for k, v in small.sub_overrides.items() if k not in towers or k == sub}
+                cases.append(Case(f"only-{sub}-small", dict(small.overrides), subs,
+                                  f"perturbed: sizes shrunk (small profile); only {sub} instantiated", (sub,)))
+    return cases, log
+
+
+def tower_extra_overrides(obj, have: dict, idx: int) -> dict:
+    """For an instantiated optional tower only (other types' cases stay as dumped): its output widths named
+    ``*_dims`` (Gemma-4's output_proj_dims) and its small integer lists (subsampling_conv_channels) vary too."""
+    out = {}
+    for key, v in obj.to_dict().items():
+        if key in have or key in BASE_FIELDS:
+            continue
+        if isinstance(v, int) and not isinstance(v, bool) and key.endswith("_dims") and v > 64:  # output_proj_dims
+            out[key] = (32, 48, 40, 56)[idx]
+        elif NEVER_VARY.search(key):
+            continue
+        elif (isinstance(v, list) and 0 < len(v) <= 4 and all(isinstance(x, int) and not isinstance(x, bool)
+                                                              and x >= 8 for x in v) and "layer" not in key):
+            out[key] = [max(4, x * (1, 1, 2, 1)[idx] // (4, 2, 2, 8)[idx]) // 4 * 4 for x in v]
+    return out
+
+
+def _plan_cases_from(model_type: str, cls_name: str, head_labels: bool, towers: tuple) -> tuple[list[Case], list[str]]:
     log: list[str] = []
-    base = CONFIG_MAPPING[model_type]()
+    base = make_config(model_type, {}, {}, towers)
     levels = _levels(base)
     req = CLASS_REQUIRES.get(cls_name, {})
-    cases = [Case("default", {}, {}, "default")]
+    cases = [Case("default", {}, {}, "default", towers)]
     prof = []
     for idx in range(4):
         coupled = coupled_values(levels, idx)
         wanted = {lvl: profile_overrides(obj, idx, coupled) for lvl, obj in levels}
+        for lvl, obj in levels:
+            if lvl in towers:
+                wanted[lvl].update(tower_extra_overrides(obj, wanted[lvl], idx))
         if head_labels and idx < 2:
             wanted.setdefault(None, {})["num_labels"] = (3, 5)[idx]
         if head_labels and idx == 3:
             wanted.setdefault(None, {})["num_labels"] = 7
         prof.append(wanted)
-    small = robust_overrides(model_type, cls_name, {None: dict(req)} if req else {}, prof[0], log)
-    cases.append(Case("small", *_split(small), "perturbed: sizes shrunk (small profile)"))
+    small = robust_overrides(model_type, cls_name, {None: dict(req)} if req else {}, prof[0], log, towers)
+    cases.append(Case("small", *_split(small), "perturbed: sizes shrunk (small profile)", towers))
     for idx, nm in ((1, "p1"), (2, "p2"), (3, "p3")):
         want = {lvl: dict(v) for lvl, v in prof[idx].items()}
         if idx == 1:
@@ -529,16 +602,17 @@ def _plan_cases(model_type: str, cls_name: str, head_labels: bool) -> tuple[list
             for lvl, obj in levels:
                 for b in structural_bools(obj):
                     want.setdefault(lvl, {})[b] = not getattr(obj, b)
-        got = robust_overrides(model_type, cls_name, small, want, log)
+        got = robust_overrides(model_type, cls_name, small, want, log, towers)
         what = "every size field changed" + (", dtype bfloat16" if idx == 1 else "") + \
             (", structural booleans flipped" if idx in (1, 2) else ", booleans at class defaults")
-        cases.append(Case(nm, *_split(got), f"perturbed: {what}"))
+        cases.append(Case(nm, *_split(got), f"perturbed: {what}", towers))
     for lvl, obj in levels:
         for b in structural_bools(obj):
             trial = {l: dict(v) for l, v in small.items()}
             trial.setdefault(lvl, {})[b] = not getattr(obj, b)
             field = b if lvl is None else f"{lvl}.{b}"
-            cases.append(Case(f"flip-{field}", *_split(trial), f"perturbed: small with {field}={not getattr(obj, b)}"))
+            cases.append(Case(f"flip-{field}", *_split(trial), f"perturbed: small with {field}={not getattr(obj, b)}",
+                              towers))
     return cases, log
 
 
@@ -644,11 +718,12 @@ def dump_class(model_type: str, cls_name: str, verify: bool, extra_notes: str = 
     head_labels = bool(re.search(r"For(Sequence|Token|Image|Audio)Classification|ForMultipleChoice", cls_name))
     cases, log = plan_cases(model_type, cls_name, head_labels)
     summary = {"cases": 0, "verified": 0, "failed": []}
-    small_layout = None
+    small_layout = towers_small = None
+    neutral_towers: list[str] = []
     for case in cases:
         t0 = time.time()
         try:
-            cfg, model = _try_build(model_type, cls_name, case.overrides, case.sub_overrides)
+            cfg, model = _try_build(model_type, cls_name, case.overrides, case.sub_overrides, case.towers)
             lay = capture(model)
             del model
             variant = case.variant
@@ -661,9 +736,14 @@ def dump_class(model_type: str, cls_name: str, verify: bool, extra_notes: str = 
                     variant = sh.variant
             if case.name.startswith("flip-") and small_layout is not None and lay["tensors"] == small_layout:
                 continue  # layout-neutral flag: recorded in the small case's notes instead
+            if case.name.startswith("towers-flip-") and towers_small is not None and lay["tensors"] == towers_small:
+                neutral_towers.append(case.name[len("towers-flip-"):])
+                continue
             notes = [extra_notes] if extra_notes else []
             if case.name == "small":
                 small_layout = lay["tensors"]
+            if case.name == "towers-small":
+                towers_small = lay["tensors"]
             if case.name in ("small", "p1") and log:
                 notes.append("Fields left at the small value because varying them failed to build: " + "; ".join(log))
             n_el = n_elements(lay["tensors"])
@@ -697,6 +777,12 @@ def dump_class(model_type: str, cls_name: str, verify: bool, extra_notes: str = 
     # neutral flips: note them in the small case
     neutral = [c.name[5:] for c in cases if c.name.startswith("flip-")
                and not (CASES / model_type / f"{cls_name}-{c.name}").exists()]
+    if neutral_towers:
+        tp = CASES / model_type / f"{cls_name}-towers-small" / "truth.json"
+        t = json.loads(tp.read_text())
+        t["notes"] = " ".join(x for x in (t["notes"], f"Flipping {', '.join(neutral_towers)} from this config "
+                                                       "leaves the layout unchanged.") if x)
+        tp.write_text(json.dumps(t, indent=1) + "\n")
     tp = CASES / model_type / f"{cls_name}-small" / "truth.json"
     if tp.exists():
         t = json.loads(tp.read_text())
