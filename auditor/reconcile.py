@@ -9,7 +9,7 @@ parameter total.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from .breakdown import ExpectedSummary, closed_form_text, component_rows, formula_text, summarize
@@ -67,21 +67,24 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None,
         else:
             names = inventory.tensors if not indexed else {**indexed, **inventory.tensors}
             expectation = best_layout(expectation, names)
-            rec = _compare(inventory, expectation, cfg)
-            if indexed:
-                rec.findings += _unexplained_in_unread_shards(indexed, inventory, expectation)
+            foreign = _remote_code_layout(config, expectation, names)
+            if foreign is not None:
+                rec = generic_reconciliation(inventory, cfg)
+                rec.findings.append(finding("unknown-architecture", f"{foreign}; {checked_note(inventory)}"))
+            else:
+                rec = _compare(inventory, expectation, cfg)
+                if indexed:
+                    rec.findings += _unexplained_in_unread_shards(indexed, inventory, expectation)
     rec.model_type = model_type if isinstance(model_type, str) else None
     rec.architecture = architecture if isinstance(architecture, str) else None
     assert sum(rec.ledger.values()) == inventory.totals.parameters + rec.packed_extra, "ledger must cover every tensor"
     return rec
 
 
-def _unexplained_in_unread_shards(indexed: Mapping[str, str], inventory: Inventory,
-                                  expectation: Expectation) -> list[Finding]:
-    """Names the index puts in shards that could not be read and that the formula does not explain, judged by
-    name alone: neither an expected tensor, nor stored beside one (a scale or packed form of an expected
-    weight: ``q_proj.qweight``, ``q_proj.weight.absmax``, ``gate_up_proj_blocks``), nor a recomputable buffer."""
-    read = {f.name for f in inventory.files}
+def _explainer(expectation: Expectation) -> Callable[[str], bool]:
+    """Whether the formula explains a tensor name by name alone: an expected tensor (or a legacy alias of one),
+    stored beside one (a scale or packed form of an expected weight: ``q_proj.qweight``, ``q_proj.weight.absmax``,
+    ``gate_up_proj_blocks``), or a recomputable buffer."""
     expected = expectation.tensors
     aliases = {a for e in expected.values() for a in e.aliases}
     suffixes = buffer_suffixes()
@@ -95,7 +98,34 @@ def _unexplained_in_unread_shards(indexed: Mapping[str, str], inventory: Invento
             if module in expected or f"{module}.weight" in expected or module.rsplit("_", 1)[0] in expected:
                 return True
         return name.rsplit("_", 1)[0] in expected
+    return explained
 
+
+def _remote_code_layout(config: Mapping[str, Any], expectation: Expectation, names: Collection[str]) -> str | None:
+    """Why the formula is not this checkpoint's, when config.json's ``auto_map`` loads it with the repo's own
+    code and that code names most tensors its own way (microsoft/Florence-2's ``language_model.model.*`` and
+    ``vision_tower.*``, written before transformers had the class as ``model.language_model.*``): reconciling
+    would report every tensor missing and every stored one unexpected, a wall of false errors. Judged by the
+    share of stored names the formula explains (scales and packed forms count), so a truncated or quantized
+    checkpoint of a remote-code model is still reconciled; None when the formula applies."""
+    if not isinstance(config.get("auto_map"), dict) or not names:
+        return None
+    explained = _explainer(expectation)
+    matched = sum(1 for n in names if explained(n))
+    if 2 * matched >= len(names):
+        return None
+    return (f"config.json's auto_map loads the repo's own code, whose tensor names are not transformers' "
+            f"{expectation.cls} layout in {expectation.spec.file} ({matched:,} of {len(names):,} names match), "
+            "so no formula was applied")
+
+
+def _unexplained_in_unread_shards(indexed: Mapping[str, str], inventory: Inventory,
+                                  expectation: Expectation) -> list[Finding]:
+    """Names the index puts in shards that could not be read and that the formula does not explain, judged by
+    name alone: neither an expected tensor, nor stored beside one (a scale or packed form of an expected
+    weight: ``q_proj.qweight``, ``q_proj.weight.absmax``, ``gate_up_proj_blocks``), nor a recomputable buffer."""
+    read = {f.name for f in inventory.files}
+    explained = _explainer(expectation)
     names = [n for n, shard in indexed.items() if isinstance(shard, str) and shard not in read
              and n not in inventory.tensors and not explained(n)]
     if not names:
