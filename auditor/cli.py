@@ -311,7 +311,8 @@ def diff_command(
     """Compare two checkpoints, two revisions of one Hub repo (org/name@v1 org/name@refs/pr/3), or lock files:
     tensors added and removed, shape and dtype changes, files whose content differs (sha256 when both sides know
     it, else size), parameter deltas. Exit 0 when identical, 1 when they differ."""
-    from .diff import diff, format_diff
+    from .diff import diff
+    from .formats.diff import format_diff
 
     def body() -> int:
         prepare_output(output)

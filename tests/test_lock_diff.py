@@ -11,7 +11,8 @@ import pytest
 
 from auditor import lock
 from auditor.audit import audit
-from auditor.diff import compare, format_diff
+from auditor.diff import compare
+from auditor.formats.diff import format_diff
 from conftest import build, run_cli, run_json
 
 BASE = [("embed.weight", "BF16", [100, 16]), ("layers.0.attn.weight", "BF16", [16, 16]),
