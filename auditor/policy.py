@@ -204,8 +204,15 @@ def _names(names: list[str]) -> str:
     return shown(names, MAX_NAMES)
 
 
-def _is_head(name: str) -> bool:
-    return name.endswith("lm_head.weight") or name in ("embed_out.weight", "output.weight")
+def _heads(report: Report) -> list[str]:
+    """The stored output head: the formula's head tensors, or by name when no formula covers the checkpoint."""
+    if report.reconciliation.heads is not None:
+        return report.reconciliation.heads
+    from fnmatch import fnmatchcase
+
+    from .specs import common
+    patterns = common().get("head_names", ())
+    return [n for n in report.tensors if any(fnmatchcase(n, p) for p in patterns)]
 
 
 def check(report: Report, policy: Policy) -> list[Finding]:
@@ -258,13 +265,11 @@ def check(report: Report, policy: Policy) -> list[Finding]:
                       f"not explain: {_names(names)}", tensors=names)
     if policy.tied_head is not None:
         categories = report.reconciliation.categories
-        heads = [n for n in report.tensors if _is_head(n)]
+        heads = _heads(report)
         separate = [n for n in heads if categories.get(n) != "tied_duplicates"]
-        separate += [c.component for c in report.reconciliation.components
-                     if c.component == "lm_head" and c.actual and not separate]
         if policy.tied_head == "required" and separate:
             violation("tied_head", f"the LM head must be tied to the input embeddings, but a separate head is "
-                      f"stored: {_names(separate)}", tensors=[n for n in separate if n in report.tensors])
+                      f"stored: {_names(separate)}", tensors=separate)
         if policy.tied_head == "forbidden" and not separate:
             copies = [n for n in heads if categories.get(n) == "tied_duplicates"]
             detail = (f" ({_names(copies)} is only a copy config.json ties to the embeddings)" if copies

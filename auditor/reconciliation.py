@@ -48,6 +48,7 @@ class Reconciliation:
     components: list[Component] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     categories: dict[str, str] = field(default_factory=dict)  # tensor -> ledger category
+    heads: list[str] | None = None  # stored tensors the formula calls the output head (None: no formula)
     # parameters packed weights encode beyond their stored element count, by stored dtype (MXFP4: U8, two per
     # byte; GPTQ/AWQ: I32, 32/bits per element)
     packed_extra_by_dtype: dict[str, int] = field(default_factory=dict)

@@ -278,6 +278,22 @@ def test_tied_head(layout_checkpoint: Callable[..., Path]) -> None:
     assert "tied" in str(v["message"])
 
 
+def test_tied_head_knows_heads_by_the_formula_not_by_name(tmp_path: Path) -> None:
+    """MusicGen has one head per codebook (``lm_heads.0.weight`` ...): the spec's head tensors, not a name list;
+    a checkpoint no formula covers falls back to the head names in _common.toml."""
+    from fixtures.truth import CASES, write_case
+
+    case = CASES / "musicgen_decoder" / "MusicgenForCausalLM-p1"
+    musicgen = write_case(case, tmp_path / "musicgen")
+    (v,) = violations(musicgen, tied_head="required")
+    assert v["tensors"] and all(str(n).startswith("lm_heads.") for n in v["tensors"])  # type: ignore[union-attr]
+    unknown = build.build_checkpoint(tmp_path / "unknown", [("layers.0.w.weight", "F16", [4, 4]),
+                                                             ("language_model.lm_head.weight", "F16", [8, 4])],
+                                     config={"model_type": "no-such-family"})
+    (v,) = violations(unknown, tied_head="required")
+    assert v["tensors"] == ["language_model.lm_head.weight"]
+
+
 def test_max_shard_bytes_names_files(layout_checkpoint: Callable[..., Path]) -> None:
     ckpt = layout_checkpoint("Qwen__Qwen3-8B", shards=4)  # ~4.1 GB per shard
     assert violations(ckpt, max_shard_bytes="5GB") == []

@@ -41,7 +41,7 @@ STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note", "mtp", "like"}
 MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when", "inherit", "select", "set",
                "defaults", "note", "by_class"}
 CLASS_KEYS = {"prefix", "heads", "tensor", "set", "note"}
-COMMON_KEYS = {"description", "components", "buffer_suffixes", "decoder_prefixes", "embedding_names", "defaults",
+COMMON_KEYS = {"description", "components", "buffer_suffixes", "decoder_prefixes", "embedding_names", "head_names", "defaults",
                "derived", "family", "class", "legacy_names"}
 FAMILY_KEYS = {"default", "classes", "class", "stored_as", "note"}
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
