@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .checkpoint import Checkpoint, Source, collect
+from .checkpoint import Checkpoint, collect
 from .errors import HubError, TargetNotFound, UsageError
 from .findings import CODES, SEVERITY_RANK, finding
 from .groups import find_range_gaps, group_tensors
@@ -21,6 +21,7 @@ from .patterns import split_holes
 from .reconcile import Reconciliation, reconcile
 from .report import FAIL_ON_CHOICES, Report
 from .rootcause import fold, lost_files
+from .sources.protocol import Source
 from .targets import parse as parse_target
 
 

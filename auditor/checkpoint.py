@@ -13,11 +13,12 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from .errors import NotASafetensorsCheckpoint
 from .findings import Finding, finding, plural
 from .header import Header
+from .sources.protocol import MAX_TENSORS, Source
 
 INDEX_NAMES = ("model.safetensors.index.json", "consolidated.safetensors.index.json",
                "diffusion_pytorch_model.safetensors.index.json")
@@ -34,33 +35,6 @@ MAX_SMALL_FILE = 64 * 1024 * 1024  # index.json / config.json larger than this a
 # An index grows with its checkpoint (~90 bytes per tensor: 92 MB for 1,000,000 tensors in 2,000 shards), so its
 # limit does too: this much more per .safetensors file listed beside it (a real index: ~50 kB per shard).
 INDEX_BYTES_PER_SHARD = 1024 * 1024
-# Past this many tensors beyond those the index names, headers stop being read (memory stays bounded even for a
-# crafted repo of many 100 MB headers; a healthy checkpoint of any size is read whole).
-MAX_TENSORS = 2_000_000
-
-
-class Source(Protocol):
-    """Where a checkpoint's bytes come from (a local directory or a Hub repo)."""
-
-    target: str
-
-    def list_files(self) -> dict[str, int | None]:
-        """Every file of the checkpoint (posix path relative to its root) with its size in bytes."""
-
-    def read_small(self, name: str) -> bytes:
-        """The whole content of a small file (index, config); raises OSError when it cannot be read."""
-
-    def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
-                     max_tensors: int = MAX_TENSORS) -> dict[str, Header]:
-        """Parsed headers of the given safetensors files (``tensor_counts``: hints from the index).
-
-        Stops reading further files once ``max_tensors`` tensors have been parsed; those are left out.
-        """
-
-    def describe(self) -> dict[str, Any]:
-        """The ``source`` object of the JSON report."""
-
-
 @dataclass
 class Checkpoint:
     """Everything read from a checkpoint: file list, headers, index, config, discovery findings."""

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import Any
 
 from .audit import VARIANT_DTYPES, audit, check_options, open_source
-from .checkpoint import Source
 from .errors import AuditError, HubError, TargetNotFound
 from .findings import Finding, finding
 from .inventory import Inventory
@@ -25,6 +24,7 @@ from .peft import data as peft_data
 from .reconcile import Reconciliation, reconcile
 from .report import Report
 from .sections import CompositeReport, Section
+from .sources.protocol import Source
 from .sources.view import Remembering, SourceView
 from .targets import parse as parse_target
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .checkpoint import INDEX_NAMES, Checkpoint, Source
+from .checkpoint import INDEX_NAMES, Checkpoint
 from .findings import Finding, finding, plural
 from .rootcause import Lost
+from .sources.protocol import Source
 
 
 def sibling_index(source: Source, checkpoint: Checkpoint) -> tuple[str, dict[str, str]] | None:

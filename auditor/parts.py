@@ -12,13 +12,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .checkpoint import Source
 from .findings import Finding, finding, plural
 from .inventory import Inventory
 from .kinds import Kind, Part
 from .lora import check_pairs, is_lora_state_dict, ranks, split
 from .peft import data as peft_data
 from .reconcile import Reconciliation, reconcile
+from .sources.protocol import Source
 from .specs.expr import ExprError, evaluate
 
 if sys.version_info >= (3, 11):

@@ -37,7 +37,7 @@ from typing import Any
 from huggingface_hub import HfApi, constants, hf_hub_download, hf_hub_url
 from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
 
-from ..checkpoint import MAX_TENSORS, choose, safe_relative
+from ..checkpoint import choose, safe_relative
 from ..errors import AuditError
 from ..findings import plural
 from ..header import MAX_HEADER_BYTES, Header, parse_header, read_header_length
@@ -45,6 +45,7 @@ from ..version import __version__
 from .hubcache import CachedHeaders, HeaderCache
 from .huberrors import COMMIT, ErrorTranslation, FileProblem
 from .hubhttp import Http, Traffic, session
+from .protocol import MAX_TENSORS
 
 DEFAULT_FIRST_RANGE = 64 * 1024  # a single file with no index to size its first range from
 ENTRY_BYTES = 84  # header bytes per tensor beyond its quoted name: {"dtype":..,"shape":[..],"data_offsets":[..]},

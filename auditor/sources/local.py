@@ -6,10 +6,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..checkpoint import MAX_TENSORS
 from ..errors import AuditError, TargetNotFound
 from ..header import Header, parse_header, read_header_length
 from ..targets import describe_special
+from .protocol import MAX_TENSORS
 
 FIRST_READ = 64 * 1024  # one read covers most headers and is enough to sniff non-safetensors files
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..checkpoint import MAX_TENSORS, Source
 from ..header import Header
+from .protocol import MAX_TENSORS, Source
 
 
 class SourceView:

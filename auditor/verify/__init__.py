@@ -18,10 +18,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ..checkpoint import MAX_TENSORS
 from ..findings import SEVERITY_RANK, Finding
 from ..header import Tensor
 from ..report import Report
+from ..sources.protocol import MAX_TENSORS
 from . import digests, engine
 from .target import Expected, resolve
 
