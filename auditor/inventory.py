@@ -6,7 +6,10 @@ offsets), checks it against the index's weight_map and total_size, and sums it p
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import NamedTuple
 
 from .checkpoint import Checkpoint
 from .findings import Finding, finding, plural
@@ -14,14 +17,22 @@ from .header import DTYPE_BITS, Tensor
 from .names import shown
 
 
-@dataclass
+class DtypeTotals(NamedTuple):
+    """The tensors of one dtype: how many, their parameters (elements) and their data bytes."""
+
+    tensors: int
+    parameters: int
+    bytes: int
+
+
+@dataclass(frozen=True)
 class Totals:
     """Tensor, parameter (element) and byte counts, overall and per dtype."""
 
     tensors: int = 0
     parameters: int = 0
     bytes: int = 0
-    by_dtype: dict[str, list[int]] = field(default_factory=dict)  # dtype -> [tensors, parameters, bytes]
+    by_dtype: Mapping[str, DtypeTotals] = field(default_factory=lambda: MappingProxyType({}))
 
     def to_dict(self) -> dict[str, object]:
         order = list(DTYPE_BITS)
@@ -64,8 +75,7 @@ def build_inventory(checkpoint: Checkpoint) -> Inventory:
     tensors: dict[str, Tensor] = {}
     where: dict[str, list[str]] = {}  # tensor -> every file storing it (only filled for duplicates)
     files: list[FileSummary] = []
-    totals = Totals()
-    by_dtype = totals.by_dtype
+    by_dtype: dict[str, list[int]] = {}  # dtype -> [tensors, parameters, bytes], summed in place (hot loop)
     for name in checkpoint.audited:
         header = checkpoint.headers[name]
         findings.extend(header.findings)
@@ -85,9 +95,9 @@ def build_inventory(checkpoint: Checkpoint) -> Inventory:
                 row[2] += t.end - t.start
         files.append(FileSummary(name, checkpoint.files.get(name), header.header_length, len(header.tensors),
                                  data_bytes, header.ok))
-    totals.tensors = sum(r[0] for r in by_dtype.values())
-    totals.parameters = sum(r[1] for r in by_dtype.values())
-    totals.bytes = sum(r[2] for r in by_dtype.values())
+    totals = Totals(sum(r[0] for r in by_dtype.values()), sum(r[1] for r in by_dtype.values()),
+                    sum(r[2] for r in by_dtype.values()),
+                    MappingProxyType({d: DtypeTotals(*r) for d, r in by_dtype.items()}))
     for tensor_name, stored_in in sorted(where.items()):
         findings.append(finding("tensor-duplicated", f"{tensor_name} is stored in {len(stored_in)} files "
                                 f"({', '.join(stored_in)}); loaders disagree on which copy wins",

@@ -7,6 +7,7 @@ Values only (no comparison logic), so the stages that fill them (``compare``, ``
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any
 
 from .findings import Finding
@@ -62,7 +63,7 @@ class Reconciliation:
         GPTQ/AWQ: 32/bits per I32): a new value, the inventory's own totals are left as read."""
         if not self.packed_extra_by_dtype:
             return stored
-        by_dtype = {dtype: list(row) for dtype, row in stored.by_dtype.items()}
+        by_dtype = dict(stored.by_dtype)
         for dtype, extra in self.packed_extra_by_dtype.items():
-            by_dtype[dtype][1] += extra
-        return replace(stored, parameters=stored.parameters + self.packed_extra, by_dtype=by_dtype)
+            by_dtype[dtype] = by_dtype[dtype]._replace(parameters=by_dtype[dtype].parameters + extra)
+        return replace(stored, parameters=stored.parameters + self.packed_extra, by_dtype=MappingProxyType(by_dtype))

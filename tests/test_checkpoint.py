@@ -41,7 +41,8 @@ def test_clean_sharded_checkpoint(make_checkpoint: Callable[..., Path]) -> None:
     assert report.findings == [] or all(f.severity == "info" for f in report.findings)
     assert report.totals.tensors == 3 and report.totals.parameters == 16 + 4 + 16
     assert report.totals.bytes == 64 + 16 + 32
-    assert report.totals.by_dtype == {"F32": [2, 20, 80], "BF16": [1, 16, 32]}
+    assert report.totals.by_dtype == {"F32": (2, 20, 80), "BF16": (1, 16, 32)}
+    assert report.totals.by_dtype["F32"].parameters == 20
     assert [f.name for f in report.files] == ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]
 
 
