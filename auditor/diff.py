@@ -24,7 +24,7 @@ from .errors import UsageError
 
 def load_side(target: str, *, token: str | None = None, use_cache: bool = True,
               progress: Callable[[str], None] | None = None, hub: bool = False,
-              content: bool = False) -> dict[str, Any]:
+              content: bool = False) -> lockmod.LockSnapshot:
     """A snapshot of ``target``: a lock file is read directly, anything else is audited (``content``: verified,
     every byte read, so files are compared by sha256)."""
     path = Path(target)

@@ -14,7 +14,7 @@ from typing import Any
 from . import lock as lockmod
 from .findings import Finding, finding, plural
 from .groups import fill, ranges, split_name
-from .lock import MAX_NAMES, snapshot
+from .lock import MAX_NAMES, LockFile, LockSnapshot, snapshot
 from .names import shown
 from .patterns import patterns
 from .report import Report
@@ -87,7 +87,7 @@ def _unkey(v: Any) -> Any:
     return list(v) if isinstance(v, tuple) else v
 
 
-def compare(a: dict[str, Any], b: dict[str, Any]) -> Changes:
+def compare(a: LockSnapshot, b: LockSnapshot) -> Changes:
     """Compare two snapshots (lock documents)."""
     ma, mb = lockmod.tensor_map(a), lockmod.tensor_map(b)
     ch = Changes(totals=(a["totals"], b["totals"]))
@@ -130,10 +130,10 @@ def compare(a: dict[str, Any], b: dict[str, Any]) -> Changes:
     return ch
 
 
-def content_changes(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[tuple[str, str, Any, Any]]:
+def content_changes(a: list[LockFile], b: list[LockFile]) -> list[tuple[str, str, Any, Any]]:
     """Files on both sides whose content differs: by sha256 when both know it, else by size."""
     fa, fb = {f["name"]: f for f in a}, {f["name"]: f for f in b}
-    out = []
+    out: list[tuple[str, str, Any, Any]] = []
     for name in sorted(set(fa) & set(fb)):
         ha, hb = fa[name].get("sha256"), fb[name].get("sha256")
         if ha and hb:
@@ -144,7 +144,7 @@ def content_changes(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[tu
     return out
 
 
-def _component_params(doc: dict[str, Any]) -> dict[str, int]:
+def _component_params(doc: LockSnapshot) -> dict[str, int]:
     out: dict[str, int] = defaultdict(int)
     for c in doc.get("components", []):
         label = c["component"] + (f" [{c['layer_type']}]" if c.get("layer_type") else "")
@@ -152,7 +152,7 @@ def _component_params(doc: dict[str, Any]) -> dict[str, int]:
     return dict(out)
 
 
-def _template_params(doc: dict[str, Any]) -> dict[str, tuple[int, list[tuple[int, ...]]]]:
+def _template_params(doc: LockSnapshot) -> dict[str, tuple[int, list[tuple[int, ...]]]]:
     """template -> (parameters, indices) over all groups of that template."""
     out: dict[str, tuple[int, list[tuple[int, ...]]]] = {}
     for g in doc["groups"]:
@@ -161,7 +161,7 @@ def _template_params(doc: dict[str, Any]) -> dict[str, tuple[int, list[tuple[int
     return out
 
 
-def _template_deltas(a: dict[str, Any], b: dict[str, Any]) -> list[tuple[str, int, int]]:
+def _template_deltas(a: LockSnapshot, b: LockSnapshot) -> list[tuple[str, int, int]]:
     """Parameter deltas per name template, labelled by the union of both sides' index ranges."""
     ta, tb = _template_params(a), _template_params(b)
     rows = []
@@ -196,7 +196,7 @@ def _shown(items: list[str]) -> str:
     return shown(items, MAX_NAMES, sep="; ")
 
 
-def drift(lock: dict[str, Any], report: Report, *, lock_name: str = "the lock") -> list[Finding]:
+def drift(lock: LockSnapshot, report: Report, *, lock_name: str = "the lock") -> list[Finding]:
     """``lock-drift`` findings: how ``report`` differs from the locked snapshot, naming the tensors."""
     changes = compare(lock, snapshot(report))
     out: list[Finding] = []

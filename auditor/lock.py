@@ -18,7 +18,7 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from .errors import UsageError
 from .groups import fill
@@ -30,6 +30,45 @@ LOCK_KEY = "st_audit_lock"
 MAX_NAMES = 4
 
 TensorMap = dict[str, tuple[str, tuple[int, ...]]]  # name -> (dtype, shape)
+
+
+class LockGroup(TypedDict, total=False):
+    """One name template of one dtype and shape, and the exact indices it covers (``"3..60 x 0..255"``)."""
+
+    pattern: str
+    template: str
+    dtype: str
+    shape: list[int]
+    count: int
+    parameters: int
+    bytes: int
+    indices: list[str]
+
+
+class LockFile(TypedDict, total=False):
+    """One weight file: size, tensors, data bytes, and its sha256 when known."""
+
+    name: str
+    size: int | None
+    tensors: int
+    data_bytes: int
+    sha256: str
+
+
+class LockSnapshot(TypedDict, total=False):
+    """A lock file's document, and what ``st-audit diff`` compares on either side."""
+
+    st_audit_lock: int
+    st_audit_version: str
+    source: dict[str, str]
+    model_type: str | None
+    architecture: str | None
+    totals: dict[str, Any]
+    expected: dict[str, int | None]
+    ledger: dict[str, int]
+    components: list[dict[str, Any]]
+    files: list[LockFile]
+    groups: list[LockGroup]
 
 
 # -- index sets as products of ranges ----------------------------------------------------------------------
@@ -59,15 +98,15 @@ def _template(g: Any) -> str:
 
 # -- snapshot ----------------------------------------------------------------------------------------------
 
-def snapshot(report: Report) -> dict[str, Any]:
+def snapshot(report: Report) -> LockSnapshot:
     """The lock document of ``report`` (see the module docstring)."""
     rec = report.reconciliation
-    groups = []
+    groups: list[LockGroup] = []
     for g in report.groups:
         elements = 1
         for d in g.shape:
             elements *= d
-        entry: dict[str, Any] = {"pattern": g.pattern, "template": _template(g), "dtype": g.dtype,
+        entry: LockGroup = {"pattern": g.pattern, "template": _template(g), "dtype": g.dtype,
                                  "shape": list(g.shape), "count": g.count, "parameters": elements * g.count,
                                  "bytes": report.tensors[g.names[0]].nbytes * g.count}
         codes = encode_indices(g.indices)
@@ -77,8 +116,12 @@ def snapshot(report: Report) -> dict[str, Any]:
     groups.sort(key=lambda e: (e["template"], e["dtype"], e["shape"]))
     from .version import __version__
     source = {k: report.source[k] for k in ("repo", "revision", "commit") if report.source.get(k) is not None}
-    doc: dict[str, Any] = {
-        LOCK_KEY: LOCK_VERSION,
+    files: list[LockFile] = sorted(
+        ({"name": f.name, "size": f.size, "tensors": f.tensors, "data_bytes": f.data_bytes,
+          **({"sha256": report.file_sha256[f.name]} if f.name in report.file_sha256 else {})}  # type: ignore[typeddict-item]
+         for f in report.files), key=lambda f: f["name"])
+    doc: LockSnapshot = {
+        "st_audit_lock": LOCK_VERSION,
         "st_audit_version": __version__,
         **({"source": source} if source else {}),
         "model_type": rec.model_type,
@@ -89,9 +132,7 @@ def snapshot(report: Report) -> dict[str, Any]:
         "ledger": dict(rec.ledger),
         "components": [{"component": c.component, "layer_type": c.layer_type, "layers": c.layers,
                         "expected": c.expected, "actual": c.actual} for c in rec.components],
-        "files": sorted(({"name": f.name, "size": f.size, "tensors": f.tensors, "data_bytes": f.data_bytes,
-                          **({"sha256": report.file_sha256[f.name]} if f.name in report.file_sha256 else {})}
-                         for f in report.files), key=lambda f: f["name"]),
+        "files": files,
         "groups": groups,
     }
     return doc
@@ -100,14 +141,14 @@ def snapshot(report: Report) -> dict[str, Any]:
 _NUMBER_LIST = re.compile(r"\[\n\s*(-?\d+(?:,\n\s*-?\d+)*)\n\s*\]")
 
 
-def dumps(doc: dict[str, Any]) -> str:
+def dumps(doc: LockSnapshot) -> str:
     """Indented JSON with number lists (shapes) on one line; raw newlines never occur inside JSON strings,
     so the collapsing cannot touch a tensor name."""
     text = json.dumps(doc, indent=2, ensure_ascii=False)
     return _NUMBER_LIST.sub(lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]", text) + "\n"
 
 
-def read(path: str | os.PathLike[str]) -> dict[str, Any]:
+def read(path: str | os.PathLike[str]) -> LockSnapshot:
     """Load and sanity-check a lock file; a missing or malformed one is a usage error (exit 2)."""
     p = Path(path)
     try:
@@ -131,7 +172,7 @@ def is_lock(doc: Any) -> bool:
     return isinstance(doc, dict) and doc.get(LOCK_KEY) == LOCK_VERSION and isinstance(doc.get("groups"), list)
 
 
-def tensors_of(group: dict[str, Any]) -> list[str]:
+def tensors_of(group: LockGroup) -> list[str]:
     template = group["template"]
     entries = group.get("indices")
     if not entries:
@@ -143,7 +184,7 @@ def tensors_of(group: dict[str, Any]) -> list[str]:
     return names
 
 
-def tensor_map(doc: dict[str, Any]) -> TensorMap:
+def tensor_map(doc: LockSnapshot) -> TensorMap:
     """Every tensor of a snapshot: name -> (dtype, shape)."""
     out: TensorMap = {}
     for g in doc["groups"]:

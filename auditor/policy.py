@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .dtypes import canonical_dtype
 from .errors import UsageError
@@ -38,6 +38,9 @@ from .policyvalues import (  # noqa: F401
     parse_tolerance,
 )
 from .report import FAIL_ON_CHOICES, Report
+
+if TYPE_CHECKING:
+    from .lock import LockSnapshot
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -284,7 +287,7 @@ def check(report: Report, policy: Policy) -> list[Finding]:
     return out
 
 
-def apply(report: Report, policy: Policy, *, lock_doc: dict[str, Any] | None = None,
+def apply(report: Report, policy: Policy, *, lock_doc: LockSnapshot | None = None,
           lock_name: str | None = None) -> Report:
     """``report`` with the policy's findings (and drift from ``lock_doc``, if given) added: a new report, the
     audit's own is left as it was."""
