@@ -52,6 +52,32 @@ def test_lists_built_from_hostile_config_values_are_bounded(source: str) -> None
         evaluate(source, {"n": 10**4000})
 
 
+def test_primes_after_matches_qwen4_exp_head_vocabularies() -> None:
+    """Qwen4-Exp's head h of PLE layer p has the (p * heads + h + 1)-th prime after base - 1 as its vocabulary
+    (transformers' _find_nth_prime_after); a base that is itself prime is the first."""
+    assert evaluate("primes_after(10, 4)", {}) == [11, 13, 17, 19]
+    assert evaluate("primes_after(base - 1, 3)", {"base": 1009}) == [1009, 1013, 1019]
+    # transformers: [_find_nth_prime_after(499, i) for i in range(9, 17)]
+    assert evaluate("primes_after(499, 16)[8:]", {}) == [569, 571, 577, 587, 593, 599, 601, 607]
+    assert evaluate("primes_after(n, 0)", {"n": 7}) == []
+    assert evaluate("primes_after(n, 1)", {"n": 2**31 - 2}) == [2**31 - 1]   # a Mersenne prime: Miller-Rabin, exact
+    assert evaluate("index_of(ids, layer + 1)", {"ids": [1, 3, 4], "layer": 2}) == 1
+
+
+@pytest.mark.parametrize("env", [{"s": 0, "n": 10**6}, {"s": 10**30, "n": 1}, {"s": -5, "n": 1},
+                                 {"s": 1.5, "n": 1}, {"s": 1, "n": True}])
+def test_primes_after_refuses_hostile_arguments(env: dict) -> None:
+    """Too many primes, a start past 2**48, a negative or non-integer argument: an ExprError (a config finding),
+    never a hang."""
+    with pytest.raises(ExprError, match="primes_after"):
+        evaluate("primes_after(s, n)", env)
+
+
+def test_index_of_an_absent_value_is_an_expr_error() -> None:
+    with pytest.raises(ExprError):
+        evaluate("index_of(ids, 2)", {"ids": [1, 3]})
+
+
 def test_missing_name_and_type_errors_are_expr_errors() -> None:
     with pytest.raises(ExprError, match="no 'vocab_size'"):
         evaluate("vocab_size * 2", {})
