@@ -263,6 +263,22 @@ def test_a_dimension_reading_expert_is_evaluated_index_by_index() -> None:
     assert e.tensors["model.layers.3.experts.2.w"].elements == 6
 
 
+def test_alt_group_ties_alternatives_together() -> None:
+    """alt_group names tensors that one checkpoint stores all in their shape or all in their alt_shape (Molmo2's two
+    embedding parts, tests/test_specs_alt_layouts.py end to end); it goes with alt_shape and is a string."""
+    doc = {**STACKED, "tensor": [*STACKED["tensor"][:2],
+                                 {"name": "model.layers.{layer}.experts.w", "shape": ["n_experts", "2 * d", "d"],
+                                  "alt_shape": ["n_experts", "d", "2 * d"], "alt_group": "experts",
+                                  "component": "routed_experts", "when": "sparse", "experts": "n_experts"},
+                                 STACKED["tensor"][3]]}
+    e = expand(_spec({"s.toml": doc}, "s.toml"), {}).tensors["model.layers.3.experts.w"]
+    assert e.alt_group == "experts"
+    for bad in ({"alt_group": 3}, {"alt_shape": None, "alt_group": "experts"}):
+        t = {k: v for k, v in {**doc["tensor"][2], **bad}.items() if v is not None}
+        with pytest.raises(SpecError, match="alt_group"):
+            build_specs({"x.toml": {**doc, "tensor": [*doc["tensor"][:2], t, doc["tensor"][3]]}})
+
+
 def test_alt_shape_accepts_a_release_that_stores_the_weight_transposed(tmp_path) -> None:
     """Qwen3-VL-MoE's fused experts are [E, 2I, H] as transformers 5 saves them and [E, H, 2I] in the released
     checkpoints: `alt_shape` makes either a match; a third shape is still a shape mismatch."""
