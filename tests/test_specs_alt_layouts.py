@@ -48,6 +48,16 @@ def test_qwen4_exp_ngram_table_with_a_wrong_base_is_a_shape_error(tmp_path: Path
     assert problems(auditor.audit(write_case(QWEN4, tmp_path / "ok")), QWEN4) == []
 
 
+def test_qwen4_exp_ple_layer_ids_in_any_order_give_the_same_tables(tmp_path: Path) -> None:
+    """Qwen4ExpTextConfig sorts ple_layer_ids on load (save_pretrained writes them sorted); a config.json written
+    another way may list them in any order: the tables follow the sorted order."""
+    dest = write_case(QWEN4, tmp_path / "ckpt")
+    cfg = config(QWEN4)
+    assert cfg["ple_layer_ids"] == [1, 3, 4]
+    (dest / "config.json").write_text(json.dumps({**cfg, "ple_layer_ids": [4, 1, 3]}))
+    assert problems(auditor.audit(dest), QWEN4) == []
+
+
 def test_qwen4_exp_hostile_ple_config_is_a_finding_not_a_hang(tmp_path: Path) -> None:
     dest = write_case(QWEN4, tmp_path / "ckpt")
     cfg = config(QWEN4)

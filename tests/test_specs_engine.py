@@ -44,7 +44,7 @@ def test_unsafe_or_unsupported_expressions_are_rejected(source: str) -> None:
 
 
 @pytest.mark.parametrize("source", ["['mamba'] * n", "n * 'M'", "list(range(n))", "len(range(n))",
-                                    "count(range(n), 1)"])
+                                    "count(range(n), 1)", "sorted(range(n))"])
 def test_lists_built_from_hostile_config_values_are_bounded(source: str) -> None:
     """A layer_types default such as ['mamba'] * num_hidden_layers must not turn an absurd layer count into a
     MemoryError (exit 4): it is an ExprError, which the audit reports as a config finding."""
@@ -62,6 +62,7 @@ def test_primes_after_matches_qwen4_exp_head_vocabularies() -> None:
     assert evaluate("primes_after(n, 0)", {"n": 7}) == []
     assert evaluate("primes_after(n, 1)", {"n": 2**31 - 2}) == [2**31 - 1]   # a Mersenne prime: Miller-Rabin, exact
     assert evaluate("index_of(ids, layer + 1)", {"ids": [1, 3, 4], "layer": 2}) == 1
+    assert evaluate("index_of(sorted(ids), 3)", {"ids": [4, 3, 1]}) == 1
 
 
 @pytest.mark.parametrize("env", [{"s": 0, "n": 10**6}, {"s": 10**30, "n": 1}, {"s": -5, "n": 1},

@@ -132,6 +132,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "per_layer": _per_layer,  # Gemma 4's per-layer head_dim / kv heads
     "list": _list, "count": _count,
     "primes_after": _primes_after, "index_of": _index_of,  # Qwen4-Exp's n-gram embedding tables
+    "sorted": lambda items: sorted(_list(items)),  # Qwen4-Exp sorts ple_layer_ids on load
 }
 
 _BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
