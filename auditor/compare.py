@@ -43,6 +43,9 @@ def sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tens
     """Walk the expected tensors: matched (model or MTP), wrong shape, tied copy, buffer, or missing."""
     s = Sorted()
     ledger, categories = rec.ledger, rec.categories
+    # alt_group: {group: {True: [(name, expected shape, stored shape)] matched by alt_shape only, False: by shape}}
+    ways: dict[str, dict[bool, list[tuple[str, tuple[int, ...], tuple[int, ...]]]]] = defaultdict(
+        lambda: {True: [], False: []})
     for name, e in expected.items():
         t = stored.get(name)
         if t is None and e.aliases:  # a legacy name an old exporter wrote for the same weight
@@ -90,11 +93,16 @@ def sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tens
                 s.scale_problems.append((name, verdict.problem))
         elif t.shape != e.shape and t.shape != e.alt_shape:  # alt_shape: a release's transpose of the weight
             s.mismatched.append((name, e.shape, t.shape))
+        elif e.alt_group is not None and e.shape != e.alt_shape:
+            ways[e.alt_group][t.shape == e.alt_shape].append((name, e.shape, t.shape))
         ledger[category] += elements
         if not e.mtp:
             s.actual_by_row[(e.layer_type, e.component)] += elements
         if verdict is None:  # a quantized-in-place weight beside full-precision ones of its kind is the config's say
             s.by_rule[e.rule].append(t)
+    for way in ways.values():  # one release's layout or the other's, not half of each (Molmo2's embedding rows)
+        if way[True] and way[False]:
+            s.mismatched.extend(way[True] if len(way[True]) <= len(way[False]) else way[False])
     return s
 
 

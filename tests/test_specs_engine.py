@@ -44,12 +44,39 @@ def test_unsafe_or_unsupported_expressions_are_rejected(source: str) -> None:
 
 
 @pytest.mark.parametrize("source", ["['mamba'] * n", "n * 'M'", "list(range(n))", "len(range(n))",
-                                    "count(range(n), 1)"])
+                                    "count(range(n), 1)", "sorted(range(n))"])
 def test_lists_built_from_hostile_config_values_are_bounded(source: str) -> None:
     """A layer_types default such as ['mamba'] * num_hidden_layers must not turn an absurd layer count into a
     MemoryError (exit 4): it is an ExprError, which the audit reports as a config finding."""
     with pytest.raises(ExprError):
         evaluate(source, {"n": 10**4000})
+
+
+def test_primes_after_matches_qwen4_exp_head_vocabularies() -> None:
+    """Qwen4-Exp's head h of PLE layer p has the (p * heads + h + 1)-th prime after base - 1 as its vocabulary
+    (transformers' _find_nth_prime_after); a base that is itself prime is the first."""
+    assert evaluate("primes_after(10, 4)", {}) == [11, 13, 17, 19]
+    assert evaluate("primes_after(base - 1, 3)", {"base": 1009}) == [1009, 1013, 1019]
+    # transformers: [_find_nth_prime_after(499, i) for i in range(9, 17)]
+    assert evaluate("primes_after(499, 16)[8:]", {}) == [569, 571, 577, 587, 593, 599, 601, 607]
+    assert evaluate("primes_after(n, 0)", {"n": 7}) == []
+    assert evaluate("primes_after(n, 1)", {"n": 2**31 - 2}) == [2**31 - 1]   # a Mersenne prime: Miller-Rabin, exact
+    assert evaluate("index_of(ids, layer + 1)", {"ids": [1, 3, 4], "layer": 2}) == 1
+    assert evaluate("index_of(sorted(ids), 3)", {"ids": [4, 3, 1]}) == 1
+
+
+@pytest.mark.parametrize("env", [{"s": 0, "n": 10**6}, {"s": 10**30, "n": 1}, {"s": -5, "n": 1},
+                                 {"s": 1.5, "n": 1}, {"s": 1, "n": True}])
+def test_primes_after_refuses_hostile_arguments(env: dict) -> None:
+    """Too many primes, a start past 2**48, a negative or non-integer argument: an ExprError (a config finding),
+    never a hang."""
+    with pytest.raises(ExprError, match="primes_after"):
+        evaluate("primes_after(s, n)", env)
+
+
+def test_index_of_an_absent_value_is_an_expr_error() -> None:
+    with pytest.raises(ExprError):
+        evaluate("index_of(ids, 2)", {"ids": [1, 3]})
 
 
 def test_missing_name_and_type_errors_are_expr_errors() -> None:
@@ -235,6 +262,22 @@ def test_a_dimension_reading_expert_is_evaluated_index_by_index() -> None:
     assert shapes == {"model.layers.3.experts.0.w": (8, 2), "model.layers.3.experts.1.w": (8, 2),
                       "model.layers.3.experts.2.w": (3, 2), "model.layers.3.experts.3.w": (3, 2)}
     assert e.tensors["model.layers.3.experts.2.w"].elements == 6
+
+
+def test_alt_group_ties_alternatives_together() -> None:
+    """alt_group names tensors that one checkpoint stores all in their shape or all in their alt_shape (Molmo2's two
+    embedding parts, tests/test_specs_alt_layouts.py end to end); it goes with alt_shape and is a string."""
+    doc = {**STACKED, "tensor": [*STACKED["tensor"][:2],
+                                 {"name": "model.layers.{layer}.experts.w", "shape": ["n_experts", "2 * d", "d"],
+                                  "alt_shape": ["n_experts", "d", "2 * d"], "alt_group": "experts",
+                                  "component": "routed_experts", "when": "sparse", "experts": "n_experts"},
+                                 STACKED["tensor"][3]]}
+    e = expand(_spec({"s.toml": doc}, "s.toml"), {}).tensors["model.layers.3.experts.w"]
+    assert e.alt_group == "experts"
+    for bad in ({"alt_group": 3}, {"alt_shape": None, "alt_group": "experts"}):
+        t = {k: v for k, v in {**doc["tensor"][2], **bad}.items() if v is not None}
+        with pytest.raises(SpecError, match="alt_group"):
+            build_specs({"x.toml": {**doc, "tensor": [*doc["tensor"][:2], t, doc["tensor"][3]]}})
 
 
 def test_alt_shape_accepts_a_release_that_stores_the_weight_transposed(tmp_path) -> None:

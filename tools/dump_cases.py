@@ -516,10 +516,43 @@ def _group_keys(ov: dict) -> list[list[str]]:
 # Settings a class requires and its config class does not default to (the class asserts on them).
 CLASS_REQUIRES = {"ReformerModelWithLMHead": {"is_decoder": True}}
 
+# Layouts the profile cannot reach, dumped as `small` plus these overrides ({level: {key: value}}, level None for
+# the top config, a sub-config's name otherwise). Qwen4-Exp: its full-attention layers need all five QSA indexer
+# fields (None by default, so the class default does not build), and its PLE layers need ple_layer_ids (empty by
+# default) and an eos_token_id; the profile varies neither, so the dumped cases held linear-attention layers only.
+_QWEN4_QSA_PLE = {"num_hidden_layers": 4, "eos_token_id": 1,
+                  "layer_types": ["linear_attention", "indexed_attention", "linear_attention", "linear_attention"],
+                  "indexer_n_heads": 4, "indexer_kv_heads": 1, "indexer_head_dim": 16, "indexer_budget": 64,
+                  "indexer_compress_ratio": 4, "ple_layer_ids": [1, 3, 4]}
+_QWEN4_QSA_PLE_P = {**_QWEN4_QSA_PLE, "layer_types": ["indexed_attention", "linear_attention", "linear_attention",
+                                                      "indexed_attention"],
+                    "indexer_n_heads": 2, "indexer_head_dim": 24, "ple_layer_ids": [3, 2], "ngram_size": 4,
+                    "heads_per_ngram": 4, "ple_embed_dim": 48, "ngram_vocab_size_base": 1009,
+                    "make_ngram_vocab_size_divisible_by": 64, "ple_conv_kernel_size": 3}
+EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
+    "qwen4_exp_text": [
+        ("qsa-ple", {None: _QWEN4_QSA_PLE}, "small with an indexed (QSA) attention layer and three PLE layers"),
+        ("qsa-ple-p", {None: _QWEN4_QSA_PLE_P}, "small with two indexed attention layers, two PLE layers "
+                                                "(ple_layer_ids unsorted) and other n-gram sizes"),
+    ],
+    "qwen4_exp": [
+        ("qsa-ple", {"text_config": _QWEN4_QSA_PLE},
+         "small with an indexed (QSA) attention layer and three PLE layers in text_config"),
+        ("qsa-ple-p", {"text_config": _QWEN4_QSA_PLE_P}, "small with two indexed attention layers, two PLE layers "
+                                                         "(ple_layer_ids unsorted) and other n-gram sizes in text_config"),
+    ],
+}
+
 
 def plan_cases(model_type: str, cls_name: str, head_labels: bool) -> tuple[list[Case], list[str]]:
     """Cases for one (model_type, class); returns (cases, notes about fields that could not be varied)."""
     cases, log = _plan_cases(model_type, cls_name, head_labels)
+    small = next((c for c in cases if c.name == "small"), None)
+    for name, extra, why in EXTRA_CASES.get(model_type, []) if small is not None else []:
+        top = {**small.overrides, **extra.get(None, {})}
+        subs = {lvl: {**small.sub_overrides.get(lvl, {}), **extra.get(lvl, {})}
+                for lvl in {*small.sub_overrides, *extra} if lvl is not None}
+        cases.append(Case(name, top, subs, f"perturbed: {why}", small.towers))
     req = CLASS_REQUIRES.get(cls_name, {})
     for c in cases:
         c.overrides = {**c.overrides, **req}

@@ -148,7 +148,8 @@ class _Builder:
                 elements *= d
             alt = tuple(whole(evaluate(d, scope), f"{rule.name} alt_shape {d!r}") for d in rule.alt_shape) or None
             return ExpectedTensor(shape, rule.component, kind, layer, layer_type, is_mtp or rule.mtp, rule_id,
-                                  elements, (active, experts), stack, head_tied, aliases, alt_shape=alt)
+                                  elements, (active, experts), stack, head_tied, aliases, alt_shape=alt,
+                                  alt_group=rule.alt_group if alt is not None else None)
 
         if "{expert}" not in name:
             self.tensors[name] = expected_for(env)
@@ -322,10 +323,10 @@ def _add_module(b: _Builder, parent: Spec, module: Module, scope: Mapping[str, A
         if module.component is not None:  # a tower: one breakdown row, its layers not decoder layers
             e = ExpectedTensor(e.shape, module.component, e.kind, e.layer, None, False, base + e.rule, e.elements,
                                (1, 1), f"{module.name}.{e.stack}" if e.stack else None, e.tied, e.aliases,
-                               module.name, e.alt_shape)
+                               module.name, e.alt_shape, e.alt_group)
         else:
             e = ExpectedTensor(e.shape, e.component, e.kind, e.layer, e.layer_type, e.mtp, base + e.rule, e.elements,
-                               e.active_fraction, e.stack, e.tied, e.aliases, e.module, e.alt_shape)
+                               e.active_fraction, e.stack, e.tied, e.aliases, e.module, e.alt_shape, e.alt_group)
         b.tensors[name] = e
     b.tied_names.update(sub.tied_names)
     for s in sub.stacks:
@@ -379,7 +380,7 @@ def relabel(expectation: Expectation, renames: Mapping[str, str], drop_heads: bo
         if e.aliases:
             e = ExpectedTensor(e.shape, e.component, e.kind, e.layer, e.layer_type, e.mtp, e.rule, e.elements,
                                e.active_fraction, e.stack, e.tied, tuple(rename(a, renames) for a in e.aliases),
-                               e.module, e.alt_shape)
+                               e.module, e.alt_shape, e.alt_group)
         tensors[new] = e
     tied_names = {rename(k, renames): rename(v, renames) for k, v in expectation.tied_names.items()
                   if rename(k, renames) in tensors}

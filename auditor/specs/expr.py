@@ -71,12 +71,68 @@ def _repeat(left: Any, right: Any) -> Any:
     return operator.mul(left, right)
 
 
+# primes_after's bounds: how many primes one call may return, and the largest start it accepts (Miller-Rabin with
+# these witnesses is exact below 3.3e24; prime gaps below 2**48 are under 1,000, so the scan always ends).
+MAX_PRIMES = 10_000
+_MAX_PRIME_START = 2**48
+_WITNESSES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
+
+
+def _is_prime(n: int) -> bool:
+    if n < 2:
+        return False
+    for p in _WITNESSES:
+        if n % p == 0:
+            return n == p
+    d, s = n - 1, 0
+    while d % 2 == 0:
+        d, s = d // 2, s + 1
+    for a in _WITNESSES:
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(s - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def _primes_after(start: int, count: int) -> list[int]:
+    """The first ``count`` primes greater than ``start``. Qwen4-Exp's n-gram embedding gives head h of PLE layer p a
+    vocabulary of the (p * heads + h + 1)-th prime after ``ngram_vocab_size_base - 1`` (``_find_nth_prime_after``);
+    its table is their sum, padded. Bounded (``count`` <= MAX_PRIMES, ``start`` < 2**48): a hostile config is a
+    finding, not a hang."""
+    if not isinstance(start, int) or not isinstance(count, int) or isinstance(start, bool) or isinstance(count, bool):
+        raise TypeError("primes_after takes two integers")
+    if count < 0 or count > MAX_PRIMES:
+        raise ValueError(f"primes_after: {count:,} primes asked for (0 to {MAX_PRIMES:,})")
+    if start < 0 or start >= _MAX_PRIME_START:
+        raise ValueError(f"primes_after: start {start:,} outside 0 .. 2**48")
+    found: list[int] = []
+    candidate = start
+    while len(found) < count:
+        candidate += 1
+        if _is_prime(candidate):
+            found.append(candidate)
+    return found
+
+
+def _index_of(items: Any, value: Any) -> int:
+    """Where ``value`` first occurs in ``items`` (Qwen4-Exp: a layer's position among ``ple_layer_ids``)."""
+    return _list(items).index(value)
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "min": min, "max": max, "len": len, "int": int, "bool": bool, "abs": abs, "sum": sum,
     "ceil_div": _ceil_div, "ceil": math.ceil, "range": range, "any": any, "all": all, "as_list": _as_list,
     "isqrt": math.isqrt,  # floor(sqrt(n)): Doge's product-key router has 2 * isqrt(num_experts) keys
     "per_layer": _per_layer,  # Gemma 4's per-layer head_dim / kv heads
     "list": _list, "count": _count,
+    "primes_after": _primes_after, "index_of": _index_of,  # Qwen4-Exp's n-gram embedding tables
+    "sorted": lambda items: sorted(_list(items)),  # Qwen4-Exp sorts ple_layer_ids on load
 }
 
 _BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {

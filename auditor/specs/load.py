@@ -36,7 +36,7 @@ SPEC_KEYS = {"description", "model_types", "architectures", "diffusers_classes",
              "tie", "base_prefix", "nullable", "aliases", "defaults", "derived", "stacks", "module", "class",
              "layouts", "tensor"}
 TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "experts", "active_experts", "kind",
-               "tied_to", "note", "aliases", "repeat", "alt_shape", "mtp", "tie"}
+               "tied_to", "note", "aliases", "repeat", "alt_shape", "alt_group", "mtp", "tie"}
 STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note", "mtp", "like"}
 MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when", "inherit", "select", "set",
                "defaults", "note", "by_class"}
@@ -392,11 +392,13 @@ def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],
     if "alt_shape" in entry and ("shape" not in entry or not isinstance(entry["alt_shape"], list)
                                  or len(entry["alt_shape"]) != len(entry["shape"])):
         raise SpecError(f"{where}: alt_shape goes with shape and has as many dimensions")
+    if "alt_group" in entry and ("alt_shape" not in entry or not isinstance(entry["alt_group"], str)):
+        raise SpecError(f"{where}: alt_group is a name and goes with alt_shape")
     if "shape" in entry:
         if "bias" in entry:
             raise SpecError(f"{where}: bias goes with linear or norm, not shape")
         return [TensorRule(name, tuple(entry["shape"]), aliases=aliases, alt_shape=tuple(entry.get("alt_shape", ())),
-                           **common_fields)]
+                           alt_group=entry.get("alt_group"), **common_fields)]
     if "linear" in entry:
         out_in = entry["linear"]
         if not isinstance(out_in, list) or len(out_in) != 2:

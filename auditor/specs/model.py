@@ -28,6 +28,7 @@ class TensorRule:
     stack: str | None = None      # the stack whose prefix the name starts with ({layer} repeats over it)
     repeat: tuple[tuple[str, Expr], ...] = ()  # {name} -> count, nested in order (shape and when read the index)
     alt_shape: tuple[Expr, ...] = ()  # another shape releases store the same weight under (a transpose)
+    alt_group: str | None = None  # tensors of one group match by their shape all, or by their alt_shape all
     mtp: bool = False             # part of an MTP / NextN block stored under its own prefix (optional)
     tie: Expr = None              # kind shared: whether it is shared here (default true); else a parameter of its own
 
@@ -119,6 +120,7 @@ class ExpectedTensor:
     aliases: tuple[str, ...] = ()
     module: str | None = None  # the tower (module with its own breakdown row) it belongs to
     alt_shape: tuple[int, ...] | None = None  # also a match: the shape other releases store it under
+    alt_group: str | None = None  # with alt_shape: one checkpoint stores its whole group one way (compare.py)
 
 
 @dataclass(frozen=True)
