@@ -180,6 +180,9 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
     return out
 
 
+_verdict = tuple.__new__  # QuantVerdict(...) minus the Python frame of NamedTuple.__new__ (~92k verdicts)
+
+
 class _AuxPart(NamedTuple):
     part: Part
     on_module: bool
@@ -239,7 +242,8 @@ def _layer(out: Assessment, q: QuantConfig, r: Resolved, plan: _Plan, weight: st
             continue
         if a.dtype in dtypes and (not shapes or a.shape in shapes):
             # keyed by the stored tensor's own name object: ~46k fewer strings kept alive for DeepSeek-V3
-            verdicts[a.name] = QuantVerdict("quantization", weight, None, 0, note if name.endswith(".bias") else None)
+            verdicts[a.name] = _verdict(QuantVerdict, ("quantization", weight, None, 0,
+                                                     note if note is not None and name.endswith(".bias") else None))
             continue
         why = []
         if a.dtype not in dtypes:
@@ -248,13 +252,14 @@ def _layer(out: Assessment, q: QuantConfig, r: Resolved, plan: _Plan, weight: st
             why.append(f"shape {list(a.shape)}, expected {_shape_text(shapes)} = {_rule_text(part.rule)} for {weight} "
                        f"[rows={e.shape[-2]}, cols={e.shape[-1]}] ({r.scheme.name}{_params_note(r.env)})")
         verdicts[a.name] = QuantVerdict("quantization", weight, "; ".join(why))
-    verdicts[t.name] = QuantVerdict("packed", weight, "; ".join(problems) if problems else None, logical)
-    near = siblings.get(module)
-    if near is not None or weight in siblings:
-        for name in (*(near or ()), *siblings.get(weight, ())):
-            if name not in verdicts:
-                verdicts[name] = QuantVerdict("quantization", weight, f"not a tensor of the {r.scheme.name} layout "
-                                              f"(it stores {', '.join(_suffixes(r, module, weight))})")
+    verdicts[t.name] = _verdict(QuantVerdict, ("packed", weight, "; ".join(problems) if problems else None, logical, None))
+    # stored beside the layer but no part of its scheme (the scales just sorted are the usual siblings)
+    for near in (siblings.get(module), siblings.get(weight)):
+        if near is not None:
+            for name in near:
+                if name not in verdicts:
+                    verdicts[name] = QuantVerdict("quantization", weight, f"not a tensor of the {r.scheme.name} "
+                                                  f"layout (it stores {', '.join(_suffixes(r, module, weight))})")
 
 
 def _weight_problems(r: Resolved, t: Tensor, want: tuple[tuple[int, ...], ...], weight: str, packed_name: str,
