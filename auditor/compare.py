@@ -43,6 +43,7 @@ def sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tens
     """Walk the expected tensors: matched (model or MTP), wrong shape, tied copy, buffer, or missing."""
     s = Sorted()
     ledger, categories = rec.ledger, rec.categories
+    verdict_of = quantization.assessment.verdicts.get  # quantization.verdict, minus a call per tensor
     for name, e in expected.items():
         t = stored.get(name)
         if t is None and e.aliases:  # a legacy name an old exporter wrote for the same weight
@@ -81,7 +82,7 @@ def sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tens
         category = "mtp" if e.mtp else "model"
         categories[name] = category
         elements = t.elements
-        verdict = quantization.verdict(name)
+        verdict = verdict_of(name)
         if verdict is not None and verdict.category == "packed":  # quantized in place (bitsandbytes, FP8, int8)
             elements = verdict.logical_elements
             extra = rec.packed_extra_by_dtype
@@ -103,10 +104,11 @@ def sort_the_rest(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tens
     """Stored tensors the formula did not name: quantization, buffers, layers past the config, or unexplained."""
     ledger, categories = rec.ledger, rec.categories
     suffixes = buffer_suffixes()
+    verdict_of = quantization.assessment.verdicts.get  # what classify() answers first, minus a call per tensor
     for name, t in stored.items():
         if name in categories:
             continue
-        verdict = quantization.classify(t, stored, expected)
+        verdict = verdict_of(name) or quantization.classify(t, stored, expected)
         if verdict is not None:
             if verdict.problem:
                 s.scale_problems.append((name, verdict.problem))
