@@ -85,6 +85,7 @@ def group_tensors(tensors: Iterable[Tensor]) -> list[Group]:
     for t in tensors:
         name, dtype, shape = t.name, t.dtype, t.shape
         parts = split(f".{name}.")
+        indices: tuple[int, ...]
         if len(parts) == 1:
             template, indices = name, ()
         else:
