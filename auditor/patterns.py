@@ -21,6 +21,14 @@ def encode_indices(indices: Iterable[tuple[int, ...]]) -> list[str]:
         return []
     if len(tuples[0]) == 1:
         return [ranges(t[0] for t in tuples)]
+    ndim = len(tuples[0])
+    if all(len(t) == ndim for t in tuples):
+        axes = [{t[k] for t in tuples} for k in range(ndim)]
+        size = 1
+        for axis in axes:
+            size *= len(axis)
+        if size == len(tuples):  # a full grid (the usual case): what the recursion below returns for it, at once
+            return [" x ".join(ranges(axis) for axis in axes)]
     tails: dict[int, list[tuple[int, ...]]] = defaultdict(list)
     for t in tuples:
         tails[t[0]].append(t[1:])
