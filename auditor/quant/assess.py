@@ -124,9 +124,8 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
     if q is None:
         return out
     siblings: dict[str, list[str]] = defaultdict(list)  # parent name -> stored tensors the architecture lacks
-    for name in stored:
-        if name not in expected:
-            siblings[name.rpartition(".")[0]].append(name)
+    for name in [n for n in stored if n not in expected]:  # filtered at comprehension speed
+        siblings[name.rpartition(".")[0]].append(name)
     layers = _Layers(q)
     plans: dict[tuple[int, tuple[int, ...]], _Plan] = {}
     shapes: dict[int, tuple[tuple[int, ...], tuple[int, ...], int, int]] = {}  # per ExpectedTensor (experts share)
