@@ -46,6 +46,7 @@ def sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tens
     # alt_group: {group: {True: [(name, expected shape, stored shape)] matched by alt_shape only, False: by shape}}
     ways: dict[str, dict[bool, list[tuple[str, tuple[int, ...], tuple[int, ...]]]]] = defaultdict(
         lambda: {True: [], False: []})
+    verdict_of = quantization.assessment.verdicts.get  # quantization.verdict, minus a call per tensor
     for name, e in expected.items():
         t = stored.get(name)
         if t is None and e.aliases:  # a legacy name an old exporter wrote for the same weight
@@ -84,7 +85,7 @@ def sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tens
         category = "mtp" if e.mtp else "model"
         categories[name] = category
         elements = t.elements
-        verdict = quantization.verdict(name)
+        verdict = verdict_of(name)
         if verdict is not None and verdict.category == "packed":  # quantized in place (bitsandbytes, FP8, int8)
             elements = verdict.logical_elements
             extra = rec.packed_extra_by_dtype
@@ -111,10 +112,11 @@ def sort_the_rest(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tens
     """Stored tensors the formula did not name: quantization, buffers, layers past the config, or unexplained."""
     ledger, categories = rec.ledger, rec.categories
     suffixes = buffer_suffixes()
+    verdict_of = quantization.assessment.verdicts.get  # what classify() answers first, minus a call per tensor
     for name, t in stored.items():
         if name in categories:
             continue
-        verdict = quantization.classify(t, stored, expected)
+        verdict = verdict_of(name) or quantization.classify(t, stored, expected)
         if verdict is not None:
             if verdict.problem:
                 s.scale_problems.append((name, verdict.problem))

@@ -81,14 +81,21 @@ def render(template: str, indices: list[tuple[int, ...]]) -> str:
 def group_tensors(tensors: Iterable[Tensor]) -> list[Group]:
     """Groups in order of first appearance (header order of the first file)."""
     groups: dict[tuple[object, ...], Group] = {}
+    split = _INDEX.split  # split_name inlined: it runs once per tensor
     for t in tensors:
-        template, indices = split_name(t.name)
-        key = (template, t.dtype, t.shape)
+        name, dtype, shape = t.name, t.dtype, t.shape
+        parts = split(f".{name}.")
+        indices: tuple[int, ...]
+        if len(parts) == 1:
+            template, indices = name, ()
+        else:
+            template, indices = ".{}".join(parts[0::2])[1:-1], tuple(map(int, parts[1::2]))
+        key = (template, dtype, shape)
         g = groups.get(key)
         if g is None:
-            g = groups[key] = Group(template, t.dtype, t.shape)
+            g = groups[key] = Group(template, dtype, shape)
         g.indices.append(indices)
-        g.names.append(t.name)
+        g.names.append(name)
     return list(groups.values())
 
 

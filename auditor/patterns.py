@@ -21,6 +21,14 @@ def encode_indices(indices: Iterable[tuple[int, ...]]) -> list[str]:
         return []
     if len(tuples[0]) == 1:
         return [ranges(t[0] for t in tuples)]
+    ndim = len(tuples[0])
+    if all(len(t) == ndim for t in tuples):
+        axes = [{t[k] for t in tuples} for k in range(ndim)]
+        size = 1
+        for axis in axes:
+            size *= len(axis)
+        if size == len(tuples):  # a full grid (the usual case): what the recursion below returns for it, at once
+            return [" x ".join(ranges(axis) for axis in axes)]
     tails: dict[int, list[tuple[int, ...]]] = defaultdict(list)
     for t in tuples:
         tails[t[0]].append(t[1:])
@@ -41,17 +49,40 @@ def fill_entry(template: str, entry: str) -> str:
     return fill(template, parts)
 
 
-def patterns(names: Iterable[str]) -> list[str]:
-    """Names collapsed exactly into patterns, in order of first appearance of each template."""
+def patterns(names: Iterable[str], known: Splits | None = None) -> list[str]:
+    """Names collapsed exactly into patterns, in order of first appearance of each template.
+
+    ``known``: names already split (``splits`` of the report's groups), looked up rather than split again."""
     by_template: dict[str, list[tuple[int, ...]]] = {}
-    for name in names:
-        template, indices = split_name(name)
-        by_template.setdefault(template, []).append(indices)
+    if known is None:
+        for name in names:
+            template, indices = split_name(name)
+            by_template.setdefault(template, []).append(indices)
+    else:
+        templates, index_of = known
+        for name in names:
+            grouped = templates.get(name)
+            template, indices = split_name(name) if grouped is None else (grouped, index_of[name])
+            by_template.setdefault(template, []).append(indices)
     out: list[str] = []
     for template, index_list in by_template.items():
         entries = encode_indices(index_list)
         out += [fill_entry(template, e) for e in entries] if entries else [template]
     return out
+
+
+Splits = tuple[dict[str, str], dict[str, tuple[int, ...]]]
+
+
+def splits(groups: Iterable[Group]) -> Splits:
+    """Every grouped name's ``split_name``, as the groups hold it (template; indices), for ``patterns`` of
+    findings naming tens of thousands of tensors (built at C speed, no tuple per name)."""
+    templates: dict[str, str] = {}
+    index_of: dict[str, tuple[int, ...]] = {}
+    for g in groups:
+        templates.update(dict.fromkeys(g.names, g.template))
+        index_of.update(zip(g.names, g.indices))
+    return templates, index_of
 
 
 def split_holes(groups: list[Group]) -> list[Group]:

@@ -8,7 +8,7 @@ from typing import Any
 from .findings import SEVERITY_RANK, Finding
 from .groups import Group
 from .inventory import FileSummary, Tensor, Totals
-from .patterns import patterns
+from .patterns import Splits, patterns, splits
 from .reconcile import Reconciliation
 from .rootcause import Lost
 
@@ -76,6 +76,8 @@ class Report(Judged):
 
     def to_dict(self) -> dict[str, Any]:
         rec = self.reconciliation
+        # names the groups split already: looked up when a finding lists thousands (not re-split per name)
+        known = splits(self.groups) if sum(len(f.tensors) for f in self.active_findings) > _MANY_NAMES else None
         doc: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
             "target": self.target,
@@ -94,7 +96,7 @@ class Report(Judged):
             "groups": [g.to_dict(_elements(g.shape), self.tensors[g.names[0]].nbytes) for g in self.groups],
             "files": [f.to_dict() for f in self.files],
             "ignored_files": dict(sorted(self.ignored_files.items())),
-            "findings": [_finding_dict(f, self.include_tensors) for f in self.active_findings],
+            "findings": [_finding_dict(f, self.include_tensors, known) for f in self.active_findings],
             "ignored_codes": sorted(self.ignored_codes),
             "fail_on": self.fail_on,
             "verdict": self.verdict,
@@ -109,12 +111,15 @@ class Report(Judged):
         return doc
 
 
-def _finding_dict(f: Finding, all_tensors: bool) -> dict[str, Any]:
+_MANY_NAMES = 5_000
+
+
+def _finding_dict(f: Finding, all_tensors: bool, known: Splits | None = None) -> dict[str, Any]:
     """A finding's JSON: its names (at most 20 unless --tensors), their count, and exact patterns covering
     all of them, so the grouped view is complete even when the list is cut."""
     doc = f.to_dict(all_tensors)
     if len(f.tensors) > 1:
-        doc["patterns"] = patterns(f.tensors)
+        doc["patterns"] = patterns(f.tensors, known)
     return doc
 
 
