@@ -168,6 +168,44 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
                                                    pooled_projection_dim=4, in_channels=4,
                                                    axes_dims_rope=[2, 0, 2])),
     ],
+    "FluxControlNetModel": [
+        ("default", "default", {}),
+        ("upscaler", "perturbed: FLUX.1-dev upscaler ControlNet config (5 double blocks, no single blocks, guidance)",
+         dict(num_layers=5, num_single_layers=0, guidance_embeds=True)),
+        ("union", "perturbed: FLUX.1-dev union ControlNet config (10 modes, 5 double and 10 single blocks)", dict(
+            num_layers=5, num_single_layers=10, guidance_embeds=True, num_mode=10)),
+        ("small", "perturbed: small sizes", dict(num_layers=2, num_single_layers=3, attention_head_dim=8,
+                                                 num_attention_heads=2, joint_attention_dim=12,
+                                                 pooled_projection_dim=10, in_channels=8, axes_dims_rope=[2, 2, 4])),
+        ("p1", "perturbed: guidance, union modes, conditioning-image encoder, patch 2", dict(
+            num_layers=1, num_single_layers=2, attention_head_dim=6, num_attention_heads=3, joint_attention_dim=20,
+            pooled_projection_dim=6, in_channels=12, patch_size=2, guidance_embeds=True, num_mode=4,
+            conditioning_embedding_channels=12, axes_dims_rope=[2, 2, 2])),
+        ("p2", "perturbed: no single blocks, conditioning-image encoder", dict(
+            num_layers=2, num_single_layers=0, attention_head_dim=4, num_attention_heads=4, joint_attention_dim=8,
+            pooled_projection_dim=4, in_channels=4, conditioning_embedding_channels=5, axes_dims_rope=[2, 0, 2])),
+    ],
+    "SD3ControlNetModel": [
+        ("default", "default", {}),
+        ("sd3-medium", "perturbed: SD3 medium ControlNet config (6 blocks, 24 heads, pos_embed_max_size 192)", dict(
+            num_layers=6, num_attention_heads=24, caption_projection_dim=1536, pos_embed_max_size=192)),
+        ("sd35-large", "perturbed: SD3.5 Large ControlNet config (single-stream blocks, no position embedding)",
+         dict(num_layers=19, num_attention_heads=38, caption_projection_dim=2432, joint_attention_dim=None,
+              pos_embed_type=None, use_pos_embed=False, force_zeros_for_pooled_projection=False)),
+        ("small", "perturbed: small sizes", dict(num_layers=2, num_attention_heads=2, attention_head_dim=8,
+                                                 joint_attention_dim=12, caption_projection_dim=16,
+                                                 pooled_projection_dim=10, pos_embed_max_size=8, sample_size=8,
+                                                 in_channels=4, out_channels=4)),
+        ("p1", "perturbed: dual attention on layer 1, rms qk norm, extra conditioning channels, patch 1", dict(
+            num_layers=3, num_attention_heads=3, attention_head_dim=4, joint_attention_dim=20,
+            caption_projection_dim=12, pooled_projection_dim=6, pos_embed_max_size=6, sample_size=6,
+            in_channels=5, out_channels=3, patch_size=1, dual_attention_layers=[1], qk_norm="rms_norm",
+            extra_conditioning_channels=2)),
+        ("p2", "perturbed: single-stream blocks, sin-cos table without max size (not saved), qk norm ignored", dict(
+            num_layers=2, num_attention_heads=2, attention_head_dim=6, joint_attention_dim=None,
+            caption_projection_dim=12, pooled_projection_dim=8, pos_embed_max_size=None, sample_size=8,
+            in_channels=3, qk_norm="layer_norm", dual_attention_layers=[0])),
+    ],
     "PixArtTransformer2DModel": [
         ("default", "default", {}),
         ("sigma", "perturbed: PixArt-Sigma config (caption channels, no additional conditions)", dict(
