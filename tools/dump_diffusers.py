@@ -95,6 +95,14 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
         ("p2", "perturbed: one block of 12, three layers, post quant conv off", dict(
             block_out_channels=[12], layers_per_block=3, norm_num_groups=4, latent_channels=3,
             use_post_quant_conv=False)),
+        ("p3", "perturbed: attention inside some encoder and decoder blocks", dict(
+            block_out_channels=[8, 16, 24], layers_per_block=2, norm_num_groups=4, latent_channels=4,
+            down_block_types=["DownEncoderBlock2D", "AttnDownEncoderBlock2D", "AttnDownEncoderBlock2D"],
+            up_block_types=["AttnUpDecoderBlock2D", "UpDecoderBlock2D", "AttnUpDecoderBlock2D"])),
+        ("p4", "perturbed: attention in every block, no mid-block attention, one layer", dict(
+            block_out_channels=[12, 12], layers_per_block=1, norm_num_groups=4, latent_channels=2,
+            down_block_types=["AttnDownEncoderBlock2D"] * 2, up_block_types=["AttnUpDecoderBlock2D"] * 2,
+            mid_block_add_attention=False, use_quant_conv=False)),
     ],
     "ControlNetModel": [
         ("default", "default", {}),
