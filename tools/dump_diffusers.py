@@ -288,6 +288,13 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
         ("p3", "perturbed: four levels, one res block, no temporal downsampling", dict(
             base_dim=4, z_dim=3, dim_mult=[2, 2, 4, 1], num_res_blocks=1, temperal_downsample=[False, False, False],
             latents_mean=[0.0] * 3, latents_std=[1.0] * 3)),
+        ("r1", "perturbed: Wan2.2-style residual VAE, small sizes, temporal downsampling first", dict(
+            base_dim=8, z_dim=4, dim_mult=[1, 2, 2], num_res_blocks=1, temperal_downsample=[True, False],
+            is_residual=True, latents_mean=[0.0] * 4, latents_std=[1.0] * 4)),
+        ("r2", "perturbed: residual VAE, patch 2, wider decoder, two res blocks, temporal downsampling last", dict(
+            base_dim=4, decoder_base_dim=16, z_dim=3, dim_mult=[1, 2, 2], num_res_blocks=2,
+            temperal_downsample=[False, True], is_residual=True, patch_size=2, in_channels=12, out_channels=12,
+            latents_mean=[0.0] * 3, latents_std=[1.0] * 3)),
     ],
 }
 
