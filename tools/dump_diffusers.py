@@ -88,6 +88,13 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
               up_block_types=["CrossAttnUpBlock2D", "CrossAttnUpBlock2D", "UpBlock2D"])),
         ("p7", "perturbed: Kandinsky 2.2 ControlNet-style image_hint addition embedding (hint convs)",
          dict(UNET_SMALL, encoder_hid_dim=14, encoder_hid_dim_type="image_proj", addition_embed_type="image_hint")),
+        ("k22", "perturbed: Kandinsky 2.2-style simple cross-attention blocks (outside the formula: structural check)",
+         dict(block_out_channels=[8, 16], layers_per_block=1, sample_size=16, cross_attention_dim=12,
+              norm_num_groups=4, attention_head_dim=4, encoder_hid_dim=14, encoder_hid_dim_type="image_proj",
+              addition_embed_type="image", resnet_time_scale_shift="scale_shift",
+              down_block_types=["ResnetDownsampleBlock2D", "SimpleCrossAttnDownBlock2D"],
+              mid_block_type="UNetMidBlock2DSimpleCrossAttn",
+              up_block_types=["SimpleCrossAttnUpBlock2D", "ResnetUpsampleBlock2D"])),
         ("p8", "perturbed: text addition embedding from the cross-attention width (no encoder_hid_dim)",
          dict(UNET_SMALL, addition_embed_type="text", addition_embed_type_num_heads=3, time_embedding_dim=24)),
     ],
@@ -269,6 +276,12 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
             num_layers=1, attention_head_dim=4, num_attention_heads=4, joint_attention_dim=6, in_channels=4,
             out_channels=3, zero_cond_t=True, use_layer3d_rope=True, axes_dims_rope=[0, 2, 2])),
     ],
+    # no spec claims these: they must get the structural check without a false alarm
+    "AutoencoderTiny": [
+        ("default", "default (TAESD)", {}),
+        ("taesdxl-like", "perturbed: 16 latent channels, narrower decoder", dict(
+            latent_channels=16, decoder_block_out_channels=[32, 32, 32, 32], num_decoder_blocks=[2, 2, 2, 1])),
+    ],
     "AutoencoderKLWan": [
         ("default", "default", {}),
         ("wan2.2", "perturbed: Wan2.2 TI2V 5B VAE config (residual, patch 2, 48 latent channels)", dict(
@@ -288,6 +301,9 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
         ("p3", "perturbed: four levels, one res block, no temporal downsampling", dict(
             base_dim=4, z_dim=3, dim_mult=[2, 2, 4, 1], num_res_blocks=1, temperal_downsample=[False, False, False],
             latents_mean=[0.0] * 3, latents_std=[1.0] * 3)),
+        ("p4", "perturbed: attention at scales 1 and 1/4 (two attention levels shift the flat list), four levels",
+         dict(base_dim=4, z_dim=3, dim_mult=[1, 2, 2, 1], num_res_blocks=2, attn_scales=[1.0, 0.25],
+              temperal_downsample=[True, False, True], latents_mean=[0.0] * 3, latents_std=[1.0] * 3)),
         ("r1", "perturbed: Wan2.2-style residual VAE, small sizes, temporal downsampling first", dict(
             base_dim=8, z_dim=4, dim_mult=[1, 2, 2], num_res_blocks=1, temperal_downsample=[True, False],
             is_residual=True, latents_mean=[0.0] * 4, latents_std=[1.0] * 4)),
