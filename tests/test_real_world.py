@@ -19,6 +19,8 @@ judgements, one per case, with the reason where the verdict is not a plain pass:
   converter splits the module name at the dot and cannot find the partner, so that file does not load; the
   two diffusers-format files beside it are fine.
 - JohnScheuer: a dangling symlink, nothing to audit (exit 3).
+- androcoders21/andro-upscaler: a FLUX.1 ControlNet whose weights are a Git LFS pointer: the pointer is the one
+  error; the exact FluxControlNetModel formula still gives the count the pointer's recorded size confirms.
 """
 
 from __future__ import annotations
@@ -288,6 +290,20 @@ def test_clip_text_encoders_and_the_flan_t5_base_have_exact_formulas(corpus: Pat
     t5 = _audit(corpus, "Siddharth-magesh__flan-t5-base-MedicalQnA__results")
     assert t5["adapter"]["base_parameters"] == 247_577_856 and t5["adapter"]["base_note"] is None
     assert [f["code"] for f in t5["findings"]] == ["adapter-target-unmatched"]
+
+
+def test_the_flux_upscaler_controlnet_has_its_exact_formula(corpus: Path) -> None:
+    """androcoders21/andro-upscaler is a FLUX.1 ControlNet (5 double blocks, no single blocks, guidance) whose
+    weights are a Git LFS pointer: the verdict is the pointer's one error, and the formula still says what the
+    file must hold. The pointer records the real file's size: bf16 weights of exactly that count plus a header."""
+    doc = _audit(corpus, "androcoders21__andro-upscaler")
+    assert doc["expected"]["spec"]["file"] == "diffusers_flux_controlnet.toml"
+    parameters = doc["expected"]["parameters"]
+    assert parameters == 1_791_605_248
+    assert [f["code"] for f in doc["findings"] if f["severity"] != "info"] == ["not-safetensors"]
+    files = json.loads((CORPUS / "androcoders21__andro-upscaler" / "files.json").read_text())
+    header = files["safetensors"][0]["lfs_size"] - 2 * parameters
+    assert 0 < header < 64_000  # 188 tensors' names, dtypes, shapes and offsets
 
 
 # the public config.json values of the bases these adapters name (only the keys the formula reads)

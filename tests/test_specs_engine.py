@@ -528,12 +528,13 @@ def test_diffusers_configs_select_their_spec_by_class_name() -> None:
     assert spec is not None and spec.file == "diffusers_unet_2d_condition.toml" and spec.family == "diffusers"
     assert select({"_class_name": "NoSuchTransformer"})[0] is None
     assert "diffusers class 'NoSuchTransformer'" in selection_note({"_class_name": "NoSuchTransformer"})
-    # a configuration outside what the formula covers (attention inside the VAE's blocks) is not guessed at
+    # a configuration outside what the formula covers (a block type the VAE spec does not know) is not guessed at
     odd = {"_class_name": "AutoencoderKL", "block_out_channels": [8, 16],
-           "down_block_types": ["DownEncoderBlock2D", "AttnDownEncoderBlock2D"],
+           "down_block_types": ["DownEncoderBlock2D", "SkipDownBlock2D"],
            "up_block_types": ["UpDecoderBlock2D", "UpDecoderBlock2D"]}
     assert select(odd)[0] is None and "does not cover" in selection_note(odd)
-    assert select({**odd, "down_block_types": ["DownEncoderBlock2D"] * 2})[0] is not None
+    assert select({**odd, "down_block_types": ["DownEncoderBlock2D", "AttnDownEncoderBlock2D"]})[0] is not None
+    assert select({**odd, "down_block_types": ["DownEncoderBlock2D"] * 3})[0] is None  # one type per block
     # every diffusers class is claimed once
     claims = [c for s in load_all_specs().values() for c in s.diffusers_classes]
     assert len(claims) == len(set(claims)) >= 9

@@ -75,6 +75,28 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
             resnet_time_scale_shift="scale_shift", class_embed_type="projection",
             projection_class_embeddings_input_dim=6, encoder_hid_dim=10, time_embedding_dim=40,
             flip_sin_to_cos=False, dual_cross_attention=False, upcast_attention=True)),
+        ("p4", "perturbed: DeepFloyd IF-style text addition embedding (attention pooling) over a text projection",
+         dict(UNET_SMALL, encoder_hid_dim=10, addition_embed_type="text", addition_embed_type_num_heads=2)),
+        ("p5", "perturbed: Kandinsky 2.1-style text_image_proj encoder states and text_image addition embedding",
+         dict(UNET_SMALL, encoder_hid_dim=10, encoder_hid_dim_type="text_image_proj",
+              addition_embed_type="text_image")),
+        ("p6", "perturbed: Kandinsky 2.2-style image_proj encoder states and image addition embedding, three blocks",
+         dict(block_out_channels=[8, 16, 16], layers_per_block=1, sample_size=16, cross_attention_dim=12,
+              norm_num_groups=4, attention_head_dim=2, encoder_hid_dim=14, encoder_hid_dim_type="image_proj",
+              addition_embed_type="image", down_block_types=["DownBlock2D", "CrossAttnDownBlock2D",
+                                                             "CrossAttnDownBlock2D"],
+              up_block_types=["CrossAttnUpBlock2D", "CrossAttnUpBlock2D", "UpBlock2D"])),
+        ("p7", "perturbed: Kandinsky 2.2 ControlNet-style image_hint addition embedding (hint convs)",
+         dict(UNET_SMALL, encoder_hid_dim=14, encoder_hid_dim_type="image_proj", addition_embed_type="image_hint")),
+        ("k22", "perturbed: Kandinsky 2.2-style simple cross-attention blocks (outside the formula: structural check)",
+         dict(block_out_channels=[8, 16], layers_per_block=1, sample_size=16, cross_attention_dim=12,
+              norm_num_groups=4, attention_head_dim=4, encoder_hid_dim=14, encoder_hid_dim_type="image_proj",
+              addition_embed_type="image", resnet_time_scale_shift="scale_shift",
+              down_block_types=["ResnetDownsampleBlock2D", "SimpleCrossAttnDownBlock2D"],
+              mid_block_type="UNetMidBlock2DSimpleCrossAttn",
+              up_block_types=["SimpleCrossAttnUpBlock2D", "ResnetUpsampleBlock2D"])),
+        ("p8", "perturbed: text addition embedding from the cross-attention width (no encoder_hid_dim)",
+         dict(UNET_SMALL, addition_embed_type="text", addition_embed_type_num_heads=3, time_embedding_dim=24)),
     ],
     "AutoencoderKL": [
         ("default", "default", {}),
@@ -95,6 +117,14 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
         ("p2", "perturbed: one block of 12, three layers, post quant conv off", dict(
             block_out_channels=[12], layers_per_block=3, norm_num_groups=4, latent_channels=3,
             use_post_quant_conv=False)),
+        ("p3", "perturbed: attention inside some encoder and decoder blocks", dict(
+            block_out_channels=[8, 16, 24], layers_per_block=2, norm_num_groups=4, latent_channels=4,
+            down_block_types=["DownEncoderBlock2D", "AttnDownEncoderBlock2D", "AttnDownEncoderBlock2D"],
+            up_block_types=["AttnUpDecoderBlock2D", "UpDecoderBlock2D", "AttnUpDecoderBlock2D"])),
+        ("p4", "perturbed: attention in every block, no mid-block attention, one layer", dict(
+            block_out_channels=[12, 12], layers_per_block=1, norm_num_groups=4, latent_channels=2,
+            down_block_types=["AttnDownEncoderBlock2D"] * 2, up_block_types=["AttnUpDecoderBlock2D"] * 2,
+            mid_block_add_attention=False, use_quant_conv=False)),
     ],
     "ControlNetModel": [
         ("default", "default", {}),
@@ -168,6 +198,44 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
                                                    pooled_projection_dim=4, in_channels=4,
                                                    axes_dims_rope=[2, 0, 2])),
     ],
+    "FluxControlNetModel": [
+        ("default", "default", {}),
+        ("upscaler", "perturbed: FLUX.1-dev upscaler ControlNet config (5 double blocks, no single blocks, guidance)",
+         dict(num_layers=5, num_single_layers=0, guidance_embeds=True)),
+        ("union", "perturbed: FLUX.1-dev union ControlNet config (10 modes, 5 double and 10 single blocks)", dict(
+            num_layers=5, num_single_layers=10, guidance_embeds=True, num_mode=10)),
+        ("small", "perturbed: small sizes", dict(num_layers=2, num_single_layers=3, attention_head_dim=8,
+                                                 num_attention_heads=2, joint_attention_dim=12,
+                                                 pooled_projection_dim=10, in_channels=8, axes_dims_rope=[2, 2, 4])),
+        ("p1", "perturbed: guidance, union modes, conditioning-image encoder, patch 2", dict(
+            num_layers=1, num_single_layers=2, attention_head_dim=6, num_attention_heads=3, joint_attention_dim=20,
+            pooled_projection_dim=6, in_channels=12, patch_size=2, guidance_embeds=True, num_mode=4,
+            conditioning_embedding_channels=12, axes_dims_rope=[2, 2, 2])),
+        ("p2", "perturbed: no single blocks, conditioning-image encoder", dict(
+            num_layers=2, num_single_layers=0, attention_head_dim=4, num_attention_heads=4, joint_attention_dim=8,
+            pooled_projection_dim=4, in_channels=4, conditioning_embedding_channels=5, axes_dims_rope=[2, 0, 2])),
+    ],
+    "SD3ControlNetModel": [
+        ("default", "default", {}),
+        ("sd3-medium", "perturbed: SD3 medium ControlNet config (6 blocks, 24 heads, pos_embed_max_size 192)", dict(
+            num_layers=6, num_attention_heads=24, caption_projection_dim=1536, pos_embed_max_size=192)),
+        ("sd35-large", "perturbed: SD3.5 Large ControlNet config (single-stream blocks, no position embedding)",
+         dict(num_layers=19, num_attention_heads=38, caption_projection_dim=2432, joint_attention_dim=None,
+              pos_embed_type=None, use_pos_embed=False, force_zeros_for_pooled_projection=False)),
+        ("small", "perturbed: small sizes", dict(num_layers=2, num_attention_heads=2, attention_head_dim=8,
+                                                 joint_attention_dim=12, caption_projection_dim=16,
+                                                 pooled_projection_dim=10, pos_embed_max_size=8, sample_size=8,
+                                                 in_channels=4, out_channels=4)),
+        ("p1", "perturbed: dual attention on layer 1, rms qk norm, extra conditioning channels, patch 1", dict(
+            num_layers=3, num_attention_heads=3, attention_head_dim=4, joint_attention_dim=20,
+            caption_projection_dim=12, pooled_projection_dim=6, pos_embed_max_size=6, sample_size=6,
+            in_channels=5, out_channels=3, patch_size=1, dual_attention_layers=[1], qk_norm="rms_norm",
+            extra_conditioning_channels=2)),
+        ("p2", "perturbed: single-stream blocks, sin-cos table without max size (not saved), qk norm ignored", dict(
+            num_layers=2, num_attention_heads=2, attention_head_dim=6, joint_attention_dim=None,
+            caption_projection_dim=12, pooled_projection_dim=8, pos_embed_max_size=None, sample_size=8,
+            in_channels=3, qk_norm="layer_norm", dual_attention_layers=[0])),
+    ],
     "PixArtTransformer2DModel": [
         ("default", "default", {}),
         ("sigma", "perturbed: PixArt-Sigma config (caption channels, no additional conditions)", dict(
@@ -208,6 +276,12 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
             num_layers=1, attention_head_dim=4, num_attention_heads=4, joint_attention_dim=6, in_channels=4,
             out_channels=3, zero_cond_t=True, use_layer3d_rope=True, axes_dims_rope=[0, 2, 2])),
     ],
+    # no spec claims these: they must get the structural check without a false alarm
+    "AutoencoderTiny": [
+        ("default", "default (TAESD)", {}),
+        ("taesdxl-like", "perturbed: 16 latent channels, narrower decoder", dict(
+            latent_channels=16, decoder_block_out_channels=[32, 32, 32, 32], num_decoder_blocks=[2, 2, 2, 1])),
+    ],
     "AutoencoderKLWan": [
         ("default", "default", {}),
         ("wan2.2", "perturbed: Wan2.2 TI2V 5B VAE config (residual, patch 2, 48 latent channels)", dict(
@@ -226,6 +300,16 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
             latents_std=[1.0] * 5)),
         ("p3", "perturbed: four levels, one res block, no temporal downsampling", dict(
             base_dim=4, z_dim=3, dim_mult=[2, 2, 4, 1], num_res_blocks=1, temperal_downsample=[False, False, False],
+            latents_mean=[0.0] * 3, latents_std=[1.0] * 3)),
+        ("p4", "perturbed: attention at scales 1 and 1/4 (two attention levels shift the flat list), four levels",
+         dict(base_dim=4, z_dim=3, dim_mult=[1, 2, 2, 1], num_res_blocks=2, attn_scales=[1.0, 0.25],
+              temperal_downsample=[True, False, True], latents_mean=[0.0] * 3, latents_std=[1.0] * 3)),
+        ("r1", "perturbed: Wan2.2-style residual VAE, small sizes, temporal downsampling first", dict(
+            base_dim=8, z_dim=4, dim_mult=[1, 2, 2], num_res_blocks=1, temperal_downsample=[True, False],
+            is_residual=True, latents_mean=[0.0] * 4, latents_std=[1.0] * 4)),
+        ("r2", "perturbed: residual VAE, patch 2, wider decoder, two res blocks, temporal downsampling last", dict(
+            base_dim=4, decoder_base_dim=16, z_dim=3, dim_mult=[1, 2, 2], num_res_blocks=2,
+            temperal_downsample=[False, True], is_residual=True, patch_size=2, in_channels=12, out_channels=12,
             latents_mean=[0.0] * 3, latents_std=[1.0] * 3)),
     ],
 }
