@@ -8,13 +8,13 @@ adapter is checked structurally and a note says why.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
 from .expected import expected_layout
+from .jsonio import json_object
 from .peft import BaseModel, data
 
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[A-Za-z0-9][\w.\-]*)?$")
@@ -23,10 +23,7 @@ _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[A-Za-z0-9][\w.\-]*)?$")
 def _read_local(path: Path) -> dict[str, Any]:
     if path.is_dir():
         path = path / "config.json"
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(doc, dict):
-        raise ValueError("not a JSON object")
-    return doc
+    return json_object(path.read_bytes(), str(path))
 
 
 def _looks_like_model_config(doc: Any) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -364,13 +365,8 @@ def formula_command(
     from .formats.formula import format_formula
     from .reconcile import formula_report
 
-    def body() -> int:
-        prepare_output(output)
-        doc = formula_report(read_config(config, revision, token, hub))
-        emit(format_formula(doc, env_format(value(format), TEXT_FORMATS)), output)
-        return 0
-
-    run(debug, body)
+    _print_text(debug, output, lambda: format_formula(formula_report(read_config(config, revision, token, hub)),
+                                                      env_format(value(format), TEXT_FORMATS)))
 
 
 @app.command("codes")
@@ -383,12 +379,7 @@ def codes_command(
     """List every finding code with its default severity and meaning (for --ignore and policies)."""
     from .explain import codes_text
 
-    def body() -> int:
-        prepare_output(output)
-        emit(codes_text(env_format(value(format), TEXT_FORMATS)), output)
-        return 0
-
-    run(debug, body)
+    _print_text(debug, output, lambda: codes_text(env_format(value(format), TEXT_FORMATS)))
 
 
 @app.command("explain")
@@ -400,8 +391,14 @@ def explain_command(
     """Explain one finding code: its severity, what it means, what to do, how to silence it."""
     from .explain import explain
 
+    _print_text(debug, None, lambda: explain(code))
+
+
+def _print_text(debug: bool, output: Path | None, render: Callable[[], str]) -> None:
+    """The commands that print one text (formula, codes, explain): rendered, written, exit 0, errors as usual."""
     def body() -> int:
-        emit(explain(code), None)
+        prepare_output(output)
+        emit(render(), output)
         return 0
 
     run(debug, body)

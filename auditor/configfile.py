@@ -3,11 +3,11 @@ a Hub repo (one small request); every failure is one ``ConfigError`` / ``UsageEr
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError, UsageError
+from .jsonio import json_object
 
 
 def read_config(target: str, revision: str | None, token: str | None, hub: bool = False) -> dict[str, Any]:
@@ -27,16 +27,12 @@ def read_config(target: str, revision: str | None, token: str | None, hub: bool 
         if problem is not None:
             raise ConfigError(problem)
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as e:
-            raise ConfigError(f"cannot read {path}: {e}") from None
-    else:
-        from .audit import open_source
-        source = open_source(target, revision=revision, token=token, hub=hub)
-        try:
-            doc = json.loads(source.read_small("config.json"))
+            return json_object(path.read_bytes(), str(path))
         except (OSError, ValueError) as e:
-            raise ConfigError(f"cannot read config.json of {target}: {e}") from None
-    if not isinstance(doc, dict):
-        raise ConfigError(f"{target}: config.json is not a JSON object")
-    return doc
+            raise ConfigError(f"cannot read {path}: {e}") from None
+    from .audit import open_source
+    source = open_source(target, revision=revision, token=token, hub=hub)
+    try:
+        return json_object(source.read_small("config.json"), f"config.json of {target}")
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"cannot read config.json of {target}: {e}") from None

@@ -8,7 +8,6 @@ reconciliation (``reconciler=`` of ``audit()``); models and components the ordin
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +15,7 @@ from .audit import VARIANT_DTYPES, audit, check_options, open_source
 from .errors import AuditError, HubError, TargetNotFound
 from .findings import Finding, finding
 from .inventory import Inventory
+from .jsonio import json_object
 from .kinds import Kind, Part, discover, read_json_from
 from .lora import check_pairs, ranks, split
 from .parts import chain_findings, file_reconciler, ledger, unreadable
@@ -133,11 +133,8 @@ def _audit_adapter(view: Source, part: Part, *, base: str | None, token: str | N
     problems: list[Finding] = []
     if "adapter_config.json" in files:
         try:
-            doc = json.loads(view.read_small("adapter_config.json").decode("utf-8"))
-            config = doc if isinstance(doc, dict) else None
-            if config is None:
-                raise ValueError("not a JSON object")
-        except (OSError, ValueError, UnicodeDecodeError) as e:
+            config = json_object(view.read_small("adapter_config.json"), "adapter_config.json")
+        except (OSError, ValueError) as e:
             problems.append(finding("adapter-config-missing", f"adapter_config.json cannot be read ({e}): PEFT cannot "
                                     "load this adapter", files=["adapter_config.json"]))
     weights = (part.weights or ("",))[0]

@@ -41,6 +41,7 @@ from ..checkpoint import choose, safe_relative
 from ..errors import AuditError
 from ..findings import plural
 from ..header import MAX_HEADER_BYTES, Header, parse_header, read_header_length
+from ..jsonio import json_object
 from ..version import __version__
 from .hubcache import CachedHeaders, HeaderCache
 from .huberrors import COMMIT, ErrorTranslation, FileProblem
@@ -327,7 +328,7 @@ def fetch_json(repo_id: str, filename: str = "config.json", *, token: str | None
     from huggingface_hub import try_to_load_from_cache
     cached = try_to_load_from_cache(repo_id, filename, revision=revision)
     if isinstance(cached, str):
-        return _parse(open(cached, "rb").read(), filename)
+        return json_object(Path(cached).read_bytes(), filename)
     if offline():
         raise OSError("offline mode (HF_HUB_OFFLINE) and not in the local Hub cache")
     endpoint = os.environ.get("HF_ENDPOINT") or constants.ENDPOINT
@@ -339,14 +340,4 @@ def fetch_json(repo_id: str, filename: str = "config.json", *, token: str | None
         raise OSError(f"the Hub could not be reached ({type(e).__name__})") from None
     if response.status_code != 200:
         raise OSError(f"the Hub answered HTTP {response.status_code} for {repo_id}/{filename}")
-    return _parse(response.content, filename)
-
-
-def _parse(raw: bytes, filename: str) -> dict[str, Any]:
-    try:
-        doc = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as e:
-        raise ValueError(f"{filename} is not valid JSON: {e}") from None
-    if not isinstance(doc, dict):
-        raise ValueError(f"{filename} is not a JSON object")
-    return doc
+    return json_object(response.content, filename)
