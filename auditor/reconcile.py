@@ -110,6 +110,9 @@ def _remote_code_layout(config: Mapping[str, Any], expectation: Expectation, nam
     checkpoint of a remote-code model is still reconciled; None when the formula applies."""
     if not isinstance(config.get("auto_map"), dict) or not names:
         return None
+    expected = expectation.tensors
+    if 2 * sum(1 for n in names if n in expected) >= len(names):  # the common case, without building the explainer
+        return None
     explained = _explainer(expectation)
     matched = sum(1 for n in names if explained(n))
     if 2 * matched >= len(names):
