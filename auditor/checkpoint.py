@@ -7,7 +7,6 @@ config, and returns a ``Checkpoint``: the raw material every later stage works f
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from collections import Counter
@@ -18,6 +17,7 @@ from typing import Any
 from .errors import NotASafetensorsCheckpoint
 from .findings import Finding, finding, plural
 from .header import Header
+from .jsonio import loads
 from .sources.protocol import MAX_TENSORS, Source
 
 INDEX_NAMES = ("model.safetensors.index.json", "consolidated.safetensors.index.json",
@@ -81,18 +81,26 @@ def _load_json(source: Source, files: dict[str, int | None], name: str) -> tuple
     except OSError as e:
         return None, f"could not read {name}: {e.strerror or e}"
     try:
-        return json.loads(raw.decode("utf-8")), None
+        return loads(raw), None
     except (UnicodeDecodeError, ValueError) as e:
         return None, f"{name} is not valid JSON: {e}"
 
 
 def _shared_strings(weight_map: dict[str, str], headers: dict[str, Header]) -> dict[str, str]:
-    """The weight_map with its names and shard names as the same string objects the headers hold (one object per
-    shard name rather than one per entry): the same mapping in ~20 bytes less per tensor than the parsed index
-    (~17 MB less at 1M tensors), kept for the whole audit."""
-    names = {t.name: t.name for h in headers.values() for t in h.tensors}
+    """The weight_map with its names as the same string objects the headers hold (its shard names already share
+    one object per shard): the same mapping without a second copy of every name (~100 MB at 1M tensors), built
+    at C speed (maps and zips, no Python loop per tensor)."""
+    held = [t.name for h in headers.values() for t in h.tensors]
+    names = dict(zip(held, held))
+    return dict(zip(map(names.get, weight_map, weight_map), weight_map.values()))
+
+
+def _share_shard_names(weight_map: dict[str, str]) -> None:
+    """One string object per shard name instead of one per entry (~80 MB at 1M tensors), in place, before the
+    headers are read (so they reuse the memory freed)."""
     shards: dict[str, str] = {}
-    return {names.get(k, k): shards.setdefault(v, v) for k, v in weight_map.items()}
+    for tensor, shard in weight_map.items():
+        weight_map[tensor] = shards.setdefault(shard, shard)
 
 
 def variant_of(name: str) -> str | None:
@@ -165,6 +173,7 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
             audited = sorted(n for n in files if "/" not in n and n.endswith(".safetensors"))
         else:
             index = doc
+            _share_shard_names(doc["weight_map"])
             audited = _plan_shards(index_name, doc, files, findings, ignored)
             tensor_counts = Counter(doc["weight_map"].values())  # sizes each shard's first Hub range
     else:

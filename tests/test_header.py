@@ -199,7 +199,7 @@ def test_fixture_writer_output_is_valid_for_the_reference(tmp_path: Path) -> Non
 def test_fast_json_path_is_used_only_when_it_provably_agrees(text, fast):
     """The orjson path gives the stdlib's result or steps aside; every duplicate goes to the exact path."""
     from auditor import header as header_module
-    doc = header_module._fast_loads(text)
+    doc = header_module._fast_loads(text.encode())
     assert (doc is not None) == (fast and header_module._orjson is not None)
     if doc is not None:
         exact = json.loads(text)

@@ -25,7 +25,6 @@ Faults: 429 / 5xx / connection resets / timeouts are retried with bounded expone
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
 import time
@@ -41,7 +40,7 @@ from ..checkpoint import choose, safe_relative
 from ..errors import AuditError
 from ..findings import plural
 from ..header import MAX_HEADER_BYTES, Header, parse_header, read_header_length
-from ..jsonio import json_object
+from ..jsonio import json_object, loads
 from ..version import __version__
 from .hubcache import CachedHeaders, HeaderCache
 from .huberrors import COMMIT, ErrorTranslation, FileProblem
@@ -228,7 +227,7 @@ class HubSource(CachedHeaders, Http, ErrorTranslation):
         audit (safe names present in the listing), so no request is wasted.
         """
         try:
-            weight_map = json.loads(data).get("weight_map")
+            weight_map = loads(data).get("weight_map")
         except (ValueError, AttributeError):
             return
         if not isinstance(weight_map, dict):
