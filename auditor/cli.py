@@ -9,7 +9,6 @@ from __future__ import annotations
 import gc
 import sys
 from collections.abc import Callable
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -17,15 +16,22 @@ import typer
 import typer.core
 
 from .clikit import (
+    TEXT_FORMATS,
     Color,
     ColorOpt,
     DebugOpt,
-    FailOn,
+    FailOnOpt,
+    Format,
+    FormatOpt,
     HubOpt,
+    IgnoreOpt,
     NoCacheOpt,
+    NoPolicyOpt,
     OutputOpt,
+    PolicyOpt,
     QuietOpt,
     RevisionOpt,
+    TextFormatOpt,
     TiedHead,
     TokenOpt,
     choices,
@@ -39,7 +45,7 @@ from .clikit import (
     value,
     version,
 )
-from .formats import FORMATS, formatter
+from .formats import formatter
 
 # typer >= 0.20 prints each argument's Python type after it ("TARGET <str>"); the metavar already says it
 if hasattr(typer.core, "TyperArgument") and hasattr(typer.core.TyperArgument, "display_type_rich"):
@@ -62,37 +68,6 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 def _main(show_version: Annotated[bool, typer.Option("--version", callback=_version_callback, is_eager=True,
                                                      help="Print the version and exit.")] = False) -> None:
     """Audit safetensors LLM checkpoints from their headers."""
-
-
-Format = Enum("Format", {name: name for name in FORMATS}, type=str)  # type: ignore[misc]
-FormatOpt = Annotated[Format, typer.Option(
-    "--format", "-f", envvar="ST_AUDIT_FORMAT", metavar=choices(Format),
-    help="Report format (summary: the one verdict line). Default: ST_AUDIT_FORMAT, else table.")]
-
-
-class TextFormat(str, Enum):
-    """Formats of the commands whose output is not an audit report (formula, diff, codes)."""
-
-    table = "table"
-    json = "json"
-    markdown = "markdown"
-
-
-TEXT_FORMATS = tuple(f.value for f in TextFormat)
-# no envvar here: ST_AUDIT_FORMAT applies only when it names one of these (see clikit.env_format)
-TextFormatOpt = Annotated[Optional[TextFormat], typer.Option(
-    "--format", "-f", metavar=choices(TextFormat), help="Output format. Default: ST_AUDIT_FORMAT when it is one of these, else table.",
-    show_default=False)]
-
-
-PolicyOpt = Annotated[Optional[Path], typer.Option(
-    "--policy", envvar="ST_AUDIT_POLICY", metavar="FILE",
-    help="Policy file (TOML). Default: st-audit.toml here, else [tool.st-audit] in pyproject.toml.")]
-NoPolicyOpt = Annotated[bool, typer.Option("--no-policy", help="Do not look for st-audit.toml or pyproject.toml.")]
-FailOnOpt = Annotated[Optional[FailOn], typer.Option(
-    "--fail-on", metavar=choices(FailOn), help="Lowest severity that fails (default: the policy's fail_on, else ST_AUDIT_FAIL_ON, else "
-                      "error).", show_default=False)]
-IgnoreOpt = Annotated[Optional[list[str]], typer.Option("--ignore", metavar="CODE", help="Finding code to ignore (repeatable).")]
 
 
 def _policy(policy: Path | None, no_policy: bool, **overrides: Any) -> Any:

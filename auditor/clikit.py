@@ -17,6 +17,7 @@ from typing import Annotated, Any, Callable, Optional, TextIO
 import typer
 
 from .errors import AuditError, UsageError
+from .formats import FORMATS
 
 EXIT_INTERNAL = 4
 
@@ -64,6 +65,37 @@ RevisionOpt = Annotated[Optional[str], typer.Option(
     "--revision", metavar="REV", help="Hub branch, tag, refs/pr/N or commit (or write org/name@REV).")]
 TokenOpt = Annotated[Optional[str], typer.Option("--token", metavar="TOKEN", help="Hub token (default: HF_TOKEN or the saved login).")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not use or fill the Hub header cache.")]
+
+
+Format = Enum("Format", {name: name for name in FORMATS}, type=str)  # type: ignore[misc]
+FormatOpt = Annotated[Format, typer.Option(
+    "--format", "-f", envvar="ST_AUDIT_FORMAT", metavar=choices(Format),
+    help="Report format (summary: the one verdict line). Default: ST_AUDIT_FORMAT, else table.")]
+
+
+class TextFormat(str, Enum):
+    """Formats of the commands whose output is not an audit report (formula, diff, codes)."""
+
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+TEXT_FORMATS = tuple(f.value for f in TextFormat)
+# no envvar here: ST_AUDIT_FORMAT applies only when it names one of these (see clikit.env_format)
+TextFormatOpt = Annotated[Optional[TextFormat], typer.Option(
+    "--format", "-f", metavar=choices(TextFormat), help="Output format. Default: ST_AUDIT_FORMAT when it is one of these, else table.",
+    show_default=False)]
+
+
+PolicyOpt = Annotated[Optional[Path], typer.Option(
+    "--policy", envvar="ST_AUDIT_POLICY", metavar="FILE",
+    help="Policy file (TOML). Default: st-audit.toml here, else [tool.st-audit] in pyproject.toml.")]
+NoPolicyOpt = Annotated[bool, typer.Option("--no-policy", help="Do not look for st-audit.toml or pyproject.toml.")]
+FailOnOpt = Annotated[Optional[FailOn], typer.Option(
+    "--fail-on", metavar=choices(FailOn), help="Lowest severity that fails (default: the policy's fail_on, else ST_AUDIT_FAIL_ON, else "
+                      "error).", show_default=False)]
+IgnoreOpt = Annotated[Optional[list[str]], typer.Option("--ignore", metavar="CODE", help="Finding code to ignore (repeatable).")]
 
 
 def version() -> str:

@@ -11,9 +11,11 @@ by the caller.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from itertools import chain, groupby
+from operator import itemgetter
+from typing import Any, NamedTuple, cast
 
 from ..header import DTYPE_BITS, Tensor
 from ..specs.expr import ExprError
@@ -133,54 +135,61 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
     # one ExpectedTensor (the 256 experts of a layer): decided once per (ExpectedTensor, "ends in .weight")
     per_rule: dict[tuple[int, bool], tuple[str | None, Resolved | str | None, bool, _Plan | None]] | None = (
         {} if layers.by_shape_only else None)
-    for weight, e in expected.items():
+    for e, weights in _rule_instances(expected):
         if e.kind not in ("param", "head") or (e.kind == "head" and (tied or getattr(e, "tied", False))):
             continue
-        rule_key = (id(e), weight.endswith(".weight"))
-        decided = per_rule.get(rule_key) if per_rule is not None else None
-        if decided is None:
-            known = shapes.get(id(e))
-            if known is None:
-                shape = tuple(e.shape)
-                *lead_dims, rows, cols = shape if len(shape) >= 2 else (0, 0)
-                known = shapes[id(e)] = (shape, tuple(lead_dims), rows, cols)
-            shape, lead, rows, cols = known
-            kind = _kind(weight, shape, e.component)
-            resolved: Resolved | str | None = None
-            by_class, plan = False, None
-            if kind is not None:
-                module = weight[: -len(".weight")] if weight.endswith(".weight") else weight
-                resolved, by_class = layers.scheme_for(module, kind, rows, cols)
-                if isinstance(resolved, Resolved):
-                    plan = plans.get((id(resolved), lead))
-                    if plan is None:
-                        plan = plans[(id(resolved), lead)] = _plan(resolved, lead)
-            decided = (kind, resolved, by_class and e.component in EITHER_WAY, plan)
-            if per_rule is not None:
-                per_rule[rule_key] = decided
-        kind, resolved, either, plan = decided
-        if kind is None:
-            continue
-        module = weight[: -len(".weight")] if weight.endswith(".weight") else weight
-        if isinstance(resolved, str):  # the config's parameters do not fit its scheme: one problem per layer
-            near = siblings.get(module, []) + siblings.get(weight, [])
-            packed = next((n for n in near if n.rpartition(".")[2] in WEIGHT_SUFFIXES), None)
-            for name in near:
-                out.verdicts[name] = QuantVerdict("packed", weight, None, e.elements) if name == packed and \
-                    weight not in stored else QuantVerdict("quantization", weight)
-            if near:
-                out.problems.append((packed or near[0], resolved))
-            continue
-        if resolved is None:
-            _not_quantized(out, q, weight, module, e, stored, siblings)
-            continue
-        assert plan is not None
-        _layer(out, q, resolved, plan, weight, module, e, stored, expected, siblings, either)
+        for at, weight in enumerate(weights):
+            rule_key = (id(e), weight.endswith(".weight"))
+            decided = per_rule.get(rule_key) if per_rule is not None else None
+            if decided is None:
+                known = shapes.get(id(e))
+                if known is None:
+                    shape = tuple(e.shape)
+                    *lead_dims, rows, cols = shape if len(shape) >= 2 else (0, 0)
+                    known = shapes[id(e)] = (shape, tuple(lead_dims), rows, cols)
+                shape, lead, rows, cols = known
+                kind = _kind(weight, shape, e.component)
+                resolved: Resolved | str | None = None
+                by_class, plan = False, None
+                if kind is not None:
+                    module = weight[: -len(".weight")] if weight.endswith(".weight") else weight
+                    resolved, by_class = layers.scheme_for(module, kind, rows, cols)
+                    if isinstance(resolved, Resolved):
+                        plan = plans.get((id(resolved), lead))
+                        if plan is None:
+                            plan = plans[(id(resolved), lead)] = _plan(resolved, lead)
+                decided = (kind, resolved, by_class and e.component in EITHER_WAY, plan)
+                if per_rule is not None:
+                    per_rule[rule_key] = decided
+            kind, resolved, either, plan = decided
+            if kind is None:
+                continue
+            if at == 0 and per_rule is not None and isinstance(resolved, Resolved) and len(weights) > 1:
+                assert plan is not None  # the same decision for every weight of the instance: all at once if
+                if _all_as_planned(out, resolved, plan, weights, e, stored, expected, siblings):  # all fit it
+                    break
+            module = weight[: -len(".weight")] if weight.endswith(".weight") else weight
+            if isinstance(resolved, str):  # the config's parameters do not fit its scheme: one problem per layer
+                near = siblings.get(module, []) + siblings.get(weight, [])
+                packed = next((n for n in near if n.rpartition(".")[2] in WEIGHT_SUFFIXES), None)
+                for name in near:
+                    out.verdicts[name] = QuantVerdict("packed", weight, None, e.elements) if name == packed and \
+                        weight not in stored else QuantVerdict("quantization", weight)
+                if near:
+                    out.problems.append((packed or near[0], resolved))
+                continue
+            if resolved is None:
+                _not_quantized(out, q, weight, module, e, stored, siblings)
+                continue
+            assert plan is not None
+            _layer(out, q, resolved, plan, weight, module, e, stored, expected, siblings, either)
     return out
 
 
 _verdict = tuple.__new__  # QuantVerdict(...) minus the Python frame of NamedTuple.__new__ (~46k verdicts)
 _SORTED = QuantVerdict("quantization", "")  # bookkeeping as its rule says
+_FIRST, _THIRD = itemgetter(0), itemgetter(2)  # a Tensor's name; an (id, ExpectedTensor, name) triple's name
+_FORM = itemgetter(1, 2)  # a Tensor's (dtype, shape)
 
 
 class _AuxPart(NamedTuple):
@@ -206,6 +215,62 @@ def _plan(r: Resolved, lead: tuple[int, ...]) -> _Plan:
     aux = tuple(_AuxPart(p, p.on_module, p.suffix, tuple((*lead, *s) for s in p.shapes) if lead else p.shapes,
                          p.dtypes, p.required, p.rule.note) for p in r.parts if p is not r.weight)
     return _Plan(want, aux)
+
+
+def _rule_instances(expected: Mapping[str, Any]) -> Iterator[tuple[Any, list[str]]]:
+    """The expected tensors as runs of names sharing one ExpectedTensor (the experts of one layer and rule are
+    consecutive and share one), in order."""
+    for _, run in groupby(zip(map(id, expected.values()), expected.values(), expected), key=_FIRST):
+        triples = list(run)
+        yield triples[0][1], list(map(_THIRD, triples))
+
+
+def _all_as_planned(out: Assessment, r: Resolved, plan: _Plan, weights: list[str], e: Any,
+                    stored: Mapping[str, Tensor], expected: Mapping[str, Any],
+                    siblings: Mapping[str, list[str]]) -> bool:
+    """Sort every weight of one rule instance (the 256 experts of a layer) at once when each is stored exactly as
+    the plan says: what ``_layer`` concludes for each, at C speed. False, with nothing recorded, when any weight
+    or part differs (``_layer`` then explains each)."""
+    wpart, want = r.weight, plan.want
+    modules = [w[: -len(".weight")] if w.endswith(".weight") else w for w in weights]
+    in_place = not wpart.on_module and not wpart.suffix
+    if not in_place and not stored.keys().isdisjoint(weights):  # an unpacked copy beside a packed form
+        return False
+    found = list(map(stored.get, weights if in_place else
+                     [(m if wpart.on_module else w) + wpart.suffix for m, w in zip(modules, weights)]))
+    if None in found:
+        return False
+    packed = cast(list[Tensor], found)
+    logical_shapes = (tuple(e.shape), e.alt_shape)
+    for dtype, shape in set(map(_FORM, packed)):  # a float weight of the logical shape in place is not packed
+        if dtype not in wpart.dtypes or (shape not in want if want else
+                                         in_place and dtype in FLOAT_DTYPES and shape in logical_shapes):
+            return False
+    sorted_parts = []
+    for part in plan.aux:
+        names = [(m if part.on_module else w) + part.suffix for m, w in zip(modules, weights)]
+        if not expected.keys().isdisjoint(names) or (part.note is not None and any(n.endswith(".bias") for n in names)):
+            return False
+        present = [a for a in map(stored.get, names) if a is not None]
+        if (part.required and len(present) < len(names)) or any(
+                dtype not in part.dtypes or (part.shapes and shape not in part.shapes)
+                for dtype, shape in set(map(_FORM, present))):
+            return False
+        sorted_parts.append(present)
+    verdicts = out.verdicts
+    for present in sorted_parts:
+        verdicts.update(dict.fromkeys(map(_FIRST, present), _SORTED))
+    logical = e.elements
+    verdicts.update(zip(map(_FIRST, packed), [_verdict(QuantVerdict, ("packed", w, None, logical, None))
+                                              for w in weights]))
+    near = set(chain.from_iterable(filter(None, map(siblings.get, chain(modules, weights)))))
+    if near.difference(verdicts):  # stored beside a layer but no part of its scheme: said layer by layer
+        for module, weight in zip(modules, weights):
+            for name in chain(siblings.get(module, ()), siblings.get(weight, ())):
+                if name not in verdicts:
+                    verdicts[name] = QuantVerdict("quantization", weight, f"not a tensor of the {r.scheme.name} "
+                                                  f"layout (it stores {', '.join(_suffixes(r, module, weight))})")
+    return True
 
 
 def _layer(out: Assessment, q: QuantConfig, r: Resolved, plan: _Plan, weight: str, module: str, e: Any,

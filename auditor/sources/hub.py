@@ -92,7 +92,6 @@ class HubSource(CachedHeaders, Http, ErrorTranslation):
         self._started: dict[str, Future[Header]] = {}
         self._auth = {**build_hf_headers(token=token, library_name="st-audit", library_version=__version__),
                       "Accept-Encoding": "identity"}
-        self._summarized = False
         self._header_cache: HeaderCache | None = None
 
     # -- Source protocol ------------------------------------------------------------------------------
@@ -159,18 +158,16 @@ class HubSource(CachedHeaders, Http, ErrorTranslation):
                 self._pool.shutdown(wait=True, cancel_futures=True)
                 self._pool = None
             self._started.clear()
+        if self.progress:
+            cached = f", {plural(self.cache_hits, 'header')} from cache" if self.cache_hits else ""
+            self.progress(f"hub: {self.repo_id}@{self.revision or 'default branch'} (commit "
+                          f"{(self.commit or '?')[:12]}): {plural(self.traffic.requests, 'request')}, "
+                          f"{_human(self.traffic.bytes)} received{cached}")
         return {name: headers[name] for name in names if name in headers}
 
     def describe(self) -> dict[str, Any]:
-        http = {"requests": self.traffic.requests, "bytes": self.traffic.bytes}
-        if self.progress and not self._summarized:
-            self._summarized = True
-            cached = f", {plural(self.cache_hits, 'header')} from cache" if self.cache_hits else ""
-            self.progress(f"hub: {self.repo_id}@{self.revision or 'default branch'} (commit "
-                          f"{(self.commit or '?')[:12]}): {plural(http['requests'], 'request')}, "
-                          f"{_human(http['bytes'])} received{cached}")
         return {"kind": "hub", "repo": self.repo_id, "revision": self.revision, "commit": self.commit,
-                "http": http}
+                "http": {"requests": self.traffic.requests, "bytes": self.traffic.bytes}}
 
     # -- small files ----------------------------------------------------------------------------------
 

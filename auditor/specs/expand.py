@@ -15,7 +15,8 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from .expr import ExprError, NoSubSpec, compile_expr, evaluate
-from .load import load_all, rename
+from .inherit import rename
+from .load import load_all
 from .model import Expectation, ExpectedTensor, Expr, Module, Spec, Stack, StackInfo, TensorRule
 
 # Bounds on what a config may ask for: no real model comes near them (DeepSeek-V3: 256 experts, 7168-wide).

@@ -12,6 +12,10 @@ from typing import Any, Mapping
 Expr = str | int | bool | None
 
 
+class SpecError(ValueError):
+    """A spec file is malformed (caught by the test that loads every spec)."""
+
+
 @dataclass(frozen=True)
 class TensorRule:
     """One tensor (or one set of experts) a spec names; shorthands (``linear``, ``norm``) are already expanded."""
