@@ -8,13 +8,18 @@ findings; nothing here writes a sentence.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import cast
 
 from .inventory import Tensor
-from .quant import Quantization
+from .quant import Quantization, QuantVerdict
 from .reconciliation import Reconciliation
 from .specs import Expectation, ExpectedTensor, StackInfo, buffer_suffixes
+from .specs.model import rule_instances
+
+_SHAPE, _ELEMENTS, _LOGICAL = attrgetter("shape"), attrgetter("elements"), attrgetter("logical_elements")
 
 
 @dataclass
@@ -42,69 +47,114 @@ def sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tens
                    quantization: Quantization) -> Sorted:
     """Walk the expected tensors: matched (model or MTP), wrong shape, tied copy, buffer, or missing."""
     s = Sorted()
-    ledger, categories = rec.ledger, rec.categories
     # alt_group: {group: {True: [(name, expected shape, stored shape)] matched by alt_shape only, False: by shape}}
     ways: dict[str, dict[bool, list[tuple[str, tuple[int, ...], tuple[int, ...]]]]] = defaultdict(
         lambda: {True: [], False: []})
     verdict_of = quantization.assessment.verdicts.get  # quantization.verdict, minus a call per tensor
-    for name, e in expected.items():
-        t = stored.get(name)
-        if t is None and e.aliases:  # a legacy name an old exporter wrote for the same weight
-            name = next((a for a in e.aliases if a in stored), name)
-            t = stored.get(name)
-        if e.kind == "shared":  # the same parameter under a second name: never required, counted once
-            if t is not None:
-                categories[name] = "tied_duplicates"
-                ledger["tied_duplicates"] += t.elements
-                s.shared_copies.append(name)
-                if t.shape != e.shape:
-                    s.mismatched.append((name, e.shape, t.shape))
+    for e, names in rule_instances(expected):
+        if len(names) > 1 and _all_matched(e, names, stored, verdict_of, rec, s):
             continue
-        if e.kind == "head" and e.tied:
-            if t is not None:
-                categories[name] = "tied_duplicates"
-                ledger["tied_duplicates"] += t.elements
-                s.tied_copies.append(name)
-            continue
-        if e.kind == "buffer":
-            if t is not None:
-                categories[name] = "buffers"
-                ledger["buffers"] += t.elements
-                s.buffers.append(name)
-                if t.shape != e.shape and t.shape != e.alt_shape:
-                    s.mismatched.append((name, e.shape, t.shape))
-            continue
-        if t is None:
-            if e.kind == "head":
-                s.head_missing.append(name)
-            elif e.mtp:
-                s.mtp_missing.append(name)
-            else:
-                s.missing[name] = None
-            continue
-        category = "mtp" if e.mtp else "model"
-        categories[name] = category
-        elements = t.elements
-        verdict = verdict_of(name)
-        if verdict is not None and verdict.category == "packed":  # quantized in place (bitsandbytes, FP8, int8)
-            elements = verdict.logical_elements
-            extra = rec.packed_extra_by_dtype
-            extra[t.dtype] = extra.get(t.dtype, 0) + elements - t.elements
-            if verdict.problem:
-                s.scale_problems.append((name, verdict.problem))
-        elif t.shape != e.shape and t.shape != e.alt_shape:  # alt_shape: a release's transpose of the weight
-            s.mismatched.append((name, e.shape, t.shape))
-        elif e.alt_group is not None and e.shape != e.alt_shape:
-            ways[e.alt_group][t.shape == e.alt_shape].append((name, e.shape, t.shape))
-        ledger[category] += elements
-        if not e.mtp:
-            s.actual_by_row[(e.layer_type, e.component)] += elements
-        if verdict is None:  # a quantized-in-place weight beside full-precision ones of its kind is the config's say
-            s.by_rule[e.rule].append(t)
+        for name in names:
+            _sort_one(name, e, stored, verdict_of, rec, s, ways)
     for way in ways.values():  # one release's layout or the other's, not half of each (Molmo2's embedding rows)
         if way[True] and way[False]:
             s.mismatched.extend(way[True] if len(way[True]) <= len(way[False]) else way[False])
     return s
+
+
+def _all_matched(e: ExpectedTensor, names: list[str], stored: dict[str, Tensor],
+                 verdict_of: Callable[[str], QuantVerdict | None], rec: Reconciliation, s: Sorted) -> bool:
+    """Sort every name of one rule instance (the 256 experts of a layer) at once when each is stored under its
+    own name in its expected shape, all in full precision or all packed in place without a problem: what
+    ``_sort_one`` concludes for each, at C speed. False, with nothing recorded, otherwise."""
+    if e.kind != "param" or e.aliases or e.alt_group is not None:
+        return False
+    found = list(map(stored.get, names))
+    if None in found:
+        return False
+    tensors = cast(list[Tensor], found)
+    found_verdicts = list(map(verdict_of, names))
+    if found_verdicts.count(None) == len(found_verdicts):
+        if not {e.shape, e.alt_shape}.issuperset(map(_SHAPE, tensors)):
+            return False
+        elements = sum(map(_ELEMENTS, tensors))
+        s.by_rule[e.rule].extend(tensors)
+    else:
+        if None in found_verdicts:
+            return False
+        verdicts = cast(list[QuantVerdict], found_verdicts)
+        if any(v.category != "packed" or v.problem is not None for v in verdicts):
+            return False
+        elements = sum(map(_LOGICAL, verdicts))
+        extra = rec.packed_extra_by_dtype
+        for t, v in zip(tensors, verdicts):
+            extra[t.dtype] = extra.get(t.dtype, 0) + v.logical_elements - t.elements
+    category = "mtp" if e.mtp else "model"
+    rec.categories.update(dict.fromkeys(names, category))
+    rec.ledger[category] += elements
+    if not e.mtp:
+        s.actual_by_row[(e.layer_type, e.component)] += elements
+    return True
+
+
+def _sort_one(name: str, e: ExpectedTensor, stored: dict[str, Tensor],
+              verdict_of: Callable[[str], QuantVerdict | None], rec: Reconciliation, s: Sorted,
+              ways: dict[str, dict[bool, list[tuple[str, tuple[int, ...], tuple[int, ...]]]]]) -> None:
+    """One expected tensor: matched (model or MTP), wrong shape, tied copy, buffer, or missing."""
+    ledger, categories = rec.ledger, rec.categories
+    t = stored.get(name)
+    if t is None and e.aliases:  # a legacy name an old exporter wrote for the same weight
+        name = next((a for a in e.aliases if a in stored), name)
+        t = stored.get(name)
+    if e.kind == "shared":  # the same parameter under a second name: never required, counted once
+        if t is not None:
+            categories[name] = "tied_duplicates"
+            ledger["tied_duplicates"] += t.elements
+            s.shared_copies.append(name)
+            if t.shape != e.shape:
+                s.mismatched.append((name, e.shape, t.shape))
+        return
+    if e.kind == "head" and e.tied:
+        if t is not None:
+            categories[name] = "tied_duplicates"
+            ledger["tied_duplicates"] += t.elements
+            s.tied_copies.append(name)
+        return
+    if e.kind == "buffer":
+        if t is not None:
+            categories[name] = "buffers"
+            ledger["buffers"] += t.elements
+            s.buffers.append(name)
+            if t.shape != e.shape and t.shape != e.alt_shape:
+                s.mismatched.append((name, e.shape, t.shape))
+        return
+    if t is None:
+        if e.kind == "head":
+            s.head_missing.append(name)
+        elif e.mtp:
+            s.mtp_missing.append(name)
+        else:
+            s.missing[name] = None
+        return
+    category = "mtp" if e.mtp else "model"
+    categories[name] = category
+    elements = t.elements
+    verdict = verdict_of(name)
+    if verdict is not None and verdict.category == "packed":  # quantized in place (bitsandbytes, FP8, int8)
+        elements = verdict.logical_elements
+        extra = rec.packed_extra_by_dtype
+        extra[t.dtype] = extra.get(t.dtype, 0) + elements - t.elements
+        if verdict.problem:
+            s.scale_problems.append((name, verdict.problem))
+    elif t.shape != e.shape and t.shape != e.alt_shape:  # alt_shape: a release's transpose of the weight
+        s.mismatched.append((name, e.shape, t.shape))
+    elif e.alt_group is not None and e.shape != e.alt_shape:
+        ways[e.alt_group][t.shape == e.alt_shape].append((name, e.shape, t.shape))
+    ledger[category] += elements
+    if not e.mtp:
+        s.actual_by_row[(e.layer_type, e.component)] += elements
+    if verdict is None:  # a quantized-in-place weight beside full-precision ones of its kind is the config's say
+        s.by_rule[e.rule].append(t)
 
 
 def sort_the_rest(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tensor], expectation: Expectation,

@@ -11,14 +11,15 @@ by the caller.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from itertools import chain, groupby
+from itertools import chain
 from operator import itemgetter
 from typing import Any, NamedTuple, cast
 
 from ..header import DTYPE_BITS, Tensor
 from ..specs.expr import ExprError
+from ..specs.model import rule_instances
 from .configs import EMBEDDING, LINEAR, QuantConfig, targeted
 from .schemes import Part, Resolved, all_schemes, choose, resolve
 
@@ -135,7 +136,7 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
     # one ExpectedTensor (the 256 experts of a layer): decided once per (ExpectedTensor, "ends in .weight")
     per_rule: dict[tuple[int, bool], tuple[str | None, Resolved | str | None, bool, _Plan | None]] | None = (
         {} if layers.by_shape_only else None)
-    for e, weights in _rule_instances(expected):
+    for e, weights in rule_instances(expected):
         if e.kind not in ("param", "head") or (e.kind == "head" and (tied or getattr(e, "tied", False))):
             continue
         for at, weight in enumerate(weights):
@@ -188,7 +189,7 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
 
 _verdict = tuple.__new__  # QuantVerdict(...) minus the Python frame of NamedTuple.__new__ (~46k verdicts)
 _SORTED = QuantVerdict("quantization", "")  # bookkeeping as its rule says
-_FIRST, _THIRD = itemgetter(0), itemgetter(2)  # a Tensor's name; an (id, ExpectedTensor, name) triple's name
+_FIRST = itemgetter(0)  # a Tensor's name
 _FORM = itemgetter(1, 2)  # a Tensor's (dtype, shape)
 
 
@@ -215,14 +216,6 @@ def _plan(r: Resolved, lead: tuple[int, ...]) -> _Plan:
     aux = tuple(_AuxPart(p, p.on_module, p.suffix, tuple((*lead, *s) for s in p.shapes) if lead else p.shapes,
                          p.dtypes, p.required, p.rule.note) for p in r.parts if p is not r.weight)
     return _Plan(want, aux)
-
-
-def _rule_instances(expected: Mapping[str, Any]) -> Iterator[tuple[Any, list[str]]]:
-    """The expected tensors as runs of names sharing one ExpectedTensor (the experts of one layer and rule are
-    consecutive and share one), in order."""
-    for _, run in groupby(zip(map(id, expected.values()), expected.values(), expected), key=_FIRST):
-        triples = list(run)
-        yield triples[0][1], list(map(_THIRD, triples))
 
 
 def _all_as_planned(out: Assessment, r: Resolved, plan: _Plan, weights: list[str], e: Any,

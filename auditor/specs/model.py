@@ -6,8 +6,11 @@ All of them are immutable once built; ``load.py`` builds ``Spec`` from TOML, ``e
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from itertools import groupby
+from operator import itemgetter
+from typing import Any
 
 Expr = str | int | bool | None
 
@@ -125,6 +128,15 @@ class ExpectedTensor:
     module: str | None = None  # the tower (module with its own breakdown row) it belongs to
     alt_shape: tuple[int, ...] | None = None  # also a match: the shape other releases store it under
     alt_group: str | None = None  # with alt_shape: one checkpoint stores its whole group one way (compare.py)
+
+
+def rule_instances(expected: Mapping[str, ExpectedTensor]) -> Iterator[tuple[ExpectedTensor, list[str]]]:
+    """The expected tensors as runs of names sharing one ExpectedTensor, in order: the experts of one layer and
+    rule are consecutive and share one, so a run can be checked at once (C-level maps over its names)."""
+    values = expected.values()
+    for _, run in groupby(zip(map(id, values), values, expected), key=itemgetter(0)):
+        triples = list(run)
+        yield triples[0][1], [name for _, _, name in triples]
 
 
 @dataclass(frozen=True)
