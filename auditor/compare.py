@@ -19,7 +19,8 @@ from .reconciliation import Reconciliation
 from .specs import Expectation, ExpectedTensor, StackInfo, buffer_suffixes
 from .specs.model import rule_instances
 
-_SHAPE, _ELEMENTS, _LOGICAL = attrgetter("shape"), attrgetter("elements"), attrgetter("logical_elements")
+_DTYPE, _SHAPE, _ELEMENTS = attrgetter("dtype"), attrgetter("shape"), attrgetter("elements")
+_LOGICAL = attrgetter("logical_elements")
 
 
 @dataclass
@@ -74,21 +75,28 @@ def _all_matched(e: ExpectedTensor, names: list[str], stored: dict[str, Tensor],
         return False
     tensors = cast(list[Tensor], found)
     found_verdicts = list(map(verdict_of, names))
-    if found_verdicts.count(None) == len(found_verdicts):
+    first = found_verdicts[0]
+    uniform = found_verdicts.count(first) == len(found_verdicts)  # identity first: C speed for a shared verdict
+    if uniform and first is None:  # all in full precision
         if not {e.shape, e.alt_shape}.issuperset(map(_SHAPE, tensors)):
             return False
         elements = sum(map(_ELEMENTS, tensors))
         s.by_rule[e.rule].extend(tensors)
-    else:
+    else:  # all packed, each as planned: in place (one shared verdict) or under names of their own
         if None in found_verdicts:
             return False
         verdicts = cast(list[QuantVerdict], found_verdicts)
-        if any(v.category != "packed" or v.problem is not None for v in verdicts):
+        if any(v.category != "packed" or v.problem is not None for v in ([verdicts[0]] if uniform else verdicts)):
             return False
-        elements = sum(map(_LOGICAL, verdicts))
+        elements = verdicts[0].logical_elements * len(verdicts) if uniform else sum(map(_LOGICAL, verdicts))
         extra = rec.packed_extra_by_dtype
-        for t, v in zip(tensors, verdicts):
-            extra[t.dtype] = extra.get(t.dtype, 0) + v.logical_elements - t.elements
+        dtypes = set(map(_DTYPE, tensors))
+        if len(dtypes) == 1:
+            dtype = dtypes.pop()
+            extra[dtype] = extra.get(dtype, 0) + elements - sum(map(_ELEMENTS, tensors))
+        else:
+            for t, v in zip(tensors, verdicts):
+                extra[t.dtype] = extra.get(t.dtype, 0) + v.logical_elements - t.elements
     category = "mtp" if e.mtp else "model"
     rec.categories.update(dict.fromkeys(names, category))
     rec.ledger[category] += elements

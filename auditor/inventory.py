@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import itemgetter
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -15,6 +17,8 @@ from .checkpoint import Checkpoint
 from .findings import Finding, finding, plural
 from .header import DTYPE_BITS, Tensor
 from .names import shown
+
+_NAME, _DTYPE, _ELEMENTS, _FILE, _START, _END = (itemgetter(i) for i in (0, 1, 3, 4, 5, 6))  # Tensor fields
 
 
 class DtypeTotals(NamedTuple):
@@ -75,25 +79,33 @@ def build_inventory(checkpoint: Checkpoint) -> Inventory:
     tensors: dict[str, Tensor] = {}
     where: dict[str, list[str]] = {}  # tensor -> every file storing it (only filled for duplicates)
     files: list[FileSummary] = []
-    by_dtype: dict[str, list[int]] = {}  # dtype -> [tensors, parameters, bytes], summed in place (hot loop)
+    by_dtype: dict[str, list[int]] = {}  # dtype -> [tensors, parameters, bytes], summed in place
     for name in checkpoint.audited:
         header = checkpoint.headers[name]
         findings.extend(header.findings)
-        data_bytes = 0
-        for t in header.tensors:
-            data_bytes += t.end - t.start
-            if t.name in tensors:
-                where.setdefault(t.name, [tensors[t.name].file]).append(name)
-                continue
-            tensors[t.name] = t
-            row = by_dtype.get(t.dtype)
-            if row is None:
-                by_dtype[t.dtype] = [1, t.elements, t.end - t.start]
-            else:
-                row[0] += 1
-                row[1] += t.elements
-                row[2] += t.end - t.start
-        files.append(FileSummary(name, checkpoint.files.get(name), header.header_length, len(header.tensors),
+        held = header.tensors
+        data_bytes = sum(map(_END, held)) - sum(map(_START, held))
+        names = list(map(_NAME, held))
+        if tensors.keys().isdisjoint(names):  # the usual file: no name stored before, all summed at C speed
+            tensors.update(zip(names, held))
+            new = held
+        else:
+            new = []
+            for t in held:
+                if t.name in tensors:
+                    where.setdefault(t.name, [tensors[t.name].file]).append(name)
+                else:
+                    tensors[t.name] = t
+                    new.append(t)
+        for dtype in dict.fromkeys(map(_DTYPE, new)):  # rows in order of first appearance
+            by_dtype.setdefault(dtype, [0, 0, 0])
+        for dtype, run in groupby(sorted(new, key=_DTYPE), key=_DTYPE):
+            of_dtype = list(run)
+            row = by_dtype[dtype]
+            row[0] += len(of_dtype)
+            row[1] += sum(map(_ELEMENTS, of_dtype))
+            row[2] += sum(map(_END, of_dtype)) - sum(map(_START, of_dtype))
+        files.append(FileSummary(name, checkpoint.files.get(name), header.header_length, len(held),
                                  data_bytes, header.ok))
     totals = Totals(sum(r[0] for r in by_dtype.values()), sum(r[1] for r in by_dtype.values()),
                     sum(r[2] for r in by_dtype.values()),
@@ -112,32 +124,12 @@ def _cross_check_index(checkpoint: Checkpoint, tensors: dict[str, Tensor], where
     """weight_map vs headers, both ways, and total_size vs the data bytes actually stored."""
     weight_map = checkpoint.weight_map or {}
     index_name = checkpoint.index_name or "index"
-    readable = {f.name for f in files if checkpoint.headers[f.name].header_length is not None}
-    missing: dict[str, list[str]] = {}
-    misplaced: list[str] = []
-    for tensor, shard in weight_map.items():
-        if shard not in readable:
-            continue  # missing/unsafe/unreadable shard: already a finding of its own
-        stored = tensors.get(tensor)
-        if stored is None:
-            missing.setdefault(shard, []).append(tensor)
-        elif stored.file != shard and shard not in where.get(tensor, ()):
-            misplaced.append(tensor)
     out: list[Finding] = []
-    for shard, names in sorted(missing.items()):
-        out.append(finding("index-tensor-missing", f"{index_name} lists {plural(len(names), 'tensor')} in {shard} "
-                           f"that {shard} does not contain: {_first(names)}", tensors=names, files=[shard]))
-    if misplaced:
-        out.append(finding("index-tensor-misplaced", f"{plural(len(misplaced), 'tensor')} stored in a different shard "
-                           f"than {index_name} says: " + "; ".join(
-                               f"{t} in {', '.join(where.get(t, [tensors[t].file]))} (index: {weight_map[t]})" for t in misplaced[:5]),
-                           tensors=misplaced, files=sorted({weight_map[t] for t in misplaced})))
-    unlisted = [t for t in tensors if t not in weight_map]
-    if unlisted:
-        shards = sorted({tensors[t].file for t in unlisted})
-        out.append(finding("index-tensor-unlisted", f"{plural(len(unlisted), 'stored tensor')} missing from "
-                           f"{index_name}'s weight_map (loaders that follow the index never see them): {_first(unlisted)}",
-                           tensors=unlisted, files=shards))
+    # the usual checkpoint, decided at C speed: the same names both ways, each in the shard the index says
+    agree = weight_map.keys() == tensors.keys() and list(weight_map.values()) == list(
+        map(_FILE, map(tensors.__getitem__, weight_map)))
+    if not agree:
+        out = _disagreements(checkpoint, weight_map, index_name, tensors, where, files)
     metadata = (checkpoint.index or {}).get("metadata")
     declared = metadata.get("total_size") if isinstance(metadata, dict) else None
     if declared is not None and all(f.ok for f in files):
@@ -178,3 +170,36 @@ def check_total_parameters(checkpoint: Checkpoint, stored: int, model: int, expe
     return [finding("index-total-parameters-mismatch", f"{index_name} metadata.total_parameters is {declared_text}, but "
                     f"{stored:,} parameters are stored{formula}", files=[index_name], expected=declared,
                     actual=stored)]
+
+
+def _disagreements(checkpoint: Checkpoint, weight_map: dict[str, str], index_name: str,
+                   tensors: dict[str, Tensor], where: dict[str, list[str]],
+                   files: list[FileSummary]) -> list[Finding]:
+    """Index entries absent from their shard or stored elsewhere, and stored tensors the index lacks."""
+    readable = {f.name for f in files if checkpoint.headers[f.name].header_length is not None}
+    missing: dict[str, list[str]] = {}
+    misplaced: list[str] = []
+    for tensor, shard in weight_map.items():
+        if shard not in readable:
+            continue  # missing/unsafe/unreadable shard: already a finding of its own
+        stored = tensors.get(tensor)
+        if stored is None:
+            missing.setdefault(shard, []).append(tensor)
+        elif stored.file != shard and shard not in where.get(tensor, ()):
+            misplaced.append(tensor)
+    out: list[Finding] = []
+    for shard, names in sorted(missing.items()):
+        out.append(finding("index-tensor-missing", f"{index_name} lists {plural(len(names), 'tensor')} in {shard} "
+                           f"that {shard} does not contain: {_first(names)}", tensors=names, files=[shard]))
+    if misplaced:
+        out.append(finding("index-tensor-misplaced", f"{plural(len(misplaced), 'tensor')} stored in a different shard "
+                           f"than {index_name} says: " + "; ".join(
+                               f"{t} in {', '.join(where.get(t, [tensors[t].file]))} (index: {weight_map[t]})" for t in misplaced[:5]),
+                           tensors=misplaced, files=sorted({weight_map[t] for t in misplaced})))
+    unlisted = [t for t in tensors if t not in weight_map]
+    if unlisted:
+        shards = sorted({tensors[t].file for t in unlisted})
+        out.append(finding("index-tensor-unlisted", f"{plural(len(unlisted), 'stored tensor')} missing from "
+                           f"{index_name}'s weight_map (loaders that follow the index never see them): {_first(unlisted)}",
+                           tensors=unlisted, files=shards))
+    return out

@@ -18,8 +18,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..inventory import Tensor
-from .assess import AUX_SUFFIXES, WEIGHT_SUFFIXES, Assessment, QuantVerdict, assess, looks_quantized, unconfigured
+from .assess import assess
 from .configs import QuantConfig, read
+from .verdicts import AUX_SUFFIXES, WEIGHT_SUFFIXES, Assessment, QuantVerdict, looks_quantized, unconfigured
 
 __all__ = ["Quantization", "QuantVerdict", "QuantConfig"]
 

@@ -12,40 +12,19 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from itertools import chain
-from operator import itemgetter
-from typing import Any, NamedTuple, cast
+from typing import Any
 
 from ..header import DTYPE_BITS, Tensor
 from ..specs.expr import ExprError
 from ..specs.model import rule_instances
+from .batch import Endings, Plan, all_as_planned, make_plan, strays, suffixes, verdict
 from .configs import EMBEDDING, LINEAR, QuantConfig, targeted
-from .schemes import Part, Resolved, all_schemes, choose, resolve
+from .schemes import Resolved, choose, resolve
+from .verdicts import FLOAT_DTYPES, SORTED, WEIGHT_SUFFIXES, Assessment, QuantVerdict, looks_quantized
 
-FLOAT_DTYPES = ("F16", "BF16", "F32", "F64")
 # components whose quantization depends on the writer's transformers version (fused 3-D experts and routers are
 # not nn.Linear in transformers 5, so quantizers leave them alone; in 4.x they were Linear and got quantized)
 EITHER_WAY = ("router", "routed_experts")
-
-
-class QuantVerdict(NamedTuple):
-    """How a stored tensor relates to quantization (one per quantization tensor: ~46k for DeepSeek-V3)."""
-
-    category: str            # "quantization" (bookkeeping) or "packed" (the quantized weight itself)
-    base: str                # the logical tensor a packed weight stands for (bookkeeping sorted in bulk: "")
-    problem: str | None = None
-    logical_elements: int = 0  # for packed weights: how many parameters the stored tensor encodes
-    note: str | None = None  # bookkeeping that needs its own explanation (reported as an info finding)
-
-
-@dataclass
-class Assessment:
-    """Everything the quantization layer concluded about one checkpoint."""
-
-    verdicts: dict[str, QuantVerdict] = field(default_factory=dict)
-    problems: list[tuple[str, str]] = field(default_factory=list)     # (tensor, what does not fit which rule)
-    coverage: list[tuple[str, str]] = field(default_factory=list)     # (tensor, stored form vs the config)
 
 
 def _kind(name: str, shape: tuple[int, ...], component: str) -> str | None:
@@ -127,14 +106,17 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
     if q is None:
         return out
     siblings: dict[str, list[str]] = defaultdict(list)  # parent name -> stored tensors the architecture lacks
-    for name in [n for n in stored if n not in expected]:  # filtered at comprehension speed
+    unexpected = [n for n in stored if n not in expected]  # filtered at comprehension speed
+    for name in unexpected:
         siblings[name.rpartition(".")[0]].append(name)
+    endings = Endings(unexpected)
+    batched: list[tuple[list[str], list[str], Resolved]] = []  # rule instances sorted at once
     layers = _Layers(q)
-    plans: dict[tuple[int, tuple[int, ...]], _Plan] = {}
+    plans: dict[tuple[int, tuple[int, ...]], Plan] = {}
     shapes: dict[int, tuple[tuple[int, ...], tuple[int, ...], int, int]] = {}  # per ExpectedTensor (experts share)
     # when the scheme depends on the shape alone, everything but the names is the same for the tensors sharing
     # one ExpectedTensor (the 256 experts of a layer): decided once per (ExpectedTensor, "ends in .weight")
-    per_rule: dict[tuple[int, bool], tuple[str | None, Resolved | str | None, bool, _Plan | None]] | None = (
+    per_rule: dict[tuple[int, bool], tuple[str | None, Resolved | str | None, bool, Plan | None]] | None = (
         {} if layers.by_shape_only else None)
     for e, weights in rule_instances(expected):
         if e.kind not in ("param", "head") or (e.kind == "head" and (tied or getattr(e, "tied", False))):
@@ -158,7 +140,7 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
                     if isinstance(resolved, Resolved):
                         plan = plans.get((id(resolved), lead))
                         if plan is None:
-                            plan = plans[(id(resolved), lead)] = _plan(resolved, lead)
+                            plan = plans[(id(resolved), lead)] = make_plan(resolved, lead)
                 decided = (kind, resolved, by_class and e.component in EITHER_WAY, plan)
                 if per_rule is not None:
                     per_rule[rule_key] = decided
@@ -167,7 +149,7 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
                 continue
             if at == 0 and per_rule is not None and isinstance(resolved, Resolved) and len(weights) > 1:
                 assert plan is not None  # the same decision for every weight of the instance: all at once if
-                if _all_as_planned(out, resolved, plan, weights, e, stored, expected, siblings):  # all fit it
+                if all_as_planned(out, resolved, plan, weights, e, stored, expected, endings, batched):  # all fit it
                     break
             module = weight[: -len(".weight")] if weight.endswith(".weight") else weight
             if isinstance(resolved, str):  # the config's parameters do not fit its scheme: one problem per layer
@@ -184,89 +166,11 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
                 continue
             assert plan is not None
             _layer(out, q, resolved, plan, weight, module, e, stored, expected, siblings, either)
+    strays(out, batched, unexpected, siblings)
     return out
 
 
-_verdict = tuple.__new__  # QuantVerdict(...) minus the Python frame of NamedTuple.__new__ (~46k verdicts)
-_SORTED = QuantVerdict("quantization", "")  # bookkeeping as its rule says
-_FIRST = itemgetter(0)  # a Tensor's name
-_FORM = itemgetter(1, 2)  # a Tensor's (dtype, shape)
-
-
-class _AuxPart(NamedTuple):
-    part: Part
-    on_module: bool
-    suffix: str
-    shapes: tuple[tuple[int, ...], ...]   # with the layer's leading dimensions (fused experts)
-    dtypes: tuple[str, ...]
-    required: bool
-    note: str | None
-
-
-class _Plan(NamedTuple):
-    """What a scheme stores for one kind of layer (a scheme and the weight's leading dimensions), computed once
-    for all the layers of that kind rather than once per layer."""
-
-    want: tuple[tuple[int, ...], ...]     # the packed weight's accepted shapes
-    aux: tuple[_AuxPart, ...]
-
-
-def _plan(r: Resolved, lead: tuple[int, ...]) -> _Plan:
-    want = tuple((*lead, *s) for s in r.weight.shapes) if lead else r.weight.shapes
-    aux = tuple(_AuxPart(p, p.on_module, p.suffix, tuple((*lead, *s) for s in p.shapes) if lead else p.shapes,
-                         p.dtypes, p.required, p.rule.note) for p in r.parts if p is not r.weight)
-    return _Plan(want, aux)
-
-
-def _all_as_planned(out: Assessment, r: Resolved, plan: _Plan, weights: list[str], e: Any,
-                    stored: Mapping[str, Tensor], expected: Mapping[str, Any],
-                    siblings: Mapping[str, list[str]]) -> bool:
-    """Sort every weight of one rule instance (the 256 experts of a layer) at once when each is stored exactly as
-    the plan says: what ``_layer`` concludes for each, at C speed. False, with nothing recorded, when any weight
-    or part differs (``_layer`` then explains each)."""
-    wpart, want = r.weight, plan.want
-    modules = [w[: -len(".weight")] if w.endswith(".weight") else w for w in weights]
-    in_place = not wpart.on_module and not wpart.suffix
-    if not in_place and not stored.keys().isdisjoint(weights):  # an unpacked copy beside a packed form
-        return False
-    found = list(map(stored.get, weights if in_place else
-                     [(m if wpart.on_module else w) + wpart.suffix for m, w in zip(modules, weights)]))
-    if None in found:
-        return False
-    packed = cast(list[Tensor], found)
-    logical_shapes = (tuple(e.shape), e.alt_shape)
-    for dtype, shape in set(map(_FORM, packed)):  # a float weight of the logical shape in place is not packed
-        if dtype not in wpart.dtypes or (shape not in want if want else
-                                         in_place and dtype in FLOAT_DTYPES and shape in logical_shapes):
-            return False
-    sorted_parts = []
-    for part in plan.aux:
-        names = [(m if part.on_module else w) + part.suffix for m, w in zip(modules, weights)]
-        if not expected.keys().isdisjoint(names) or (part.note is not None and any(n.endswith(".bias") for n in names)):
-            return False
-        present = [a for a in map(stored.get, names) if a is not None]
-        if (part.required and len(present) < len(names)) or any(
-                dtype not in part.dtypes or (part.shapes and shape not in part.shapes)
-                for dtype, shape in set(map(_FORM, present))):
-            return False
-        sorted_parts.append(present)
-    verdicts = out.verdicts
-    for present in sorted_parts:
-        verdicts.update(dict.fromkeys(map(_FIRST, present), _SORTED))
-    logical = e.elements
-    verdicts.update(zip(map(_FIRST, packed), [_verdict(QuantVerdict, ("packed", w, None, logical, None))
-                                              for w in weights]))
-    near = set(chain.from_iterable(filter(None, map(siblings.get, chain(modules, weights)))))
-    if near.difference(verdicts):  # stored beside a layer but no part of its scheme: said layer by layer
-        for module, weight in zip(modules, weights):
-            for name in chain(siblings.get(module, ()), siblings.get(weight, ())):
-                if name not in verdicts:
-                    verdicts[name] = QuantVerdict("quantization", weight, f"not a tensor of the {r.scheme.name} "
-                                                  f"layout (it stores {', '.join(_suffixes(r, module, weight))})")
-    return True
-
-
-def _layer(out: Assessment, q: QuantConfig, r: Resolved, plan: _Plan, weight: str, module: str, e: Any,
+def _layer(out: Assessment, q: QuantConfig, r: Resolved, plan: Plan, weight: str, module: str, e: Any,
            stored: Mapping[str, Tensor], expected: Mapping[str, Any],
            siblings: Mapping[str, list[str]], either: bool) -> None:
     """One layer the config quantizes with scheme ``r`` (called per layer: ~46k times for DeepSeek-V3, so the
@@ -301,7 +205,7 @@ def _layer(out: Assessment, q: QuantConfig, r: Resolved, plan: _Plan, weight: st
         if a.dtype in dtypes and (not shapes or a.shape in shapes):
             # keyed by the stored tensor's own name object and, without a note, all sharing one verdict: ~46k
             # fewer strings and tuples kept alive for DeepSeek-V3
-            verdicts[a.name] = _SORTED if note is None or not name.endswith(".bias") else \
+            verdicts[a.name] = SORTED if note is None or not name.endswith(".bias") else \
                 QuantVerdict("quantization", weight, None, 0, note)
             continue
         why = []
@@ -311,14 +215,14 @@ def _layer(out: Assessment, q: QuantConfig, r: Resolved, plan: _Plan, weight: st
             why.append(f"shape {list(a.shape)}, expected {_shape_text(shapes)} = {_rule_text(part.rule)} for {weight} "
                        f"[rows={e.shape[-2]}, cols={e.shape[-1]}] ({r.scheme.name}{_params_note(r.env)})")
         verdicts[a.name] = QuantVerdict("quantization", weight, "; ".join(why))
-    verdicts[t.name] = _verdict(QuantVerdict, ("packed", weight, "; ".join(problems) if problems else None, logical, None))
+    verdicts[t.name] = verdict(QuantVerdict, ("packed", weight, "; ".join(problems) if problems else None, logical, None))
     # stored beside the layer but no part of its scheme (the scales just sorted are the usual siblings)
     for near in (siblings.get(module), siblings.get(weight)):
         if near is not None:
             for name in near:
                 if name not in verdicts:
                     verdicts[name] = QuantVerdict("quantization", weight, f"not a tensor of the {r.scheme.name} "
-                                                  f"layout (it stores {', '.join(_suffixes(r, module, weight))})")
+                                                  f"layout (it stores {', '.join(suffixes(r, module, weight))})")
 
 
 def _weight_problems(r: Resolved, t: Tensor, want: tuple[tuple[int, ...], ...], weight: str, packed_name: str,
@@ -391,44 +295,3 @@ def _params_note(env: Mapping[str, Any]) -> str:
     return (", " + ", ".join(shown)) if shown else ""
 
 
-def _suffixes(r: Resolved, module: str, weight: str) -> list[str]:
-    names = [r.name(p, module, weight) for p in r.parts]
-    return sorted(n[len(module) + 1:] if n.startswith(module + ".") else n for n in names)
-
-
-def _rule_suffixes() -> tuple[frozenset[str], frozenset[str]]:
-    """Last name parts of every scheme's tensors (``qweight``, ``weight_packed``, ``absmax``, ...)."""
-    weight: set[str] = set()
-    aux: set[str] = set()
-    for scheme in all_schemes():
-        for rule in scheme.rules:
-            last = rule.name.rpartition(".")[2].replace("{weight}", "weight")
-            if "{" in last or last in ("weight", "bias"):
-                continue
-            (weight if rule.role == "weight" else aux).add(last)
-    return frozenset(weight), frozenset(aux)
-
-
-WEIGHT_SUFFIXES, AUX_SUFFIXES = _rule_suffixes()
-
-
-def looks_quantized(name: str) -> bool:
-    last = name.rpartition(".")[2]
-    return last in WEIGHT_SUFFIXES or last in AUX_SUFFIXES or last.startswith("bitsandbytes__") or \
-        name.endswith(("_scale_inv", "_blocks", "_scales"))
-
-
-def unconfigured(stored: Mapping[str, Tensor], expected: Mapping[str, Any]) -> list[str]:
-    """Without any quantization config: weights stored in a quantized dtype, and quantization tensors beside
-    expected weights (a loader would read the codes as if they were the weights, or not at all)."""
-    out = []
-    for name, t in stored.items():
-        e = expected.get(name)
-        if e is not None:
-            if t.dtype not in FLOAT_DTYPES and t.dtype != "BOOL" and e.kind == "param" and len(e.shape) >= 2:
-                out.append(name)
-        elif looks_quantized(name):
-            parent = name.rpartition(".")[0]
-            if parent in expected or f"{parent}.weight" in expected or name.rsplit("_", 1)[0] in expected:
-                out.append(name)
-    return out

@@ -11,7 +11,7 @@ from ..findings import Finding, finding, plural
 from ..header import DTYPE_BITS, Tensor
 from ..names import shown
 from . import Quantization
-from .assess import FLOAT_DTYPES, unconfigured
+from .verdicts import FLOAT_DTYPES, unconfigured
 
 MAX_NAMES = 4
 CONFIG_DTYPES = {"bfloat16": "BF16", "float16": "F16", "half": "F16", "float32": "F32", "float": "F32",

@@ -1,0 +1,136 @@
+"""Quantization plans, and sorting a rule instance's weights in one batch.
+
+A plan is what a scheme stores for one kind of layer (computed once per scheme and leading dimensions, not per
+layer). When the scheme depends on the shape alone, the weights sharing one ExpectedTensor (the 256 experts of a
+layer) are sorted together if every one is stored exactly as planned: what ``assess._layer`` would conclude for
+each, with C-level maps over the names. Any deviation sends the instance back to ``assess._layer``, which
+explains it weight by weight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from itertools import chain
+from operator import itemgetter
+from typing import Any, NamedTuple, cast
+
+from ..header import Tensor
+from .schemes import Part, Resolved
+from .verdicts import FLOAT_DTYPES, SORTED, Assessment, QuantVerdict
+
+verdict = tuple.__new__  # QuantVerdict(...) minus the Python frame of NamedTuple.__new__ (~46k verdicts)
+_FIRST = itemgetter(0)  # a Tensor's name
+_FORM = itemgetter(1, 2)  # a Tensor's (dtype, shape)
+
+
+class AuxPart(NamedTuple):
+    """One bookkeeping tensor of a plan (a scale, zero point, absmax ...), its fields unpacked for the hot loop."""
+
+    part: Part
+    on_module: bool
+    suffix: str
+    shapes: tuple[tuple[int, ...], ...]   # with the layer's leading dimensions (fused experts)
+    dtypes: tuple[str, ...]
+    required: bool
+    note: str | None
+
+
+class Plan(NamedTuple):
+    """What a scheme stores for one kind of layer (a scheme and the weight's leading dimensions), computed once
+    for all the layers of that kind rather than once per layer."""
+
+    want: tuple[tuple[int, ...], ...]     # the packed weight's accepted shapes
+    aux: tuple[AuxPart, ...]
+
+
+def make_plan(r: Resolved, lead: tuple[int, ...]) -> Plan:
+    want = tuple((*lead, *s) for s in r.weight.shapes) if lead else r.weight.shapes
+    aux = tuple(AuxPart(p, p.on_module, p.suffix, tuple((*lead, *s) for s in p.shapes) if lead else p.shapes,
+                         p.dtypes, p.required, p.rule.note) for p in r.parts if p is not r.weight)
+    return Plan(want, aux)
+
+
+class Endings:
+    """Whether any stored name the architecture lacks ends with a suffix: one substring search per suffix over
+    all those names joined, each followed by a newline."""
+
+    def __init__(self, names: list[str]) -> None:
+        self._text = "\n".join(names) + "\n"
+        self._seen: dict[str, bool] = {}
+
+    def any_ends_with(self, suffix: str) -> bool:
+        hit = self._seen.get(suffix)
+        if hit is None:
+            hit = self._seen[suffix] = suffix + "\n" in self._text
+        return hit
+
+
+def all_as_planned(out: Assessment, r: Resolved, plan: Plan, weights: list[str], e: Any,
+                    stored: Mapping[str, Tensor], expected: Mapping[str, Any],
+                    endings: Endings, batched: list[tuple[list[str], list[str], Resolved]]) -> bool:
+    """Sort every weight of one rule instance (the 256 experts of a layer) at once when each is stored exactly as
+    the plan says: what ``assess._layer`` concludes for each, at C speed. False, with nothing recorded, when any weight
+    or part differs (``assess._layer`` then explains each). An optional part that no stored name the architecture lacks ends with
+    is absent for every weight (``endings``). Strays beside the layers are left to ``strays``."""
+    wpart, want = r.weight, plan.want
+    # the names of one instance differ only before their common ending (the expert number): one cut fits all
+    modules = [w[: -len(".weight")] for w in weights] if weights[0].endswith(".weight") else weights
+    in_place = not wpart.on_module and not wpart.suffix
+    if not in_place and not stored.keys().isdisjoint(weights):  # an unpacked copy beside a packed form
+        return False
+    found = list(map(stored.get, weights if in_place else
+                     [(m if wpart.on_module else w) + wpart.suffix for m, w in zip(modules, weights)]))
+    if None in found:
+        return False
+    packed = cast(list[Tensor], found)
+    logical_shapes = (tuple(e.shape), e.alt_shape)
+    for dtype, shape in set(map(_FORM, packed)):  # a float weight of the logical shape in place is not packed
+        if dtype not in wpart.dtypes or (shape not in want if want else
+                                         in_place and dtype in FLOAT_DTYPES and shape in logical_shapes):
+            return False
+    sorted_parts = []
+    for part in plan.aux:
+        if not part.required and not endings.any_ends_with(part.suffix):
+            continue
+        names = [(m if part.on_module else w) + part.suffix for m, w in zip(modules, weights)]
+        if not expected.keys().isdisjoint(names) or (part.note is not None and any(n.endswith(".bias") for n in names)):
+            return False
+        present = [a for a in map(stored.get, names) if a is not None]
+        if (part.required and len(present) < len(names)) or any(
+                dtype not in part.dtypes or (part.shapes and shape not in part.shapes)
+                for dtype, shape in set(map(_FORM, present))):
+            return False
+        sorted_parts.append(present)
+    verdicts = out.verdicts
+    for present in sorted_parts:
+        verdicts.update(dict.fromkeys(map(_FIRST, present), SORTED))
+    logical = e.elements
+    if in_place:  # each stands for itself: one verdict for all (no base name needed)
+        verdicts.update(dict.fromkeys(map(_FIRST, packed), QuantVerdict("packed", "", None, logical)))
+    else:
+        verdicts.update(zip(map(_FIRST, packed), [verdict(QuantVerdict, ("packed", w, None, logical, None))
+                                                  for w in weights]))
+    batched.append((modules, weights, r))
+    return True
+
+
+def strays(out: Assessment, batched: list[tuple[list[str], list[str], Resolved]], unexpected: list[str],
+            siblings: Mapping[str, list[str]]) -> None:
+    """Tensors stored beside a layer sorted in a batch but no part of its scheme, once all layers are sorted (one
+    pass over the unsorted names rather than a check per batch)."""
+    verdicts = out.verdicts
+    parents = {n.rpartition(".")[0] for n in unexpected if n not in verdicts}
+    if not parents:
+        return
+    for modules, weights, r in batched:
+        for module, weight in zip(modules, weights):
+            if module in parents or weight in parents:
+                for name in chain(siblings.get(module, ()), siblings.get(weight, ())):
+                    if name not in verdicts:
+                        verdicts[name] = QuantVerdict("quantization", weight, f"not a tensor of the {r.scheme.name} "
+                                                      f"layout (it stores {', '.join(suffixes(r, module, weight))})")
+
+
+def suffixes(r: Resolved, module: str, weight: str) -> list[str]:
+    names = [r.name(p, module, weight) for p in r.parts]
+    return sorted(n[len(module) + 1:] if n.startswith(module + ".") else n for n in names)

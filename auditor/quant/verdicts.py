@@ -1,0 +1,77 @@
+"""What the quantization check concludes, and which stored names look like quantization bookkeeping.
+
+``QuantVerdict`` is one stored tensor's relation to quantization, ``Assessment`` all of them for a checkpoint;
+the name sets come from the scheme files (``schemes/*.toml``), so a new scheme teaches them its names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from ..header import Tensor
+from .schemes import all_schemes
+
+FLOAT_DTYPES = ("F16", "BF16", "F32", "F64")
+
+
+class QuantVerdict(NamedTuple):
+    """How a stored tensor relates to quantization (one per quantization tensor: ~46k for DeepSeek-V3)."""
+
+    category: str            # "quantization" (bookkeeping) or "packed" (the quantized weight itself)
+    base: str                # the logical tensor a packed weight stands for ("" for one stored under that
+    #                          tensor's own name, sorted in bulk, and for bookkeeping sorted in bulk)
+    problem: str | None = None
+    logical_elements: int = 0  # for packed weights: how many parameters the stored tensor encodes
+    note: str | None = None  # bookkeeping that needs its own explanation (reported as an info finding)
+
+
+@dataclass
+class Assessment:
+    """Everything the quantization layer concluded about one checkpoint."""
+
+    verdicts: dict[str, QuantVerdict] = field(default_factory=dict)
+    problems: list[tuple[str, str]] = field(default_factory=list)     # (tensor, what does not fit which rule)
+    coverage: list[tuple[str, str]] = field(default_factory=list)     # (tensor, stored form vs the config)
+
+
+SORTED = QuantVerdict("quantization", "")  # bookkeeping as its rule says, sorted in bulk
+
+
+def _rule_suffixes() -> tuple[frozenset[str], frozenset[str]]:
+    """Last name parts of every scheme's tensors (``qweight``, ``weight_packed``, ``absmax``, ...)."""
+    weight: set[str] = set()
+    aux: set[str] = set()
+    for scheme in all_schemes():
+        for rule in scheme.rules:
+            last = rule.name.rpartition(".")[2].replace("{weight}", "weight")
+            if "{" in last or last in ("weight", "bias"):
+                continue
+            (weight if rule.role == "weight" else aux).add(last)
+    return frozenset(weight), frozenset(aux)
+
+
+WEIGHT_SUFFIXES, AUX_SUFFIXES = _rule_suffixes()
+
+
+def looks_quantized(name: str) -> bool:
+    last = name.rpartition(".")[2]
+    return last in WEIGHT_SUFFIXES or last in AUX_SUFFIXES or last.startswith("bitsandbytes__") or \
+        name.endswith(("_scale_inv", "_blocks", "_scales"))
+
+
+def unconfigured(stored: Mapping[str, Tensor], expected: Mapping[str, Any]) -> list[str]:
+    """Without any quantization config: weights stored in a quantized dtype, and quantization tensors beside
+    expected weights (a loader would read the codes as if they were the weights, or not at all)."""
+    out = []
+    for name, t in stored.items():
+        e = expected.get(name)
+        if e is not None:
+            if t.dtype not in FLOAT_DTYPES and t.dtype != "BOOL" and e.kind == "param" and len(e.shape) >= 2:
+                out.append(name)
+        elif looks_quantized(name):
+            parent = name.rpartition(".")[0]
+            if parent in expected or f"{parent}.weight" in expected or name.rsplit("_", 1)[0] in expected:
+                out.append(name)
+    return out
