@@ -166,7 +166,7 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
     if index_name is not None:
         doc, error = _load_json(source, files, index_name)
         if error is None and not (isinstance(doc, dict) and isinstance(doc.get("weight_map"), dict)
-                                  and all(isinstance(v, str) for v in doc["weight_map"].values())):
+                                  and set(map(type, doc["weight_map"].values())) <= {str}):
             error = f"{index_name} has no weight_map object mapping tensor names to file names"
         if error is not None:
             findings.append(finding("index-invalid", error, files=[index_name]))
@@ -231,12 +231,18 @@ def _plan_shards(index_name: str, index: dict[str, Any], files: dict[str, int | 
                  findings: list[Finding], ignored: dict[str, str]) -> list[str]:
     """The shards named by the weight_map that are safe and present; the rest become findings."""
     base = posixpath.dirname(index_name)
-    by_shard: dict[str, list[str]] = {}
-    for tensor, shard in index["weight_map"].items():
-        by_shard.setdefault(shard, []).append(tensor)
+    weight_map = index["weight_map"]
+    shards = sorted(set(weight_map.values()))
+    paths = {shard: posixpath.join(base, shard) if base else shard for shard in shards}
+    bad = {shard for shard, path in paths.items() if not safe_relative(shard) or path not in files}
+    by_shard: dict[str, list[str]] = {}  # the tensors of shards that will not be read, for the findings
+    if bad:
+        for tensor, shard in weight_map.items():
+            if shard in bad:
+                by_shard.setdefault(shard, []).append(tensor)
     audited = []
-    for shard, tensors in sorted(by_shard.items()):
-        path = posixpath.join(base, shard) if base else shard
+    for shard, path in paths.items():
+        tensors = by_shard.get(shard, [])
         if not safe_relative(shard):
             findings.append(finding("index-path-unsafe", f"{index_name} maps {plural(len(tensors), 'tensor')} to "
                                     f"{shard!r}, a path outside the checkpoint; it was not opened",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Mapping
+from operator import attrgetter
 
 from .compare import Sorted
 from .findings import Finding, finding, plural
@@ -21,8 +22,15 @@ MAX_NAMES_IN_MESSAGE = 4
 MAX_STRUCTURED = 20  # tensor -> shape entries in a finding's expected/actual (as many names as the JSON lists)
 
 
+_ELEMENTS = attrgetter("elements")
+
+
 def _names(names: list[str]) -> str:
     return shown(names, MAX_NAMES_IN_MESSAGE)
+
+
+def _elements(stored: Mapping[str, Tensor], names: list[str]) -> int:
+    return sum(map(_ELEMENTS, map(stored.__getitem__, names)))
 
 
 def findings_of(s: Sorted, expected: Mapping[str, ExpectedTensor], stored: dict[str, Tensor], expectation: Expectation,
@@ -70,11 +78,11 @@ def findings_of(s: Sorted, expected: Mapping[str, ExpectedTensor], stored: dict[
                          f"{expectation.num_layers}-layer model; inference loaders usually skip it", tensors=mtp_stored))
     if s.scales:
         f.append(finding("quantization-tensors", f"{plural(len(s.scales), 'quantization scale tensor')} "
-                         f"({sum(stored[n].elements for n in s.scales):,} elements) stored beside the quantized "
+                         f"({_elements(stored, s.scales):,} elements) stored beside the quantized "
                          "weights", tensors=s.scales))
     for note, names in s.notes.items():
         f.append(finding("quantization-tensors", f"{plural(len(names), 'tensor')} "
-                         f"({sum(stored[n].elements for n in names):,} elements) {note}: {_names(names)}", tensors=names))
+                         f"({_elements(stored, names):,} elements) {note}: {_names(names)}", tensors=names))
     problems = s.scale_problems + quantization.extra_problems()
     if problems:
         f.append(finding("quantization-scale-mismatch", f"{plural(len(problems), 'quantization tensor')} do not "

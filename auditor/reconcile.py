@@ -111,7 +111,7 @@ def _remote_code_layout(config: Mapping[str, Any], expectation: Expectation, nam
     if not isinstance(config.get("auto_map"), dict) or not names:
         return None
     expected = expectation.tensors
-    if 2 * sum(1 for n in names if n in expected) >= len(names):  # the common case, without building the explainer
+    if 2 * sum(map(expected.__contains__, names)) >= len(names):  # the common case, without the explainer
         return None
     explained = _explainer(expectation)
     matched = sum(1 for n in names if explained(n))
@@ -128,6 +128,11 @@ def _unexplained_in_unread_shards(indexed: Mapping[str, str], inventory: Invento
     name alone: neither an expected tensor, nor stored beside one (a scale or packed form of an expected
     weight: ``q_proj.qweight``, ``q_proj.weight.absmax``, ``gate_up_proj_blocks``), nor a recomputable buffer."""
     read = {f.name for f in inventory.files}
+    try:
+        if read.issuperset(indexed.values()):  # the usual case: every shard the index names was read
+            return []
+    except TypeError:  # an unhashable shard name: judged entry by entry below
+        pass
     explained = _explainer(expectation)
     names = [n for n, shard in indexed.items() if isinstance(shard, str) and shard not in read
              and n not in inventory.tensors and not explained(n)]

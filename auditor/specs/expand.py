@@ -160,7 +160,9 @@ class _Builder:
         by_expert = any(_reads_expert(d) for d in rule.shape)
         shared = None if by_expert else expected_for(env)
         head, tail = name.split("{expert}", 1)
-        for e in labels:
+        if shared is not None and not per_expert:  # the usual experts: one name each, nothing to evaluate
+            self.tensors.update(dict.fromkeys([head + e + tail for e in labels], shared))
+        for e in labels if shared is None or per_expert else ():
             scope = {**env, "expert": int(e) if e.isdigit() else e}
             if per_expert and not evaluate(rule.when, scope):
                 continue  # a `when` reading `expert`: only some indices exist (Zamba2's per-use adapters)
