@@ -9,7 +9,7 @@ explains it weight by weight.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import chain
 from operator import itemgetter
 from typing import Any, NamedTuple, cast
@@ -51,23 +51,25 @@ def make_plan(r: Resolved, lead: tuple[int, ...]) -> Plan:
 
 
 class Endings:
-    """Whether any stored name the architecture lacks ends with a suffix: one substring search per suffix over
-    all those names joined, each followed by a newline."""
+    """Whether some stored name the architecture lacks may end with a suffix, judged from the distinct last name
+    segments of those names (a handful), collected on first use. Never False when one does."""
 
     def __init__(self, names: list[str]) -> None:
-        self._text = "\n".join(names) + "\n"
-        self._seen: dict[str, bool] = {}
+        self._names = names
+        self._lasts: set[str] | None = None
 
-    def any_ends_with(self, suffix: str) -> bool:
-        hit = self._seen.get(suffix)
-        if hit is None:
-            hit = self._seen[suffix] = suffix + "\n" in self._text
-        return hit
+    def may_end_with(self, suffix: str) -> bool:
+        if self._lasts is None:
+            self._lasts = {n.rpartition(".")[2] for n in self._names}
+        _, dot, last = suffix.rpartition(".")
+        if dot:  # the name's last segment is exactly the suffix's
+            return last in self._lasts
+        return any(seg.endswith(suffix) for seg in self._lasts)
 
 
 def all_as_planned(out: Assessment, r: Resolved, plan: Plan, weights: list[str], e: Any,
                     stored: Mapping[str, Tensor], expected: Mapping[str, Any],
-                    endings: Endings, batched: list[tuple[list[str], list[str], Resolved]]) -> bool:
+                    endings: Endings, batched: list[tuple[list[str], Resolved]]) -> bool:
     """Sort every weight of one rule instance (the 256 experts of a layer) at once when each is stored exactly as
     the plan says: what ``assess._layer`` concludes for each, at C speed. False, with nothing recorded, when any weight
     or part differs (``assess._layer`` then explains each). An optional part that no stored name the architecture lacks ends with
@@ -90,7 +92,7 @@ def all_as_planned(out: Assessment, r: Resolved, plan: Plan, weights: list[str],
             return False
     sorted_parts = []
     for part in plan.aux:
-        if not part.required and not endings.any_ends_with(part.suffix):
+        if not part.required and not endings.may_end_with(part.suffix):
             continue
         names = [(m if part.on_module else w) + part.suffix for m, w in zip(modules, weights)]
         if not expected.keys().isdisjoint(names) or (part.note is not None and any(n.endswith(".bias") for n in names)):
@@ -110,22 +112,23 @@ def all_as_planned(out: Assessment, r: Resolved, plan: Plan, weights: list[str],
     else:
         verdicts.update(zip(map(_FIRST, packed), [verdict(QuantVerdict, ("packed", w, None, logical, None))
                                                   for w in weights]))
-    batched.append((modules, weights, r))
+    batched.append((weights, r))
     return True
 
 
-def strays(out: Assessment, batched: list[tuple[list[str], list[str], Resolved]], unexpected: list[str],
-            siblings: Mapping[str, list[str]]) -> None:
+def strays(out: Assessment, batched: list[tuple[list[str], Resolved]], unexpected: list[str],
+           siblings: Callable[[], Mapping[str, list[str]]]) -> None:
     """Tensors stored beside a layer sorted in a batch but no part of its scheme, once all layers are sorted (one
     pass over the unsorted names rather than a check per batch)."""
     verdicts = out.verdicts
     parents = {n.rpartition(".")[0] for n in unexpected if n not in verdicts}
     if not parents:
         return
-    for modules, weights, r in batched:
-        for module, weight in zip(modules, weights):
+    for weights, r in batched:
+        for weight in weights:
+            module = weight[: -len(".weight")] if weight.endswith(".weight") else weight
             if module in parents or weight in parents:
-                for name in chain(siblings.get(module, ()), siblings.get(weight, ())):
+                for name in chain(siblings().get(module, ()), siblings().get(weight, ())):
                     if name not in verdicts:
                         verdicts[name] = QuantVerdict("quantization", weight, f"not a tensor of the {r.scheme.name} "
                                                       f"layout (it stores {', '.join(suffixes(r, module, weight))})")
