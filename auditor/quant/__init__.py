@@ -20,7 +20,7 @@ from typing import Any
 from ..inventory import Tensor
 from .assess import assess
 from .configs import QuantConfig, read
-from .verdicts import AUX_SUFFIXES, WEIGHT_SUFFIXES, Assessment, QuantVerdict, looks_quantized, unconfigured
+from .verdicts import Assessment, QuantVerdict, looks_quantized, rule_suffixes, unconfigured
 
 __all__ = ["Quantization", "QuantVerdict", "QuantConfig"]
 
@@ -49,7 +49,7 @@ class Quantization:
             parent, _, last = name.rpartition(".")
             weight = parent + ".weight" if parent + ".weight" in expected else parent
             e = expected.get(weight)
-            if e is not None and last in WEIGHT_SUFFIXES and weight not in stored:
+            if e is not None and last in rule_suffixes()[0] and weight not in stored:
                 verdicts[name] = QuantVerdict("packed", weight, None, e.elements)
             else:
                 verdicts[name] = QuantVerdict("quantization", weight)
@@ -65,7 +65,7 @@ class Quantization:
         if verdict is not None or expected or self.config is None:
             return verdict
         parent, _, last = tensor.name.rpartition(".")
-        if last in AUX_SUFFIXES or last.startswith("bitsandbytes__") or tensor.name.endswith("_scale_inv") \
+        if last in rule_suffixes()[1] or last.startswith("bitsandbytes__") or tensor.name.endswith("_scale_inv") \
                 or (looks_quantized(tensor.name) and tensor.name.endswith("_scales")):
             return QuantVerdict("quantization", parent + ".weight")
         return None

@@ -21,7 +21,7 @@ from ..specs.model import rule_instances
 from .batch import Endings, Plan, all_as_planned, make_plan, strays, suffixes, verdict
 from .configs import EMBEDDING, LINEAR, QuantConfig, targeted
 from .schemes import Resolved, choose, resolve
-from .verdicts import FLOAT_DTYPES, SORTED, WEIGHT_SUFFIXES, Assessment, QuantVerdict, looks_quantized
+from .verdicts import FLOAT_DTYPES, SORTED, Assessment, QuantVerdict, looks_quantized, rule_suffixes
 
 # components whose quantization depends on the writer's transformers version (fused 3-D experts and routers are
 # not nn.Linear in transformers 5, so quantizers leave them alone; in 4.x they were Linear and got quantized)
@@ -161,7 +161,7 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
             module = weight[: -len(".weight")] if weight.endswith(".weight") else weight
             if isinstance(resolved, str):  # the config's parameters do not fit its scheme: one problem per layer
                 near = siblings().get(module, []) + siblings().get(weight, [])
-                packed = next((n for n in near if n.rpartition(".")[2] in WEIGHT_SUFFIXES), None)
+                packed = next((n for n in near if n.rpartition(".")[2] in rule_suffixes()[0]), None)
                 for name in near:
                     out.verdicts[name] = QuantVerdict("packed", weight, None, e.elements) if name == packed and \
                         weight not in stored else QuantVerdict("quantization", weight)
@@ -279,7 +279,7 @@ def _not_quantized(out: Assessment, q: QuantConfig, weight: str, module: str, e:
     for name in odd:
         out.verdicts[name] = QuantVerdict("quantization", weight)
     if t is None:  # the packed form stands for the weight: count what it most likely encodes
-        packed = next((n for n in odd if n.rpartition(".")[2] in WEIGHT_SUFFIXES), None)
+        packed = next((n for n in odd if n.rpartition(".")[2] in rule_suffixes()[0]), None)
         if packed is not None:
             out.verdicts[packed] = QuantVerdict("packed", weight, None, e.elements)
 

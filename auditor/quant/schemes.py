@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..specs.expr import ExprError, compile_expr, evaluate
@@ -131,7 +131,7 @@ def _scheme(doc: dict[str, Any], file: str) -> Scheme:
 def all_schemes() -> tuple[Scheme, ...]:
     """Every scheme of every file, in file then declaration order (the first whose ``when`` holds is used)."""
     out = []
-    for entry in sorted(resources.files(__package__).joinpath("schemes").iterdir(), key=lambda p: p.name):
+    for entry in sorted((Path(__file__).parent / "schemes").iterdir(), key=lambda p: p.name):
         if entry.name.endswith(".toml"):
             doc = tomllib.loads(entry.read_text(encoding="utf-8"))
             out += [_scheme(s, entry.name) for s in doc.get("scheme", [])]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, NamedTuple
 
 from ..header import Tensor
@@ -39,8 +40,11 @@ class Assessment:
 SORTED = QuantVerdict("quantization", "")  # bookkeeping as its rule says, sorted in bulk
 
 
-def _rule_suffixes() -> tuple[frozenset[str], frozenset[str]]:
-    """Last name parts of every scheme's tensors (``qweight``, ``weight_packed``, ``absmax``, ...)."""
+@cache
+def rule_suffixes() -> tuple[frozenset[str], frozenset[str]]:
+    """Last name parts of every scheme's tensors (``qweight``, ``weight_packed``, ``absmax``, ...): the packed
+    weights' and the bookkeeping's. Read from the scheme files on first use (an unquantized checkpoint whose
+    names are all expected never needs them)."""
     weight: set[str] = set()
     aux: set[str] = set()
     for scheme in all_schemes():
@@ -52,12 +56,11 @@ def _rule_suffixes() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(weight), frozenset(aux)
 
 
-WEIGHT_SUFFIXES, AUX_SUFFIXES = _rule_suffixes()
-
 
 def looks_quantized(name: str) -> bool:
     last = name.rpartition(".")[2]
-    return last in WEIGHT_SUFFIXES or last in AUX_SUFFIXES or last.startswith("bitsandbytes__") or \
+    weight, aux = rule_suffixes()
+    return last in weight or last in aux or last.startswith("bitsandbytes__") or \
         name.endswith(("_scale_inv", "_blocks", "_scales"))
 
 
