@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from itertools import groupby
+from operator import attrgetter
 from typing import Any
 
 from ..findings import Finding, finding, plural
@@ -62,6 +64,9 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
+_DTYPE, _ELEMENTS = attrgetter("dtype"), attrgetter("elements")
+
+
 def dtype_mismatch(stored: Mapping[str, Tensor], categories: Mapping[str, str],
                    cfg: Mapping[str, Any]) -> Finding | None:
     """The model's floating parameters are mostly stored in another dtype than config.json's ``dtype`` /
@@ -71,19 +76,17 @@ def dtype_mismatch(stored: Mapping[str, Tensor], categories: Mapping[str, str],
     want = CONFIG_DTYPES.get(declared) if isinstance(declared, str) else None
     if want is None:
         return None
-    by_dtype: Counter[str] = Counter()
-    names: dict[str, list[str]] = {}
-    for name, category in categories.items():
-        t = stored.get(name)
-        if category in ("model", "mtp") and t is not None and t.dtype in FLOAT_DTYPES:
-            by_dtype[t.dtype] += t.elements
-            names.setdefault(t.dtype, []).append(name)
+    counted = [n for n, category in categories.items() if category == "model" or category == "mtp"]
+    floats = [t for t in map(stored.get, counted) if t is not None and t.dtype in FLOAT_DTYPES]
+    sums = {dtype: sum(map(_ELEMENTS, run)) for dtype, run in groupby(sorted(floats, key=_DTYPE), key=_DTYPE)}
+    order = list(dict.fromkeys(map(_DTYPE, floats)))  # dtypes in order of appearance (most_common's tie-break)
+    by_dtype = Counter({d: sums[d] for d in order})
     if not by_dtype:
         return None
     dominant, elements = by_dtype.most_common(1)[0]
     if dominant == want:
         return None
-    odd = [n for d, ns in names.items() if d != want for n in ns]
+    odd = [t.name for d in order if d != want for t in floats if t.dtype == d]
     total = sum(by_dtype.values())
     stored_bytes = sum(e * DTYPE_BITS[d] // 8 for d, e in by_dtype.items())
     wanted_bytes = total * DTYPE_BITS[want] // 8
