@@ -17,7 +17,6 @@ from typing import Any
 from .errors import NotASafetensorsCheckpoint
 from .findings import Finding, finding, plural
 from .header import Header
-from .jsonio import loads
 from .sources.protocol import MAX_TENSORS, Source
 
 INDEX_NAMES = ("model.safetensors.index.json", "consolidated.safetensors.index.json",
@@ -77,12 +76,10 @@ def _load_json(source: Source, files: dict[str, int | None], name: str) -> tuple
     if size is not None and size > small_file_limit(name, files):
         return None, f"{name} is {size:,} bytes, too large to be an index or config"
     try:
-        raw = source.read_small(name)
+        return source.read_json(name), None
     except OSError as e:
         return None, f"could not read {name}: {e.strerror or e}"
-    try:
-        return loads(raw), None
-    except (UnicodeDecodeError, ValueError) as e:
+    except ValueError as e:  # UnicodeDecodeError is one
         return None, f"{name} is not valid JSON: {e}"
 
 

@@ -107,6 +107,23 @@ def test_one_range_request_per_shard_and_few_bytes(hub, qwen):
     assert not any(r.method == "GET" and r.range is None and r.path.endswith(".safetensors") for r in hub.requests)
 
 
+def test_the_cli_path_parses_the_index_once_and_sizes_each_range_from_it(hub, qwen, monkeypatch):
+    """Through kind discovery (the CLI's path), the index is parsed once, by the source, which starts the shard
+    requests from it with ranges sized by the names it lists: still one request per shard, few bytes."""
+    from auditor.dispatch import audit_target
+    from auditor.sources import hub as hub_module
+    hub.add_repo_from_dir("Qwen/Qwen3-8B", qwen)
+    parsed: list[int] = []
+    real_loads = hub_module.loads
+    monkeypatch.setattr(hub_module, "loads", lambda raw: parsed.append(len(raw)) or real_loads(raw))
+    report = audit_target("Qwen/Qwen3-8B", source=source("Qwen/Qwen3-8B"))
+    index_bytes = (qwen / "model.safetensors.index.json").stat().st_size
+    assert report.exit_code == 0 and parsed.count(index_bytes) == 1
+    gets, sizes = shard_gets(hub), header_sizes(qwen)
+    assert sorted(Path(r.path).name for r in gets) == sorted(sizes)
+    assert sum(r.bytes_sent for r in gets) <= 1.2 * sum(sizes.values())
+
+
 def test_large_header_needs_one_exact_second_range(hub, tmp_path):
     path = tmp_path / "model.safetensors"
     build.write_file(path, [("w", "F32", [4, 4])], {"pad": "p" * 150_000})

@@ -129,10 +129,13 @@ class HubSource(CachedHeaders, Http, ErrorTranslation):
 
     def read_small(self, name: str) -> bytes:
         future = self._small.pop(name, None)
-        data = future.result() if future is not None else self._download(name)
+        return future.result() if future is not None else self._download(name)
+
+    def read_json(self, name: str) -> Any:
+        doc = loads(self.read_small(name))
         if self._files is not None and name.endswith(".json") and ".index" in name:
-            self._start_from_index(name, data)
-        return data
+            self._start_from_index(name, doc)  # the index is parsed once, for this and for the caller
+        return doc
 
     def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
                      max_tensors: int = MAX_TENSORS) -> dict[str, Header]:
@@ -217,16 +220,13 @@ class HubSource(CachedHeaders, Http, ErrorTranslation):
             raise FileNotFoundError(str(e)) from None
         return Path(path).read_bytes()
 
-    def _start_from_index(self, index_name: str, data: bytes) -> None:
+    def _start_from_index(self, index_name: str, doc: Any) -> None:
         """Start fetching the shards an index names while the caller is still reading the index.
 
         Only for an index collect() will accept (a weight_map of strings), and only the shards it will
         audit (safe names present in the listing), so no request is wasted.
         """
-        try:
-            weight_map = loads(data).get("weight_map")
-        except (ValueError, AttributeError):
-            return
+        weight_map = doc.get("weight_map") if isinstance(doc, dict) else None
         if not isinstance(weight_map, dict):
             return
         per_shard: dict[Any, list[int]] = {}

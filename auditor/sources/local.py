@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import AuditError, TargetNotFound
 from ..header import Header, parse_header, read_header_length
+from ..jsonio import loads
 from ..targets import describe_special
 from .protocol import MAX_TENSORS
 
@@ -73,6 +74,9 @@ class LocalSource:
         if name in self.special:  # never open a FIFO (it would block) or follow a broken link
             raise OSError(self.special[name])
         return (self.root / name).read_bytes()
+
+    def read_json(self, name: str) -> Any:
+        return loads(self.read_small(name))
 
     def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
                      max_tensors: int = MAX_TENSORS) -> dict[str, Header]:

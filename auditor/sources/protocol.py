@@ -26,6 +26,10 @@ class Source(Protocol):
     def read_small(self, name: str) -> bytes:
         """The whole content of a small file (index, config); raises OSError when it cannot be read."""
 
+    def read_json(self, name: str) -> Any:
+        """A small file parsed as JSON (the index, config.json); raises OSError when it cannot be read and
+        ValueError (UnicodeDecodeError included) with the parser's message when it is not JSON."""
+
     def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
                      max_tensors: int = MAX_TENSORS) -> dict[str, Header]:
         """Parsed headers of the given safetensors files (``tensor_counts``: hints from the index).

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..header import Header
+from ..jsonio import loads
 from .protocol import MAX_TENSORS, Source
 
 
@@ -38,6 +39,9 @@ class SourceView:
 
     def read_small(self, name: str) -> bytes:
         return self.source.read_small(self.prefix + name)
+
+    def read_json(self, name: str) -> Any:
+        return self.source.read_json(self.prefix + name)
 
     def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
                      max_tensors: int = MAX_TENSORS) -> dict[str, Header]:
@@ -77,6 +81,10 @@ class Remembering:
         if name not in self._small:
             self._small[name] = self.source.read_small(name)
         return self._small[name]
+
+    def read_json(self, name: str) -> Any:
+        # parsed by the source when not read before (a Hub source starts the shards an index names as it parses)
+        return loads(self._small[name]) if name in self._small else self.source.read_json(name)
 
     def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
                      max_tensors: int = MAX_TENSORS) -> dict[str, Header]:

@@ -131,6 +131,9 @@ class _Parsed:
     def read_small(self, name: str) -> bytes:
         return self._source.read_small(name)  # type: ignore[no-any-return]
 
+    def read_json(self, name: str) -> Any:
+        return self._source.read_json(name)
+
     def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
                      max_tensors: int = MAX_TENSORS) -> dict[str, Any]:
         missing = [n for n in names if n not in self._headers]
