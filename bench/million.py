@@ -12,8 +12,10 @@ Run: ``python bench/million.py`` (``--sizes 250000,1000000``).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -59,12 +61,20 @@ def build(directory: Path, target: int) -> tuple[Path, int, int]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="250000,1000000")
+    parser.add_argument("--build", type=int, help="only build the checkpoint of this size; print its counts")
     args = parser.parse_args(argv)
+    if args.build:
+        _, count, shards = build(WORK / f"scale-{args.build}", args.build)
+        print(json.dumps([count, shards]))
+        return
     py = sys.executable
     st_audit = str(Path(py).parent / "st-audit")
     rows = []
     for target in (int(s) for s in args.sizes.split(",")):
-        ckpt, count, shards = build(WORK / f"scale-{target}", target)
+        # built in a child: a child's peak memory includes this process's at fork time (see run.run)
+        built = subprocess.run([py, __file__, "--build", str(target)], capture_output=True, text=True, check=True)
+        count, shards = json.loads(built.stdout.splitlines()[-1])
+        ckpt = WORK / f"scale-{target}"
         ours, theirs, codes = [], [], set()
         for _ in range(ROUNDS):
             wall, rss, out = run([st_audit, "audit", str(ckpt), "--format", "summary", "--quiet"])

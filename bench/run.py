@@ -54,7 +54,10 @@ def build_deepseek(directory: Path) -> Path:
 
 
 def run(cmd: list[str]) -> tuple[float, int, str]:
-    """Wall seconds, peak RSS (bytes) and stdout of one process."""
+    """Wall seconds, peak RSS (bytes) and stdout of one process.
+
+    Linux counts a child's peak from before its exec, when it was a copy of this process: so the measuring
+    process must stay small, and checkpoints are built in a child of their own (``--build``)."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     out = proc.stdout.read() if proc.stdout else b""
@@ -66,8 +69,12 @@ def run(cmd: list[str]) -> tuple[float, int, str]:
 
 def main() -> None:
     WORK.mkdir(parents=True, exist_ok=True)
-    ckpt = build_deepseek(WORK / "DeepSeek-V3")
+    ckpt = WORK / "DeepSeek-V3"
+    if "--build" in sys.argv:
+        build_deepseek(ckpt)
+        return
     py = sys.executable
+    subprocess.run([py, __file__, "--build"], check=True)  # see run(): this process stays small
     st_audit = str(Path(py).parent / "st-audit")
     contenders = {
         "st-audit audit --format json": [st_audit, "audit", str(ckpt), "--format", "json", "--quiet"],
