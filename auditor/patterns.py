@@ -74,12 +74,15 @@ def patterns(names: Iterable[str], known: Splits | None = None) -> list[str]:
 Splits = tuple[dict[str, str], dict[str, tuple[int, ...]]]
 
 
-def splits(groups: Iterable[Group]) -> Splits:
-    """Every grouped name's ``split_name``, as the groups hold it (template; indices), for ``patterns`` of
-    findings naming tens of thousands of tensors (built at C speed, no tuple per name)."""
+def splits(groups: Iterable[Group], names: set[str]) -> Splits:
+    """The ``split_name`` of every name of the groups holding any of ``names``, as the groups hold it (template;
+    indices), for ``patterns`` of findings naming tens of thousands of tensors (built at C speed, no tuple per
+    name)."""
     templates: dict[str, str] = {}
     index_of: dict[str, tuple[int, ...]] = {}
     for g in groups:
+        if names.isdisjoint(g.names):
+            continue
         templates.update(dict.fromkeys(g.names, g.template))
         index_of.update(zip(g.names, g.indices))
     return templates, index_of

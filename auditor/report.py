@@ -77,7 +77,8 @@ class Report(Judged):
     def to_dict(self) -> dict[str, Any]:
         rec = self.reconciliation
         # names the groups split already: looked up when a finding lists thousands (not re-split per name)
-        known = splits(self.groups) if sum(len(f.tensors) for f in self.active_findings) > _MANY_NAMES else None
+        named = [f.tensors for f in self.active_findings if len(f.tensors) > 1]
+        known = splits(self.groups, set().union(*named)) if sum(map(len, named)) > _MANY_NAMES else None
         doc: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
             "target": self.target,
