@@ -93,7 +93,7 @@ def run_st_audit(hub: Any, home: Path, *, use_cache: bool = False) -> dict[str, 
     start = time.perf_counter()
 
     def progress(line: str) -> None:
-        if line.startswith("hub: "):  # printed once the Hub I/O is over (end of collect)
+        if line.startswith("hub: "):  # printed once every header is fetched and validated (end of read_headers)
             marks["fetched"] = time.perf_counter() - start
 
     source = HubSource(REPO, endpoint=hub.url, use_cache=use_cache, progress=progress)
