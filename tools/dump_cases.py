@@ -25,7 +25,8 @@ Output (see docs/truth.md)::
 Cases per (model_type, class): ``default`` (class default config; layer count shrunk for huge MoE defaults,
 said in ``variant``), ``small`` (sizes shrunk), ``p1`` / ``p2`` (every known structural integer changed
 to other values, dtype bf16 in p1, all structural booleans flipped in p1), and ``flip-<field>`` (one boolean
-flipped from ``small``; kept only when it changes the layout). Where the config class leaves declared sub-configs
+flipped from ``small``; kept only when it changes the layout), ``set-<field>-<value>`` (a string switch from
+STRING_VARIANTS set from ``small``: LongT5's transient-global attention). Where the config class leaves declared sub-configs
 None (optional vision / audio towers), the same cases again as ``towers-*`` with them instantiated, and
 ``only-<sub>-small`` per tower (docs/truth.md).
 
@@ -646,7 +647,17 @@ def _plan_cases_from(model_type: str, cls_name: str, head_labels: bool, towers: 
             field = b if lvl is None else f"{lvl}.{b}"
             cases.append(Case(f"flip-{field}", *_split(trial), f"perturbed: small with {field}={not getattr(obj, b)}",
                               towers))
+    for field, values in STRING_VARIANTS.get(model_type, {}).items():
+        for value in values:
+            trial = {l: dict(v) for l, v in small.items()}
+            trial.setdefault(None, {})[field] = value
+            cases.append(Case(f"set-{field}-{value}", *_split(trial), f"perturbed: small with {field}={value!r}",
+                              towers))
     return cases, log
+
+
+# string-valued structural switches no boolean flip reaches: one ``set-<field>-<value>`` case each, from ``small``
+STRING_VARIANTS = {"longt5": {"encoder_attention_type": ["transient-global"]}}
 
 
 def shrink_default(model_type: str, cls_name: str, n_tensors: int) -> Case | None:
