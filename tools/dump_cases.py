@@ -25,8 +25,7 @@ Output (see docs/truth.md)::
 Cases per (model_type, class): ``default`` (class default config; layer count shrunk for huge MoE defaults,
 said in ``variant``), ``small`` (sizes shrunk), ``p1`` / ``p2`` (every known structural integer changed
 to other values, dtype bf16 in p1, all structural booleans flipped in p1), and ``flip-<field>`` (one boolean
-flipped from ``small``; kept only when it changes the layout), ``set-<field>-<value>`` (a string switch from
-STRING_VARIANTS set from ``small``: LongT5's transient-global attention). Where the config class leaves declared sub-configs
+flipped from ``small``; kept only when it changes the layout). Where the config class leaves declared sub-configs
 None (optional vision / audio towers), the same cases again as ``towers-*`` with them instantiated, and
 ``only-<sub>-small`` per tower (docs/truth.md).
 
@@ -515,7 +514,8 @@ def _group_keys(ov: dict) -> list[list[str]]:
 
 
 # Settings a class requires and its config class does not default to (the class asserts on them).
-CLASS_REQUIRES = {"ReformerModelWithLMHead": {"is_decoder": True}}
+CLASS_REQUIRES = {"ReformerModelWithLMHead": {"is_decoder": True},
+                  "T5GemmaEncoderModel": {"is_encoder_decoder": False}}
 
 # Layouts the profile cannot reach, dumped as `small` plus these overrides ({level: {key: value}}, level None for
 # the top config, a sub-config's name otherwise). Qwen4-Exp: its full-attention layers need all five QSA indexer
@@ -542,6 +542,9 @@ EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
         ("qsa-ple-p", {"text_config": _QWEN4_QSA_PLE_P}, "small with two indexed attention layers, two PLE layers "
                                                          "(ple_layer_ids unsorted) and other n-gram sizes in text_config"),
     ],
+    # LongT5's encoder attention is a string switch (local / transient-global) no boolean flip reaches
+    "longt5": [("tglobal", {None: {"encoder_attention_type": "transient-global"}},
+                "small with transient-global encoder attention")],
 }
 
 
@@ -647,17 +650,7 @@ def _plan_cases_from(model_type: str, cls_name: str, head_labels: bool, towers: 
             field = b if lvl is None else f"{lvl}.{b}"
             cases.append(Case(f"flip-{field}", *_split(trial), f"perturbed: small with {field}={not getattr(obj, b)}",
                               towers))
-    for field, values in STRING_VARIANTS.get(model_type, {}).items():
-        for value in values:
-            trial = {l: dict(v) for l, v in small.items()}
-            trial.setdefault(None, {})[field] = value
-            cases.append(Case(f"set-{field}-{value}", *_split(trial), f"perturbed: small with {field}={value!r}",
-                              towers))
     return cases, log
-
-
-# string-valued structural switches no boolean flip reaches: one ``set-<field>-<value>`` case each, from ``small``
-STRING_VARIANTS = {"longt5": {"encoder_attention_type": ["transient-global"]}}
 
 
 def shrink_default(model_type: str, cls_name: str, n_tensors: int) -> Case | None:
