@@ -514,7 +514,9 @@ def _group_keys(ov: dict) -> list[list[str]]:
 
 
 # Settings a class requires and its config class does not default to (the class asserts on them).
-CLASS_REQUIRES = {"ReformerModelWithLMHead": {"is_decoder": True}}
+CLASS_REQUIRES = {"ReformerModelWithLMHead": {"is_decoder": True},
+                  # their config classes default vocab_size to None, which the CTC head refuses
+                  "Wav2Vec2ConformerForCTC": {"vocab_size": 32}, "Wav2Vec2BertForCTC": {"vocab_size": 32}}
 
 # Layouts the profile cannot reach, dumped as `small` plus these overrides ({level: {key: value}}, level None for
 # the top config, a sub-config's name otherwise). Qwen4-Exp: its full-attention layers need all five QSA indexer
@@ -530,6 +532,12 @@ _QWEN4_QSA_PLE_P = {**_QWEN4_QSA_PLE, "layer_types": ["indexed_attention", "line
                     "heads_per_ngram": 4, "ple_embed_dim": 48, "ngram_vocab_size_base": 1009,
                     "make_ngram_vocab_size_divisible_by": 64, "ple_conv_kernel_size": 3}
 EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
+    # position_embeddings_type is a string the profile does not vary
+    "wav2vec2-conformer": [("rotary", {None: {"position_embeddings_type": "rotary"}}, "small with rotary positions"),
+                           ("no-positions", {None: {"position_embeddings_type": None}}, "small without position embeddings")],
+    "wav2vec2-bert": [("rotary", {None: {"position_embeddings_type": "rotary"}}, "small with rotary positions"),
+                      ("relative", {None: {"position_embeddings_type": "relative"}}, "small with relative positions"),
+                      ("no-positions", {None: {"position_embeddings_type": None}}, "small without position embeddings")],
     "qwen4_exp_text": [
         ("qsa-ple", {None: _QWEN4_QSA_PLE}, "small with an indexed (QSA) attention layer and three PLE layers"),
         ("qsa-ple-p", {None: _QWEN4_QSA_PLE_P}, "small with two indexed attention layers, two PLE layers "
