@@ -860,6 +860,30 @@ ISSUE8_BASE = {"llama": "LlamaModel", "mistral": "MistralModel", "qwen2": "Qwen2
                "gemma3_text": "Gemma3TextModel"}
 GROUP3 = ["bert", "roberta", "xlm-roberta", "distilbert", "deberta-v2", "modernbert", "mpnet", "electra", "albert",
           "t5", "mt5", "bart", "marian", "whisper", "clip", "siglip", "vit", "dinov2", "wav2vec2"]
+# speech encoders / CTC / speech seq2seq: every task class transformers maps for them (base, CTC, sequence and
+# frame classification, x-vector, pre-training, conditional generation), dumped with --group 3 or --only <type>
+GROUP3_SPEECH = {
+    "wav2vec2": ["Wav2Vec2ForAudioFrameClassification", "Wav2Vec2ForXVector"],
+    "hubert": ["HubertModel", "HubertForCTC", "HubertForSequenceClassification"],
+    "wavlm": ["WavLMModel", "WavLMForCTC", "WavLMForSequenceClassification", "WavLMForAudioFrameClassification",
+              "WavLMForXVector"],
+    "data2vec-audio": ["Data2VecAudioModel", "Data2VecAudioForCTC", "Data2VecAudioForSequenceClassification",
+                       "Data2VecAudioForAudioFrameClassification", "Data2VecAudioForXVector"],
+    "unispeech": ["UniSpeechModel", "UniSpeechForCTC", "UniSpeechForSequenceClassification", "UniSpeechForPreTraining"],
+    "unispeech-sat": ["UniSpeechSatModel", "UniSpeechSatForCTC", "UniSpeechSatForSequenceClassification",
+                      "UniSpeechSatForPreTraining", "UniSpeechSatForAudioFrameClassification", "UniSpeechSatForXVector"],
+    "sew": ["SEWModel", "SEWForCTC", "SEWForSequenceClassification"],
+    "sew-d": ["SEWDModel", "SEWDForCTC", "SEWDForSequenceClassification"],
+    "wav2vec2-conformer": ["Wav2Vec2ConformerModel", "Wav2Vec2ConformerForCTC", "Wav2Vec2ConformerForSequenceClassification",
+                           "Wav2Vec2ConformerForPreTraining", "Wav2Vec2ConformerForAudioFrameClassification",
+                           "Wav2Vec2ConformerForXVector"],
+    "wav2vec2-bert": ["Wav2Vec2BertModel", "Wav2Vec2BertForCTC", "Wav2Vec2BertForSequenceClassification",
+                      "Wav2Vec2BertForAudioFrameClassification", "Wav2Vec2BertForXVector"],
+    "parakeet_ctc": ["ParakeetForCTC"], "lasr_ctc": ["LasrForCTC"], "granite_speech5_ctc": ["GraniteSpeech5ForCTC"],
+    "speech_to_text": ["Speech2TextModel", "Speech2TextForConditionalGeneration"],
+    "moonshine": ["MoonshineModel", "MoonshineForConditionalGeneration"],
+    "speecht5": ["SpeechT5Model", "SpeechT5ForSpeechToText", "SpeechT5ForTextToSpeech", "SpeechT5ForSpeechToSpeech"],
+}
 
 
 def spec_model_types() -> list[str]:
@@ -914,6 +938,7 @@ def group_targets(group: int) -> list[tuple[str, str]]:
               ("mpnet", "MPNetForQuestionAnswering"), ("vit", "ViTForImageClassification"),
               ("dinov2", "Dinov2ForImageClassification"), ("wav2vec2", "Wav2Vec2ForCTC"),
               ("wav2vec2", "Wav2Vec2ForSequenceClassification")]
+        t += [(mt, c) for mt, classes in GROUP3_SPEECH.items() for c in classes]
         t = [x for x in dict.fromkeys(t) if hasattr(transformers, x[1])]
         return t
     raise SystemExit(f"unknown group {group}")
