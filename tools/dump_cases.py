@@ -515,7 +515,9 @@ def _group_keys(ov: dict) -> list[list[str]]:
 
 # Settings a class requires and its config class does not default to (the class asserts on them).
 CLASS_REQUIRES = {"ReformerModelWithLMHead": {"is_decoder": True},
-                  "T5GemmaEncoderModel": {"is_encoder_decoder": False}}
+                  "T5GemmaEncoderModel": {"is_encoder_decoder": False},
+                  # their config classes default vocab_size to None, which the CTC head refuses
+                  "Wav2Vec2ConformerForCTC": {"vocab_size": 32}, "Wav2Vec2BertForCTC": {"vocab_size": 32}}
 
 # Layouts the profile cannot reach, dumped as `small` plus these overrides ({level: {key: value}}, level None for
 # the top config, a sub-config's name otherwise). Qwen4-Exp: its full-attention layers need all five QSA indexer
@@ -531,6 +533,12 @@ _QWEN4_QSA_PLE_P = {**_QWEN4_QSA_PLE, "layer_types": ["indexed_attention", "line
                     "heads_per_ngram": 4, "ple_embed_dim": 48, "ngram_vocab_size_base": 1009,
                     "make_ngram_vocab_size_divisible_by": 64, "ple_conv_kernel_size": 3}
 EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
+    # position_embeddings_type is a string the profile does not vary
+    "wav2vec2-conformer": [("rotary", {None: {"position_embeddings_type": "rotary"}}, "small with rotary positions"),
+                           ("no-positions", {None: {"position_embeddings_type": None}}, "small without position embeddings")],
+    "wav2vec2-bert": [("rotary", {None: {"position_embeddings_type": "rotary"}}, "small with rotary positions"),
+                      ("relative", {None: {"position_embeddings_type": "relative"}}, "small with relative positions"),
+                      ("no-positions", {None: {"position_embeddings_type": None}}, "small without position embeddings")],
     "qwen4_exp_text": [
         ("qsa-ple", {None: _QWEN4_QSA_PLE}, "small with an indexed (QSA) attention layer and three PLE layers"),
         ("qsa-ple-p", {None: _QWEN4_QSA_PLE_P}, "small with two indexed attention layers, two PLE layers "
@@ -856,6 +864,30 @@ ISSUE8_BASE = {"llama": "LlamaModel", "mistral": "MistralModel", "qwen2": "Qwen2
                "gemma3_text": "Gemma3TextModel"}
 GROUP3 = ["bert", "roberta", "xlm-roberta", "distilbert", "deberta-v2", "modernbert", "mpnet", "electra", "albert",
           "t5", "mt5", "bart", "marian", "whisper", "clip", "siglip", "vit", "dinov2", "wav2vec2"]
+# speech encoders / CTC / speech seq2seq: every task class transformers maps for them (base, CTC, sequence and
+# frame classification, x-vector, pre-training, conditional generation), dumped with --group 3 or --only <type>
+GROUP3_SPEECH = {
+    "wav2vec2": ["Wav2Vec2ForAudioFrameClassification", "Wav2Vec2ForXVector"],
+    "hubert": ["HubertModel", "HubertForCTC", "HubertForSequenceClassification"],
+    "wavlm": ["WavLMModel", "WavLMForCTC", "WavLMForSequenceClassification", "WavLMForAudioFrameClassification",
+              "WavLMForXVector"],
+    "data2vec-audio": ["Data2VecAudioModel", "Data2VecAudioForCTC", "Data2VecAudioForSequenceClassification",
+                       "Data2VecAudioForAudioFrameClassification", "Data2VecAudioForXVector"],
+    "unispeech": ["UniSpeechModel", "UniSpeechForCTC", "UniSpeechForSequenceClassification", "UniSpeechForPreTraining"],
+    "unispeech-sat": ["UniSpeechSatModel", "UniSpeechSatForCTC", "UniSpeechSatForSequenceClassification",
+                      "UniSpeechSatForPreTraining", "UniSpeechSatForAudioFrameClassification", "UniSpeechSatForXVector"],
+    "sew": ["SEWModel", "SEWForCTC", "SEWForSequenceClassification"],
+    "sew-d": ["SEWDModel", "SEWDForCTC", "SEWDForSequenceClassification"],
+    "wav2vec2-conformer": ["Wav2Vec2ConformerModel", "Wav2Vec2ConformerForCTC", "Wav2Vec2ConformerForSequenceClassification",
+                           "Wav2Vec2ConformerForPreTraining", "Wav2Vec2ConformerForAudioFrameClassification",
+                           "Wav2Vec2ConformerForXVector"],
+    "wav2vec2-bert": ["Wav2Vec2BertModel", "Wav2Vec2BertForCTC", "Wav2Vec2BertForSequenceClassification",
+                      "Wav2Vec2BertForAudioFrameClassification", "Wav2Vec2BertForXVector"],
+    "parakeet_ctc": ["ParakeetForCTC"], "lasr_ctc": ["LasrForCTC"], "granite_speech5_ctc": ["GraniteSpeech5ForCTC"],
+    "speech_to_text": ["Speech2TextModel", "Speech2TextForConditionalGeneration"],
+    "moonshine": ["MoonshineModel", "MoonshineForConditionalGeneration"],
+    "speecht5": ["SpeechT5Model", "SpeechT5ForSpeechToText", "SpeechT5ForTextToSpeech", "SpeechT5ForSpeechToSpeech"],
+}
 
 
 def spec_model_types() -> list[str]:
@@ -910,6 +942,7 @@ def group_targets(group: int) -> list[tuple[str, str]]:
               ("mpnet", "MPNetForQuestionAnswering"), ("vit", "ViTForImageClassification"),
               ("dinov2", "Dinov2ForImageClassification"), ("wav2vec2", "Wav2Vec2ForCTC"),
               ("wav2vec2", "Wav2Vec2ForSequenceClassification")]
+        t += [(mt, c) for mt, classes in GROUP3_SPEECH.items() for c in classes]
         t = [x for x in dict.fromkeys(t) if hasattr(transformers, x[1])]
         return t
     raise SystemExit(f"unknown group {group}")
