@@ -74,17 +74,18 @@ def test_wav2vec2_weight_norm_reconciles_under_old_and_new_names(tmp_path: Path)
 
 
 def test_vision_encoder_decoder_with_a_part_no_spec_covers_gets_the_structural_check(tmp_path: Path) -> None:
-    """Donut's encoder is donut-swin, which no spec covers: the composite has no formula (no config error), and
-    the healthy checkpoint passes the structural check with a note saying so."""
+    """An encoder whose model_type no spec covers (here a made-up one; Donut's donut-swin was the example until
+    donut-swin.toml): the composite has no formula (no config error), and the healthy checkpoint passes the
+    structural check with a note saying so."""
     import json
     case = CASES / "vision-encoder-decoder" / "VisionEncoderDecoderModel-small"
-    dest = write_case(case, tmp_path / "donut")
+    dest = write_case(case, tmp_path / "unknown-encoder")
     cfg = config(case)
-    cfg["encoder"] = {**cfg["encoder"], "model_type": "donut-swin"}
+    cfg["encoder"] = {**cfg["encoder"], "model_type": "brand-new-vision"}
     (dest / "config.json").write_text(json.dumps(cfg))
     report = auditor.audit(dest)
     [note] = [f.message for f in report.findings if f.code == "unknown-architecture"]
-    assert "encoder" in note and "donut-swin" in note and report.reconciliation.expected_parameters is None
+    assert "encoder" in note and "brand-new-vision" in note and report.reconciliation.expected_parameters is None
     assert report.exit_code == 0 and [f.code for f in report.findings if f.severity == "error"] == []
 
 

@@ -35,6 +35,7 @@ Usage::
     /work/devenv/bin/python tools/dump_cases.py --group 2          # every causal-LM / image-text-to-text type
     /work/devenv/bin/python tools/dump_cases.py --group 3          # encoders / seq2seq / speech / vision
     /work/devenv/bin/python tools/dump_cases.py --only llava,gemma3 [--classes LlavaForConditionalGeneration]
+    /work/devenv/bin/python tools/dump_cases.py --only dinat --classes DinatModel --stub-backend dinat:natten
 """
 
 from __future__ import annotations
@@ -969,6 +970,24 @@ def text_redirect(mt: str, cls_name: str) -> str | None:
     return None
 
 
+def stub_backend(model_type: str, backend: str) -> None:
+    """Let model_type's modeling module build without `backend` (its classes call requires_backends in
+    __init__ only; the backend's kernels run in forward, which dumping never calls). The cases say so."""
+    import importlib
+    module = importlib.import_module(f"transformers.models.{model_type}.modeling_{model_type}")
+    original = module.requires_backends
+
+    def requires_backends(obj, backends):
+        missing = [b for b in backends if b != backend]
+        if missing:
+            original(obj, missing)
+
+    module.requires_backends = requires_backends
+    NOTES[model_type] = " ".join(x for x in (NOTES.get(model_type, ""), (
+        f"Built without the {backend} library (not installed in the dev environment): transformers' constructor "
+        f"only checks for it, its kernels run in forward(), which dumping never calls.")) if x)
+
+
 def load_unbuildable() -> dict:
     p = CASES / "_unbuildable.json"
     return json.loads(p.read_text()) if p.exists() else {}
@@ -986,7 +1005,13 @@ def main():
     ap.add_argument("--classes", default=None, help="comma-separated class names (with --only)")
     ap.add_argument("--no-verify", action="store_true")
     ap.add_argument("--skip-existing", action="store_true", help="skip (type, class) already dumped")
+    ap.add_argument("--stub-backend", action="append", default=[], metavar="TYPE:BACKEND",
+                    help="build TYPE's classes although BACKEND is not installed (e.g. dinat:natten): the library "
+                         "is needed only by forward(), not by the constructor whose parameters are dumped; "
+                         "said in each case's notes")
     args = ap.parse_args()
+    for item in args.stub_backend:
+        stub_backend(*item.split(":", 1))
     targets: list[tuple[str, str]] = []
     for g in args.group:
         for t in group_targets(g):
