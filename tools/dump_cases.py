@@ -852,6 +852,10 @@ ISSUE8_BASE = {"llama": "LlamaModel", "mistral": "MistralModel", "qwen2": "Qwen2
                "gemma3_text": "Gemma3TextModel"}
 GROUP3 = ["bert", "roberta", "xlm-roberta", "distilbert", "deberta-v2", "modernbert", "mpnet", "electra", "albert",
           "t5", "mt5", "bart", "marian", "whisper", "clip", "siglip", "vit", "dinov2", "wav2vec2"]
+# more masked-LM text encoders (group 3): every class the auto mappings name for them, QA and multiple choice too
+GROUP3_ENCODERS = ["deberta", "longformer", "roformer", "big_bird", "convbert", "rembert", "roberta-prelayernorm",
+                   "megatron-bert", "mobilebert", "squeezebert", "ibert", "layoutlm", "flaubert", "xmod", "tapas",
+                   "roc_bert"]
 
 
 def spec_model_types() -> list[str]:
@@ -892,6 +896,13 @@ def group_targets(group: int) -> list[tuple[str, str]]:
                        "MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES", "MODEL_FOR_TOKEN_CLASSIFICATION_MAPPING_NAMES",
                        "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES", "MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING_NAMES",
                        "MODEL_FOR_CTC_MAPPING_NAMES", "MODEL_FOR_IMAGE_CLASSIFICATION_MAPPING_NAMES"):
+                c = getattr(M, mp, {}).get(mt)
+                if isinstance(c, str) and (mt, c) not in t:
+                    t.append((mt, c))
+        for mt in GROUP3_ENCODERS:
+            for mp in ("MODEL_MAPPING_NAMES", "MODEL_FOR_MASKED_LM_MAPPING_NAMES", "MODEL_FOR_PRETRAINING_MAPPING_NAMES",
+                       "MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES", "MODEL_FOR_TOKEN_CLASSIFICATION_MAPPING_NAMES",
+                       "MODEL_FOR_QUESTION_ANSWERING_MAPPING_NAMES", "MODEL_FOR_MULTIPLE_CHOICE_MAPPING_NAMES"):
                 c = getattr(M, mp, {}).get(mt)
                 if isinstance(c, str) and (mt, c) not in t:
                     t.append((mt, c))
