@@ -856,6 +856,7 @@ GROUP3 = ["bert", "roberta", "xlm-roberta", "distilbert", "deberta-v2", "modernb
 GROUP3_ENCODERS = ["deberta", "longformer", "roformer", "big_bird", "convbert", "rembert", "roberta-prelayernorm",
                    "megatron-bert", "mobilebert", "squeezebert", "ibert", "layoutlm", "flaubert", "xmod", "tapas",
                    "roc_bert"]
+GROUP3_ENCODER_EXTRA = [("layoutlm", "LayoutLMForQuestionAnswering")]   # classes no auto mapping names
 
 
 def spec_model_types() -> list[str]:
@@ -906,6 +907,7 @@ def group_targets(group: int) -> list[tuple[str, str]]:
                 c = getattr(M, mp, {}).get(mt)
                 if isinstance(c, str) and (mt, c) not in t:
                     t.append((mt, c))
+        t += GROUP3_ENCODER_EXTRA
         t += [("t5", "T5EncoderModel"), ("mt5", "MT5EncoderModel"), ("clip_text_model", "CLIPTextModel"),
               ("clip_vision_model", "CLIPVisionModel"), ("clip_text_model", "CLIPTextModelWithProjection"),
               ("clip_vision_model", "CLIPVisionModelWithProjection"), ("siglip_text_model", "SiglipTextModel"),
