@@ -856,7 +856,8 @@ GROUP3 = ["bert", "roberta", "xlm-roberta", "distilbert", "deberta-v2", "modernb
 GROUP3_ENCODERS = ["deberta", "longformer", "roformer", "big_bird", "convbert", "rembert", "roberta-prelayernorm",
                    "megatron-bert", "mobilebert", "squeezebert", "ibert", "layoutlm", "flaubert", "xmod", "tapas",
                    "roc_bert"]
-GROUP3_ENCODER_EXTRA = [("layoutlm", "LayoutLMForQuestionAnswering")]   # classes no auto mapping names
+GROUP3_ENCODER_EXTRA = [("layoutlm", "LayoutLMForQuestionAnswering"), ("tapas", "TapasForQuestionAnswering"),
+                        ("flaubert", "FlaubertForQuestionAnswering")]   # classes no auto mapping names
 
 
 def spec_model_types() -> list[str]:
