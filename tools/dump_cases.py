@@ -904,7 +904,8 @@ def group_targets(group: int) -> list[tuple[str, str]]:
         for mt in GROUP3_ENCODERS:
             for mp in ("MODEL_MAPPING_NAMES", "MODEL_FOR_MASKED_LM_MAPPING_NAMES", "MODEL_FOR_PRETRAINING_MAPPING_NAMES",
                        "MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES", "MODEL_FOR_TOKEN_CLASSIFICATION_MAPPING_NAMES",
-                       "MODEL_FOR_QUESTION_ANSWERING_MAPPING_NAMES", "MODEL_FOR_MULTIPLE_CHOICE_MAPPING_NAMES"):
+                       "MODEL_FOR_QUESTION_ANSWERING_MAPPING_NAMES", "MODEL_FOR_MULTIPLE_CHOICE_MAPPING_NAMES",
+                       "MODEL_FOR_NEXT_SENTENCE_PREDICTION_MAPPING_NAMES"):
                 c = getattr(M, mp, {}).get(mt)
                 if isinstance(c, str) and (mt, c) not in t:
                     t.append((mt, c))
