@@ -541,6 +541,19 @@ EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
         ("qsa-ple-p", {"text_config": _QWEN4_QSA_PLE_P}, "small with two indexed attention layers, two PLE layers "
                                                          "(ple_layer_ids unsorted) and other n-gram sizes in text_config"),
     ],
+    # DeBERTa v1 as deberta-base / -large ship it (relative attention, pos_att_type "c2p|p2c", no absolute
+    # positions or token types): the profile leaves pos_att_type None; talking_head is read with getattr
+    "deberta": [
+        ("rel-c2p-p2c", {None: {"relative_attention": True, "pos_att_type": "c2p|p2c", "position_biased_input": False,
+                                "type_vocab_size": 0}},
+         "small with relative attention and both position projections (c2p, p2c), as deberta-base ships"),
+        ("rel-p2c-talking", {None: {"relative_attention": True, "pos_att_type": ["p2c"], "max_relative_positions": 48,
+                                    "talking_head": True, "embedding_size": 48}},
+         "small with p2c only, max_relative_positions, talking heads and a narrower embedding_size (getattr keys)"),
+    ],
+    "tapas": [("aggregation", {None: {"num_aggregation_labels": 4}}, "small with an aggregation head (WTQ-style)")],
+    "convbert": [("cross-attention", {None: {"is_decoder": True, "add_cross_attention": True}},
+                  "small as a decoder with cross-attention (ConvBertLayer.crossattention)")],
 }
 
 
