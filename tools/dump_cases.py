@@ -529,6 +529,12 @@ _QWEN4_QSA_PLE_P = {**_QWEN4_QSA_PLE, "layer_types": ["indexed_attention", "line
                     "indexer_n_heads": 2, "indexer_head_dim": 24, "ple_layer_ids": [3, 2], "ngram_size": 4,
                     "heads_per_ngram": 4, "ple_embed_dim": 48, "ngram_vocab_size_base": 1009,
                     "make_ngram_vocab_size_divisible_by": 64, "ple_conv_kernel_size": 3}
+# BERT-style layers build cross-attention only in a decoder (the flip alone raises), and the sequence summaries of
+# ConvBERT / RoFormer read summary_use_proj with hasattr (not config keys: the profile never sets them)
+_CROSS = [("cross-attention", {None: {"is_decoder": True, "add_cross_attention": True}},
+           "small as a decoder with cross-attention")]
+_SUMMARY = [("summary-proj", {None: {"summary_use_proj": True, "summary_proj_to_labels": True}},
+             "small with a sequence-summary projection to the labels")]
 EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
     "qwen4_exp_text": [
         ("qsa-ple", {None: _QWEN4_QSA_PLE}, "small with an indexed (QSA) attention layer and three PLE layers"),
@@ -551,9 +557,11 @@ EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
                                     "talking_head": True, "embedding_size": 48}},
          "small with p2c only, max_relative_positions, talking heads and a narrower embedding_size (getattr keys)"),
     ],
-    "tapas": [("aggregation", {None: {"num_aggregation_labels": 4}}, "small with an aggregation head (WTQ-style)")],
-    "convbert": [("cross-attention", {None: {"is_decoder": True, "add_cross_attention": True}},
-                  "small as a decoder with cross-attention (ConvBertLayer.crossattention)")],
+    "tapas": [("aggregation", {None: {"num_aggregation_labels": 4}}, "small with an aggregation head (WTQ-style)"),
+              *_CROSS],
+    "convbert": [*_CROSS, *_SUMMARY],
+    "roformer": [*_CROSS, *_SUMMARY],
+    **{mt: list(_CROSS) for mt in ("big_bird", "rembert", "megatron-bert", "roc_bert", "xmod", "roberta-prelayernorm")},
 }
 
 
