@@ -561,7 +561,12 @@ EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
               *_CROSS],
     "convbert": [*_CROSS, *_SUMMARY],
     "roformer": [*_CROSS, *_SUMMARY],
-    **{mt: list(_CROSS) for mt in ("big_bird", "rembert", "megatron-bert", "roc_bert", "xmod", "roberta-prelayernorm")},
+    **{mt: list(_CROSS) for mt in ("big_bird", "rembert", "megatron-bert", "roc_bert", "roberta-prelayernorm")},
+    "xmod": [*_CROSS, ("languages", {None: {"languages": ["en_XX", "de_DE", "fr_XX"], "default_language": "de_DE"}},
+                       "small with three language adapters per layer")],
+    "flaubert": [("langs", {None: {"n_langs": 3, "use_lang_emb": True}}, "small with language embeddings (n_langs 3)")],
+    "mobilebert": [("layer-norm-one-ffn", {None: {"normalization_type": "layer_norm", "num_feedforward_networks": 1}},
+                    "small with LayerNorm instead of NoNorm and no stacked FFNs")],
 }
 
 
