@@ -533,6 +533,12 @@ _QWEN4_QSA_PLE_P = {**_QWEN4_QSA_PLE, "layer_types": ["indexed_attention", "line
                     "indexer_n_heads": 2, "indexer_head_dim": 24, "ple_layer_ids": [3, 2], "ngram_size": 4,
                     "heads_per_ngram": 4, "ple_embed_dim": 48, "ngram_vocab_size_base": 1009,
                     "make_ngram_vocab_size_divisible_by": 64, "ple_conv_kernel_size": 3}
+# BERT-style layers build cross-attention only in a decoder (the flip alone raises), and the sequence summaries of
+# ConvBERT / RoFormer read summary_use_proj with hasattr (not config keys: the profile never sets them)
+_CROSS = [("cross-attention", {None: {"is_decoder": True, "add_cross_attention": True}},
+           "small as a decoder with cross-attention")]
+_SUMMARY = [("summary-proj", {None: {"summary_use_proj": True, "summary_proj_to_labels": True}},
+             "small with a sequence-summary projection to the labels")]
 EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
     # position_embeddings_type is a string the profile does not vary
     "wav2vec2-conformer": [("rotary", {None: {"position_embeddings_type": "rotary"}}, "small with rotary positions"),
@@ -554,6 +560,26 @@ EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
     # LongT5's encoder attention is a string switch (local / transient-global) no boolean flip reaches
     "longt5": [("tglobal", {None: {"encoder_attention_type": "transient-global"}},
                 "small with transient-global encoder attention")],
+    # DeBERTa v1 as deberta-base / -large ship it (relative attention, pos_att_type "c2p|p2c", no absolute
+    # positions or token types): the profile leaves pos_att_type None; talking_head is read with getattr
+    "deberta": [
+        ("rel-c2p-p2c", {None: {"relative_attention": True, "pos_att_type": "c2p|p2c", "position_biased_input": False,
+                                "type_vocab_size": 0}},
+         "small with relative attention and both position projections (c2p, p2c), as deberta-base ships"),
+        ("rel-p2c-talking", {None: {"relative_attention": True, "pos_att_type": ["p2c"], "max_relative_positions": 48,
+                                    "talking_head": True, "embedding_size": 48}},
+         "small with p2c only, max_relative_positions, talking heads and a narrower embedding_size (getattr keys)"),
+    ],
+    "tapas": [("aggregation", {None: {"num_aggregation_labels": 4}}, "small with an aggregation head (WTQ-style)"),
+              *_CROSS],
+    "convbert": [*_CROSS, *_SUMMARY],
+    "roformer": [*_CROSS, *_SUMMARY],
+    **{mt: list(_CROSS) for mt in ("big_bird", "rembert", "megatron-bert", "roc_bert", "roberta-prelayernorm")},
+    "xmod": [*_CROSS, ("languages", {None: {"languages": ["en_XX", "de_DE", "fr_XX"], "default_language": "de_DE"}},
+                       "small with three language adapters per layer")],
+    "flaubert": [("langs", {None: {"n_langs": 3, "use_lang_emb": True}}, "small with language embeddings (n_langs 3)")],
+    "mobilebert": [("layer-norm-one-ffn", {None: {"normalization_type": "layer_norm", "num_feedforward_networks": 1}},
+                    "small with LayerNorm instead of NoNorm and no stacked FFNs")],
 }
 
 
@@ -889,6 +915,12 @@ GROUP3_SPEECH = {
     "moonshine": ["MoonshineModel", "MoonshineForConditionalGeneration"],
     "speecht5": ["SpeechT5Model", "SpeechT5ForSpeechToText", "SpeechT5ForTextToSpeech", "SpeechT5ForSpeechToSpeech"],
 }
+# more masked-LM text encoders (group 3): every class the auto mappings name for them, QA and multiple choice too
+GROUP3_ENCODERS = ["deberta", "longformer", "roformer", "big_bird", "convbert", "rembert", "roberta-prelayernorm",
+                   "megatron-bert", "mobilebert", "squeezebert", "ibert", "layoutlm", "flaubert", "xmod", "tapas",
+                   "roc_bert"]
+GROUP3_ENCODER_EXTRA = [("layoutlm", "LayoutLMForQuestionAnswering"), ("tapas", "TapasForQuestionAnswering"),
+                        ("flaubert", "FlaubertForQuestionAnswering")]   # classes no auto mapping names
 
 
 def spec_model_types() -> list[str]:
@@ -932,6 +964,15 @@ def group_targets(group: int) -> list[tuple[str, str]]:
                 c = getattr(M, mp, {}).get(mt)
                 if isinstance(c, str) and (mt, c) not in t:
                     t.append((mt, c))
+        for mt in GROUP3_ENCODERS:
+            for mp in ("MODEL_MAPPING_NAMES", "MODEL_FOR_MASKED_LM_MAPPING_NAMES", "MODEL_FOR_PRETRAINING_MAPPING_NAMES",
+                       "MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES", "MODEL_FOR_TOKEN_CLASSIFICATION_MAPPING_NAMES",
+                       "MODEL_FOR_QUESTION_ANSWERING_MAPPING_NAMES", "MODEL_FOR_MULTIPLE_CHOICE_MAPPING_NAMES",
+                       "MODEL_FOR_NEXT_SENTENCE_PREDICTION_MAPPING_NAMES"):
+                c = getattr(M, mp, {}).get(mt)
+                if isinstance(c, str) and (mt, c) not in t:
+                    t.append((mt, c))
+        t += GROUP3_ENCODER_EXTRA
         t += [("t5", "T5EncoderModel"), ("mt5", "MT5EncoderModel"), ("clip_text_model", "CLIPTextModel"),
               ("clip_vision_model", "CLIPVisionModel"), ("clip_text_model", "CLIPTextModelWithProjection"),
               ("clip_vision_model", "CLIPVisionModelWithProjection"), ("siglip_text_model", "SiglipTextModel"),
