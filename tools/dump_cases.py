@@ -283,6 +283,9 @@ def optional_towers(model_type: str) -> list[str]:
 # class default cannot build): NemotronH_Omni_Reasoning_V3.embed_audio reads audio_config.projection_hidden_size and
 # .projection_bias, which ParakeetEncoderConfig lacks (the released checkpoint's sound_config carries them).
 TOWER_REQUIRES = {"nemotron_h_omni": {"audio_config": {"projection_hidden_size": 4096, "projection_bias": False}}}
+# Top-level keys a config class leaves None that its model cannot be built without (EsmConfig.vocab_size is None:
+# every released ESM config.json says 33, the ESM-2 vocabulary); applied under the case's own overrides.
+TYPE_REQUIRES = {"esm": {"vocab_size": 33}}
 
 
 def make_config(model_type: str, overrides: dict, sub_overrides: dict, towers: tuple = ()):
@@ -291,7 +294,7 @@ def make_config(model_type: str, overrides: dict, sub_overrides: dict, towers: t
     towers: optional sub-configs (None by default) instantiated from their declared class: the sub-config's
     class defaults plus its overrides, passed as a dict so the parent converts it as it does a config.json."""
     cls = CONFIG_MAPPING[model_type]
-    kwargs = dict(overrides)
+    kwargs = {**TYPE_REQUIRES.get(model_type, {}), **overrides}
     for sub in towers:
         kwargs[sub] = {**TOWER_REQUIRES.get(model_type, {}).get(sub, {}), **sub_overrides.get(sub, {})}
     if sub_overrides:
