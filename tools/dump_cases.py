@@ -561,6 +561,11 @@ def plan_cases(model_type: str, cls_name: str, head_labels: bool) -> tuple[list[
         c.overrides = {**c.overrides, **req}
         if req and c.name == "default":
             c.variant = "default except " + ", ".join(f"{k}={v}" for k, v in req.items()) + f" ({cls_name} requires it)"
+    treq = TYPE_REQUIRES.get(model_type, {})
+    for c in cases:
+        if treq and c.variant.startswith("default"):
+            said = ", ".join(f"{k}={v}" for k, v in treq.items()) + " (the class default leaves it None)"
+            c.variant = f"default except {said}" if c.variant == "default" else f"{c.variant}; {said}"
     return cases, log
 
 
