@@ -284,6 +284,9 @@ def optional_towers(model_type: str) -> list[str]:
 # class default cannot build): NemotronH_Omni_Reasoning_V3.embed_audio reads audio_config.projection_hidden_size and
 # .projection_bias, which ParakeetEncoderConfig lacks (the released checkpoint's sound_config carries them).
 TOWER_REQUIRES = {"nemotron_h_omni": {"audio_config": {"projection_hidden_size": 4096, "projection_bias": False}}}
+# Top-level keys a config class leaves None that its model cannot be built without (EsmConfig.vocab_size is None:
+# every released ESM config.json says 33, the ESM-2 vocabulary); applied under the case's own overrides.
+TYPE_REQUIRES = {"esm": {"vocab_size": 33}}
 
 
 def make_config(model_type: str, overrides: dict, sub_overrides: dict, towers: tuple = ()):
@@ -292,7 +295,7 @@ def make_config(model_type: str, overrides: dict, sub_overrides: dict, towers: t
     towers: optional sub-configs (None by default) instantiated from their declared class: the sub-config's
     class defaults plus its overrides, passed as a dict so the parent converts it as it does a config.json."""
     cls = CONFIG_MAPPING[model_type]
-    kwargs = dict(overrides)
+    kwargs = {**TYPE_REQUIRES.get(model_type, {}), **overrides}
     for sub in towers:
         kwargs[sub] = {**TOWER_REQUIRES.get(model_type, {}).get(sub, {}), **sub_overrides.get(sub, {})}
     if sub_overrides:
@@ -597,6 +600,11 @@ def plan_cases(model_type: str, cls_name: str, head_labels: bool) -> tuple[list[
         c.overrides = {**c.overrides, **req}
         if req and c.name == "default":
             c.variant = "default except " + ", ".join(f"{k}={v}" for k, v in req.items()) + f" ({cls_name} requires it)"
+    treq = TYPE_REQUIRES.get(model_type, {})
+    for c in cases:
+        if treq and c.variant.startswith("default"):
+            said = ", ".join(f"{k}={v}" for k, v in treq.items()) + " (the class default leaves it None)"
+            c.variant = f"default except {said}" if c.variant == "default" else f"{c.variant}; {said}"
     return cases, log
 
 
