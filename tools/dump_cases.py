@@ -543,6 +543,17 @@ _CROSS = [("cross-attention", {None: {"is_decoder": True, "add_cross_attention":
 _SUMMARY = [("summary-proj", {None: {"summary_use_proj": True, "summary_proj_to_labels": True}},
              "small with a sequence-summary projection to the labels")]
 EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
+    # width multipliers are floats the profile does not vary; each rounds channel counts its own way
+    "mobilenet_v1": [(f"depth-{m}", {None: {"depth_multiplier": m}}, f"small with depth_multiplier {m}")
+                     for m in (0.25, 0.75)],
+    "mobilenet_v2": [(f"depth-{m}", {None: {"depth_multiplier": m}}, f"small with depth_multiplier {m}")
+                     for m in (0.35, 0.75, 1.4)],
+    "mobilevitv2": [(f"width-{m}", {None: {"width_multiplier": m}}, f"small with width_multiplier {m}")
+                    for m in (0.5, 1.75)],
+    "pp_lcnet": [(f"scale-{m}", {None: {"scale": m}}, f"small with scale {m}") for m in (0.25, 2.5)],
+    # which layers are sparse: every sparse_step-th (the profile keeps 4)
+    "nllb-moe": [("steps-1-2", {None: {"encoder_sparse_step": 1, "decoder_sparse_step": 2}},
+                  "small with every encoder layer and every second decoder layer sparse")],
     # position_embeddings_type is a string the profile does not vary
     "wav2vec2-conformer": [("rotary", {None: {"position_embeddings_type": "rotary"}}, "small with rotary positions"),
                            ("no-positions", {None: {"position_embeddings_type": None}}, "small without position embeddings")],
