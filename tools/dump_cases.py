@@ -551,6 +551,12 @@ EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
     "mobilevitv2": [(f"width-{m}", {None: {"width_multiplier": m}}, f"small with width_multiplier {m}")
                     for m in (0.5, 1.75)],
     "pp_lcnet": [(f"scale-{m}", {None: {"scale": m}}, f"small with scale {m}") for m in (0.25, 2.5)],
+    # strings and lists the profile keeps: RegNet's X blocks (no squeeze-excitation) at widths that are not
+    # multiples of the group width; SwiftFormer without some downsamplings
+    "regnet": [("x-odd-widths", {None: {"layer_type": "x", "hidden_sizes": [24, 56, 152, 368], "groups_width": 8}},
+                "small with X blocks and widths not multiples of the group width")],
+    "swiftformer": [("no-downsample-2", {None: {"downsamples": [True, False, True, True]}},
+                     "small with the second downsampling skipped")],
     # which layers are sparse: every sparse_step-th (the profile keeps 4)
     "nllb-moe": [("steps-1-2", {None: {"encoder_sparse_step": 1, "decoder_sparse_step": 2}},
                   "small with every encoder layer and every second decoder layer sparse")],
