@@ -557,6 +557,10 @@ EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
                 "small with X blocks and widths not multiples of the group width")],
     "swiftformer": [("no-downsample-2", {None: {"downsamples": [True, False, True, True]}},
                      "small with the second downsampling skipped")],
+    "levit": [("ratios", {None: {"mlp_ratio": [1, 3, 2], "attention_ratio": [1, 2, 4], "key_dim": [8, 16, 24]}},
+               "small with per-stage MLP and attention ratios and key widths that differ")],
+    "bit": [("bottleneck-wide", {None: {"layer_type": "bottleneck", "width_factor": 2, "depths": [1, 2, 1, 1]}},
+             "small with bottleneck blocks, width_factor 2 and uneven depths")],
     # which layers are sparse: every sparse_step-th (the profile keeps 4)
     "nllb-moe": [("steps-1-2", {None: {"encoder_sparse_step": 1, "decoder_sparse_step": 2}},
                   "small with every encoder layer and every second decoder layer sparse")],
