@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import cast
 
+from .header import DTYPE, ELEMENTS, SHAPE
 from .inventory import Tensor
 from .quant import Quantization, QuantVerdict
 from .reconciliation import Reconciliation
 from .specs import Expectation, ExpectedTensor, StackInfo, buffer_suffixes
 from .specs.model import rule_instances
 
-_DTYPE, _SHAPE, _ELEMENTS = attrgetter("dtype"), attrgetter("shape"), attrgetter("elements")
 _LOGICAL = attrgetter("logical_elements")
 
 
@@ -78,9 +78,9 @@ def _all_matched(e: ExpectedTensor, names: list[str], stored: dict[str, Tensor],
     first = found_verdicts[0]
     uniform = found_verdicts.count(first) == len(found_verdicts)  # identity first: C speed for a shared verdict
     if uniform and first is None:  # all in full precision
-        if not {e.shape, e.alt_shape}.issuperset(map(_SHAPE, tensors)):
+        if not {e.shape, e.alt_shape}.issuperset(map(SHAPE, tensors)):
             return False
-        elements = sum(map(_ELEMENTS, tensors))
+        elements = sum(map(ELEMENTS, tensors))
         s.by_rule[e.rule].extend(tensors)
     else:  # all packed, each as planned: in place (one shared verdict) or under names of their own
         if None in found_verdicts:
@@ -90,10 +90,10 @@ def _all_matched(e: ExpectedTensor, names: list[str], stored: dict[str, Tensor],
             return False
         elements = verdicts[0].logical_elements * len(verdicts) if uniform else sum(map(_LOGICAL, verdicts))
         extra = rec.packed_extra_by_dtype
-        dtypes = set(map(_DTYPE, tensors))
+        dtypes = set(map(DTYPE, tensors))
         if len(dtypes) == 1:
             dtype = dtypes.pop()
-            extra[dtype] = extra.get(dtype, 0) + elements - sum(map(_ELEMENTS, tensors))
+            extra[dtype] = extra.get(dtype, 0) + elements - sum(map(ELEMENTS, tensors))
         else:
             for t, v in zip(tensors, verdicts):
                 extra[t.dtype] = extra.get(t.dtype, 0) + v.logical_elements - t.elements

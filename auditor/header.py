@@ -15,12 +15,8 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from .findings import Finding, finding, plural
+from .jsonio import orjson as _orjson  # faster for the common case; the stdlib decides every unusual one
 from .names import shown
-
-try:  # a faster decoder for the common case; the stdlib decides every unusual one
-    import orjson as _orjson
-except ImportError:  # pragma: no cover - a dependency, but the stdlib path is complete on its own
-    _orjson = None  # type: ignore[assignment]
 
 MAX_HEADER_BYTES = 100_000_000  # reference MAX_HEADER_SIZE: exactly 100,000,000 is allowed
 
@@ -65,6 +61,12 @@ class Tensor(NamedTuple):
     @property
     def nbytes(self) -> int:
         return self.end - self.start
+
+
+# a Tensor's fields as getters, for C-level maps over many tensors (``sum(map(ELEMENTS, tensors))``); FORM is
+# (dtype, shape)
+NAME, DTYPE, SHAPE, ELEMENTS, FILE, START, END = (itemgetter(i) for i in range(7))
+FORM = itemgetter(1, 2)
 
 
 @dataclass

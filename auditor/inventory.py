@@ -9,16 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import groupby
-from operator import itemgetter
 from types import MappingProxyType
 from typing import NamedTuple
 
 from .checkpoint import Checkpoint
 from .findings import Finding, finding, plural
-from .header import DTYPE_BITS, Tensor
+from .header import DTYPE, DTYPE_BITS, ELEMENTS, END, FILE, NAME, START, Tensor
 from .names import shown
-
-_NAME, _DTYPE, _ELEMENTS, _FILE, _START, _END = (itemgetter(i) for i in (0, 1, 3, 4, 5, 6))  # Tensor fields
 
 
 class DtypeTotals(NamedTuple):
@@ -84,8 +81,8 @@ def build_inventory(checkpoint: Checkpoint) -> Inventory:
         header = checkpoint.headers[name]
         findings.extend(header.findings)
         held = header.tensors
-        data_bytes = sum(map(_END, held)) - sum(map(_START, held))
-        names = list(map(_NAME, held))
+        data_bytes = sum(map(END, held)) - sum(map(START, held))
+        names = list(map(NAME, held))
         if tensors.keys().isdisjoint(names):  # the usual file: no name stored before, all summed at C speed
             tensors.update(zip(names, held))
             new = held
@@ -97,14 +94,14 @@ def build_inventory(checkpoint: Checkpoint) -> Inventory:
                 else:
                     tensors[t.name] = t
                     new.append(t)
-        for dtype in dict.fromkeys(map(_DTYPE, new)):  # rows in order of first appearance
+        for dtype in dict.fromkeys(map(DTYPE, new)):  # rows in order of first appearance
             by_dtype.setdefault(dtype, [0, 0, 0])
-        for dtype, run in groupby(sorted(new, key=_DTYPE), key=_DTYPE):
+        for dtype, run in groupby(sorted(new, key=DTYPE), key=DTYPE):
             of_dtype = list(run)
             row = by_dtype[dtype]
             row[0] += len(of_dtype)
-            row[1] += sum(map(_ELEMENTS, of_dtype))
-            row[2] += sum(map(_END, of_dtype)) - sum(map(_START, of_dtype))
+            row[1] += sum(map(ELEMENTS, of_dtype))
+            row[2] += sum(map(END, of_dtype)) - sum(map(START, of_dtype))
         files.append(FileSummary(name, checkpoint.files.get(name), header.header_length, len(held),
                                  data_bytes, header.ok))
     totals = Totals(sum(r[0] for r in by_dtype.values()), sum(r[1] for r in by_dtype.values()),
@@ -127,7 +124,7 @@ def _cross_check_index(checkpoint: Checkpoint, tensors: dict[str, Tensor], where
     out: list[Finding] = []
     # the usual checkpoint, decided at C speed: the same names both ways, each in the shard the index says
     agree = weight_map.keys() == tensors.keys() and list(weight_map.values()) == list(
-        map(_FILE, map(tensors.__getitem__, weight_map)))
+        map(FILE, map(tensors.__getitem__, weight_map)))
     if not agree:
         out = _disagreements(checkpoint, weight_map, index_name, tensors, where, files)
     metadata = (checkpoint.index or {}).get("metadata")

@@ -11,17 +11,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-try:
-    import orjson as _orjson
+try:  # the one import of orjson (the header parser uses it too)
+    import orjson
 except ImportError:  # pragma: no cover - a dependency, but the stdlib path is complete on its own
-    _orjson = None  # type: ignore[assignment]
+    orjson = None  # type: ignore[assignment]
 
 
 def loads(raw: bytes) -> Any:
     """``raw`` (UTF-8) parsed; ``UnicodeDecodeError`` or ``ValueError`` (the stdlib's message) otherwise."""
-    if _orjson is not None:
+    if orjson is not None:
         try:
-            return _orjson.loads(raw)
+            return orjson.loads(raw)
         except ValueError:
             pass
     return json.loads(raw.decode("utf-8"))

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Mapping
-from operator import attrgetter
 
 from .compare import Sorted
 from .findings import Finding, finding, plural
+from .header import ELEMENTS
 from .inventory import Tensor
 from .names import shown
 from .quant import Quantization
@@ -22,15 +22,12 @@ MAX_NAMES_IN_MESSAGE = 4
 MAX_STRUCTURED = 20  # tensor -> shape entries in a finding's expected/actual (as many names as the JSON lists)
 
 
-_ELEMENTS = attrgetter("elements")
-
-
 def _names(names: list[str]) -> str:
     return shown(names, MAX_NAMES_IN_MESSAGE)
 
 
 def _elements(stored: Mapping[str, Tensor], names: list[str]) -> int:
-    return sum(map(_ELEMENTS, map(stored.__getitem__, names)))
+    return sum(map(ELEMENTS, map(stored.__getitem__, names)))
 
 
 def findings_of(s: Sorted, expected: Mapping[str, ExpectedTensor], stored: dict[str, Tensor], expectation: Expectation,

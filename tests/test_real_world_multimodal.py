@@ -69,10 +69,22 @@ def _medgemma_by_hand(config: dict) -> tuple[int, int, int]:
     return text, vision, projector
 
 
+def _config_and_index(folder: Path) -> tuple[dict, dict]:
+    return (json.loads((folder / "config.json").read_text()),
+            json.loads((folder / "model.safetensors.index.json").read_text()))
+
+
+def _required(config: dict, stored: set[str]) -> tuple[str, set[str]]:
+    """The layout of the formula that best matches the stored names, and the tensors it requires (parameters and
+    untied heads)."""
+    spec, cfg = select(config)
+    layout = best_layout(expand(spec, cfg), stored)
+    return layout.layout, {n for n, e in layout.tensors.items() if e.kind == "param" or (e.kind == "head" and not e.tied)}
+
+
 def test_medgemma_expected_count_includes_the_vision_tower(rebuilt: Path) -> None:
     folder = rebuilt / MEDGEMMA
-    config = json.loads((folder / "config.json").read_text())
-    index = json.loads((folder / "model.safetensors.index.json").read_text())
+    config, index = _config_and_index(folder)
     text, vision, projector = _medgemma_by_hand(config)
     assert (text, vision, projector) == (27_009_346_304, 416_866_032, 6_194_304)
     report = auditor.audit(folder)
@@ -82,11 +94,9 @@ def test_medgemma_expected_count_includes_the_vision_tower(rebuilt: Path) -> Non
     rows = {c.component: c.expected for c in rec.components if c.layer_type is None}
     assert rows["vision"] == vision and rows["projector"] == projector
     # the published names are the released layout, tensor for tensor
-    spec, cfg = select(config)
     stored = set(index["weight_map"])
-    layout = best_layout(expand(spec, cfg), stored)
-    required = {n for n, e in layout.tensors.items() if e.kind == "param" or (e.kind == "head" and not e.tied)}
-    assert layout.layout == "released" and required == stored     # the tied head is not stored, as in the index
+    layout, required = _required(config, stored)
+    assert layout == "released" and required == stored     # the tied head is not stored, as in the index
 
 
 def _gemma4_by_hand(config: dict) -> tuple[int, int, int]:
@@ -112,8 +122,7 @@ def _gemma4_by_hand(config: dict) -> tuple[int, int, int]:
 
 def test_gemma4_expected_count_includes_the_vision_tower_and_no_audio(rebuilt: Path) -> None:
     folder = rebuilt / GEMMA4
-    config = json.loads((folder / "config.json").read_text())
-    index = json.loads((folder / "model.safetensors.index.json").read_text())
+    config, index = _config_and_index(folder)
     assert config["audio_config"] is None and config["vision_config"]["standardize"] is True
     text, vision, embedder = _gemma4_by_hand(config)
     assert (text, vision, embedder) == (30_697_345_340, 569_550_384, 6_193_152)
@@ -124,10 +133,7 @@ def test_gemma4_expected_count_includes_the_vision_tower_and_no_audio(rebuilt: P
     rows = {c.component: c.expected for c in rec.components if c.layer_type is None}
     assert rows["vision"] == vision and rows["projector"] == embedder and "audio" not in rows
     # the index's names are the class's own, tensor for tensor (no audio tower, the tied head not stored)
-    spec, cfg = select(config)
-    layout = best_layout(expand(spec, cfg), set(index["weight_map"]))
-    required = {n for n, e in layout.tensors.items() if e.kind == "param" or (e.kind == "head" and not e.tied)}
-    assert required == set(index["weight_map"])
+    assert _required(config, set(index["weight_map"]))[1] == set(index["weight_map"])
     # the index's own total counts the tied embedding twice and no buffer (60 layer_scalar, std_bias/std_scale)
     d, vocab, w = config["text_config"]["hidden_size"], config["text_config"]["vocab_size"], 1152
     assert index["metadata"]["total_parameters"] == text + vision + embedder + vocab * d - 60 - 2 * w

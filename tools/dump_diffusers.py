@@ -43,6 +43,13 @@ UNET_SMALL = dict(block_out_channels=[8, 16], layers_per_block=1, sample_size=16
                   up_block_types=["UpBlock2D", "CrossAttnUpBlock2D"])
 
 # (case, variant text, overrides); "default" is the class default config
+# the small sizes of a transformer and of its ControlNet (the same blocks)
+_SD3_SMALL = dict(num_layers=2, num_attention_heads=2, attention_head_dim=8, joint_attention_dim=12,
+                  caption_projection_dim=16, pooled_projection_dim=10, pos_embed_max_size=8, sample_size=8,
+                  in_channels=4, out_channels=4)
+_FLUX_SMALL = dict(num_layers=2, num_single_layers=3, attention_head_dim=8, num_attention_heads=2,
+                   joint_attention_dim=12, pooled_projection_dim=10, in_channels=8, axes_dims_rope=[2, 2, 4])
+
 CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
     "UNet2DConditionModel": [
         ("default", "default", {}),
@@ -170,10 +177,7 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
         ("sd35-medium", "perturbed: SD3.5 medium config (dual attention layers, rms qk norm)", dict(
             num_layers=24, num_attention_heads=24, caption_projection_dim=1536, pos_embed_max_size=384,
             dual_attention_layers=list(range(13)), qk_norm="rms_norm", sample_size=128)),
-        ("small", "perturbed: small sizes", dict(num_layers=2, num_attention_heads=2, attention_head_dim=8,
-                                                 joint_attention_dim=12, caption_projection_dim=16,
-                                                 pooled_projection_dim=10, pos_embed_max_size=8, sample_size=8,
-                                                 in_channels=4, out_channels=4)),
+        ("small", "perturbed: small sizes", _SD3_SMALL),
         ("p1", "perturbed: dual attention on layers 0 and 2, rms qk norm, patch 1", dict(
             num_layers=3, num_attention_heads=3, attention_head_dim=4, joint_attention_dim=20,
             caption_projection_dim=12, pooled_projection_dim=6, pos_embed_max_size=6, sample_size=6,
@@ -186,9 +190,7 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
     "FluxTransformer2DModel": [
         ("default", "default", {}),
         ("dev", "perturbed: FLUX.1-dev config (guidance embeds)", dict(guidance_embeds=True)),
-        ("small", "perturbed: small sizes", dict(num_layers=2, num_single_layers=3, attention_head_dim=8,
-                                                 num_attention_heads=2, joint_attention_dim=12,
-                                                 pooled_projection_dim=10, in_channels=8, axes_dims_rope=[2, 2, 4])),
+        ("small", "perturbed: small sizes", _FLUX_SMALL),
         ("p1", "perturbed: guidance, out_channels, patch 2", dict(
             num_layers=1, num_single_layers=2, attention_head_dim=6, num_attention_heads=3, joint_attention_dim=20,
             pooled_projection_dim=6, in_channels=12, out_channels=5, patch_size=2, guidance_embeds=True,
@@ -204,9 +206,7 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
          dict(num_layers=5, num_single_layers=0, guidance_embeds=True)),
         ("union", "perturbed: FLUX.1-dev union ControlNet config (10 modes, 5 double and 10 single blocks)", dict(
             num_layers=5, num_single_layers=10, guidance_embeds=True, num_mode=10)),
-        ("small", "perturbed: small sizes", dict(num_layers=2, num_single_layers=3, attention_head_dim=8,
-                                                 num_attention_heads=2, joint_attention_dim=12,
-                                                 pooled_projection_dim=10, in_channels=8, axes_dims_rope=[2, 2, 4])),
+        ("small", "perturbed: small sizes", _FLUX_SMALL),
         ("p1", "perturbed: guidance, union modes, conditioning-image encoder, patch 2", dict(
             num_layers=1, num_single_layers=2, attention_head_dim=6, num_attention_heads=3, joint_attention_dim=20,
             pooled_projection_dim=6, in_channels=12, patch_size=2, guidance_embeds=True, num_mode=4,
@@ -222,10 +222,7 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
         ("sd35-large", "perturbed: SD3.5 Large ControlNet config (single-stream blocks, no position embedding)",
          dict(num_layers=19, num_attention_heads=38, caption_projection_dim=2432, joint_attention_dim=None,
               pos_embed_type=None, use_pos_embed=False, force_zeros_for_pooled_projection=False)),
-        ("small", "perturbed: small sizes", dict(num_layers=2, num_attention_heads=2, attention_head_dim=8,
-                                                 joint_attention_dim=12, caption_projection_dim=16,
-                                                 pooled_projection_dim=10, pos_embed_max_size=8, sample_size=8,
-                                                 in_channels=4, out_channels=4)),
+        ("small", "perturbed: small sizes", _SD3_SMALL),
         ("p1", "perturbed: dual attention on layer 1, rms qk norm, extra conditioning channels, patch 1", dict(
             num_layers=3, num_attention_heads=3, attention_head_dim=4, joint_attention_dim=20,
             caption_projection_dim=12, pooled_projection_dim=6, pos_embed_max_size=6, sample_size=6,

@@ -11,16 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from itertools import chain
-from operator import itemgetter
 from typing import Any, NamedTuple, cast
 
-from ..header import Tensor
+from ..header import FORM, NAME, Tensor
 from .schemes import Part, Resolved
 from .verdicts import FLOAT_DTYPES, SORTED, Assessment, QuantVerdict
 
 verdict = tuple.__new__  # QuantVerdict(...) minus the Python frame of NamedTuple.__new__ (~46k verdicts)
-_FIRST = itemgetter(0)  # a Tensor's name
-_FORM = itemgetter(1, 2)  # a Tensor's (dtype, shape)
 
 
 class AuxPart(NamedTuple):
@@ -86,7 +83,7 @@ def all_as_planned(out: Assessment, r: Resolved, plan: Plan, weights: list[str],
         return False
     packed = cast(list[Tensor], found)
     logical_shapes = (tuple(e.shape), e.alt_shape)
-    for dtype, shape in set(map(_FORM, packed)):  # a float weight of the logical shape in place is not packed
+    for dtype, shape in set(map(FORM, packed)):  # a float weight of the logical shape in place is not packed
         if dtype not in wpart.dtypes or (shape not in want if want else
                                          in_place and dtype in FLOAT_DTYPES and shape in logical_shapes):
             return False
@@ -100,17 +97,17 @@ def all_as_planned(out: Assessment, r: Resolved, plan: Plan, weights: list[str],
         present = [a for a in map(stored.get, names) if a is not None]
         if (part.required and len(present) < len(names)) or any(
                 dtype not in part.dtypes or (part.shapes and shape not in part.shapes)
-                for dtype, shape in set(map(_FORM, present))):
+                for dtype, shape in set(map(FORM, present))):
             return False
         sorted_parts.append(present)
     verdicts = out.verdicts
     for present in sorted_parts:
-        verdicts.update(dict.fromkeys(map(_FIRST, present), SORTED))
+        verdicts.update(dict.fromkeys(map(NAME, present), SORTED))
     logical = e.elements
     if in_place:  # each stands for itself: one verdict for all (no base name needed)
-        verdicts.update(dict.fromkeys(map(_FIRST, packed), QuantVerdict("packed", "", None, logical)))
+        verdicts.update(dict.fromkeys(map(NAME, packed), QuantVerdict("packed", "", None, logical)))
     else:
-        verdicts.update(zip(map(_FIRST, packed), [verdict(QuantVerdict, ("packed", w, None, logical, None))
+        verdicts.update(zip(map(NAME, packed), [verdict(QuantVerdict, ("packed", w, None, logical, None))
                                                   for w in weights]))
     batched.append((weights, r))
     return True

@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from itertools import groupby
-from operator import attrgetter
 from typing import Any
 
 from ..findings import Finding, finding, plural
-from ..header import DTYPE_BITS, Tensor
+from ..header import DTYPE, DTYPE_BITS, ELEMENTS, Tensor
 from ..names import shown
 from . import Quantization
 from .verdicts import FLOAT_DTYPES, unconfigured
@@ -64,9 +63,6 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
-_DTYPE, _ELEMENTS = attrgetter("dtype"), attrgetter("elements")
-
-
 def dtype_mismatch(stored: Mapping[str, Tensor], categories: Mapping[str, str],
                    cfg: Mapping[str, Any]) -> Finding | None:
     """The model's floating parameters are mostly stored in another dtype than config.json's ``dtype`` /
@@ -78,8 +74,8 @@ def dtype_mismatch(stored: Mapping[str, Tensor], categories: Mapping[str, str],
         return None
     counted = [n for n, category in categories.items() if category == "model" or category == "mtp"]
     floats = [t for t in map(stored.get, counted) if t is not None and t.dtype in FLOAT_DTYPES]
-    sums = {dtype: sum(map(_ELEMENTS, run)) for dtype, run in groupby(sorted(floats, key=_DTYPE), key=_DTYPE)}
-    order = list(dict.fromkeys(map(_DTYPE, floats)))  # dtypes in order of appearance (most_common's tie-break)
+    sums = {dtype: sum(map(ELEMENTS, run)) for dtype, run in groupby(sorted(floats, key=DTYPE), key=DTYPE)}
+    order = list(dict.fromkeys(map(DTYPE, floats)))  # dtypes in order of appearance (most_common's tie-break)
     by_dtype = Counter({d: sums[d] for d in order})
     if not by_dtype:
         return None
