@@ -83,6 +83,11 @@ def _load_json(source: Source, files: dict[str, int | None], name: str) -> tuple
         return None, f"{name} is not valid JSON: {e}"
 
 
+# Below this many index entries the second copy of the names (~20 MB at 100k) costs less than sharing it takes
+# (~60 ms at 100k); above it, sharing keeps a million-tensor audit within its memory (~180 MB at 1M)
+SHARE_NAMES_FROM = 200_000
+
+
 def _shared_strings(weight_map: dict[str, str], headers: dict[str, Header]) -> dict[str, str]:
     """The weight_map with its names as the same string objects the headers hold (its shard names already share
     one object per shard): the same mapping without a second copy of every name (~100 MB at 1M tensors), built
@@ -170,7 +175,8 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
             audited = sorted(n for n in files if "/" not in n and n.endswith(".safetensors"))
         else:
             index = doc
-            _share_shard_names(doc["weight_map"])
+            if len(doc["weight_map"]) >= SHARE_NAMES_FROM:
+                _share_shard_names(doc["weight_map"])
             audited = _plan_shards(index_name, doc, files, findings, ignored)
             tensor_counts = Counter(doc["weight_map"].values())  # sizes each shard's first Hub range
     else:
@@ -195,7 +201,7 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
             headers[name] = Header(name)
             headers[name].fail("tensor-limit", f"not read: the files before it already hold over {budget:,} "
                                f"tensors, {MAX_TENSORS:,} more than the index names (a crafted repo?)")
-    if index is not None:
+    if index is not None and len(index["weight_map"]) >= SHARE_NAMES_FROM:
         index["weight_map"] = _shared_strings(index["weight_map"], headers)
     config = None
     if "config.json" in files and use_config:

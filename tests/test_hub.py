@@ -124,6 +124,35 @@ def test_the_cli_path_parses_the_index_once_and_sizes_each_range_from_it(hub, qw
     assert sum(r.bytes_sent for r in gets) <= 1.2 * sum(sizes.values())
 
 
+def test_a_large_index_starts_the_header_fetches_from_the_listing(hub, qwen):
+    """Above the index size threshold (lowered here), every numbered shard's fetch starts when the listing
+    arrives, before the index is read; the audit is the same, each shard read in at most two requests."""
+    hub.add_repo_from_dir("Qwen/Qwen3-8B", qwen)
+    index_bytes = (qwen / "model.safetensors.index.json").stat().st_size
+    src = source("Qwen/Qwen3-8B", listed_start_bytes=index_bytes)
+    src.list_files()
+    assert sorted(src._started) == sorted(header_sizes(qwen))  # nothing read from the index yet
+    assert comparable(audit("Qwen/Qwen3-8B", source=src)) == comparable(audit(qwen))
+    names = [Path(r.path).name for r in shard_gets(hub)]
+    assert sorted(set(names)) == sorted(header_sizes(qwen)) and all(names.count(n) <= 2 for n in names)
+    # a smaller index is awaited: nothing starts from the listing alone
+    small = source("Qwen/Qwen3-8B", listed_start_bytes=index_bytes + 1, use_cache=False)
+    small.list_files()
+    assert not small._started
+
+
+def test_the_listing_start_needs_the_whole_numbered_set(hub, qwen):
+    """A numbered shard missing from the listing: the set is not the one the name promises, so nothing starts
+    before the index says which files it maps (and the missing shard is reported as usual)."""
+    (qwen / "model-00003-of-00005.safetensors").unlink()
+    hub.add_repo_from_dir("Qwen/Qwen3-8B", qwen)
+    src = source("Qwen/Qwen3-8B", listed_start_bytes=1)
+    src.list_files()
+    assert not src._started
+    report = audit("Qwen/Qwen3-8B", source=src)
+    assert "index-shard-missing" in {f.code for f in report.findings}
+
+
 def test_large_header_needs_one_exact_second_range(hub, tmp_path):
     path = tmp_path / "model.safetensors"
     build.write_file(path, [("w", "F32", [4, 4])], {"pad": "p" * 150_000})

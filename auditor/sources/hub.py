@@ -11,7 +11,9 @@ this one (listing, small files, scheduling the header fetches), ``hubhttp`` (ses
    config.json, prefetched concurrently (``hf_hub_download`` offline).
 3. Each shard's header is fetched with HTTP Range requests on huggingface_hub's own HTTP session,
    concurrently. The first range is sized from the index (the names of the tensors it maps to the shard),
-   so almost every shard needs one request; a second request asks for exactly the missing bytes. A
+   so almost every shard needs one request; a second request asks for exactly the missing bytes. For an
+   index over 1 MB (the MoE giants), the fetches start from the listing instead, sized from the index's size
+   until the index is parsed (a round trip and the parsing earlier; a short guess costs one more request). A
    server that ignores Range and answers 200 with the whole file is read only up to the end of the
    header, then the connection is closed.
 4. The bytes go to the same parser as local files (``read_header_length`` then ``parse_header``), with
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
@@ -51,6 +54,14 @@ DEFAULT_FIRST_RANGE = 64 * 1024  # a single file with no index to size its first
 ENTRY_BYTES = 84  # header bytes per tensor beyond its quoted name: {"dtype":..,"shape":[..],"data_offsets":[..]},
 ENTRY_BYTES_BLIND = 160  # per tensor when only the count is known
 HEADER_SLACK = 256  # __metadata__ and padding
+# Before the index is parsed: a shard's header holds one entry per tensor the index maps to it, and an entry
+# ("name":{"dtype":"BF16","shape":[4096,4096],"data_offsets":[a,b]}) takes ~1.35x the bytes of its index line
+# ("name": "model-00001-of-00163.safetensors",); a shorter guess costs one more request, a longer one bytes
+LISTED_HEADER_RATIO = 1.4
+# An index this large (~10k tensors and up: the MoE giants) takes longer to arrive and parse than a round trip, so
+# the header fetches start from the listing; a smaller one is awaited and every first range sized exactly from it
+LISTED_START_INDEX_BYTES = 1_000_000
+SHARD_FILE = re.compile(r"(?P<stem>[^/]+)-(?P<part>[0-9]+)-of-(?P<total>[0-9]+)\.safetensors")
 
 
 # -- the source -----------------------------------------------------------------------------------------
@@ -63,7 +74,8 @@ class HubSource(CachedHeaders, Http, ErrorTranslation):
                  use_cache: bool = True, progress: Callable[[str], None] | None = None,
                  endpoint: str | None = None, cache_dir: str | os.PathLike[str] | None = None,
                  workers: int = 64, timeout: float = 30.0, max_retries: int = 4, backoff: float = 0.5,
-                 progress_interval: float = 1.0, prefetch: bool = True) -> None:
+                 progress_interval: float = 1.0, prefetch: bool = True,
+                 listed_start_bytes: int = LISTED_START_INDEX_BYTES) -> None:
         self.target = repo_id
         self.repo_id = repo_id
         self.revision = revision or None
@@ -78,6 +90,7 @@ class HubSource(CachedHeaders, Http, ErrorTranslation):
         self.backoff = backoff
         self.progress_interval = progress_interval
         self.prefetch = prefetch  # False: the listing only (verify --against), no small-file downloads
+        self.listed_start_bytes = listed_start_bytes  # an index at least this large: headers start from the listing
         self.commit: str | None = None
         self.lfs_sha256: dict[str, str] = {}
         self.git_sha1: dict[str, str] = {}  # git blob ids of the files that are not in LFS (verify compares them)
@@ -88,6 +101,8 @@ class HubSource(CachedHeaders, Http, ErrorTranslation):
         self._small: dict[str, Future[bytes]] = {}
         self._prefetcher: ThreadPoolExecutor | None = None
         self._name_bytes: dict[str, int] = {}  # shard -> bytes of its quoted tensor names, from the index
+        self._counts: dict[str, int] = {}  # shard -> tensors the index maps to it
+        self._listed_guess: dict[str, int] = {}  # shard -> header bytes guessed from the listing alone
         self._pool: ThreadPoolExecutor | None = None
         self._started: dict[str, Future[Header]] = {}
         self._auth = {**build_hf_headers(token=token, library_name="st-audit", library_version=__version__),
@@ -125,6 +140,8 @@ class HubSource(CachedHeaders, Http, ErrorTranslation):
                 for name in (index_name, "config.json"):
                     if name is not None and name in files:
                         self._prefetch(name)
+                if index_name is not None and (files.get(index_name) or 0) >= self.listed_start_bytes:
+                    self._start_listed_shards(index_name, files)
         return self._files
 
     def read_small(self, name: str) -> bytes:
@@ -247,8 +264,36 @@ class HubSource(CachedHeaders, Http, ErrorTranslation):
             if safe_relative(shard) and path in files:
                 self._start(path, files[path], count)
 
+    def _start_listed_shards(self, index_name: str, files: dict[str, int | None]) -> None:
+        """Start the header fetches of a sharded repo from the listing: a round trip and the index's parsing earlier.
+
+        Only for the set transformers' naming promises (``model-00001-of-00163.safetensors`` ... beside
+        ``model.safetensors.index.json``, every number present), which the index almost always maps; a shard it
+        does not map costs one wasted request. Until the index is parsed, first ranges are guessed from the
+        index's listed size; a request that waits for a worker past that point is sized from the index itself.
+        """
+        if not index_name.endswith(".safetensors.index.json") or "/" in index_name:
+            return
+        stem = index_name[:-len(".safetensors.index.json")]
+        parts: dict[str, tuple[int, int]] = {}
+        for name in files:
+            m = SHARD_FILE.fullmatch(name)
+            if m is not None and m["stem"] == stem:
+                parts[name] = (int(m["part"]), int(m["total"]))
+        totals = {total for _, total in parts.values()}
+        index_size = files.get(index_name)
+        if (not index_size or totals != {len(parts)}
+                or sorted(part for part, _ in parts.values()) != list(range(1, len(parts) + 1))):
+            return
+        guess = int(index_size * LISTED_HEADER_RATIO / len(parts))
+        for name in sorted(parts):
+            self._listed_guess[name] = guess
+            self._start(name, files[name], None)
+
     def _start(self, name: str, size: int | None, count: int | None) -> Future[Header]:
         """The (possibly already running) fetch of one header; served from the cache when possible."""
+        if count:
+            self._counts[name] = count  # a fetch still waiting for a worker sizes its first range with it
         future = self._started.get(name)
         if future is None:
             cached = self._cache_load(name, size) if self.use_cache else None
@@ -259,25 +304,28 @@ class HubSource(CachedHeaders, Http, ErrorTranslation):
             else:
                 if self._pool is None:
                     self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="st-audit-hub")
-                future = self._pool.submit(self._in_traffic, self._fetch_header, name, size,
-                                           self._first_range(name, size, count))
+                future = self._pool.submit(self._in_traffic, self._fetch_header, name, size)
             self._started[name] = future
         return future
 
     # -- headers --------------------------------------------------------------------------------------
 
-    def _first_range(self, name: str, size: int | None, count: int | None) -> int:
+    def _first_range(self, name: str, size: int | None) -> int:
         """How many bytes the first request asks for: enough for the whole header in the usual case."""
+        count = self._counts.get(name)
         if name in self._name_bytes and count:
             want = 8 + HEADER_SLACK + self._name_bytes[name] + count * ENTRY_BYTES
         elif count:
             want = 8 + HEADER_SLACK + count * ENTRY_BYTES_BLIND
+        elif name in self._listed_guess:
+            want = 8 + HEADER_SLACK + self._listed_guess[name]
         else:
             want = DEFAULT_FIRST_RANGE
         want = min(want, 8 + MAX_HEADER_BYTES)
         return max(1, min(want, size)) if size else want
 
-    def _fetch_header(self, name: str, size: int | None, want: int) -> Header:
+    def _fetch_header(self, name: str, size: int | None) -> Header:
+        want = self._first_range(name, size)  # sized when a worker takes it up: the index may have arrived
         url = hf_hub_url(self.repo_id, name, revision=self.commit or self.revision or "main", endpoint=self.endpoint)
 
         def header_end(prefix: bytes, total: int | None) -> int | None:
