@@ -10,14 +10,16 @@ parameter total.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from typing import Any
+from typing import Any, cast
 
 from .breakdown import ExpectedSummary, closed_form_text, component_rows, formula_text, summarize
+from .checkpoint import SHARE_NAMES_FROM
 from .compare import sort_expected, sort_the_rest
 from .errors import ConfigError
 from .fallback import generic_reconciliation
 from .findings import Finding, finding, plural
 from .generic import checked_note
+from .header import NAME, Tensor
 from .inventory import Inventory
 from .messages import MAX_NAMES_IN_MESSAGE, findings_of
 from .names import shown
@@ -56,7 +58,7 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None,
         rec.findings.append(finding("unknown-architecture", f"{selection_note(cfg)}; {checked_note(inventory)}"))
     else:
         try:
-            expectation = expand(spec, cfg)
+            expectation = expand(spec, cfg, reuse=_stored_strings(inventory.tensors))
         except NoSubSpec as e:  # a part no formula covers (VisionEncoderDecoder's Swin encoder): structural check
             rec = generic_reconciliation(inventory, cfg)
             rec.findings.append(finding("unknown-architecture", f"{e}; {checked_note(inventory)}"))
@@ -65,7 +67,8 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None,
             rec.findings.append(finding("config-mismatch", f"config.json cannot be evaluated by the {spec.file} "
                                         f"formula: {e}", files=["config.json"]))
         else:
-            names = inventory.tensors if not indexed else {**indexed, **inventory.tensors}
+            names = (inventory.tensors if not indexed or indexed.keys() == inventory.tensors.keys()
+                     else {**indexed, **inventory.tensors})
             expectation = best_layout(expectation, names)
             foreign = _remote_code_layout(config, expectation, names)
             if foreign is not None:
@@ -79,6 +82,19 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None,
     rec.architecture = architecture if isinstance(architecture, str) else None
     assert sum(rec.ledger.values()) == inventory.totals.parameters + rec.packed_extra, "ledger must cover every tensor"
     return rec
+
+
+def _stored_strings(stored: Mapping[str, Tensor]) -> Callable[[list[str]], list[str]] | None:
+    """For a checkpoint large enough to matter: expected names as the stored string objects when all of them are
+    stored (``expand``'s ``reuse``), at C speed."""
+    if len(stored) < SHARE_NAMES_FROM:
+        return None
+    get = stored.get
+
+    def reuse(names: list[str]) -> list[str]:
+        found = list(map(get, names))
+        return names if None in found else list(map(NAME, cast(list[Tensor], found)))
+    return reuse
 
 
 def _explainer(expectation: Expectation) -> Callable[[str], bool]:

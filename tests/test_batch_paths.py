@@ -85,3 +85,29 @@ def test_batch_and_per_tensor_paths_agree(tmp_path: Path, monkeypatch: pytest.Mo
         assert "all_as_planned" in taken
     if how != "healthy":  # the breakage is seen (so the comparison above covered a deviating instance)
         assert batched["findings"], how
+
+
+@pytest.mark.parametrize("how", ["healthy", "stray", "packed-missing"])
+def test_the_large_checkpoint_string_sharing_changes_nothing_but_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                        how: str) -> None:
+    """From ``SHARE_NAMES_FROM`` index entries (lowered here to every checkpoint), the weight_map and the expected
+    names reuse the headers' string objects: the same report, and the experts' expected names are the stored
+    strings (all but the layer whose instance lacks one)."""
+    from auditor.audit import build_inventory
+    from auditor.checkpoint import collect
+    from auditor.sources.local import LocalSource
+    from auditor.specs import select
+    tensors, config = _case("tiny-deepseek_v3-fp8")
+    directory = build.build_checkpoint(tmp_path / "ckpt", _mutate(tensors, how), config=config, shards=2)
+    plain = _report(directory)
+    reconcile = import_module("auditor.reconcile")
+    for module in ("auditor.checkpoint", "auditor.reconcile"):
+        monkeypatch.setattr(import_module(module), "SHARE_NAMES_FROM", 0)
+    assert _report(directory) == plain
+    checkpoint = collect(LocalSource(directory))
+    inventory = build_inventory(checkpoint)
+    assert checkpoint.weight_map and all(n is inventory.tensors[n].name for n in checkpoint.weight_map)
+    expectation = reconcile.expand(*select(config), reuse=reconcile._stored_strings(inventory.tensors))
+    experts = [n for n in expectation.tensors if ".experts." in n and n in inventory.tensors]
+    shared = [n for n in experts if n is inventory.tensors[n].name]
+    assert experts and len(shared) == len(experts) if how != "packed-missing" else 0 < len(shared) < len(experts)

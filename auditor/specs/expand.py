@@ -9,7 +9,7 @@ prefix. Bounds keep a hostile config a finding rather than a hang.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -105,7 +105,8 @@ def whole(value: Any, what: str) -> int:
 class _Builder:
     """Collects the expected tensors of one spec (and its modules) for one config."""
 
-    def __init__(self) -> None:
+    def __init__(self, reuse: Callable[[list[str]], list[str]] | None = None) -> None:
+        self.reuse = reuse
         self.tensors: dict[str, ExpectedTensor] = {}
         self.tied_names: dict[str, str] = {}
         self.stacks: list[StackInfo] = []
@@ -161,7 +162,8 @@ class _Builder:
         shared = None if by_expert else expected_for(env)
         head, tail = name.split("{expert}", 1)
         if shared is not None and not per_expert:  # the usual experts: one name each, nothing to evaluate
-            self.tensors.update(dict.fromkeys([head + e + tail for e in labels], shared))
+            names = [head + e + tail for e in labels]
+            self.tensors.update(dict.fromkeys(self.reuse(names) if self.reuse else names, shared))
         for e in labels if shared is None or per_expert else ():
             scope = {**env, "expert": int(e) if e.isdigit() else e}
             if per_expert and not evaluate(rule.when, scope):
@@ -238,10 +240,13 @@ def class_rules(spec: Spec, cls: str) -> list[tuple[int, TensorRule]]:
 
 
 def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
-           library: Mapping[str, Spec] | None = None, _depth: int = 0) -> Expectation:
+           library: Mapping[str, Spec] | None = None, _depth: int = 0,
+           reuse: Callable[[list[str]], list[str]] | None = None) -> Expectation:
     """Evaluate the spec for this config (and task class): every expected tensor name -> ExpectedTensor.
 
-    ``library``: the specs modules are looked up in, by file name (default: every shipped spec).
+    ``library``: the specs modules are looked up in, by file name (default: every shipped spec). ``reuse``: the
+    same names as the stored string objects where stored (the experts of a million-tensor checkpoint: no second
+    copy of their names held while reconciling).
     """
     if _depth > MAX_MODULE_DEPTH:
         raise ExprError(f"{spec.file}: modules nested more than {MAX_MODULE_DEPTH} deep")
@@ -254,7 +259,7 @@ def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
     env.update({key: evaluate(value, env) for key, value in task.set.items()})
     rules = class_rules(spec, cls)
     tied = any(r.kind == "head" for _, r in rules) and bool(evaluate(spec.tie, env))
-    b = _Builder()
+    b = _Builder(reuse)
     for i, rule in rules:
         if rule.stack is None and not rule.mtp:
             b.add(rule, i, env, tied)
