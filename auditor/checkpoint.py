@@ -16,7 +16,7 @@ from typing import Any
 
 from .errors import NotASafetensorsCheckpoint
 from .findings import Finding, finding, plural
-from .header import Header
+from .header import FILE, NAME, Header
 from .sources.protocol import MAX_TENSORS, Source
 
 INDEX_NAMES = ("model.safetensors.index.json", "consolidated.safetensors.index.json",
@@ -88,21 +88,30 @@ def _load_json(source: Source, files: dict[str, int | None], name: str) -> tuple
 SHARE_NAMES_FROM = 200_000
 
 
-def _shared_strings(weight_map: dict[str, str], headers: dict[str, Header]) -> dict[str, str]:
-    """The weight_map with its names as the same string objects the headers hold (its shard names already share
-    one object per shard): the same mapping without a second copy of every name (~100 MB at 1M tensors), built
-    at C speed (maps and zips, no Python loop per tensor)."""
-    held = [t.name for h in headers.values() for t in h.tensors]
-    names = dict(zip(held, held))
-    return dict(zip(map(names.get, weight_map, weight_map), weight_map.values()))
+def _shared_strings(weight_map: dict[str, str], headers: dict[str, Header], files: dict[str, int | None]) -> dict[str, str]:
+    """The weight_map rebuilt from strings held elsewhere: its names as the headers' own string objects, its shard
+    names as the listing's. The parsed index's ~1M name strings (~100 MB at 1M tensors) are then freed together,
+    and since little made later lives among them, most of their memory goes back to the system. The usual index
+    says exactly what the headers hold, and is then replaced by the same mapping built from the headers; otherwise
+    it is rebuilt entry by entry. At C speed (maps and zips, no Python loop per tensor)."""
+    stored: dict[str, str] = {}
+    for header in headers.values():
+        stored.update(zip(map(NAME, header.tensors), map(FILE, header.tensors)))
+    if stored == weight_map:
+        return stored
+    names = dict(zip(stored, stored))
+    listed = dict(zip(files, files))
+    shards = {shard: listed.get(shard, shard) for shard in set(weight_map.values())}
+    return dict(zip(map(names.get, weight_map, weight_map), map(shards.__getitem__, weight_map.values())))
 
 
-def _share_shard_names(weight_map: dict[str, str]) -> None:
-    """One string object per shard name instead of one per entry (~80 MB at 1M tensors), in place, before the
-    headers are read (so they reuse the memory freed)."""
-    shards: dict[str, str] = {}
-    for tensor, shard in weight_map.items():
-        weight_map[tensor] = shards.setdefault(shard, shard)
+def _listed_shard_names(weight_map: dict[str, str], files: dict[str, int | None]) -> None:
+    """The weight_map's shard names as the listing's string objects, in place, before the headers are read: the
+    index's ~1M copies are freed while the headers are read (~80 MB at 1M tensors), and the strings kept are not
+    the index's (see ``_shared_strings``)."""
+    listed = dict(zip(files, files))
+    shards = {shard: listed.get(shard, shard) for shard in set(weight_map.values())}
+    weight_map.update(zip(weight_map, map(shards.__getitem__, weight_map.values())))
 
 
 def variant_of(name: str) -> str | None:
@@ -176,7 +185,7 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
         else:
             index = doc
             if len(doc["weight_map"]) >= SHARE_NAMES_FROM:
-                _share_shard_names(doc["weight_map"])
+                _listed_shard_names(doc["weight_map"], files)
             audited = _plan_shards(index_name, doc, files, findings, ignored)
             tensor_counts = Counter(doc["weight_map"].values())  # sizes each shard's first Hub range
     else:
@@ -202,7 +211,7 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
             headers[name].fail("tensor-limit", f"not read: the files before it already hold over {budget:,} "
                                f"tensors, {MAX_TENSORS:,} more than the index names (a crafted repo?)")
     if index is not None and len(index["weight_map"]) >= SHARE_NAMES_FROM:
-        index["weight_map"] = _shared_strings(index["weight_map"], headers)
+        index["weight_map"] = _shared_strings(index["weight_map"], headers, files)
     config = None
     if "config.json" in files and use_config:
         doc, error = _load_json(source, files, "config.json")
@@ -244,6 +253,7 @@ def _plan_shards(index_name: str, index: dict[str, Any], files: dict[str, int | 
             if shard in bad:
                 by_shard.setdefault(shard, []).append(tensor)
     audited = []
+    listed = dict(zip(files, files))  # the listing's string objects, not the index's (see _shared_strings)
     for shard, path in paths.items():
         tensors = by_shard.get(shard, [])
         if not safe_relative(shard):
@@ -255,7 +265,7 @@ def _plan_shards(index_name: str, index: dict[str, Any], files: dict[str, int | 
                                     f"{shard}, which does not exist (interrupted download?)",
                                     tensors=tensors, files=[shard]))
         else:
-            audited.append(path)
+            audited.append(listed[path])
     referenced = set(audited)
     stray = sorted(n for n in files if n.endswith(".safetensors") and "/" not in n and n not in referenced
                    and n not in ignored)

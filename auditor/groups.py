@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from array import array
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .findings import Finding, finding, plural
@@ -21,12 +22,17 @@ MAX_LISTED_GAPS = 50
 
 @dataclass
 class Group:
-    """Tensors sharing one name template, dtype and shape."""
+    """Tensors sharing one name template, dtype and shape.
+
+    Each name's indices are kept flat, one after the other (``width`` per name), in a 64-bit array: ~70 bytes per
+    tensor less than a tuple of ints each (~65 MB at 1M tensors); ``indices`` rebuilds the tuples for the rare
+    reader that needs them (the lock file, holes in a grid)."""
 
     template: str  # the name with each numeric path segment replaced by "{}"
     dtype: str
     shape: tuple[int, ...]
-    indices: list[tuple[int, ...]] = field(default_factory=list)
+    width: int = 0  # numeric segments per name: the template's "{}" count
+    flat: array[int] | list[int] = field(default_factory=lambda: array("q"))
     names: list[str] = field(default_factory=list)
 
     @property
@@ -34,8 +40,34 @@ class Group:
         return len(self.names)
 
     @property
+    def indices(self) -> list[tuple[int, ...]]:
+        k = self.width
+        return list(zip(*(self.flat[i::k] for i in range(k)))) if k else [()] * len(self.names)
+
+    def axes(self) -> list[set[int]]:
+        """The values seen at each index position."""
+        return [set(self.flat[i::self.width]) for i in range(self.width)]
+
+    def add(self, indices: Iterable[int], name: str) -> None:
+        try:
+            self.flat.extend(indices)
+        except OverflowError:  # an index past 64 bits (a crafted name): plain ints from here on
+            self.flat = [i for n in self.names for i in split_name(n)[1]]
+            self.flat.extend(split_name(name)[1])
+        self.names.append(name)
+
+    @property
+    def full_grid(self) -> bool:
+        """Whether the names are every combination of the values seen at each position (the usual case; names
+        are unique, so no combination repeats)."""
+        size = 1
+        for axis in self.axes():
+            size *= len(axis)
+        return size == len(self.names)
+
+    @property
     def pattern(self) -> str:
-        return render(self.template, self.indices)
+        return render(self.template, self.axes())
 
     def to_dict(self, elements: int, nbytes: int) -> dict[str, object]:
         return {"pattern": self.pattern, "count": self.count, "dtype": self.dtype, "shape": list(self.shape),
@@ -67,15 +99,11 @@ def ranges(values: Iterable[int]) -> str:
     return ",".join(out)
 
 
-def render(template: str, indices: list[tuple[int, ...]]) -> str:
-    """Fill each ``{}`` of the template with the range of values seen at that position."""
-    if not indices or not indices[0]:
+def render(template: str, axes: Sequence[Collection[int]]) -> str:
+    """Fill each ``{}`` of the template with the range of the distinct values seen at that position (``axes``)."""
+    if not axes:
         return template
-    parts = []
-    for position in range(len(indices[0])):
-        values = {ix[position] for ix in indices}
-        parts.append(str(next(iter(values))) if len(values) == 1 else "{" + ranges(values) + "}")
-    return fill(template, parts)
+    return fill(template, [str(next(iter(v))) if len(v) == 1 else "{" + ranges(v) + "}" for v in axes])
 
 
 def group_tensors(tensors: Iterable[Tensor]) -> list[Group]:
@@ -85,16 +113,20 @@ def group_tensors(tensors: Iterable[Tensor]) -> list[Group]:
     for t in tensors:
         name, dtype, shape = t.name, t.dtype, t.shape
         parts = split(f".{name}.")
-        indices: tuple[int, ...]
         if len(parts) == 1:
-            template, indices = name, ()
+            template = name
         else:
-            template, indices = ".{}".join(parts[0::2])[1:-1], tuple(map(int, parts[1::2]))
+            template = ".{}".join(parts[0::2])[1:-1]
         key = (template, dtype, shape)
         g = groups.get(key)
         if g is None:
-            g = groups[key] = Group(template, dtype, shape)
-        g.indices.append(indices)
+            g = groups[key] = Group(template, dtype, shape, len(parts) // 2)
+        if len(parts) > 1:
+            try:
+                g.flat.extend(map(int, parts[1::2]))
+            except OverflowError:
+                g.add(map(int, parts[1::2]), name)
+                continue
         g.names.append(name)
     return list(groups.values())
 
@@ -103,7 +135,7 @@ def find_range_gaps(groups: Iterable[Group]) -> list[Finding]:
     """Templates with two or more indices whose index sets do not form a full grid."""
     by_template: dict[str, set[tuple[int, ...]]] = {}
     for g in groups:
-        if g.indices and len(g.indices[0]) >= 2:
+        if g.width >= 2:
             by_template.setdefault(g.template, set()).update(g.indices)
     out = []
     for template, present in by_template.items():
@@ -121,7 +153,7 @@ def find_range_gaps(groups: Iterable[Group]) -> list[Finding]:
                     missing.append(fill(template, combo))
                     if len(missing) >= MAX_LISTED_GAPS:
                         break
-        pattern = render(template, list(present))
+        pattern = render(template, axes)
         shown = "; ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
         # a lost tensor leaves a few holes in an otherwise full grid; many holes are a layout of its own
         # (experts only in some blocks, blocks of several sizes): noted, not warned about

@@ -247,6 +247,8 @@ def _validate_tensors(header: Header, entries: dict[str, object]) -> None:
     # ~200 bytes less per tensor than keeping the parser's fresh objects (~190 MB at 1M tensors)
     dtype_of = _DTYPE_NAMES
     shapes: dict[tuple[int, ...], tuple[tuple[int, ...], int]] = {}
+    offsets: dict[int, int] = {}  # one int per offset: a tensor's end is the next one's start (~30 MB at 1M tensors)
+    at = offsets.setdefault
     for name, entry in entries.items():
         try:
             dtype = entry["dtype"]  # type: ignore[index]
@@ -282,7 +284,7 @@ def _validate_tensors(header: Header, entries: dict[str, object]) -> None:
             bad_size.append(name)
             continue
         # tuple.__new__: Tensor(...) minus the Python frame of NamedTuple.__new__
-        append(new(Tensor, (name, dtype_of[dtype], dims, n, file, start, end)))
+        append(new(Tensor, (name, dtype_of[dtype], dims, n, file, at(start, start), at(end, end))))
     if bad_entry:
         header.fail("tensor-entry-invalid", f"{len(bad_entry):,} tensor entr{'y' if len(bad_entry) == 1 else 'ies'} "
                     f"lack dtype/shape/data_offsets or have malformed values: {_show(bad_entry)}", tuple(bad_entry))

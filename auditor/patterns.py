@@ -93,29 +93,21 @@ def split_holes(groups: list[Group]) -> list[Group]:
     its holes (``experts.{0..16,18..255}`` in layer 40) and its count is exactly the pattern's size."""
     out: list[Group] = []
     for g in groups:
-        if not g.indices or len(g.indices[0]) < 2 or _full_grid(g.indices):
+        if g.width < 2 or g.full_grid:
             out.append(g)
             continue
-        entries = encode_indices(g.indices)
+        indices = g.indices
+        entries = encode_indices(indices)
         if len(entries) <= 1:
             out.append(g)
             continue
-        by_index = dict(zip(g.indices, g.names))
+        by_index = dict(zip(indices, g.names))
         for entry in entries:
-            part = Group(g.template, g.dtype, g.shape)
+            part = Group(g.template, g.dtype, g.shape, g.width)
             for combo in itertools.product(*(_values(p) for p in entry.split(" x "))):
-                part.indices.append(combo)
-                part.names.append(by_index[combo])
+                part.add(combo, by_index[combo])
             out.append(part)
     return out
-
-
-def _full_grid(indices: list[tuple[int, ...]]) -> bool:
-    """Whether the index tuples are every combination of the values seen on each axis (the usual case)."""
-    size = 1
-    for axis in range(len(indices[0])):
-        size *= len({ix[axis] for ix in indices})
-    return size == len(set(indices))
 
 
 def _values(text: str) -> list[int]:

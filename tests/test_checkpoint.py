@@ -185,6 +185,19 @@ def test_groups_split_on_shape_and_dtype() -> None:
     assert [(g.pattern, g.dtype, g.count) for g in groups] == [("l.{0..1,3}.w", "BF16", 3), ("l.2.w", "F32", 1)]
 
 
+
+def test_group_indices_past_64_bits_are_kept_exactly() -> None:
+    """Indices are stored in a 64-bit array; a crafted name's index past that switches the group to plain ints
+    with nothing lost or reordered."""
+    from auditor.header import Tensor
+    huge = 2**70
+    tensors = [Tensor(f"l.{i}.e.{j}.w", "BF16", (4,), 4, "f", 0, 8) for i, j in ((0, 1), (1, huge), (2, 3))]
+    (group,) = group_tensors(tensors)
+    assert group.indices == [(0, 1), (1, huge), (2, 3)]
+    assert group.names == [t.name for t in tensors]
+    assert group.pattern == "l.{0..2}.e.{1,3," + str(huge) + "}.w"
+    assert not group.full_grid  # 3 names, 3 x 3 combinations
+
 def test_tensor_budget_stops_reading_and_says_so(make_checkpoint: Callable[..., Path],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     import auditor.checkpoint
