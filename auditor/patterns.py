@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import cast
 
 from .groups import Group, fill, ranges, split_name
 
@@ -49,43 +50,53 @@ def fill_entry(template: str, entry: str) -> str:
     return fill(template, parts)
 
 
-def patterns(names: Iterable[str], known: Splits | None = None) -> list[str]:
+def patterns(names: Iterable[str], groups: Sequence[Group] | None = None) -> list[str]:
     """Names collapsed exactly into patterns, in order of first appearance of each template.
 
-    ``known``: names already split (``splits`` of the report's groups), looked up rather than split again."""
+    ``groups``: the report's groups, for findings naming tens of thousands of tensors: a template whose names
+    are exactly one full-grid group's takes that group's pattern, and the rest are looked up in the groups
+    rather than split again."""
+    names = list(names)
+    if groups is not None:
+        known = _from_groups(names, groups)
+        if known is not None:
+            return known
     by_template: dict[str, list[tuple[int, ...]]] = {}
-    if known is None:
-        for name in names:
-            template, indices = split_name(name)
-            by_template.setdefault(template, []).append(indices)
-    else:
-        templates, index_of = known
-        for name in names:
-            grouped = templates.get(name)
-            template, indices = split_name(name) if grouped is None else (grouped, index_of[name])
-            by_template.setdefault(template, []).append(indices)
+    for name in names:
+        template, indices = split_name(name)
+        by_template.setdefault(template, []).append(indices)
     out: list[str] = []
     for template, index_list in by_template.items():
-        entries = encode_indices(index_list)
-        out += [fill_entry(template, e) for e in entries] if entries else [template]
+        out += _encoded(template, index_list)
     return out
 
 
-Splits = tuple[dict[str, str], dict[str, tuple[int, ...]]]
+def _encoded(template: str, indices: list[tuple[int, ...]]) -> list[str]:
+    entries = encode_indices(indices)
+    return [fill_entry(template, e) for e in entries] if entries else [template]
 
 
-def splits(groups: Iterable[Group], names: set[str]) -> Splits:
-    """The ``split_name`` of every name of the groups holding any of ``names``, as the groups hold it (template;
-    indices), for ``patterns`` of findings naming tens of thousands of tensors (built at C speed, no tuple per
-    name)."""
-    templates: dict[str, str] = {}
-    index_of: dict[str, tuple[int, ...]] = {}
+def _from_groups(names: list[str], groups: Sequence[Group]) -> list[str] | None:
+    """``patterns`` from the groups holding the names (at C speed but for templates only partly named), or None
+    when a name is in no group (a missing tensor): then every name is split."""
+    wanted = set(names)
+    template_of: dict[str, str] = {}
+    of_template: dict[str, list[Group]] = defaultdict(list)
     for g in groups:
-        if names.isdisjoint(g.names):
+        if not wanted.isdisjoint(g.names):
+            template_of.update(dict.fromkeys(g.names, g.template))
+            of_template[g.template].append(g)
+    order = dict.fromkeys(map(template_of.get, names))
+    if None in order:
+        return None
+    out: list[str] = []
+    for template in cast(dict[str, None], order):
+        held = of_template[template]
+        if len(held) == 1 and held[0].full_grid and wanted.issuperset(held[0].names):
+            out.append(held[0].pattern)  # what encoding its index tuples gives, at once
             continue
-        templates.update(dict.fromkeys(g.names, g.template))
-        index_of.update(zip(g.names, g.indices))
-    return templates, index_of
+        out += _encoded(template, [ix for g in held for name, ix in zip(g.names, g.indices) if name in wanted])
+    return out
 
 
 def split_holes(groups: list[Group]) -> list[Group]:

@@ -8,7 +8,7 @@ from typing import Any
 from .findings import SEVERITY_RANK, Finding
 from .groups import Group
 from .inventory import FileSummary, Tensor, Totals
-from .patterns import Splits, patterns, splits
+from .patterns import patterns
 from .reconcile import Reconciliation
 from .rootcause import Lost
 
@@ -76,9 +76,9 @@ class Report(Judged):
 
     def to_dict(self) -> dict[str, Any]:
         rec = self.reconciliation
-        # names the groups split already: looked up when a finding lists thousands (not re-split per name)
+        # names the groups split already: looked up when findings list thousands (not re-split per name)
         named = [f.tensors for f in self.active_findings if len(f.tensors) > 1]
-        known = splits(self.groups, set().union(*named)) if sum(map(len, named)) > _MANY_NAMES else None
+        known = self.groups if sum(map(len, named)) > _MANY_NAMES else None
         doc: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
             "target": self.target,
@@ -115,7 +115,7 @@ class Report(Judged):
 _MANY_NAMES = 5_000
 
 
-def _finding_dict(f: Finding, all_tensors: bool, known: Splits | None = None) -> dict[str, Any]:
+def _finding_dict(f: Finding, all_tensors: bool, known: list[Group] | None = None) -> dict[str, Any]:
     """A finding's JSON: its names (at most 20 unless --tensors), their count, and exact patterns covering
     all of them, so the grouped view is complete even when the list is cut."""
     doc = f.to_dict(all_tensors)

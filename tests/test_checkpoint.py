@@ -243,3 +243,21 @@ def test_index_total_parameters_is_checked(make_checkpoint: Callable[..., Path],
     assert ("index-total-parameters-mismatch" in found) is flagged
     if flagged:
         assert found["index-total-parameters-mismatch"] == ["model.safetensors.index.json"]
+
+
+def test_patterns_from_the_groups_equal_patterns_from_splitting_each_name() -> None:
+    """The report's shortcut (whole full-grid groups take their own pattern, partly named templates are looked up
+    in the groups) writes exactly the patterns that splitting every name gives: whole groups, a group with a hole,
+    a template named in part, a template split over two shapes, and a name no group holds."""
+    from auditor.header import Tensor
+    from auditor.patterns import patterns, split_holes
+    tensors = [Tensor(f"m.{layer}.e.{e}.w", "BF16", (4,), 4, "f", 0, 8)
+               for layer in range(4) for e in range(3) if (layer, e) != (2, 1)]
+    tensors += [Tensor(f"m.{layer}.n", "F32" if layer else "BF16", (2,), 2, "f", 0, 8) for layer in range(3)]
+    tensors += [Tensor(f"m.{layer}.s", "F32", (1,), 1, "f", 0, 4) for layer in range(5)]
+    groups = split_holes(group_tensors(tensors))
+    named = [t.name for t in tensors]
+    for names in (named, named[::-1], [n for n in named if not n.endswith(".s") or "m.3." in n],
+                  [*named, "m.9.e.0.w", "other.w"]):
+        assert patterns(names, groups) == patterns(names)
+    assert patterns(named, groups)[:2] == ["m.{0..1,3}.e.{0..2}.w", "m.2.e.{0,2}.w"]
