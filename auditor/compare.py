@@ -16,6 +16,7 @@ from typing import cast
 from .header import DTYPE, ELEMENTS, SHAPE
 from .inventory import Tensor
 from .quant import Quantization, QuantVerdict
+from .quant.verdicts import SORTED
 from .reconciliation import Reconciliation
 from .specs import Expectation, ExpectedTensor, StackInfo, buffer_suffixes
 from .specs.model import rule_instances
@@ -171,10 +172,16 @@ def sort_the_rest(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tens
     ledger, categories = rec.ledger, rec.categories
     suffixes = buffer_suffixes()
     verdict_of = quantization.assessment.verdicts.get  # what classify() answers first, minus a call per tensor
-    for name, t in stored.items():
-        if name in categories:
-            continue
-        verdict = verdict_of(name) or quantization.classify(t, stored, expected)
+    rest = [name for name in stored if name not in categories]
+    verdicts = list(map(verdict_of, rest))
+    if verdicts and verdicts.count(SORTED) == len(verdicts):  # all bookkeeping sorted in bulk (FP8 scales): at once
+        categories.update(dict.fromkeys(rest, "quantization"))
+        ledger["quantization"] += sum(map(ELEMENTS, map(stored.__getitem__, rest)))
+        s.scales.extend(rest)
+        return
+    for name, verdict in zip(rest, verdicts):
+        t = stored[name]
+        verdict = verdict or quantization.classify(t, stored, expected)
         if verdict is not None:
             if verdict.problem:
                 s.scale_problems.append((name, verdict.problem))

@@ -10,15 +10,13 @@ by the caller.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping
-from functools import cache
 from typing import Any
 
 from ..header import DTYPE_BITS, Tensor
 from ..specs.expr import ExprError
 from ..specs.model import rule_instances
-from .batch import Endings, Plan, all_as_planned, make_plan, strays, suffixes, verdict
+from .batch import Lacking, Plan, all_as_planned, make_plan, strays, suffixes, verdict
 from .configs import EMBEDDING, LINEAR, QuantConfig, targeted
 from .schemes import Resolved, choose, resolve
 from .verdicts import FLOAT_DTYPES, SORTED, Assessment, QuantVerdict, looks_quantized, rule_suffixes
@@ -106,17 +104,7 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
     out = Assessment()
     if q is None:
         return out
-    unexpected = [n for n in stored if n not in expected]  # filtered at comprehension speed
-
-    @cache
-    def siblings() -> dict[str, list[str]]:
-        """Parent name -> stored tensors the architecture lacks; built only when a layer is sorted one by one."""
-        by_parent: dict[str, list[str]] = defaultdict(list)
-        for name in unexpected:
-            by_parent[name.rpartition(".")[0]].append(name)
-        return by_parent
-
-    endings = Endings(unexpected)
+    siblings = Lacking([n for n in stored if n not in expected])  # filtered at comprehension speed
     batched: list[tuple[list[str], Resolved]] = []  # rule instances sorted at once
     layers = _Layers(q)
     plans: dict[tuple[int, tuple[int, ...]], Plan] = {}
@@ -156,11 +144,11 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
                 continue
             if at == 0 and per_rule is not None and isinstance(resolved, Resolved):
                 assert plan is not None  # the same decision for every weight of the instance: all at once if
-                if all_as_planned(out, resolved, plan, weights, e, stored, expected, endings, batched):  # all fit it
+                if all_as_planned(out, resolved, plan, weights, e, stored, expected, siblings, batched):  # all fit it
                     break
             module = weight[: -len(".weight")] if weight.endswith(".weight") else weight
             if isinstance(resolved, str):  # the config's parameters do not fit its scheme: one problem per layer
-                near = siblings().get(module, []) + siblings().get(weight, [])
+                near = siblings.get(module, []) + siblings.get(weight, [])
                 packed = next((n for n in near if n.rpartition(".")[2] in rule_suffixes()[0]), None)
                 for name in near:
                     out.verdicts[name] = QuantVerdict("packed", weight, None, e.elements) if name == packed and \
@@ -169,11 +157,11 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
                     out.problems.append((packed or near[0], resolved))
                 continue
             if resolved is None:
-                _not_quantized(out, q, weight, module, e, stored, siblings())
+                _not_quantized(out, q, weight, module, e, stored, siblings)
                 continue
             assert plan is not None
-            _layer(out, q, resolved, plan, weight, module, e, stored, expected, siblings(), either)
-    strays(out, batched, unexpected, siblings)
+            _layer(out, q, resolved, plan, weight, module, e, stored, expected, siblings, either)
+    strays(out, batched, siblings)
     return out
 
 

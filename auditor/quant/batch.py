@@ -9,7 +9,7 @@ explains it weight by weight.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Iterator, Mapping
 from itertools import chain
 from typing import Any, NamedTuple, cast
 
@@ -47,26 +47,50 @@ def make_plan(r: Resolved, lead: tuple[int, ...]) -> Plan:
     return Plan(want, aux)
 
 
-class Endings:
-    """Whether some stored name the architecture lacks may end with a suffix, judged from the distinct last name
-    segments of those names (a handful), collected on first use. Never False when one does."""
+class Lacking(Mapping[str, list[str]]):
+    """The stored names the architecture lacks: by parent (``a.b.scale`` under ``a.b``, in stored order), and whether
+    one may end with a suffix (never False when one does). Both read the distinct last name segments (a handful),
+    collected on first use; a parent's names are its candidates (the parent and each last segment) that are among
+    them, so no map of every name by parent is built."""
 
     def __init__(self, names: list[str]) -> None:
-        self._names = names
-        self._lasts: set[str] | None = None
+        self.names = names
+        self._lasts: list[str] | None = None
+        self._position: dict[str, int] | None = None
+
+    def _segments(self) -> list[str]:
+        if self._lasts is None:
+            self._lasts = sorted({n.rpartition(".")[2] for n in self.names})
+        return self._lasts
 
     def may_end_with(self, suffix: str) -> bool:
-        if self._lasts is None:
-            self._lasts = {n.rpartition(".")[2] for n in self._names}
         _, dot, last = suffix.rpartition(".")
         if dot:  # the name's last segment is exactly the suffix's
-            return last in self._lasts
-        return any(seg.endswith(suffix) for seg in self._lasts)
+            return last in self._segments()
+        return any(seg.endswith(suffix) for seg in self._segments())
+
+    def __getitem__(self, parent: str) -> list[str]:
+        if self._position is None:
+            self._position = dict(zip(self.names, range(len(self.names))))
+        position = self._position
+        found = [n for n in (f"{parent}.{last}" if parent else last for last in self._segments()) if n in position]
+        if not found:
+            raise KeyError(parent)
+        return sorted(found, key=position.__getitem__)
+
+    def _parents(self) -> dict[str, None]:
+        return dict.fromkeys(n.rpartition(".")[0] for n in self.names)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._parents())
+
+    def __len__(self) -> int:
+        return len(self._parents())
 
 
 def all_as_planned(out: Assessment, r: Resolved, plan: Plan, weights: list[str], e: Any,
                     stored: Mapping[str, Tensor], expected: Mapping[str, Any],
-                    endings: Endings, batched: list[tuple[list[str], Resolved]]) -> bool:
+                    endings: Lacking, batched: list[tuple[list[str], Resolved]]) -> bool:
     """Sort every weight of one rule instance (the 256 experts of a layer) at once when each is stored exactly as
     the plan says: what ``assess._layer`` concludes for each, at C speed. False, with nothing recorded, when any weight
     or part differs (``assess._layer`` then explains each). An optional part that no stored name the architecture lacks ends with
@@ -113,19 +137,18 @@ def all_as_planned(out: Assessment, r: Resolved, plan: Plan, weights: list[str],
     return True
 
 
-def strays(out: Assessment, batched: list[tuple[list[str], Resolved]], unexpected: list[str],
-           siblings: Callable[[], Mapping[str, list[str]]]) -> None:
+def strays(out: Assessment, batched: list[tuple[list[str], Resolved]], siblings: Lacking) -> None:
     """Tensors stored beside a layer sorted in a batch but no part of its scheme, once all layers are sorted (one
     pass over the unsorted names rather than a check per batch)."""
     verdicts = out.verdicts
-    parents = {n.rpartition(".")[0] for n in unexpected if n not in verdicts}
+    parents = {n.rpartition(".")[0] for n in siblings.names if n not in verdicts}
     if not parents:
         return
     for weights, r in batched:
         for weight in weights:
             module = weight[: -len(".weight")] if weight.endswith(".weight") else weight
             if module in parents or weight in parents:
-                for name in chain(siblings().get(module, ()), siblings().get(weight, ())):
+                for name in chain(siblings.get(module, ()), siblings.get(weight, ())):
                     if name not in verdicts:
                         verdicts[name] = QuantVerdict("quantization", weight, f"not a tensor of the {r.scheme.name} "
                                                       f"layout (it stores {', '.join(suffixes(r, module, weight))})")

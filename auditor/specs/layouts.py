@@ -39,7 +39,7 @@ def variants(expectation: Expectation) -> Iterator[Expectation]:
 
 
 def _hits(expectation: Expectation, stored: Container[str]) -> int:
-    return sum(1 for n in expectation.tensors if n in stored)
+    return sum(map(stored.__contains__, expectation.tensors))
 
 
 def best_layout(expectation: Expectation, stored: Container[str]) -> Expectation:
