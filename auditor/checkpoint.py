@@ -88,21 +88,19 @@ def _load_json(source: Source, files: dict[str, int | None], name: str) -> tuple
 SHARE_NAMES_FROM = 200_000
 
 
-def _shared_strings(weight_map: dict[str, str], headers: dict[str, Header], files: dict[str, int | None]) -> dict[str, str]:
-    """The weight_map rebuilt from strings held elsewhere: its names as the headers' own string objects, its shard
-    names as the listing's. The parsed index's ~1M name strings (~100 MB at 1M tensors) are then freed together,
-    and since little made later lives among them, most of their memory goes back to the system. The usual index
-    says exactly what the headers hold, and is then replaced by the same mapping built from the headers; otherwise
-    it is rebuilt entry by entry. At C speed (maps and zips, no Python loop per tensor)."""
+def _shared_strings(weight_map: dict[str, str], headers: dict[str, Header]) -> dict[str, str]:
+    """The weight_map rebuilt from strings held elsewhere: its names as the headers' own string objects (its shard
+    names are the listing's already, ``_listed_shard_names``). The parsed index's ~1M name strings (~100 MB at 1M
+    tensors) are then freed together, and since little made later lives among them, most of their memory goes
+    back to the system. The usual index says exactly what the headers hold, and is then replaced by the same
+    mapping built from the headers; otherwise it is rebuilt entry by entry. At C speed (no Python loop per tensor)."""
     stored: dict[str, str] = {}
     for header in headers.values():
         stored.update(zip(map(NAME, header.tensors), map(FILE, header.tensors)))
     if stored == weight_map:
         return stored
     names = dict(zip(stored, stored))
-    listed = dict(zip(files, files))
-    shards = {shard: listed.get(shard, shard) for shard in set(weight_map.values())}
-    return dict(zip(map(names.get, weight_map, weight_map), map(shards.__getitem__, weight_map.values())))
+    return dict(zip(map(names.get, weight_map, weight_map), weight_map.values()))
 
 
 def _listed_shard_names(weight_map: dict[str, str], files: dict[str, int | None]) -> None:
@@ -211,7 +209,7 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
             headers[name].fail("tensor-limit", f"not read: the files before it already hold over {budget:,} "
                                f"tensors, {MAX_TENSORS:,} more than the index names (a crafted repo?)")
     if index is not None and len(index["weight_map"]) >= SHARE_NAMES_FROM:
-        index["weight_map"] = _shared_strings(index["weight_map"], headers, files)
+        index["weight_map"] = _shared_strings(index["weight_map"], headers)
     config = None
     if "config.json" in files and use_config:
         doc, error = _load_json(source, files, "config.json")

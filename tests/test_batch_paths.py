@@ -87,26 +87,38 @@ def test_batch_and_per_tensor_paths_agree(tmp_path: Path, monkeypatch: pytest.Mo
         assert batched["findings"], how
 
 
-@pytest.mark.parametrize("how", ["healthy", "stray", "packed-missing"])
+@pytest.mark.parametrize("how", ["healthy", "stray", "packed-missing", "index-disagrees"])
 def test_the_large_checkpoint_string_sharing_changes_nothing_but_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                         how: str) -> None:
     """From ``SHARE_NAMES_FROM`` index entries (lowered here to every checkpoint), the weight_map and the expected
     names reuse the headers' string objects: the same report, and the experts' expected names are the stored
-    strings (all but the layer whose instance lacks one)."""
+    strings (all but the layer whose instance lacks one). An index that disagrees with the headers (an entry no
+    shard holds, one tensor in another shard) is rebuilt entry by entry, with the same findings."""
     from auditor.audit import build_inventory
     from auditor.checkpoint import collect
     from auditor.sources.local import LocalSource
     from auditor.specs import select
     tensors, config = _case("tiny-deepseek_v3-fp8")
     directory = build.build_checkpoint(tmp_path / "ckpt", _mutate(tensors, how), config=config, shards=2)
+    if how == "index-disagrees":
+        index_path = directory / "model.safetensors.index.json"
+        index = json.loads(index_path.read_text())
+        shards = sorted(set(index["weight_map"].values()))
+        moved = next(iter(index["weight_map"]))
+        index["weight_map"] = {**index["weight_map"], "model.ghost.weight": shards[0],
+                               moved: shards[1] if index["weight_map"][moved] == shards[0] else shards[0]}
+        index_path.write_text(json.dumps(index))
     plain = _report(directory)
+    if how == "index-disagrees":
+        assert {"index-tensor-missing", "index-tensor-misplaced"} <= {f["code"] for f in plain["findings"]}
     reconcile = import_module("auditor.reconcile")
     for module in ("auditor.checkpoint", "auditor.reconcile"):
         monkeypatch.setattr(import_module(module), "SHARE_NAMES_FROM", 0)
     assert _report(directory) == plain
     checkpoint = collect(LocalSource(directory))
     inventory = build_inventory(checkpoint)
-    assert checkpoint.weight_map and all(n is inventory.tensors[n].name for n in checkpoint.weight_map)
+    assert checkpoint.weight_map and all(n is inventory.tensors[n].name for n in checkpoint.weight_map
+                                         if n in inventory.tensors)
     expectation = reconcile.expand(*select(config), reuse=reconcile._stored_strings(inventory.tensors))
     experts = [n for n in expectation.tensors if ".experts." in n and n in inventory.tensors]
     shared = [n for n in experts if n is inventory.tensors[n].name]
