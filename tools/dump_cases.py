@@ -604,6 +604,29 @@ EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
     "flaubert": [("langs", {None: {"n_langs": 3, "use_lang_emb": True}}, "small with language embeddings (n_langs 3)")],
     "mobilebert": [("layer-norm-one-ffn", {None: {"normalization_type": "layer_norm", "num_feedforward_networks": 1}},
                     "small with LayerNorm instead of NoNorm and no stacked FFNs")],
+    # per-stage lists the profile keeps at their defaults (it varies scalars): each stage its own value (CvT
+    # indexes a stage's drop-path rates by the stage number, so stage i needs more than i layers)
+    "cvt": [("stages", {None: {"depth": [1, 3, 3], "embed_dim": [16, 24, 40], "num_heads": [1, 2, 4],
+                               "mlp_ratio": [2.0, 3.0, 4.0], "kernel_qkv": [3, 5, 3], "padding_kv": [1, 2, 1],
+                               "padding_q": [1, 2, 1], "qkv_bias": [True, False, True], "patch_sizes": [7, 5, 3],
+                               "patch_padding": [2, 2, 1], "stride_kv": [2, 1, 2], "cls_token": [False, False, True]}},
+             "small with every per-stage list changed (depths, widths, heads, MLP ratios, kernels, qkv bias)"),
+            ("projections", {None: {"depth": [1, 2, 3], "embed_dim": [16, 24, 32], "num_heads": [1, 2, 2],
+                                    "qkv_projection_method": ["avg", "linear", "dw_bn"]}},
+             "small with average-pool and linear query/key/value projections")],
+    "efficientnet": [("blocks", {None: {"kernel_sizes": [3, 5, 3, 5, 3, 5, 3], "in_channels": [32, 24, 32, 48, 96, 128, 160],
+                                        "out_channels": [24, 32, 48, 96, 128, 160, 256],
+                                        "num_block_repeats": [1, 1, 2, 1, 2, 1, 1], "expand_ratios": [1, 4, 6, 3, 6, 4, 6],
+                                        "strides": [1, 2, 1, 2, 1, 2, 1], "depth_coefficient": 1.2,
+                                        "width_coefficient": 1.1}},
+                      "small with every per-block list changed and fractional width/depth coefficients")],
+    "hiera": [("stages", {None: {"depths": [1, 2, 3, 1], "num_heads": [1, 1, 2, 4], "embed_dim_multiplier": 1.5,
+                                 "masked_unit_attention": [True, False, False, False], "mlp_ratio": 3.0}},
+               "small with other per-stage depths and heads, a 1.5 width multiplier and MLP ratio 3")],
+    "focalnet": [("stages", {None: {"depths": [1, 2, 1, 1], "focal_levels": [1, 2, 3, 2], "focal_windows": [3, 5, 3, 7]}},
+                  "small with per-stage depths, focal levels and windows that differ")],
+    "convnext": [("stages", {None: {"depths": [2, 1], "hidden_sizes": [40, 24]}},
+                  "small with other per-stage depths and a narrower second stage")],
 }
 
 
