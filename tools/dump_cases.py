@@ -284,9 +284,25 @@ def optional_towers(model_type: str) -> list[str]:
 # class default cannot build): NemotronH_Omni_Reasoning_V3.embed_audio reads audio_config.projection_hidden_size and
 # .projection_bias, which ParakeetEncoderConfig lacks (the released checkpoint's sound_config carries them).
 TOWER_REQUIRES = {"nemotron_h_omni": {"audio_config": {"projection_hidden_size": 4096, "projection_bias": False}}}
+class Computed:
+    """A required key whose value depends on the case's other keys (said in the case's variant by ``text``)."""
+
+    def __init__(self, text: str, fn):
+        self.text, self.fn = text, fn
+
+    def __str__(self) -> str:
+        return self.text
+
+
 # Top-level keys a config class leaves None that its model cannot be built without (EsmConfig.vocab_size is None:
-# every released ESM config.json says 33, the ESM-2 vocabulary); applied under the case's own overrides.
-TYPE_REQUIRES = {"esm": {"vocab_size": 33}}
+# every released ESM config.json says 33, the ESM-2 vocabulary; Lfm2MoeConfig.layer_types is None, which its decoder
+# layers index and its validator wants num_hidden_layers long: LFM2-8B-A1B's kind of pattern, a full-attention
+# layer after every two convolution layers); applied under the case's own overrides.
+TYPE_REQUIRES = {"esm": {"vocab_size": 33},
+                 "lfm2_moe": {"layer_types": Computed(
+                     "['conv', 'conv', 'full_attention', ...] num_hidden_layers long",
+                     lambda kw: ["full_attention" if i % 3 == 2 else "conv"
+                                 for i in range(kw.get("num_hidden_layers", 32))])}}
 
 
 def make_config(model_type: str, overrides: dict, sub_overrides: dict, towers: tuple = ()):
@@ -295,7 +311,10 @@ def make_config(model_type: str, overrides: dict, sub_overrides: dict, towers: t
     towers: optional sub-configs (None by default) instantiated from their declared class: the sub-config's
     class defaults plus its overrides, passed as a dict so the parent converts it as it does a config.json."""
     cls = CONFIG_MAPPING[model_type]
-    kwargs = {**TYPE_REQUIRES.get(model_type, {}), **overrides}
+    kwargs = dict(overrides)
+    for key, value in TYPE_REQUIRES.get(model_type, {}).items():
+        if key not in kwargs:
+            kwargs[key] = value.fn(kwargs) if isinstance(value, Computed) else value
     for sub in towers:
         kwargs[sub] = {**TOWER_REQUIRES.get(model_type, {}).get(sub, {}), **sub_overrides.get(sub, {})}
     if sub_overrides:
