@@ -297,12 +297,14 @@ class Computed:
 # Top-level keys a config class leaves None that its model cannot be built without (EsmConfig.vocab_size is None:
 # every released ESM config.json says 33, the ESM-2 vocabulary; Lfm2MoeConfig.layer_types is None, which its decoder
 # layers index and its validator wants num_hidden_layers long: LFM2-8B-A1B's kind of pattern, a full-attention
-# layer after every two convolution layers); applied under the case's own overrides.
+# layer after every two convolution layers; Dots1Config's MoE sizes); applied under the case's own overrides.
 TYPE_REQUIRES = {"esm": {"vocab_size": 33},
                  "lfm2_moe": {"layer_types": Computed(
                      "['conv', 'conv', 'full_attention', ...] num_hidden_layers long",
                      lambda kw: ["full_attention" if i % 3 == 2 else "conv"
-                                 for i in range(kw.get("num_hidden_layers", 32))])}}
+                                 for i in range(kw.get("num_hidden_layers", 32))])},
+                 # Dots1Config leaves its MoE sizes None (the experts' tensors cannot be made): dots.llm1's
+                 "dots1": {"n_routed_experts": 128, "n_shared_experts": 2, "num_experts_per_tok": 6}}
 
 
 def make_config(model_type: str, overrides: dict, sub_overrides: dict, towers: tuple = ()):
