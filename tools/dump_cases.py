@@ -305,6 +305,9 @@ TYPE_REQUIRES = {"esm": {"vocab_size": 33},
                                  for i in range(kw.get("num_hidden_layers", 32))])},
                  # Dots1Config leaves its MoE sizes None (the experts' tensors cannot be made): dots.llm1's
                  "dots1": {"n_routed_experts": 128, "n_shared_experts": 2, "num_experts_per_tok": 6}}
+# The same for keys of a sub-config (DbrxAttentionConfig has no rope_theta, which DbrxAttention reads: every
+# released DBRX config.json sets it, 500000); applied under the case's own sub-config overrides.
+SUB_REQUIRES = {"dbrx": {"attn_config": {"rope_theta": 500000}}}
 
 
 def make_config(model_type: str, overrides: dict, sub_overrides: dict, towers: tuple = ()):
@@ -333,6 +336,9 @@ def make_config(model_type: str, overrides: dict, sub_overrides: dict, towers: t
                     sd.pop(k, None)
                 sd.update(ov)
                 kwargs[sub] = sd
+    for sub, required in SUB_REQUIRES.get(model_type, {}).items():
+        current = kwargs.get(sub)
+        kwargs[sub] = {**required, **(current if isinstance(current, dict) else {})}
     return cls(**kwargs)
 
 
@@ -625,6 +631,10 @@ EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
     "flaubert": [("langs", {None: {"n_langs": 3, "use_lang_emb": True}}, "small with language embeddings (n_langs 3)")],
     "mobilebert": [("layer-norm-one-ffn", {None: {"normalization_type": "layer_norm", "num_feedforward_networks": 1}},
                     "small with LayerNorm instead of NoNorm and no stacked FFNs")],
+    # DBRX's attention and MoE sizes live in sub-configs the profile leaves at their defaults (one KV head)
+    "dbrx": [("gqa-experts", {"attn_config": {"kv_n_heads": 2, "clip_qkv": 8},
+                              "ffn_config": {"moe_num_experts": 6, "moe_top_k": 2, "ffn_hidden_size": 24}},
+              "small with two KV heads, six experts (top 2) and another expert width, as dbrx-instruct's sub-configs set")],
     # per-stage lists the profile keeps at their defaults (it varies scalars): each stage its own value (CvT
     # indexes a stage's drop-path rates by the stage number, so stage i needs more than i layers)
     "cvt": [("stages", {None: {"depth": [1, 3, 3], "embed_dim": [16, 24, 40], "num_heads": [1, 2, 4],
