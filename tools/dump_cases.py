@@ -304,7 +304,10 @@ TYPE_REQUIRES = {"esm": {"vocab_size": 33},
                      lambda kw: ["full_attention" if i % 3 == 2 else "conv"
                                  for i in range(kw.get("num_hidden_layers", 32))])},
                  # Dots1Config leaves its MoE sizes None (the experts' tensors cannot be made): dots.llm1's
-                 "dots1": {"n_routed_experts": 128, "n_shared_experts": 2, "num_experts_per_tok": 6}}
+                 "dots1": {"n_routed_experts": 128, "n_shared_experts": 2, "num_experts_per_tok": 6},
+                 # Chameleon / Emu3 read vocabulary_map (image-token ids, no parameters) when built: a minimal map
+                 "chameleon": {"vocabulary_map": {"<image>": 8711}},
+                 "emu3": {"vocabulary_map": {"<image>": 151851}}}
 # The same for keys of a sub-config (DbrxAttentionConfig has no rope_theta, which DbrxAttention reads: every
 # released DBRX config.json sets it, 500000); applied under the case's own sub-config overrides.
 SUB_REQUIRES = {"dbrx": {"attn_config": {"rope_theta": 500000}}}
@@ -631,6 +634,15 @@ EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
     "flaubert": [("langs", {None: {"n_langs": 3, "use_lang_emb": True}}, "small with language embeddings (n_langs 3)")],
     "mobilebert": [("layer-norm-one-ffn", {None: {"normalization_type": "layer_norm", "num_feedforward_networks": 1}},
                     "small with LayerNorm instead of NoNorm and no stacked FFNs")],
+    # the VQ-VAE's attention blocks sit at the levels whose resolution attn_resolutions lists (None by default),
+    # and its levels follow channel_multiplier (kept at the default): another list, attention at two levels, and
+    # no attention at all
+    "chameleon": [("vq-attention", {"vq_config": {"channel_multiplier": [1, 2, 4, 4], "attn_resolutions": [128, 64],
+                                                  "num_res_blocks": 3, "resolution": 256, "embed_dim": 48,
+                                                  "latent_channels": 40}},
+                   "small with a 4-level VQ-VAE (1, 2, 4, 4), attention at resolutions 128 and 64, three blocks per level"),
+                  ("vq-no-attention", {"vq_config": {"attn_type": "none", "attn_resolutions": [256]}},
+                   "small with attn_type none (no attention blocks, not even in the mid block)")],
     # DBRX's attention and MoE sizes live in sub-configs the profile leaves at their defaults (one KV head)
     "dbrx": [("gqa-experts", {"attn_config": {"kv_n_heads": 2, "clip_qkv": 8},
                               "ffn_config": {"moe_num_experts": 6, "moe_top_k": 2, "ffn_hidden_size": 24}},
