@@ -643,6 +643,12 @@ EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
                    "small with a 4-level VQ-VAE (1, 2, 4, 4), attention at resolutions 128 and 64, three blocks per level"),
                   ("vq-no-attention", {"vq_config": {"attn_type": "none", "attn_resolutions": [256]}},
                    "small with attn_type none (no attention blocks, not even in the mid block)")],
+    # Emu3's VQ-VAE: levels (channel_multiplier), attention levels (attn_resolutions, level indices) and temporal
+    # convs (log2 temporal_downsample_factor) are lists and a power the profile keeps
+    "emu3": [("vq-levels", {"vq_config": {"channel_multiplier": [1, 1, 2], "attn_resolutions": [0, 2],
+                                          "temporal_downsample_factor": 8, "num_res_blocks": 1}},
+              "small with a 3-level VQ-VAE (1, 1, 2), attention at levels 0 and 2, three temporal convs each way, "
+              "one resnet block per level")],
     # DBRX's attention and MoE sizes live in sub-configs the profile leaves at their defaults (one KV head)
     "dbrx": [("gqa-experts", {"attn_config": {"kv_n_heads": 2, "clip_qkv": 8},
                               "ffn_config": {"moe_num_experts": 6, "moe_top_k": 2, "ffn_hidden_size": 24}},
