@@ -284,6 +284,8 @@ def optional_towers(model_type: str) -> list[str]:
 # class default cannot build): NemotronH_Omni_Reasoning_V3.embed_audio reads audio_config.projection_hidden_size and
 # .projection_bias, which ParakeetEncoderConfig lacks (the released checkpoint's sound_config carries them).
 TOWER_REQUIRES = {"nemotron_h_omni": {"audio_config": {"projection_hidden_size": 4096, "projection_bias": False}}}
+
+
 class Computed:
     """A required key whose value depends on the case's other keys (said in the case's variant by ``text``)."""
 
