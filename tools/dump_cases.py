@@ -309,10 +309,15 @@ TYPE_REQUIRES = {"esm": {"vocab_size": 33},
                  "dots1": {"n_routed_experts": 128, "n_shared_experts": 2, "num_experts_per_tok": 6},
                  # Chameleon / Emu3 read vocabulary_map (image-token ids, no parameters) when built: a minimal map
                  "chameleon": {"vocabulary_map": {"<image>": 8711}},
-                 "emu3": {"vocabulary_map": {"<image>": 151851}}}
+                 "emu3": {"vocabulary_map": {"<image>": 151851}},
+                 # CohereCompassTextConfig keeps rope_parameters per layer type but defaults to none at all
+                 "cohere_compass_text": {"rope_parameters": {"full_attention": {"rope_type": "default",
+                                                                                "rope_theta": 50000.0}}}}
 # The same for keys of a sub-config (DbrxAttentionConfig has no rope_theta, which DbrxAttention reads: every
 # released DBRX config.json sets it, 500000); applied under the case's own sub-config overrides.
-SUB_REQUIRES = {"dbrx": {"attn_config": {"rope_theta": 500000}}}
+SUB_REQUIRES = {"dbrx": {"attn_config": {"rope_theta": 500000}},
+                "cohere_compass": {"text_config": {"rope_parameters": {"full_attention": {"rope_type": "default",
+                                                                                          "rope_theta": 50000.0}}}}}
 
 
 def make_config(model_type: str, overrides: dict, sub_overrides: dict, towers: tuple = ()):
@@ -342,8 +347,9 @@ def make_config(model_type: str, overrides: dict, sub_overrides: dict, towers: t
                 sd.update(ov)
                 kwargs[sub] = sd
     for sub, required in SUB_REQUIRES.get(model_type, {}).items():
-        current = kwargs.get(sub)
-        kwargs[sub] = {**required, **(current if isinstance(current, dict) else {})}
+        current = kwargs.get(sub) if isinstance(kwargs.get(sub), dict) else {}
+        # an empty value from the sub-config's own defaults (rope_parameters {}) does not count as set
+        kwargs[sub] = {**required, **{k: v for k, v in current.items() if v or k not in required}}
     return cls(**kwargs)
 
 
