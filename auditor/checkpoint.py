@@ -29,7 +29,8 @@ MISTRAL_NATIVE = re.compile(r"^consolidated(\.\d+|-\d{5}-of-\d{5})?\.safetensors
 VARIANT_FILE = re.compile(r"^(?:model|diffusion_pytorch_model|adapter_model)\.(?P<variant>[A-Za-z0-9_]+)"
                           r"(?:-\d{5}-of-\d{5})?\.safetensors$")
 VARIANT_INDEX = re.compile(r"^(?:model|diffusion_pytorch_model)\.safetensors\.index\.(?P<variant>[^.]+)\.json$")
-SHARD_RE = re.compile(r"^(?P<prefix>.*?)-(?P<index>\d{5})-of-(?P<total>\d{5})\.safetensors$")
+# save_pretrained writes 5 digits (more past 99,999); DeepSeek-V3 names its 163 shards -00001-of-000163
+SHARD_RE = re.compile(r"^(?P<prefix>.*?)-(?P<index>\d{5,})-of-(?P<total>\d{5,})\.safetensors$")
 MAX_SMALL_FILE = 64 * 1024 * 1024  # index.json / config.json larger than this are refused, not read
 # An index grows with its checkpoint (~90 bytes per tensor: 92 MB for 1,000,000 tensors in 2,000 shards), so its
 # limit does too: this much more per .safetensors file listed beside it (a real index: ~50 kB per shard).
@@ -251,7 +252,6 @@ def _plan_shards(index_name: str, index: dict[str, Any], files: dict[str, int | 
             if shard in bad:
                 by_shard.setdefault(shard, []).append(tensor)
     audited = []
-    listed = dict(zip(files, files))  # the listing's string objects, not the index's (see _shared_strings)
     for shard, path in paths.items():
         tensors = by_shard.get(shard, [])
         if not safe_relative(shard):
@@ -263,7 +263,7 @@ def _plan_shards(index_name: str, index: dict[str, Any], files: dict[str, int | 
                                     f"{shard}, which does not exist (interrupted download?)",
                                     tensors=tensors, files=[shard]))
         else:
-            audited.append(listed[path])
+            audited.append(path)
     referenced = set(audited)
     stray = sorted(n for n in files if n.endswith(".safetensors") and "/" not in n and n not in referenced
                    and n not in ignored)
@@ -285,20 +285,35 @@ def _plan_shards(index_name: str, index: dict[str, Any], files: dict[str, int | 
     return audited
 
 
-def _check_shard_names(audited: list[str], findings: list[Finding]) -> None:
-    """``-00003-of-00005`` names promise a shard count; say when the files disagree."""
-    groups: dict[tuple[str, int], set[int]] = {}
-    for name in audited:
+def numbered_shards(names: Iterable[str]) -> dict[tuple[str, str], dict[int, str]]:
+    """``<prefix>-00003-of-00005.safetensors`` files (by base name), per (prefix, promised total as written):
+    number -> name."""
+    sets: dict[tuple[str, str], dict[int, str]] = {}
+    for name in names:
         m = SHARD_RE.match(posixpath.basename(name))
         if m:
-            groups.setdefault((m["prefix"], int(m["total"])), set()).add(int(m["index"]))
-    for (prefix, total), present in sorted(groups.items()):
-        # 1..N as save_pretrained numbers them; some exporters (gpt-oss) number 0..N instead
-        expected = set(range(0, total + 1)) if 0 in present else set(range(1, total + 1))
+            sets.setdefault((m["prefix"], m["total"]), {})[int(m["index"])] = name
+    return sets
+
+
+def promised_numbers(total: int, present: Iterable[int]) -> set[int]:
+    """The numbers a set of ``-of-<total>`` names promises: 1..N as save_pretrained numbers them; some exporters
+    (gpt-oss) number 0..N instead."""
+    return set(range(0, total + 1)) if 0 in present else set(range(1, total + 1))
+
+
+def _check_shard_names(audited: list[str], findings: list[Finding]) -> None:
+    """``-00003-of-00005`` names promise a shard count; say when the files disagree."""
+    for (prefix, total_text), numbered in sorted(numbered_shards(audited).items()):
+        present = set(numbered)
+        expected = promised_numbers(int(total_text), present)
         missing = sorted(expected - present)
         if missing or present - expected:
-            shown = ", ".join(f"{prefix}-{i:05d}-of-{total:05d}.safetensors" for i in missing[:5])
+            match = SHARD_RE.match(posixpath.basename(next(iter(numbered.values()))))
+            width = len(match["index"]) if match else 5
+            names = [f"{prefix}-{i:0{width}d}-of-{total_text}.safetensors" for i in missing]
+            shown = ", ".join(names[:5])
             findings.append(finding("shard-count-mismatch", f"shard names promise {len(expected)} '{prefix}' shards "
                                     f"but {len(present)} are audited" + (f"; missing {shown}" if missing else ""),
-                                    files=[f"{prefix}-{i:05d}-of-{total:05d}.safetensors" for i in missing],
+                                    files=names,
                                     expected=len(expected), actual=len(present)))

@@ -261,3 +261,23 @@ def test_patterns_from_the_groups_equal_patterns_from_splitting_each_name() -> N
                   [*named, "m.9.e.0.w", "other.w"]):
         assert patterns(names, groups) == patterns(names)
     assert patterns(named, groups)[:2] == ["m.{0..1,3}.e.{0..2}.w", "m.2.e.{0,2}.w"]
+
+
+def test_numbered_shard_sets_read_deepseeks_six_digit_totals(make_checkpoint: Callable[..., Path]) -> None:
+    """DeepSeek-V3 names its shards -00001-of-000163: a numbered set like save_pretrained's -of-00005, whose
+    missing member is named as the set writes its names."""
+    from auditor.checkpoint import numbered_shards, promised_numbers
+    sets = numbered_shards(["model-00001-of-000163.safetensors", "model-00163-of-000163.safetensors",
+                            "sub/model-00002-of-00002.safetensors", "model.safetensors"])
+    assert sets == {("model", "000163"): {1: "model-00001-of-000163.safetensors",
+                                          163: "model-00163-of-000163.safetensors"},
+                    ("model", "00002"): {2: "sub/model-00002-of-00002.safetensors"}}
+    assert promised_numbers(163, [1, 163]) == set(range(1, 164)) and promised_numbers(2, [0]) == {0, 1, 2}
+    shards = {name: f"model-0000{i}-of-000003.safetensors" for i, name in enumerate(("a.weight", "b.weight", "c.weight"), 1)}
+    path = make_checkpoint([(n, "F32", [2]) for n in shards], weight_map=shards)
+    (path / "model-00003-of-000003.safetensors").unlink()
+    index = json.loads((path / "model.safetensors.index.json").read_text())
+    index["weight_map"] = {n: s for n, s in index["weight_map"].items() if not s.startswith("model-00003")}
+    (path / "model.safetensors.index.json").write_text(json.dumps(index))
+    mismatch = [f for f in auditor.audit(path).findings if f.code == "shard-count-mismatch"]
+    assert mismatch and mismatch[0].files == ("model-00003-of-000003.safetensors",)

@@ -489,3 +489,14 @@ def test_cli_subprocesses_cannot_reach_the_network() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                           env={"PYTHONPATH": NETGUARD, "PATH": ""})
     assert proc.returncode != 0 and "tried to reach the network" in proc.stderr
+
+
+def test_the_listing_start_reads_six_digit_shard_totals(hub, tmp_path):
+    """DeepSeek-V3's own naming (-00001-of-000163) is a numbered set too: its fetches start from the listing."""
+    shards = {f"w{i}": f"model-0000{i}-of-000003.safetensors" for i in (1, 2, 3)}
+    path = build.build_checkpoint(tmp_path / "ds", [(n, "F32", [4]) for n in shards], weight_map=shards)
+    hub.add_repo_from_dir("org/ds", path)
+    src = source("org/ds", listed_start_bytes=1)
+    src.list_files()
+    assert sorted(src._started) == sorted(shards.values())
+    assert audit("org/ds", source=src).totals.tensors == 3

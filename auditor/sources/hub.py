@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
@@ -39,7 +38,7 @@ from typing import Any
 from huggingface_hub import HfApi, constants, hf_hub_download, hf_hub_url
 from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
 
-from ..checkpoint import choose, safe_relative
+from ..checkpoint import choose, numbered_shards, promised_numbers, safe_relative
 from ..errors import AuditError
 from ..findings import plural
 from ..header import MAX_HEADER_BYTES, Header, parse_header, read_header_length
@@ -61,7 +60,6 @@ LISTED_HEADER_RATIO = 1.4
 # An index this large (~10k tensors and up: the MoE giants) takes longer to arrive and parse than a round trip, so
 # the header fetches start from the listing; a smaller one is awaited and every first range sized exactly from it
 LISTED_START_INDEX_BYTES = 1_000_000
-SHARD_FILE = re.compile(r"(?P<stem>[^/]+)-(?P<part>[0-9]+)-of-(?P<total>[0-9]+)\.safetensors")
 
 
 # -- the source -----------------------------------------------------------------------------------------
@@ -275,16 +273,15 @@ class HubSource(CachedHeaders, Http, ErrorTranslation):
         if not index_name.endswith(".safetensors.index.json") or "/" in index_name:
             return
         stem = index_name[:-len(".safetensors.index.json")]
-        parts: dict[str, tuple[int, int]] = {}
-        for name in files:
-            m = SHARD_FILE.fullmatch(name)
-            if m is not None and m["stem"] == stem:
-                parts[name] = (int(m["part"]), int(m["total"]))
-        totals = {total for _, total in parts.values()}
+        top_level = (n for n in files if "/" not in n)
+        sets = [(total, numbered) for (prefix, total), numbered in numbered_shards(top_level).items() if prefix == stem]
         index_size = files.get(index_name)
-        if (not index_size or totals != {len(parts)}
-                or sorted(part for part, _ in parts.values()) != list(range(1, len(parts) + 1))):
+        if not index_size or len(sets) != 1:
             return
+        total, numbered = sets[0]
+        if set(numbered) != promised_numbers(int(total), numbered):
+            return
+        parts = numbered.values()
         guess = int(index_size * LISTED_HEADER_RATIO / len(parts))
         for name in sorted(parts):
             self._listed_guess[name] = guess
