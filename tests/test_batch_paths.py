@@ -70,7 +70,8 @@ def test_batch_and_per_tensor_paths_agree(tmp_path: Path, monkeypatch: pytest.Mo
     tensors, config = _case(case)
     directory = build.build_checkpoint(tmp_path / "ckpt", _mutate(tensors, how), config=config)
     taken: list[str] = []
-    for module, name in (("auditor.quant.assess", "all_as_planned"), ("auditor.compare", "_all_matched")):
+    for module, name in (("auditor.quant.assess", "all_as_planned"), ("auditor.compare", "_all_matched"),
+                         ("auditor.compare", "_all_bookkeeping")):
         real = getattr(import_module(module), name)
         monkeypatch.setattr(import_module(module), name,
                             lambda *args, real=real, name=name: bool(real(*args)) and not taken.append(name))
@@ -79,10 +80,11 @@ def test_batch_and_per_tensor_paths_agree(tmp_path: Path, monkeypatch: pytest.Mo
     # the modules by name: auditor.quant.assess is also the name of the function the package exports
     monkeypatch.setattr(import_module("auditor.quant.assess"), "all_as_planned", lambda *args: False)
     monkeypatch.setattr(import_module("auditor.compare"), "_all_matched", lambda *args: False)
+    monkeypatch.setattr(import_module("auditor.compare"), "_all_bookkeeping", lambda *args: False)
     assert _report(directory) == batched
     assert "_all_matched" in taken  # the batch paths ran, then the per-tensor ones they were compared with
     if case.startswith("tiny-deepseek"):
-        assert "all_as_planned" in taken
+        assert "all_as_planned" in taken and ("_all_bookkeeping" in taken or how != "healthy")
     if how != "healthy":  # the breakage is seen (so the comparison above covered a deviating instance)
         assert batched["findings"], how
 
