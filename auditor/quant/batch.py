@@ -55,12 +55,12 @@ class Lacking(Mapping[str, list[str]]):
 
     def __init__(self, names: list[str]) -> None:
         self.names = names
-        self._lasts: list[str] | None = None
+        self._lasts: frozenset[str] | None = None
         self._position: dict[str, int] | None = None
 
-    def _segments(self) -> list[str]:
+    def _segments(self) -> frozenset[str]:
         if self._lasts is None:
-            self._lasts = sorted({n.rpartition(".")[2] for n in self.names})
+            self._lasts = frozenset(n.rpartition(".")[2] for n in self.names)
         return self._lasts
 
     def may_end_with(self, suffix: str) -> bool:
@@ -90,11 +90,11 @@ class Lacking(Mapping[str, list[str]]):
 
 def all_as_planned(out: Assessment, r: Resolved, plan: Plan, weights: list[str], e: Any,
                     stored: Mapping[str, Tensor], expected: Mapping[str, Any],
-                    endings: Lacking, batched: list[tuple[list[str], Resolved]]) -> bool:
+                    lacking: Lacking, batched: list[tuple[list[str], Resolved]]) -> bool:
     """Sort every weight of one rule instance (the 256 experts of a layer) at once when each is stored exactly as
     the plan says: what ``assess._layer`` concludes for each, at C speed. False, with nothing recorded, when any weight
     or part differs (``assess._layer`` then explains each). An optional part that no stored name the architecture lacks ends with
-    is absent for every weight (``endings``). Strays beside the layers are left to ``strays``."""
+    is absent for every weight (``lacking``). Strays beside the layers are left to ``strays``."""
     wpart, want = r.weight, plan.want
     # the names of one instance differ only before their common ending (the expert number): one cut fits all
     modules = [w[: -len(".weight")] for w in weights] if weights[0].endswith(".weight") else weights
@@ -113,7 +113,7 @@ def all_as_planned(out: Assessment, r: Resolved, plan: Plan, weights: list[str],
             return False
     sorted_parts = []
     for part in plan.aux:
-        if not part.required and not endings.may_end_with(part.suffix):
+        if not part.required and not lacking.may_end_with(part.suffix):
             continue
         names = [(m if part.on_module else w) + part.suffix for m, w in zip(modules, weights)]
         if not expected.keys().isdisjoint(names) or (part.note is not None and any(n.endswith(".bias") for n in names)):
