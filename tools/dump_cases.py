@@ -296,6 +296,7 @@ class Computed:
         return self.text
 
 
+_COMPASS_ROPE = {"full_attention": {"rope_type": "default", "rope_theta": 50000.0}}
 # Top-level keys a config class leaves None that its model cannot be built without (EsmConfig.vocab_size is None:
 # every released ESM config.json says 33, the ESM-2 vocabulary; Lfm2MoeConfig.layer_types is None, which its decoder
 # layers index and its validator wants num_hidden_layers long: LFM2-8B-A1B's kind of pattern, a full-attention
@@ -311,13 +312,11 @@ TYPE_REQUIRES = {"esm": {"vocab_size": 33},
                  "chameleon": {"vocabulary_map": {"<image>": 8711}},
                  "emu3": {"vocabulary_map": {"<image>": 151851}},
                  # CohereCompassTextConfig keeps rope_parameters per layer type but defaults to none at all
-                 "cohere_compass_text": {"rope_parameters": {"full_attention": {"rope_type": "default",
-                                                                                "rope_theta": 50000.0}}}}
+                 "cohere_compass_text": {"rope_parameters": _COMPASS_ROPE}}
 # The same for keys of a sub-config (DbrxAttentionConfig has no rope_theta, which DbrxAttention reads: every
 # released DBRX config.json sets it, 500000); applied under the case's own sub-config overrides.
 SUB_REQUIRES = {"dbrx": {"attn_config": {"rope_theta": 500000}},
-                "cohere_compass": {"text_config": {"rope_parameters": {"full_attention": {"rope_type": "default",
-                                                                                          "rope_theta": 50000.0}}}}}
+                "cohere_compass": {"text_config": {"rope_parameters": _COMPASS_ROPE}}}
 
 
 def make_config(model_type: str, overrides: dict, sub_overrides: dict, towers: tuple = ()):
