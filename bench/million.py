@@ -24,7 +24,7 @@ WORK = ROOT / "bench" / "work"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from run import SAFE_OPEN, run  # noqa: E402
+from run import FLOOR, SAFE_OPEN, run  # noqa: E402
 
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 PER_SHARD = 500  # tensors per shard, as in the 1M-tensor / 2,000-shard checkpoint
@@ -75,21 +75,25 @@ def main(argv: list[str] | None = None) -> None:
         built = subprocess.run([py, __file__, "--build", str(target)], capture_output=True, text=True, check=True)
         count, shards = json.loads(built.stdout.splitlines()[-1])
         ckpt = WORK / f"scale-{target}"
-        ours, theirs, codes = [], [], set()
+        ours, theirs, floor, codes = [], [], [], set()
         for _ in range(ROUNDS):
             wall, rss, out = run([st_audit, "audit", str(ckpt), "--format", "summary", "--quiet"])
             ours.append((wall, rss))
             codes.add(out.split(":")[0])
             theirs.append(run([py, "-c", SAFE_OPEN, str(ckpt)])[:2])
+            floor.append(run([py, "-c", FLOOR, str(ckpt)])[0])
         rows.append((count, shards, statistics.median(w for w, _ in ours), max(r for _, r in ours) / 2**20,
-                     statistics.median(w for w, _ in theirs), max(r for _, r in theirs) / 2**20, codes))
+                     statistics.median(w for w, _ in theirs), max(r for _, r in theirs) / 2**20,
+                     statistics.median(floor), codes))
     print(f"Scale: DeepSeek-V3 layout grown to more layers, median of {ROUNDS} interleaved runs")
     print(f"{'tensors':>10} {'shards':>7} {'st-audit s':>11} {'peak MiB':>9} {'safe_open s':>12} {'peak MiB':>9} "
-          f"{'ratio':>6}  {'st-audit per 100k':>18}  verdict")
-    for count, shards, ours_w, ours_m, theirs_w, theirs_m, codes in rows:
+          f"{'ratio':>6}  {'st-audit per 100k':>18}  {'floor':>6}  verdict")
+    for count, shards, ours_w, ours_m, theirs_w, theirs_m, floor_w, codes in rows:
         print(f"{count:>10,} {shards:>7,} {ours_w:>11.2f} {ours_m:>9.0f} {theirs_w:>12.2f} {theirs_m:>9.0f} "
-              f"{ours_w / theirs_w:>5.2f}x  {ours_w / count * 1e5:>16.2f} s  {'/'.join(sorted(codes))}")
-    count, _, ours_w, ours_m, theirs_w, _, codes = rows[-1]
+              f"{ours_w / theirs_w:>5.2f}x  {ours_w / count * 1e5:>16.2f} s  {floor_w / theirs_w:>5.2f}x  "
+              f"{'/'.join(sorted(codes))}")
+    print("floor: any one-process Python audit's share of the work (bench/run.py's FLOOR), vs safe_open")
+    count, _, ours_w, ours_m, theirs_w, _, _, codes = rows[-1]
     print(f"targets at {count:,} tensors: <= 3x safe_open ({ours_w / theirs_w:.2f}x: "
           f"{'met' if ours_w <= 3 * theirs_w else 'NOT met'}), < 600 MiB ({ours_m:.0f} MiB: "
           f"{'met' if ours_m < 600 else 'NOT met'}), healthy checkpoint passes ({'/'.join(sorted(codes))}: "
