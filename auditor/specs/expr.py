@@ -127,7 +127,7 @@ def _index_of(items: Any, value: Any) -> int:
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "min": min, "max": max, "len": len, "int": int, "bool": bool, "abs": abs, "sum": sum,
-    "ceil_div": _ceil_div, "ceil": math.ceil, "range": range, "any": any, "all": all, "as_list": _as_list,
+    "ceil_div": _ceil_div, "ceil": math.ceil, "round": round, "range": range, "any": any, "all": all, "as_list": _as_list,
     "isqrt": math.isqrt,  # floor(sqrt(n)): Doge's product-key router has 2 * isqrt(num_experts) keys
     "per_layer": _per_layer,  # Gemma 4's per-layer head_dim / kv heads
     "list": _list, "count": _count,
