@@ -311,11 +311,39 @@ TYPE_REQUIRES = {"esm": {"vocab_size": 33},
                  # Chameleon / Emu3 read vocabulary_map (image-token ids, no parameters) when built: a minimal map
                  "chameleon": {"vocabulary_map": {"<image>": 8711}},
                  "emu3": {"vocabulary_map": {"<image>": 151851}},
+                 # all-KV-shared text layers (the class default, every release) do not build in 5.23: 12B assistant sizes, 2 of 4 shared
+                 "gemma4_unified_assistant": {"text_config": {
+                     "model_type": "gemma4_unified_text", "hidden_size": 1024, "intermediate_size": 8192,
+                     "num_hidden_layers": 4, "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 256,
+                     "global_head_dim": 512, "num_global_key_value_heads": 1, "attention_k_eq_v": True,
+                     "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"],
+                     "num_kv_shared_layers": 2}},
+                 # Granite4VisionModel builds one Q-Former projector per deepstack_layer_map pair and splits downsample_rate
+                 # (both None by default): granite-4.0-3b-vision's four pairs and "4/8"
+                 "granite4_vision": {"deepstack_layer_map": [[-19, 9], [-13, 6], [-7, 3], [-1, 0]],
+                                     "downsample_rate": "4/8"},
+                 # MoonshineStreamingConfig lost num_key_value_heads, which its decoder attention reads: = heads, as the
+                 # original config class set it and the moonshine-streaming releases' config.json carry it (no GQA)
+                 "moonshine_streaming": {"num_key_value_heads": Computed(
+                     "num_attention_heads", lambda kw: kw.get("num_attention_heads", 8))},
                  # CohereCompassTextConfig keeps rope_parameters per layer type but defaults to none at all
                  "cohere_compass_text": {"rope_parameters": _COMPASS_ROPE}}
 # The same for keys of a sub-config (DbrxAttentionConfig has no rope_theta, which DbrxAttention reads: every
 # released DBRX config.json sets it, 500000); applied under the case's own sub-config overrides.
 SUB_REQUIRES = {"dbrx": {"attn_config": {"rope_theta": 500000}},
+                # PerceptionLMConfig's vision_config defaults to TimmWrapperConfig() (resnet50, model_args None), which
+                # its projector cannot read (model_args["embed_dim"]): the PE-L tower of Perception-LM-1B / -3B, as
+                # convert_perception_lm_weights_to_hf.py writes it (23 of the 24 blocks, 448 px, no pooling head)
+                "perception_lm": {"vision_config": {"architecture": "vit_pe_core_large_patch14_336", "model_args": {
+                    "embed_dim": 1024, "depth": 23, "img_size": [448, 448], "global_pool": "",
+                    "use_post_transformer_norm": False, "init_values": 0.1, "ref_feat_shape": [32, 32]}}},
+                # DiffusionGemmaTextConfig leaves its MoE sizes None (no experts can be made): diffusiongemma-26B-A4B's
+                "diffusion_gemma": {"text_config": {"num_experts": 128, "top_k_experts": 8,
+                                                    "moe_intermediate_size": 704}},
+                # DeepseekOcr2TextConfig leaves mlp_layer_types None, which each decoder layer indexes: DeepSeek-OCR-2's
+                # pattern (one dense layer, then MoE: first_k_dense_replace 1), num_hidden_layers (32) long; the profile
+                # cuts / cycles it with the layer count
+                "deepseek_ocr2": {"text_config": {"mlp_layer_types": ["dense"] + ["sparse"] * 31}},
                 "cohere_compass": {"text_config": {"rope_parameters": _COMPASS_ROPE}}}
 
 
@@ -343,6 +371,8 @@ def make_config(model_type: str, overrides: dict, sub_overrides: dict, towers: t
                 sd.update(sub_obj.to_diff_dict())
                 for k in ("transformers_version", "architectures", "dtype"):
                     sd.pop(k, None)
+                # a required key beats the class default's value (PerceptionLM: resnet50), not the case's own
+                sd.update(SUB_REQUIRES.get(model_type, {}).get(sub, {}))
                 sd.update(ov)
                 kwargs[sub] = sd
     for sub, required in SUB_REQUIRES.get(model_type, {}).items():
@@ -580,6 +610,36 @@ _CROSS = [("cross-attention", {None: {"is_decoder": True, "add_cross_attention":
 _SUMMARY = [("summary-proj", {None: {"summary_use_proj": True, "summary_proj_to_labels": True}},
              "small with a sequence-summary projection to the labels")]
 EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
+    # PerceptionLM's timm PE tower is timm's architecture plus model_args (a dict the profile does not vary): small
+    # towers of both released architectures (PE-L: class token; PE-G: none, MLP ratio 8960/1536) with and without
+    # layer scale, the architecture's own pooling head (map: attention pool) or avg (fc_norm), post-norm on and off,
+    # non-square images; and PE-G as Perception-LM-8B ships it (47 blocks of 1536)
+    "perception_lm": [
+        ("pe-l-small", {None: {"projector_pooling_ratio": 2}, "vision_config": {
+            "architecture": "vit_pe_core_large_patch14_336", "model_args": {
+                "embed_dim": 64, "depth": 2, "img_size": [56, 56], "global_pool": "", "use_post_transformer_norm": False,
+                "init_values": 0.1, "ref_feat_shape": [4, 4]}}},
+         "small with a 2-block PE-L tower laid out as Perception-LM-1B's (64 wide, 56 px, layer scale, no pooling head)"),
+        ("pe-l-map", {"vision_config": {"architecture": "vit_pe_core_large_patch14_336", "model_args": {
+            "embed_dim": 48, "depth": 3, "num_heads": 4, "img_size": 42}}},
+         "small with a 3-block PE-L tower at the architecture's own defaults otherwise (attention-pool head, post-norm, "
+         "no layer scale)"),
+        ("pe-g-avg", {None: {"vision_use_cls_token": False}, "vision_config": {
+            "architecture": "vit_pe_core_gigantic_patch14_448", "model_args": {
+                "embed_dim": 96, "depth": 2, "num_heads": 4, "img_size": [28, 42], "global_pool": "avg",
+                "init_values": 0.5}}},
+         "small with a 2-block PE-G tower (no class token), avg pooling (fc_norm, no post-norm), 28x42 px"),
+        ("pe-g-post-norm", {None: {"vision_use_cls_token": False}, "vision_config": {
+            "architecture": "vit_pe_core_gigantic_patch14_448", "model_args": {
+                "embed_dim": 64, "depth": 1, "img_size": [28, 28], "global_pool": "", "use_post_transformer_norm": True,
+                "init_values": 0.1, "ref_feat_shape": [2, 2]}}},
+         "small with a 1-block PE-G tower 64 wide (MLP int(64 * 8960 / 1536)), post-norm on, no pooling head"),
+        ("pe-g-8b", {None: {"vision_use_cls_token": False, "projector_pooling_ratio": 2}, "vision_config": {
+            "architecture": "vit_pe_core_gigantic_patch14_448", "model_args": {
+                "embed_dim": 1536, "depth": 47, "img_size": [448, 448], "global_pool": "",
+                "use_post_transformer_norm": False, "init_values": 0.1, "ref_feat_shape": [32, 32]}}},
+         "small text with the PE-G tower of Perception-LM-8B (47 blocks of 1536, 448 px, no pooling head)"),
+    ],
     # width multipliers are floats the profile does not vary; each rounds channel counts its own way
     "mobilenet_v1": [(f"depth-{m}", {None: {"depth_multiplier": m}}, f"small with depth_multiplier {m}")
                      for m in (0.25, 0.75)],
@@ -607,6 +667,12 @@ EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
     "wav2vec2-bert": [("rotary", {None: {"position_embeddings_type": "rotary"}}, "small with rotary positions"),
                       ("relative", {None: {"position_embeddings_type": "relative"}}, "small with relative positions"),
                       ("no-positions", {None: {"position_embeddings_type": None}}, "small without position embeddings")],
+    # the profile moves the encoder_config sizes with the decoder's (same defaults): an encoder of its own sizes,
+    # wider than the decoder (decoder.proj appears, pos_emb is encoder-wide), as moonshine-streaming-small/-medium
+    "moonshine_streaming": [("encoder-sizes", {"encoder_config": {
+        "hidden_size": 80, "intermediate_size": 144, "num_hidden_layers": 3, "num_attention_heads": 5,
+        "num_key_value_heads": 5, "head_dim": 24, "sliding_windows": [[16, 4], [16, 0], [16, 4]], "sample_rate": 8000}},
+        "small with an encoder wider than the decoder (own layers, heads, head_dim, MLP; 8 kHz frames)")],
     "qwen4_exp_text": [
         ("qsa-ple", {None: _QWEN4_QSA_PLE}, "small with an indexed (QSA) attention layer and three PLE layers"),
         ("qsa-ple-p", {None: _QWEN4_QSA_PLE_P}, "small with two indexed attention layers, two PLE layers "
@@ -617,6 +683,35 @@ EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
          "small with an indexed (QSA) attention layer and three PLE layers in text_config"),
         ("qsa-ple-p", {"text_config": _QWEN4_QSA_PLE_P}, "small with two indexed attention layers, two PLE layers "
                                                          "(ple_layer_ids unsorted) and other n-gram sizes in text_config"),
+    ],
+    # Gemma-3n: the profile cannot vary text_config's layer count (num_kv_shared_layers stays 15, so fewer layers leave
+    # a shared layer type without a producer: ValueError), and it moves the vision / audio widths with the text width
+    # (same default): layer counts with per-layer MLP widths and KV sharing, towers narrower / wider than the text,
+    # the audio subsampler's channel / kernel / stride lists (the input projection's width follows them)
+    "gemma3n": [
+        ("layers-kv-shared", {
+            "text_config": {"num_hidden_layers": 7, "num_kv_shared_layers": 3, "hidden_size_per_layer_input": 24,
+                            "layer_types": ["sliding_attention", "full_attention", "sliding_attention",
+                                            "sliding_attention", "full_attention", "sliding_attention",
+                                            "full_attention"],
+                            "intermediate_size": [96, 160, 96, 128, 96, 64, 192],
+                            "activation_sparsity_pattern": [0.95, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]},
+            "vision_config": {"hidden_size": 48, "vocab_size": 40},
+            "audio_config": {"hidden_size": 90, "conf_num_attention_heads": 4, "conf_num_hidden_layers": 3,
+                             "sscp_conv_channel_size": [24, 16], "sscp_conv_kernel_size": [[3, 3], [5, 5]],
+                             "sscp_conv_stride_size": [[2, 2], [1, 3]], "input_feat_size": 80,
+                             "conf_conv_kernel_size": 7, "vocab_size": 40}},
+         "small with 7 text layers (the last 3 reuse KV), per-layer MLP widths, a 24-wide per-layer input, a narrower "
+         "vision embedder, a 3-layer audio tower 90 wide with 4 heads and other subsampling channels, kernels, strides"),
+        ("layers-no-sharing", {
+            "text_config": {"num_hidden_layers": 3, "num_kv_shared_layers": 0, "intermediate_size": 72,
+                            "layer_types": ["sliding_attention", "sliding_attention", "full_attention"],
+                            "activation_sparsity_pattern": [0.0, 0.0, 0.0]},
+            "vision_config": {"hidden_size": 72, "vocab_size": 24},
+            "audio_config": {"hidden_size": 48, "conf_num_hidden_layers": 2, "sscp_conv_channel_size": [16, 8],
+                             "input_feat_size": 41, "vocab_size": 24}},
+         "small with 3 text layers and no KV sharing, a wider vision embedder, a 2-layer audio tower and an odd "
+         "number of mel bins"),
     ],
     # LongT5's encoder attention is a string switch (local / transient-global) no boolean flip reaches
     "longt5": [("tglobal", {None: {"encoder_attention_type": "transient-global"}},
@@ -656,6 +751,43 @@ EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
                                           "temporal_downsample_factor": 8, "num_res_blocks": 1}},
               "small with a 3-level VQ-VAE (1, 1, 2), attention at levels 0 and 2, three temporal convs each way, "
               "one resnet block per level")],
+    # DiffusionGemma's full-attention overrides sit in per_layer_config at the default's full layers (5, 11, ...),
+    # which the shrunk layer counts cut away: the released model's wider heads and fewer KV heads on full layers
+    "diffusion_gemma": [("global-layers", {"text_config": {"per_layer_config": {"1": {"head_dim": 32,
+                                                                                    "num_key_value_heads": 1}}}},
+                         "small with its full layer's own head_dim and KV heads (diffusiongemma-26B-A4B: 512, 2)")],
+    # Gemma-4 unified assistant: the profile's text_config overrides sit on the class default's (30 layers, all KV-shared),
+    # which does not build, so every profile case keeps the required text_config: these vary it (each keeps an unshared layer per type)
+    "gemma4_unified_assistant": [
+        ("text-2of4-shared", {None: {"use_ordered_embeddings": True, "num_centroids": 20, "backbone_hidden_size": 48},
+                              "text_config": {"vocab_size": 500, "hidden_size": 64, "intermediate_size": 112,
+                                              "num_hidden_layers": 4, "num_kv_shared_layers": 2,
+                                              "layer_types": ["sliding_attention", "full_attention"] * 2,
+                                              "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+                                              "attention_k_eq_v": True, "use_double_wide_mlp": True,
+                                              "per_layer_config": {"1": {"head_dim": 32, "num_key_value_heads": 1},
+                                                                   "3": {"head_dim": 32, "num_key_value_heads": 1}}}},
+         "small text: layers 2-3 KV-shared (double-wide MLP), K=V full layers with their own head_dim and one KV head, "
+         "ordered embeddings (20 centroids)"),
+        ("text-1of5-shared", {None: {"tie_word_embeddings": False, "backbone_hidden_size": 40},
+                              "text_config": {"vocab_size": 613, "hidden_size": 96, "intermediate_size": 176,
+                                              "num_hidden_layers": 5, "num_kv_shared_layers": 1,
+                                              "layer_types": ["full_attention"] + ["sliding_attention"] * 3 + ["full_attention"],
+                                              "num_attention_heads": 6, "num_key_value_heads": 3, "head_dim": 24,
+                                              "attention_bias": True,
+                                              "per_layer_config": {"0": {"head_dim": 48}, "4": {"head_dim": 48}}}},
+         "small text: the last layer KV-shared, attention biases, full layers 0 and 4 with their own head_dim, head untied"),
+        ("text-3of6-shared", {None: {"use_ordered_embeddings": True, "num_centroids": 8, "centroid_intermediate_top_k": 4,
+                                     "dtype": "bfloat16"},
+                              "text_config": {"vocab_size": 737, "hidden_size": 128, "intermediate_size": 144,
+                                              "num_hidden_layers": 6, "num_kv_shared_layers": 3,
+                                              "layer_types": ["sliding_attention", "sliding_attention", "full_attention"] * 2,
+                                              "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 20,
+                                              "attention_k_eq_v": True, "attention_bias": True, "use_double_wide_mlp": True,
+                                              "per_layer_config": {"2": {"head_dim": 40, "num_key_value_heads": 2},
+                                                                   "5": {"head_dim": 40, "num_key_value_heads": 2}}}},
+         "small text in bfloat16: layers 3-5 KV-shared, K=V, biases, double-wide MLP, ordered embeddings (8 centroids)"),
+    ],
     # DBRX's attention and MoE sizes live in sub-configs the profile leaves at their defaults (one KV head)
     "dbrx": [("gqa-experts", {"attn_config": {"kv_n_heads": 2, "clip_qkv": 8},
                               "ffn_config": {"moe_num_experts": 6, "moe_top_k": 2, "ffn_hidden_size": 24}},
@@ -683,6 +815,40 @@ EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
                   "small with per-stage depths, focal levels and windows that differ")],
     "convnext": [("stages", {None: {"depths": [2, 1], "hidden_sizes": [40, 24]}},
                   "small with other per-stage depths and a narrower second stage")],
+    # Granite 4 Vision: the number of deepstack projectors is len(deepstack_layer_map) (a list the profile keeps) and
+    # the released checkpoints' vision tower is SigLIP, not the class default's CLIP
+    "granite4_vision": [("siglip-2-pairs", {None: {"deepstack_layer_map": [[-2, 1], [-1, 0]]},
+                                            "vision_config": {"model_type": "siglip_vision_model"}},
+                         "small with a SigLIP vision tower (as granite-4.0-3b-vision ships) and two deepstack pairs")],
+    # DeepSeek-OCR-2's SAM and Qwen2 encoder configs sit one level further down (vision_config.sam_config /
+    # .encoder_config), where the profile does not reach: every other case keeps the class-default towers
+    "deepseek_ocr2": [
+        ("vision-small", {"vision_config": {
+            "sam_config": {"hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "image_size": 64,
+                           "patch_size": 8, "window_size": 4, "global_attn_indexes": [1], "output_channels": 32,
+                           "downsample_channels": [48, 80]},
+            "encoder_config": {"hidden_size": 80, "intermediate_size": 112, "num_hidden_layers": 2,
+                               "num_attention_heads": 4, "num_key_value_heads": 2}}},
+         "small with small SAM (one global block of three) and Qwen2 encoder towers"),
+        ("vision-p", {"vision_config": {
+            "sam_config": {"hidden_size": 96, "num_hidden_layers": 4, "num_attention_heads": 6, "image_size": 96,
+                           "patch_size": 16, "window_size": 3, "global_attn_indexes": [0, 3], "output_channels": 40,
+                           "downsample_channels": [56, 72], "mlp_dim": 160, "qkv_bias": False, "num_channels": 1},
+            "encoder_config": {"hidden_size": 72, "intermediate_size": 144, "num_hidden_layers": 3,
+                               "num_attention_heads": 6, "num_key_value_heads": 3, "head_dim": 16}}},
+         "small with other SAM sizes (explicit mlp_dim, no qkv bias, one channel) and an encoder head_dim apart "
+         "from hidden / heads"),
+        ("vision-no-pos", {"vision_config": {
+            "sam_config": {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 32,
+                           "patch_size": 8, "window_size": 2, "global_attn_indexes": [1], "output_channels": 24,
+                           "downsample_channels": [32, 48], "use_abs_pos": False, "use_rel_pos": False,
+                           "mlp_ratio": 2.0},
+            "encoder_config": {"hidden_size": 48, "intermediate_size": 64, "num_hidden_layers": 1,
+                               "num_attention_heads": 3, "num_key_value_heads": 1}}},
+         "small with a SAM without absolute or relative positions and an MLP ratio of 2"),
+        ("sparse-first", {"text_config": {"mlp_layer_types": ["sparse", "dense"]}},
+         "small with the MoE layer first and the dense one second (mlp_layer_types, not a dense prefix)"),
+    ],
 }
 
 
@@ -701,9 +867,12 @@ def plan_cases(model_type: str, cls_name: str, head_labels: bool) -> tuple[list[
         if req and c.name == "default":
             c.variant = "default except " + ", ".join(f"{k}={v}" for k, v in req.items()) + f" ({cls_name} requires it)"
     treq = TYPE_REQUIRES.get(model_type, {})
+    sreq = [f"{sub}.{k}={v}" for sub, keys in SUB_REQUIRES.get(model_type, {}).items() for k, v in keys.items()]
     for c in cases:
-        if treq and c.variant.startswith("default"):
-            said = ", ".join(f"{k}={v}" for k, v in treq.items()) + " (the class default leaves it None)"
+        if (treq or sreq) and c.variant.startswith("default"):
+            said = "; ".join(
+                ([", ".join(f"{k}={v}" for k, v in treq.items()) + " (the class default leaves it None)"] if treq else [])
+                + ([", ".join(sreq) + " (the class default's sub-config does not build without it)"] if sreq else []))
             c.variant = f"default except {said}" if c.variant == "default" else f"{c.variant}; {said}"
     return cases, log
 
@@ -913,7 +1082,9 @@ def dump_class(model_type: str, cls_name: str, verify: bool, extra_notes: str = 
                     cfg, model = _try_build(model_type, cls_name, sh.overrides, sh.sub_overrides)
                     lay = capture(model)
                     del model
-                    variant = sh.variant
+                    # keep what the case already said it changes (required keys) after the layer count
+                    variant = sh.variant + ("" if case.variant == "default" else
+                                            "; " + case.variant.removeprefix("default except "))
             if case.name.startswith("flip-") and small_layout is not None and lay["tensors"] == small_layout:
                 continue  # layout-neutral flag: recorded in the small case's notes instead
             if case.name.startswith("towers-flip-") and towers_small is not None and lay["tensors"] == towers_small:
