@@ -688,6 +688,22 @@ EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
     # a shared layer type without a producer: ValueError), and it moves the vision / audio widths with the text width
     # (same default): layer counts with per-layer MLP widths and KV sharing, towers narrower / wider than the text,
     # the audio subsampler's channel / kernel / stride lists (the input projection's width follows them)
+    # the profile keeps Gemma3nTextConfig's 35 layers (15 KV-shared): fewer fail transformers' KV-sharing check
+    # unless layer_types and num_kv_shared_layers move with them
+    "gemma3n_text": [
+        ("layers-kv-shared", {None: {
+            "num_hidden_layers": 7, "num_kv_shared_layers": 3, "hidden_size_per_layer_input": 24,
+            "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "sliding_attention",
+                            "full_attention", "sliding_attention", "full_attention"],
+            "intermediate_size": [96, 160, 96, 128, 96, 64, 192],
+            "activation_sparsity_pattern": [0.95, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]}},
+         "small with 7 layers (the last 3 reuse KV), per-layer MLP widths and a 24-wide per-layer input"),
+        ("layers-no-sharing", {None: {
+            "num_hidden_layers": 3, "num_kv_shared_layers": 0, "intermediate_size": 72,
+            "layer_types": ["sliding_attention", "sliding_attention", "full_attention"],
+            "activation_sparsity_pattern": [0.0, 0.0, 0.0]}},
+         "small with 3 layers and no KV sharing"),
+    ],
     "gemma3n": [
         ("layers-kv-shared", {
             "text_config": {"num_hidden_layers": 7, "num_kv_shared_layers": 3, "hidden_size_per_layer_input": 24,
