@@ -390,6 +390,26 @@ def test_module_set_defaults_and_resolved_scopes() -> None:
     assert run({"text_config": {"d": 6}}).tensors["proj.weight"].shape == (6, 3)
 
 
+def test_a_repeated_tower_is_stored_once_per_index_under_its_own_prefix() -> None:
+    """``repeat = {p = count}`` (Granite 4 Vision's per-layer Q-Former projectors): the tower expanded once, stored
+    ``count`` times with ``{p}`` filled in; each copy's rules are their own (dtype grouping); the count is the
+    parent's expression. A repeat needs a component and ``{index}`` in its prefix."""
+    wrap = {**WRAP, "defaults": {"pairs": 2}, "module": [
+        WRAP["module"][0], {**WRAP["module"][1], "prefix": "towers.{p}.", "repeat": {"p": "pairs + 1"}}]}
+    specs = build_specs({"text.toml": TEXT, "tower.toml": TOWER, "wrap.toml": wrap})
+    e = expand(specs["wrap.toml"], {"vision_config": {"depth": 2}}, library=specs)
+    towers = {n: t for n, t in e.tensors.items() if n.startswith("towers.")}
+    assert set(towers) == {f"towers.{p}.blocks.{i}.w" for p in range(3) for i in range(2)}
+    assert len({t.rule for t in towers.values()}) == 3 and all(t.component == "vision" for t in towers.values())
+    assert sum(1 for n in expand(specs["wrap.toml"], {"pairs": 0}, library=specs).tensors if n.startswith("towers.")) \
+        == 2
+    for bad in ({"repeat": {"p": "2"}}, {"prefix": "towers.{p}.", "repeat": {"p": "2"}, "component": None},
+                {"prefix": "towers.{p}.", "repeat": {"p": "2", "q": "3"}}):
+        module = {k: v for k, v in {**WRAP["module"][1], **bad}.items() if v is not None}
+        with pytest.raises(SpecError, match="repeat"):
+            build_specs({"text.toml": TEXT, "tower.toml": TOWER, "wrap.toml": {**wrap, "module": [module]}})
+
+
 def test_as_list_reads_one_value_or_several() -> None:
     assert evaluate("as_list(x)[0] * as_list(x)[-1]", {"x": 448}) == 448 * 448
     assert evaluate("as_list(x)[0] * as_list(x)[-1]", {"x": [448, 224]}) == 448 * 224

@@ -291,7 +291,7 @@ def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
                 b.add(rule, i, env, tied)
     for module in spec.modules:
         if module.when is None or evaluate(module.when, env):
-            _add_module(b, spec, module, scopes[module.name], library, _depth)
+            _add_module(b, spec, module, scopes[module.name], library, _depth, env)
     # a composite model's head is its language model's: its tie is the one reported
     tied = tied or any(sub.tied for name, sub in b.modules
                        if any(m.name == name and m.component is None for m in spec.modules))
@@ -319,22 +319,29 @@ def _like_rules(spec: Spec, stack: Stack, rules: list[tuple[int, TensorRule]]) -
 
 
 def _add_module(b: _Builder, parent: Spec, module: Module, scope: Mapping[str, Any], library: Mapping[str, Spec],
-                depth: int) -> None:
+                depth: int, env: Mapping[str, Any]) -> None:
     sub_spec = spec_for_module(module, scope, library)
     if sub_spec is None:
         raise NoSubSpec(f"{parent.file}: module {module.name} has no spec for model_type {scope.get('model_type')!r}")
     raw = expand(sub_spec, scope, module.cls or sub_spec.default_class, library, depth + 1)
+    index, count = module.repeat or ("", 1)  # a repeated tower: one copy per index, {index} in its prefix
+    for i in range(whole(evaluate(count, env), f"{parent.file}: module {module.name}'s repeat")):
+        _add_copy(b, module, raw, {old: new.replace(f"{{{index}}}", str(i)) for old, new in module.prefix.items()}
+                  if index else module.prefix, depth)
+
+
+def _add_copy(b: _Builder, module: Module, raw: Expectation, prefix: Mapping[str, str], depth: int) -> None:
+    """One stored copy of a module's tensors under ``prefix``."""
     b.modules.append((module.name, raw))
-    sub = relabel(raw, module.prefix) if module.prefix else raw
-    base = len(b.modules) * 10 ** (6 * (depth + 1))  # rule ids unique across modules (dtype grouping)
+    sub = relabel(raw, prefix) if prefix else raw
+    base = len(b.modules) * 10 ** (6 * (depth + 1))  # rule ids unique across modules and copies (dtype grouping)
     for name, e in sub.tensors.items():
         if module.component is not None:  # a tower: one breakdown row, its layers not decoder layers
             e = ExpectedTensor(e.shape, module.component, e.kind, e.layer, None, False, base + e.rule, e.elements,
                                (1, 1), f"{module.name}.{e.stack}" if e.stack else None, e.tied, e.aliases,
                                module.name, e.alt_shape, e.alt_group)
         else:
-            e = ExpectedTensor(e.shape, e.component, e.kind, e.layer, e.layer_type, e.mtp, base + e.rule, e.elements,
-                               e.active_fraction, e.stack, e.tied, e.aliases, e.module, e.alt_shape, e.alt_group)
+            e = replace(e, rule=base + e.rule)
         b.tensors[name] = e
     b.tied_names.update(sub.tied_names)
     for s in sub.stacks:

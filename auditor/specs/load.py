@@ -36,7 +36,7 @@ TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "
                "tied_to", "note", "aliases", "repeat", "alt_shape", "alt_group", "mtp", "tie"}
 STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note", "mtp", "like"}
 MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when", "inherit", "select", "set",
-               "defaults", "note", "by_class"}
+               "defaults", "note", "by_class", "repeat"}
 CLASS_KEYS = {"prefix", "heads", "tensor", "set", "note"}
 COMMON_KEYS = {"description", "components", "buffer_suffixes", "decoder_prefixes", "embedding_names", "head_names", "defaults",
                "derived", "family", "class", "legacy_names"}
@@ -263,10 +263,17 @@ def _module(spec: str, body: dict[str, Any], components: set[str]) -> Module:
     for key in ("set", "defaults"):
         if not isinstance(body.get(key, {}), dict):
             raise SpecError(f"{where}: {key} must be a table of config keys")
+    repeat = body.get("repeat")
+    if repeat is not None:  # one index over a count; only towers (one breakdown row, no layout of their own)
+        if not (isinstance(repeat, dict) and len(repeat) == 1 and body.get("component") is not None
+                and any(f"{{{next(iter(repeat))}}}" in stored for stored in prefix.values())):
+            raise SpecError(f"{where}: repeat must be one {{index = count}} of a module with a component, whose "
+                            f"prefix holds {{index}}")
+        repeat = next(iter(repeat.items()))
     return Module(body["name"], body.get("spec"), body.get("config"), body.get("class"), MappingProxyType(prefix),
                   body.get("component"), body.get("when"), bool(body.get("inherit", False)),
                   bool(body.get("select", True)), MappingProxyType(dict(body.get("set", {}))),
-                  MappingProxyType(dict(body.get("defaults", {}))), bool(body.get("by_class", False)))
+                  MappingProxyType(dict(body.get("defaults", {}))), bool(body.get("by_class", False)), repeat)
 
 
 def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],

@@ -70,6 +70,7 @@ class Module:
     set: Mapping[str, Expr] = field(default_factory=dict)  # scope keys computed in the parent's scope
     defaults: Mapping[str, Any] = field(default_factory=dict)  # the scope when its config is absent or null
     by_class: bool = False        # the scope's architectures[0] picks the sub-spec first (a spec claiming that class)
+    repeat: tuple[str, Expr] | None = None  # (index, count): a tower stored count times, {index} in its prefix
 
 
 @dataclass(frozen=True)
