@@ -273,11 +273,559 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
             num_layers=1, attention_head_dim=4, num_attention_heads=4, joint_attention_dim=6, in_channels=4,
             out_channels=3, zero_cond_t=True, use_layer3d_rope=True, axes_dims_rope=[0, 2, 2])),
     ],
-    # no spec claims these: they must get the structural check without a false alarm
+    "ChromaTransformer2DModel": [
+        ("default", "default", {}),
+        ("chroma1-hd", "real: lodestones/Chroma1-HD transformer config (also Chroma1-Base / Chroma1-Flash; their stale "
+         "guidance_embeds / pooled_projection_dim keys are not init arguments and are ignored)", dict(
+            patch_size=1, in_channels=64, out_channels=None, num_layers=19, num_single_layers=38,
+            attention_head_dim=128, num_attention_heads=24, joint_attention_dim=4096, axes_dims_rope=[16, 56, 56],
+            approximator_num_channels=64, approximator_hidden_dim=5120, approximator_layers=5)),
+        ("small", "perturbed: small sizes (FLUX's small blocks), small approximator", dict(
+            {k: v for k, v in _FLUX_SMALL.items() if k != "pooled_projection_dim"}, approximator_num_channels=16,
+            approximator_hidden_dim=24, approximator_layers=2)),
+        ("p1", "perturbed: out_channels, patch 2, three approximator layers narrower than the model", dict(
+            num_layers=1, num_single_layers=2, attention_head_dim=6, num_attention_heads=3, joint_attention_dim=20,
+            in_channels=12, out_channels=5, patch_size=2, axes_dims_rope=[2, 2, 2], approximator_num_channels=12,
+            approximator_hidden_dim=10, approximator_layers=3)),
+        ("p2", "perturbed: no double blocks, no approximator layers", dict(
+            num_layers=0, num_single_layers=2, attention_head_dim=4, num_attention_heads=4, joint_attention_dim=8,
+            in_channels=4, axes_dims_rope=[2, 0, 2], approximator_num_channels=8, approximator_hidden_dim=20,
+            approximator_layers=0)),
+        ("p3", "perturbed: no single blocks, one approximator layer, patch 3", dict(
+            num_layers=2, num_single_layers=0, attention_head_dim=4, num_attention_heads=5, joint_attention_dim=7,
+            in_channels=6, out_channels=9, patch_size=3, axes_dims_rope=[2, 2, 0], approximator_num_channels=20,
+            approximator_hidden_dim=14, approximator_layers=1)),
+    ],
+    "Lumina2Transformer2DModel": [
+        ("default", "default", {}),
+        ("lumina-image-2.0", "real: Alpha-VLLM/Lumina-Image-2.0 transformer config (Gemma-2-2B caption features, "
+         "2304); neta-art Neta-Lumina v1.0's diffusers config is the same", dict(
+            sample_size=128, patch_size=2, in_channels=16, out_channels=None, hidden_size=2304, num_layers=26,
+            num_refiner_layers=2, num_attention_heads=24, num_kv_heads=8, multiple_of=256, ffn_dim_multiplier=None,
+            norm_eps=1e-05, scaling_factor=1.0, axes_dim_rope=[32, 32, 32], axes_lens=[300, 512, 512],
+            cap_feat_dim=2304)),
+        ("small", "perturbed: small sizes", dict(
+            hidden_size=32, num_layers=2, num_refiner_layers=1, num_attention_heads=4, num_kv_heads=2, multiple_of=16,
+            cap_feat_dim=12, in_channels=4, axes_dim_rope=[4, 2, 2], sample_size=16)),
+        ("p1", "perturbed: heads not dividing the width, full multi-head k/v, ffn_dim_multiplier 1.3, patch 1, "
+         "out_channels, no refiners", dict(
+            hidden_size=30, num_layers=3, num_refiner_layers=0, num_attention_heads=4, num_kv_heads=4, multiple_of=16,
+            ffn_dim_multiplier=1.3, patch_size=1, in_channels=5, out_channels=3, cap_feat_dim=10,
+            axes_dim_rope=[2, 2, 2], sample_size=8)),
+        ("p2", "perturbed: width above 1024 (the time embedding and modulation inputs cap at 1024), "
+         "ffn_dim_multiplier 0.25, one kv group of four heads", dict(
+            hidden_size=1056, num_layers=1, num_refiner_layers=0, num_attention_heads=8, num_kv_heads=2,
+            multiple_of=64, ffn_dim_multiplier=0.25, cap_feat_dim=6, in_channels=3, axes_dim_rope=[44, 44, 44],
+            sample_size=8)),
+        ("p3", "perturbed: three refiner layers of each kind, single kv head, patch 3", dict(
+            hidden_size=48, num_layers=1, num_refiner_layers=3, num_attention_heads=3, num_kv_heads=1, multiple_of=32,
+            patch_size=3, in_channels=2, cap_feat_dim=20, axes_dim_rope=[8, 4, 4], sample_size=9)),
+    ],
+    "HunyuanVideoTransformer3DModel": [
+        ("default", "default", {}),  # = hunyuanvideo-community/HunyuanVideo (HYVideo-T/2-cfgdistill, T2V)
+        ("i2v-33ch", "real: hunyuanvideo-community/HunyuanVideo-I2V-33ch transformer config (HYVideo-T/2-I2V-33ch: "
+         "latent_concat, 33 input channels, no guidance embedder)", dict(
+            in_channels=33, guidance_embeds=False, image_condition_type="latent_concat")),
+        ("i2v", "real: hunyuanvideo-community/HunyuanVideo-I2V transformer config (HYVideo-T/2-I2V-16ch: "
+         "token_replace blocks, guidance embedder)", dict(image_condition_type="token_replace")),
+        ("small", "perturbed: small sizes", dict(
+            num_attention_heads=2, attention_head_dim=8, num_layers=2, num_single_layers=2, num_refiner_layers=1,
+            text_embed_dim=12, pooled_projection_dim=10, in_channels=4, out_channels=4, rope_axes_dim=[2, 2, 4])),
+        ("p1", "perturbed: token_replace blocks without guidance, layer-norm qk norm, truncated mlp_ratio, "
+         "temporal patch 2, spatial patch 1, three refiner layers", dict(
+            num_attention_heads=3, attention_head_dim=6, num_layers=1, num_single_layers=3, num_refiner_layers=3,
+            mlp_ratio=2.7, patch_size=1, patch_size_t=2, qk_norm="layer_norm", guidance_embeds=False,
+            text_embed_dim=14, pooled_projection_dim=6, in_channels=5, out_channels=7,
+            image_condition_type="token_replace", rope_axes_dim=[2, 2, 2])),
+        ("p2", "perturbed: no qk norm, no double blocks, out_channels None (= in_channels), patch 3, latent_concat",
+         dict(num_attention_heads=4, attention_head_dim=4, num_layers=0, num_single_layers=2, num_refiner_layers=2,
+              mlp_ratio=3.0, patch_size=3, qk_norm=None, text_embed_dim=8, pooled_projection_dim=12,
+              in_channels=9, out_channels=None, image_condition_type="latent_concat", rope_axes_dim=[0, 2, 2])),
+        ("p3", "perturbed: fp32 layer-norm qk norm (no weights), no single blocks, no refiner blocks, patch_t 3", dict(
+            num_attention_heads=2, attention_head_dim=10, num_layers=2, num_single_layers=0, num_refiner_layers=0,
+            mlp_ratio=1.5, patch_size=2, patch_size_t=3, qk_norm="fp32_layer_norm", text_embed_dim=6,
+            pooled_projection_dim=4, in_channels=3, out_channels=2, rope_axes_dim=[4, 2, 4])),
+    ],
+    "AutoencoderKLHunyuanVideo": [
+        ("default", "default", {}),  # = hunyuanvideo-community/HunyuanVideo vae (also used by HunyuanVideo-I2V)
+        ("small", "perturbed: small sizes, two blocks (both downsample: spatial ratio 8 reaches the last block)",
+         dict(block_out_channels=[8, 16], layers_per_block=1, norm_num_groups=4, latent_channels=4,
+              down_block_types=["HunyuanVideoDownBlock3D"] * 2, up_block_types=["HunyuanVideoUpBlock3D"] * 2)),
+        ("p1", "perturbed: three blocks, three layers, spatial ratio 4, equal widths (no shortcut), no mid attention",
+         dict(block_out_channels=[8, 8, 12], layers_per_block=3, norm_num_groups=4, latent_channels=5,
+              in_channels=4, out_channels=2, spatial_compression_ratio=4, mid_block_add_attention=False,
+              down_block_types=["HunyuanVideoDownBlock3D"] * 3, up_block_types=["HunyuanVideoUpBlock3D"] * 3)),
+        ("p2", "perturbed: five blocks, spatial ratio 2: blocks 1 and 4 resample neither in space nor in time",
+         dict(block_out_channels=[4, 8, 8, 12, 16], layers_per_block=1, norm_num_groups=4, latent_channels=3,
+              spatial_compression_ratio=2, down_block_types=["HunyuanVideoDownBlock3D"] * 5,
+              up_block_types=["HunyuanVideoUpBlock3D"] * 5)),
+        ("p3", "perturbed: one block, spatial ratio 16, one input channel", dict(
+            block_out_channels=[8], layers_per_block=2, norm_num_groups=4, latent_channels=3, in_channels=1,
+            out_channels=1, spatial_compression_ratio=16, down_block_types=["HunyuanVideoDownBlock3D"],
+            up_block_types=["HunyuanVideoUpBlock3D"])),
+    ],
+    "CogVideoXTransformer3DModel": [
+        ("default", "default", {}),
+        ("2b", "perturbed: THUDM/CogVideoX-2b transformer config (the class defaults written out: sin-cos positions, "
+         "30 layers of 30 heads)", dict(
+            num_attention_heads=30, num_layers=30, attention_head_dim=64, in_channels=16, out_channels=16,
+            time_embed_dim=512, text_embed_dim=4096, patch_size=2, use_rotary_positional_embeddings=False)),
+        ("5b", "perturbed: THUDM/CogVideoX-5b transformer config (48 heads, 42 layers, rotary positions)", dict(
+            num_attention_heads=48, num_layers=42, use_rotary_positional_embeddings=True)),
+        ("5b-i2v", "perturbed: THUDM/CogVideoX-5b-I2V transformer config (32 input channels, learned positional "
+         "embedding saved as a persistent buffer)", dict(
+            num_attention_heads=48, num_layers=42, in_channels=32, use_rotary_positional_embeddings=True,
+            use_learned_positional_embeddings=True)),
+        ("1.5-5b", "perturbed: THUDM/CogVideoX1.5-5B transformer config (temporal patch 2: linear patch embedding, "
+         "no patch bias)", dict(
+            num_attention_heads=48, num_layers=42, patch_size_t=2, patch_bias=False, sample_frames=81,
+            sample_height=300, sample_width=300, use_rotary_positional_embeddings=True)),
+        ("1.5-5b-i2v", "perturbed: THUDM/CogVideoX1.5-5B-I2V transformer config (32 input channels, ofs embedding)",
+         dict(num_attention_heads=48, num_layers=42, patch_size_t=2, patch_bias=False, sample_frames=81,
+              sample_height=300, sample_width=300, in_channels=32, ofs_embed_dim=512,
+              use_rotary_positional_embeddings=True)),
+        ("small", "perturbed: small sizes", dict(
+            num_attention_heads=2, attention_head_dim=8, in_channels=4, out_channels=4, time_embed_dim=8,
+            text_embed_dim=12, num_layers=2, sample_width=8, sample_height=8, sample_frames=9,
+            max_text_seq_length=8)),
+        ("p1", "perturbed: learned positions (persistent buffer), no attention bias, no norm affine, geglu, patch 1, "
+         "odd sample sizes", dict(
+            num_attention_heads=3, attention_head_dim=16, in_channels=5, out_channels=3, time_embed_dim=10,
+            text_embed_dim=7, num_layers=3, patch_size=1, sample_width=5, sample_height=3, sample_frames=7,
+            temporal_compression_ratio=2, max_text_seq_length=5, attention_bias=False,
+            norm_elementwise_affine=False, activation_fn="geglu", use_rotary_positional_embeddings=True,
+            use_learned_positional_embeddings=True)),
+        ("p2", "perturbed: temporal patch 3 with patch bias (linear patch embedding keeps its bias), ofs embedding, "
+         "swiglu, patch 3", dict(
+            num_attention_heads=2, attention_head_dim=6, in_channels=3, out_channels=2, time_embed_dim=9,
+            text_embed_dim=5, num_layers=2, patch_size=3, patch_size_t=3, patch_bias=True, ofs_embed_dim=6,
+            activation_fn="swiglu", use_rotary_positional_embeddings=True)),
+        ("p3", "perturbed: sin-cos positions, convolution patch embedding without bias, gelu, ofs_embed_dim 0 "
+         "(no ofs embedding), one layer", dict(
+            num_attention_heads=4, attention_head_dim=4, in_channels=6, out_channels=7, time_embed_dim=12,
+            text_embed_dim=9, num_layers=1, sample_width=8, sample_height=4, sample_frames=5,
+            max_text_seq_length=3, patch_bias=False, activation_fn="gelu", ofs_embed_dim=0)),
+        ("p4", "perturbed: learned positions with a temporal patch, ofs embedding, geglu-approximate, no norm affine",
+         dict(num_attention_heads=2, attention_head_dim=8, in_channels=2, out_channels=5, time_embed_dim=6,
+              text_embed_dim=4, num_layers=2, patch_size=2, patch_size_t=2, sample_width=6, sample_height=4,
+              sample_frames=9, temporal_compression_ratio=4, max_text_seq_length=4, ofs_embed_dim=3,
+              activation_fn="geglu-approximate", norm_elementwise_affine=False,
+              use_rotary_positional_embeddings=True, use_learned_positional_embeddings=True)),
+    ],
+    "AutoencoderKLCogVideoX": [
+        ("default", "default", {}),
+        ("5b", "perturbed: THUDM/CogVideoX-5b / CogVideoX-5b-I2V VAE config (scaling factor 0.7; CogVideoX-2b's is "
+         "the class default)", dict(scaling_factor=0.7)),
+        ("1.5-5b", "perturbed: THUDM/CogVideoX1.5-5B VAE config (scaling factor 0.7, inverted latent scaling)",
+         dict(scaling_factor=0.7, invert_scale_latents=True)),
+        ("small", "perturbed: small sizes", dict(
+            block_out_channels=[8, 16], layers_per_block=1, norm_num_groups=4, latent_channels=4,
+            down_block_types=["CogVideoXDownBlock3D"] * 2, up_block_types=["CogVideoXUpBlock3D"] * 2)),
+        ("p1", "perturbed: three blocks, two layers, channels in/out, 6 latent channels, quant convs (sized from "
+         "out_channels), temporal compression 2", dict(
+            block_out_channels=[8, 16, 24], layers_per_block=2, norm_num_groups=4, latent_channels=6,
+            in_channels=2, out_channels=5, use_quant_conv=True, use_post_quant_conv=True,
+            temporal_compression_ratio=2, down_block_types=["CogVideoXDownBlock3D"] * 3,
+            up_block_types=["CogVideoXUpBlock3D"] * 3)),
+        ("p2", "perturbed: one block of 12, three layers, quant conv only", dict(
+            block_out_channels=[12], layers_per_block=3, norm_num_groups=4, latent_channels=3, use_quant_conv=True,
+            down_block_types=["CogVideoXDownBlock3D"], up_block_types=["CogVideoXUpBlock3D"])),
+        ("p3", "perturbed: five blocks narrowing and widening, one layer, post quant conv only, temporal compression 8",
+         dict(block_out_channels=[4, 4, 8, 8, 6], layers_per_block=1, norm_num_groups=2, latent_channels=5,
+              out_channels=4, use_post_quant_conv=True, temporal_compression_ratio=8,
+              down_block_types=["CogVideoXDownBlock3D"] * 5, up_block_types=["CogVideoXUpBlock3D"] * 5)),
+    ],
+    "SanaTransformer2DModel": [
+        ("default", "default", {}),
+        ("sana-1600m-1024px", "perturbed: Sana 1600M 1024px config (Sana_1600M_1024px_diffusers; the converter's "
+         "SanaMS_1600M_P1_D20 values, which are the class defaults)", dict(
+            num_attention_heads=70, attention_head_dim=32, num_layers=20, num_cross_attention_heads=20,
+            cross_attention_head_dim=112, cross_attention_dim=2240, caption_channels=2304, sample_size=32)),
+        ("sana-1600m-4kpx", "perturbed: Sana 1600M 4Kpx config (Sana_1600M_4Kpx_BF16_diffusers: sample 128, "
+         "sin-cos position table, not saved)", dict(sample_size=128, interpolation_scale=2.0)),
+        ("sana-600m-1024px", "perturbed: Sana 600M 1024px config (Sana_600M_1024px_diffusers)", dict(
+            num_attention_heads=36, num_layers=28, num_cross_attention_heads=16, cross_attention_head_dim=72,
+            cross_attention_dim=1152)),
+        ("sana1.5-1600m", "perturbed: SANA 1.5 1.6B config (SANA1.5_1.6B_1024px_diffusers: rms qk norm across "
+         "heads)", dict(qk_norm="rms_norm_across_heads")),
+        ("sana1.5-4800m", "perturbed: SANA 1.5 4.8B config (SANA1.5_4.8B_1024px_diffusers: 60 layers, rms qk "
+         "norm across heads)", dict(num_layers=60, qk_norm="rms_norm_across_heads")),
+        ("sprint-1600m", "perturbed: SANA-Sprint 1.6B config (Sana_Sprint_1.6B_1024px_diffusers: guidance "
+         "embedder, rms qk norm across heads)", dict(guidance_embeds=True, qk_norm="rms_norm_across_heads")),
+        ("sprint-600m", "perturbed: SANA-Sprint 0.6B config (Sana_Sprint_0.6B_1024px_diffusers)", dict(
+            num_attention_heads=36, num_layers=28, num_cross_attention_heads=16, cross_attention_head_dim=72,
+            cross_attention_dim=1152, guidance_embeds=True, qk_norm="rms_norm_across_heads")),
+        ("small", "perturbed: small sizes", dict(
+            num_layers=2, num_attention_heads=2, attention_head_dim=8, num_cross_attention_heads=2,
+            cross_attention_head_dim=4, cross_attention_dim=16, caption_channels=12, in_channels=4, out_channels=4,
+            sample_size=8)),
+        ("p1", "perturbed: guidance embedder, rms qk norm across heads, patch 2, out_channels None, attention bias, "
+         "affine norm2, sin-cos position table", dict(
+            num_layers=3, num_attention_heads=3, attention_head_dim=8, num_cross_attention_heads=3,
+            cross_attention_head_dim=5, cross_attention_dim=18, caption_channels=10, in_channels=6,
+            out_channels=None, patch_size=2, sample_size=8, guidance_embeds=True, qk_norm="rms_norm_across_heads",
+            attention_bias=True, norm_elementwise_affine=True, interpolation_scale=1.0)),
+        ("p2", "perturbed: layer-norm qk norm per head, cross-attention width and heads unlike the model's, "
+         "mlp_ratio 1.7 (truncated hidden width)", dict(
+            num_layers=2, num_attention_heads=4, attention_head_dim=3, num_cross_attention_heads=2,
+            cross_attention_head_dim=7, cross_attention_dim=20, caption_channels=9, in_channels=5, out_channels=3,
+            sample_size=8, mlp_ratio=1.7, qk_norm="layer_norm", norm_elementwise_affine=True)),
+        ("p3", "perturbed: rms qk norm per head, no cross-attention (cross_attention_dim None)", dict(
+            num_layers=2, num_attention_heads=2, attention_head_dim=6, caption_channels=7, in_channels=4,
+            out_channels=7, sample_size=8, mlp_ratio=3.0, qk_norm="rms_norm", cross_attention_dim=None)),
+        ("p4", "perturbed: layer-norm qk norm across heads, guidance embedder, patch 4, one layer, mlp_ratio 0.5",
+         dict(num_layers=1, num_attention_heads=5, attention_head_dim=2, num_cross_attention_heads=1,
+              cross_attention_head_dim=6, cross_attention_dim=10, caption_channels=8, in_channels=3, out_channels=2,
+              patch_size=4, sample_size=16, mlp_ratio=0.5, qk_norm="layer_norm_across_heads",
+              guidance_embeds=True)),
+        ("p5", "perturbed: fp32 layer-norm qk norm (no weights), attention bias", dict(
+            num_layers=2, num_attention_heads=2, attention_head_dim=4, num_cross_attention_heads=4,
+            cross_attention_head_dim=3, cross_attention_dim=8, caption_channels=6, in_channels=4, out_channels=4,
+            sample_size=8, qk_norm="fp32_layer_norm", attention_bias=True)),
+        ("p6", "perturbed: l2 qk norm (no weights), no blocks", dict(
+            num_layers=0, num_attention_heads=2, attention_head_dim=4, num_cross_attention_heads=2,
+            cross_attention_head_dim=4, cross_attention_dim=8, caption_channels=6, in_channels=4, out_channels=4,
+            sample_size=8, qk_norm="l2")),
+        ("p7", "perturbed: l2 qk norm (no weights), three layers", dict(
+            num_layers=3, num_attention_heads=3, attention_head_dim=2, num_cross_attention_heads=2,
+            cross_attention_head_dim=5, cross_attention_dim=6, caption_channels=5, in_channels=2, out_channels=6,
+            sample_size=8, qk_norm="l2", mlp_ratio=2.0)),
+    ],
+    "SanaControlNetModel": [
+        ("default", "default", {}),
+        ("sana-1600m", "perturbed: Sana 1600M 1024px ControlNet config (the converter's SanaMS_1600M_P1_ControlNet_D7 "
+         "values, which are the class defaults)", dict(
+            num_attention_heads=70, attention_head_dim=32, num_layers=7, num_cross_attention_heads=20,
+            cross_attention_head_dim=112, cross_attention_dim=2240, caption_channels=2304, sample_size=32)),
+        ("sana-600m", "perturbed: Sana 600M 1024px ControlNet config (ishan24/Sana_600M_1024px_ControlNetPlus_diffusers, "
+         "the SanaControlNetPipeline example)", dict(
+            num_attention_heads=36, num_cross_attention_heads=16, cross_attention_head_dim=72,
+            cross_attention_dim=1152)),
+        ("small", "perturbed: small sizes", dict(
+            num_layers=2, num_attention_heads=2, attention_head_dim=8, num_cross_attention_heads=2,
+            cross_attention_head_dim=4, cross_attention_dim=16, caption_channels=12, in_channels=4, out_channels=4,
+            sample_size=8)),
+        ("p1", "perturbed: patch 2, attention bias, affine norm2, out_channels None, mlp_ratio 1.7, sin-cos table",
+         dict(num_layers=3, num_attention_heads=3, attention_head_dim=8, num_cross_attention_heads=2,
+              cross_attention_head_dim=5, cross_attention_dim=14, caption_channels=10, in_channels=6,
+              out_channels=None, patch_size=2, sample_size=8, attention_bias=True, norm_elementwise_affine=True,
+              mlp_ratio=1.7, interpolation_scale=1.0)),
+        ("p2", "perturbed: no cross-attention (cross_attention_dim None), one layer", dict(
+            num_layers=1, num_attention_heads=2, attention_head_dim=5, caption_channels=7, in_channels=3,
+            sample_size=8, cross_attention_dim=None, mlp_ratio=3.0)),
+        ("p3", "perturbed: no blocks (input block only)", dict(
+            num_layers=0, num_attention_heads=2, attention_head_dim=4, caption_channels=5, in_channels=3,
+            sample_size=8)),
+    ],
+    "AutoencoderKLQwenImage": [
+        ("default", "default", {}),
+        ("qwen-image", "perturbed: Qwen/Qwen-Image vae config (also Qwen-Image-Edit / -Edit-2509; the class defaults)",
+         dict(base_dim=96, z_dim=16, dim_mult=[1, 2, 4, 4], num_res_blocks=2, attn_scales=[],
+              temperal_downsample=[False, True, True])),
+        ("layered", "perturbed: Qwen/Qwen-Image-Layered RGBA VAE shape (input_channels 4)", dict(input_channels=4)),
+        ("small", "perturbed: small sizes", dict(base_dim=8, z_dim=4, dim_mult=[1, 2], num_res_blocks=1,
+                                                 temperal_downsample=[True], latents_mean=[0.0] * 4,
+                                                 latents_std=[1.0] * 4)),
+        ("p1", "perturbed: attention at scale 1/2, three res blocks, RGBA input", dict(
+            base_dim=12, z_dim=6, dim_mult=[1, 2, 3], num_res_blocks=3, attn_scales=[0.5],
+            temperal_downsample=[False, True], input_channels=4, latents_mean=[0.0] * 6, latents_std=[1.0] * 6)),
+        ("p2", "perturbed: attention at scales 1 and 1/4, four levels, one input channel", dict(
+            base_dim=6, z_dim=5, dim_mult=[1, 3, 2, 2], num_res_blocks=2, attn_scales=[1.0, 0.25],
+            temperal_downsample=[True, False, True], input_channels=1, latents_mean=[0.0] * 5,
+            latents_std=[1.0] * 5)),
+        ("p3", "perturbed: five levels, one res block, attention at scales 1/2 and 1/16", dict(
+            base_dim=4, z_dim=3, dim_mult=[1, 1, 2, 2, 1], num_res_blocks=1, attn_scales=[0.0625, 0.5],
+            temperal_downsample=[False, True, False, True], latents_mean=[0.0] * 3, latents_std=[1.0] * 3)),
+        ("p4", "perturbed: one level (no resamplers), attention at scale 1", dict(
+            base_dim=10, z_dim=2, dim_mult=[2], num_res_blocks=2, attn_scales=[1.0], temperal_downsample=[],
+            latents_mean=[0.0] * 2, latents_std=[1.0] * 2)),
+    ],
+    "HiDreamImageTransformer2DModel": [
+        ("default", "default (with the required keys patch_size 2 and caption_channels [4096, 4096]: the class "
+         "defaults None cannot build)", dict(patch_size=2, caption_channels=[4096, 4096])),
+        ("i1", "perturbed: HiDream-ai/HiDream-I1-Full transformer config (-Dev and -Fast are the same architecture)",
+         dict(patch_size=2, in_channels=16, out_channels=16, num_layers=16, num_single_layers=32,
+              attention_head_dim=128, num_attention_heads=20, caption_channels=[4096, 4096], text_emb_dim=2048,
+              num_routed_experts=4, num_activated_experts=2, axes_dims_rope=[64, 32, 32], max_resolution=[128, 128],
+              llama_layers=list(range(32)) + [31] * 16)),
+        ("small", "perturbed: small sizes (width 96: the SwiGLU widths 2/3 x 4 x 96 and 2/3 x 2 x 96 round to 256)",
+         dict(
+            patch_size=2, in_channels=4, num_layers=2, num_single_layers=2, attention_head_dim=48,
+            num_attention_heads=2, caption_channels=[12, 10], text_emb_dim=6, axes_dims_rope=[24, 24],
+            max_resolution=[16, 16])),
+        ("p1", "perturbed: dense feed-forwards (no routed experts), width 102 (SwiGLU 272 -> 512), patch 1, "
+         "out_channels, per-stream caption widths",
+         dict(patch_size=1, in_channels=5, out_channels=3, num_layers=1, num_single_layers=3, attention_head_dim=34,
+              num_attention_heads=3, caption_channels=[8, 14], text_emb_dim=9, num_routed_experts=0,
+              axes_dims_rope=[16, 18], max_resolution=[8, 8])),
+        ("p2", "perturbed: no double-stream blocks, 3 experts (1 active), width 200 (experts 768, shared 512), patch 3",
+         dict(
+            patch_size=3, in_channels=2, out_channels=7, num_layers=0, num_single_layers=2, attention_head_dim=50,
+            num_attention_heads=4, caption_channels=[5, 11], text_emb_dim=4, num_routed_experts=3,
+            num_activated_experts=1, axes_dims_rope=[24, 26], max_resolution=[9, 9])),
+        ("p3", "perturbed: no single-stream blocks, 5 experts (3 active), one head of 100 (experts 512, shared 256)",
+         dict(
+            patch_size=2, in_channels=6, num_layers=3, num_single_layers=0, attention_head_dim=100,
+            num_attention_heads=1, caption_channels=[9, 9], text_emb_dim=12, num_routed_experts=5,
+            num_activated_experts=3, axes_dims_rope=[50, 50], max_resolution=[8, 8], force_inference_output=True)),
+    ],
+    "UNetSpatioTemporalConditionModel": [
+        ("default", "default", {}),
+        ("svd", "perturbed: Stable Video Diffusion img2vid unet config (stabilityai/stable-video-diffusion-img2vid, "
+         "14 frames)", dict(sample_size=96, num_frames=14)),
+        ("svd_xt", "perturbed: Stable Video Diffusion img2vid-xt unet config "
+         "(stabilityai/stable-video-diffusion-img2vid-xt, 25 frames)", dict(sample_size=96, num_frames=25)),
+        ("small", "perturbed: small sizes, two blocks", dict(
+            block_out_channels=[32, 64], layers_per_block=1, cross_attention_dim=16, num_attention_heads=[2, 4],
+            down_block_types=["CrossAttnDownBlockSpatioTemporal", "DownBlockSpatioTemporal"],
+            up_block_types=["UpBlockSpatioTemporal", "CrossAttnUpBlockSpatioTemporal"], addition_time_embed_dim=8,
+            projection_class_embeddings_input_dim=24, sample_size=16, num_frames=4)),
+        ("p1", "perturbed: three blocks, per-block layers, transformer layers and cross-attention widths, one head "
+         "count, other in/out channels and added-time width", dict(
+            block_out_channels=[32, 64, 96], layers_per_block=[1, 2, 1], transformer_layers_per_block=[2, 1, 3],
+            num_attention_heads=4, cross_attention_dim=[12, 20, 28], in_channels=5, out_channels=3,
+            projection_class_embeddings_input_dim=18, addition_time_embed_dim=6, sample_size=16, num_frames=3,
+            down_block_types=["CrossAttnDownBlockSpatioTemporal", "CrossAttnDownBlockSpatioTemporal",
+                              "DownBlockSpatioTemporal"],
+            up_block_types=["UpBlockSpatioTemporal", "CrossAttnUpBlockSpatioTemporal",
+                            "CrossAttnUpBlockSpatioTemporal"])),
+        ("p2", "perturbed: per-layer transformer layer lists (the up blocks read one more entry), head counts that "
+         "do not divide the channels, cross attention in every block", dict(
+            block_out_channels=[32, 64], layers_per_block=2, transformer_layers_per_block=[[1, 2, 3], [2, 1, 2]],
+            num_attention_heads=[3, 5], cross_attention_dim=20, in_channels=12, out_channels=8,
+            down_block_types=["CrossAttnDownBlockSpatioTemporal"] * 2,
+            up_block_types=["CrossAttnUpBlockSpatioTemporal"] * 2)),
+        ("p3", "perturbed: one block of three layers (no samplers)", dict(
+            block_out_channels=[64], layers_per_block=3, num_attention_heads=4, cross_attention_dim=10,
+            transformer_layers_per_block=2, projection_class_embeddings_input_dim=12,
+            down_block_types=["CrossAttnDownBlockSpatioTemporal"], up_block_types=["CrossAttnUpBlockSpatioTemporal"])),
+        ("p4", "perturbed: no cross-attention blocks (attention in the mid block only), equal widths (no shortcut)",
+         dict(block_out_channels=[32, 32, 64], layers_per_block=2, num_attention_heads=2, cross_attention_dim=8,
+              transformer_layers_per_block=2, projection_class_embeddings_input_dim=16,
+              down_block_types=["DownBlockSpatioTemporal"] * 3, up_block_types=["UpBlockSpatioTemporal"] * 3)),
+    ],
+    "MotionAdapter": [
+        ("default", "default", {}),
+        ("v1_5_2", "perturbed: AnimateDiff motion adapter v1-5-2 (guoyww/animatediff-motion-adapter-v1-5-2: "
+         "motion mid block, 32 frames)", dict(use_motion_mid_block=True, motion_max_seq_length=32)),
+        ("v1_5_3", "perturbed: AnimateDiff motion adapter v1-5-3 (guoyww/animatediff-motion-adapter-v1-5-3: "
+         "no mid block)", dict(use_motion_mid_block=False, motion_max_seq_length=32)),
+        ("v1_5", "perturbed: AnimateDiff motion adapter v1-5 / v1-4 (guoyww/animatediff-motion-adapter-v1-5: no mid "
+         "block, 24 frames)", dict(use_motion_mid_block=False, motion_max_seq_length=24)),
+        ("sdxl_beta", "perturbed: AnimateDiff SDXL beta motion adapter (guoyww/animatediff-motion-adapter-sdxl-beta: "
+         "three blocks, no mid block)", dict(block_out_channels=[320, 640, 1280], use_motion_mid_block=False,
+                                            motion_max_seq_length=32)),
+        ("small", "perturbed: small sizes, two blocks", dict(
+            block_out_channels=[32, 64], motion_layers_per_block=1, motion_num_attention_heads=2,
+            motion_norm_num_groups=8, motion_max_seq_length=8)),
+        ("p1", "perturbed: three blocks, per-block layers, transformer layers and heads, two mid layers with their "
+         "own transformer layers, conv_in", dict(
+            block_out_channels=[16, 24, 40], motion_layers_per_block=[1, 2, 3],
+            motion_transformer_layers_per_block=[2, 1, 3], motion_mid_block_layers_per_block=2,
+            motion_transformer_layers_per_mid_block=[1, 3], motion_num_attention_heads=[2, 3, 5],
+            motion_norm_num_groups=4, motion_max_seq_length=12, conv_in_channels=5)),
+        ("p2", "perturbed: head counts that do not divide the channels, two transformer layers, no mid block",
+         dict(block_out_channels=[20, 36], motion_num_attention_heads=[3, 8], motion_norm_num_groups=4,
+              motion_transformer_layers_per_block=2, motion_max_seq_length=16, use_motion_mid_block=False)),
+        ("p3", "perturbed: one block, three mid layers of two transformer layers each, conv_in", dict(
+            block_out_channels=[24], motion_layers_per_block=3, motion_mid_block_layers_per_block=3,
+            motion_transformer_layers_per_mid_block=2, motion_num_attention_heads=4, motion_norm_num_groups=6,
+            motion_max_seq_length=5, conv_in_channels=9)),
+    ],
     "AutoencoderTiny": [
-        ("default", "default (TAESD)", {}),
+        ("default", "default", {}),
+        ("taesd", "perturbed: madebyollin/taesd and madebyollin/taesdxl config (TAESD / TAESDXL: the class "
+         "default, 4 latent channels)", dict(
+            in_channels=3, out_channels=3, encoder_block_out_channels=[64, 64, 64, 64],
+            decoder_block_out_channels=[64, 64, 64, 64], latent_channels=4, num_encoder_blocks=[1, 3, 3, 3],
+            num_decoder_blocks=[3, 3, 3, 1], upsampling_scaling_factor=2, act_fn="relu")),
+        ("taesd3", "perturbed: madebyollin/taesd3 and madebyollin/taef1 config (TAESD3 / TAEF1: 16 latent "
+         "channels)", dict(latent_channels=16)),
         ("taesdxl-like", "perturbed: 16 latent channels, narrower decoder", dict(
             latent_channels=16, decoder_block_out_channels=[32, 32, 32, 32], num_decoder_blocks=[2, 2, 2, 1])),
+        ("small", "perturbed: small sizes, two stages", dict(
+            encoder_block_out_channels=[8, 8], decoder_block_out_channels=[8, 8], num_encoder_blocks=[1, 1],
+            num_decoder_blocks=[1, 1], latent_channels=2)),
+        ("p1", "perturbed: three encoder / four decoder stages of different widths, a stage without blocks, "
+         "in/out channels, upsampling factor 3, silu", dict(
+            in_channels=4, out_channels=2, encoder_block_out_channels=[8, 12, 16], num_encoder_blocks=[2, 0, 1],
+            decoder_block_out_channels=[16, 8, 4, 6], num_decoder_blocks=[1, 2, 0, 3], latent_channels=5,
+            upsampling_scaling_factor=3, act_fn="silu")),
+        ("p2", "perturbed: one stage each, decoder stage without blocks", dict(
+            encoder_block_out_channels=[10], num_encoder_blocks=[2], decoder_block_out_channels=[6],
+            num_decoder_blocks=[0], latent_channels=3)),
+        ("p3", "perturbed: six encoder and five decoder stages", dict(
+            encoder_block_out_channels=[4, 6, 8, 10, 12, 14], num_encoder_blocks=[1, 2, 1, 0, 2, 1],
+            decoder_block_out_channels=[14, 10, 8, 6, 4], num_decoder_blocks=[2, 1, 3, 1, 2], latent_channels=7,
+            in_channels=1, out_channels=5)),
+    ],
+    "AutoencoderDC": [
+        ("default", "default", {}),
+        ("sana-1.0", "perturbed: mit-han-lab/dc-ae-f32c32-sana-1.0-diffusers config (also sana-1.1: "
+         "EfficientViT blocks in the last three stages, conv downsampling, interpolating upsampling)", dict(
+            in_channels=3, latent_channels=32, attention_head_dim=32,
+            encoder_block_types=["ResBlock"] * 3 + ["EfficientViTBlock"] * 3,
+            decoder_block_types=["ResBlock"] * 3 + ["EfficientViTBlock"] * 3,
+            encoder_block_out_channels=[128, 256, 512, 512, 1024, 1024],
+            decoder_block_out_channels=[128, 256, 512, 512, 1024, 1024],
+            encoder_layers_per_block=[2, 2, 2, 3, 3, 3], decoder_layers_per_block=[3, 3, 3, 3, 3, 3],
+            encoder_qkv_multiscales=[[], [], [], [5], [5], [5]], decoder_qkv_multiscales=[[], [], [], [5], [5], [5]],
+            downsample_block_type="Conv", upsample_block_type="interpolate", decoder_norm_types="rms_norm",
+            decoder_act_fns="silu", scaling_factor=0.41407)),
+        ("f32c32-in", "perturbed: mit-han-lab/dc-ae-f32c32-in-1.0 / -mix-1.0 diffusers config (no first-stage "
+         "blocks: pixel-unshuffle conv_in, batch-norm decoder ResBlocks)", dict(
+            latent_channels=32, encoder_block_types=["ResBlock"] * 3 + ["EfficientViTBlock"] * 3,
+            decoder_block_types=["ResBlock"] * 3 + ["EfficientViTBlock"] * 3,
+            encoder_block_out_channels=[128, 256, 512, 512, 1024, 1024],
+            decoder_block_out_channels=[128, 256, 512, 512, 1024, 1024],
+            encoder_layers_per_block=[0, 4, 8, 2, 2, 2], decoder_layers_per_block=[0, 5, 10, 2, 2, 2],
+            encoder_qkv_multiscales=[[]] * 6, decoder_qkv_multiscales=[[]] * 6,
+            decoder_norm_types=["batch_norm"] * 3 + ["rms_norm"] * 3, decoder_act_fns=["relu"] * 3 + ["silu"] * 3)),
+        ("f64c128", "perturbed: mit-han-lab/dc-ae-f64c128-in-1.0 / -mix-1.0 diffusers config (7 stages, 128 "
+         "latent channels)", dict(
+            latent_channels=128, encoder_block_types=["ResBlock"] * 3 + ["EfficientViTBlock"] * 4,
+            decoder_block_types=["ResBlock"] * 3 + ["EfficientViTBlock"] * 4,
+            encoder_block_out_channels=[128, 256, 512, 512, 1024, 1024, 2048],
+            decoder_block_out_channels=[128, 256, 512, 512, 1024, 1024, 2048],
+            encoder_layers_per_block=[0, 4, 8, 2, 2, 2, 2], decoder_layers_per_block=[0, 5, 10, 2, 2, 2, 2],
+            encoder_qkv_multiscales=[[]] * 7, decoder_qkv_multiscales=[[]] * 7,
+            decoder_norm_types=["batch_norm"] * 3 + ["rms_norm"] * 4, decoder_act_fns=["relu"] * 3 + ["silu"] * 4)),
+        ("f128c512", "perturbed: mit-han-lab/dc-ae-f128c512-in-1.0 / -mix-1.0 diffusers config (8 stages, 512 "
+         "latent channels)", dict(
+            latent_channels=512, encoder_block_types=["ResBlock"] * 3 + ["EfficientViTBlock"] * 5,
+            decoder_block_types=["ResBlock"] * 3 + ["EfficientViTBlock"] * 5,
+            encoder_block_out_channels=[128, 256, 512, 512, 1024, 1024, 2048, 2048],
+            decoder_block_out_channels=[128, 256, 512, 512, 1024, 1024, 2048, 2048],
+            encoder_layers_per_block=[0, 4, 8, 2, 2, 2, 2, 2], decoder_layers_per_block=[0, 5, 10, 2, 2, 2, 2, 2],
+            encoder_qkv_multiscales=[[]] * 8, decoder_qkv_multiscales=[[]] * 8,
+            decoder_norm_types=["batch_norm"] * 3 + ["rms_norm"] * 5, decoder_act_fns=["relu"] * 3 + ["silu"] * 5)),
+        ("small", "perturbed: small sizes, a ResBlock and an EfficientViT stage", dict(
+            latent_channels=4, attention_head_dim=4, encoder_block_types=["ResBlock", "EfficientViTBlock"],
+            decoder_block_types=["ResBlock", "EfficientViTBlock"], encoder_block_out_channels=[8, 16],
+            decoder_block_out_channels=[8, 16], encoder_layers_per_block=[1, 1], decoder_layers_per_block=[1, 1],
+            encoder_qkv_multiscales=[[], [5]], decoder_qkv_multiscales=[[], [5]])),
+        ("p1", "perturbed: f32c32-in-style first stages without blocks (pixel-unshuffle conv_in, pixel-shuffle "
+         "conv_out), batch / rms norms per decoder stage, two attention scales, heads narrower than the width", dict(
+            in_channels=4, latent_channels=6, attention_head_dim=8,
+            encoder_block_types=["ResBlock", "ResBlock", "EfficientViTBlock"],
+            decoder_block_types=["ResBlock", "EfficientViTBlock", "EfficientViTBlock"],
+            encoder_block_out_channels=[8, 16, 24], decoder_block_out_channels=[8, 12, 20],
+            encoder_layers_per_block=[0, 2, 1], decoder_layers_per_block=[0, 1, 2],
+            encoder_qkv_multiscales=[[], [], [3, 5]], decoder_qkv_multiscales=[[], [5, 3], [7]],
+            decoder_norm_types=["batch_norm", "batch_norm", "rms_norm"], decoder_act_fns=["relu", "silu", "silu"])),
+        ("p2", "perturbed: EfficientViT blocks everywhere (one string), conv downsampling, interpolating upsampling, "
+         "layer norms, no shortcuts, an encoder stage without blocks, decoder conv_out an interpolating block", dict(
+            in_channels=2, latent_channels=5, attention_head_dim=6, encoder_block_types="EfficientViTBlock",
+            decoder_block_types="EfficientViTBlock", encoder_block_out_channels=[12, 18, 24],
+            decoder_block_out_channels=[6, 12, 18], encoder_layers_per_block=[1, 0, 2], decoder_layers_per_block=[0, 2, 1],
+            encoder_qkv_multiscales=[[3], [], [5]], decoder_qkv_multiscales=[[], [3], []],
+            downsample_block_type="conv", upsample_block_type="interpolate", decoder_norm_types="layer_norm",
+            encoder_out_shortcut=False, decoder_in_shortcut=False)),
+        ("p3", "perturbed: four stages, different encoder and decoder depths, mixed norms, three attention scales",
+         dict(latent_channels=8, attention_head_dim=4,
+              encoder_block_types=["ResBlock", "EfficientViTBlock", "ResBlock", "EfficientViTBlock"],
+              decoder_block_types=["EfficientViTBlock", "ResBlock", "EfficientViTBlock", "ResBlock"],
+              encoder_block_out_channels=[4, 8, 12, 16], decoder_block_out_channels=[8, 8, 16, 16],
+              encoder_layers_per_block=[2, 1, 1, 3], decoder_layers_per_block=[1, 3, 2, 1],
+              encoder_qkv_multiscales=[[], [3, 5, 7], [], [5]], decoder_qkv_multiscales=[[3], [], [5, 7, 3], []],
+              decoder_norm_types=["rms_norm", "layer_norm", "batch_norm", "batch_norm"])),
+    ],
+    "LTXVideoTransformer3DModel": [
+        ("default", "default", {}),
+        ("2b", "perturbed: LTX-Video 2B transformer config (releases 0.9.0, 0.9.1, 0.9.5; conversion script)", dict(
+            in_channels=128, out_channels=128, patch_size=1, patch_size_t=1, num_attention_heads=32,
+            attention_head_dim=64, cross_attention_dim=2048, num_layers=28, caption_channels=4096)),
+        ("13b", "perturbed: LTX-Video 13B 0.9.7 transformer config (48 layers, head dim 128, cross-attention 4096)",
+         dict(num_attention_heads=32, attention_head_dim=128, cross_attention_dim=4096, num_layers=48)),
+        ("small", "perturbed: small sizes", dict(
+            num_attention_heads=2, attention_head_dim=8, cross_attention_dim=16, num_layers=2, in_channels=8,
+            out_channels=8, caption_channels=12)),
+        ("p1", "perturbed: affine block norms, no q/k/v bias, geglu feed-forward, out_channels 5", dict(
+            num_attention_heads=3, attention_head_dim=4, cross_attention_dim=10, num_layers=3, in_channels=6,
+            out_channels=5, caption_channels=14, norm_elementwise_affine=True, attention_bias=False,
+            activation_fn="geglu")),
+        ("p2", "perturbed: no attention output bias, linear-silu feed-forward, out_channels None, patches 2", dict(
+            num_attention_heads=2, attention_head_dim=6, cross_attention_dim=7, num_layers=1, in_channels=9,
+            out_channels=None, caption_channels=5, attention_out_bias=False, activation_fn="linear-silu",
+            patch_size=2, patch_size_t=2)),
+        ("p3", "perturbed: swiglu feed-forward, no attention biases at all, affine norms", dict(
+            num_attention_heads=4, attention_head_dim=2, cross_attention_dim=12, num_layers=2, in_channels=3,
+            out_channels=7, caption_channels=9, attention_bias=False, attention_out_bias=False,
+            norm_elementwise_affine=True, activation_fn="swiglu")),
+        ("p4", "perturbed: geglu-approximate feed-forward", dict(
+            num_attention_heads=1, attention_head_dim=10, cross_attention_dim=10, num_layers=2, in_channels=4,
+            out_channels=4, caption_channels=6, activation_fn="geglu-approximate")),
+    ],
+    "AutoencoderKLLTXVideo": [
+        ("default", "default", {}),
+        ("v0.9.0", "perturbed: LTX-Video 0.9.0 VAE config (conversion script)", dict(
+            in_channels=3, out_channels=3, latent_channels=128, block_out_channels=[128, 256, 512, 512],
+            down_block_types=["LTXVideoDownBlock3D"] * 4, decoder_block_out_channels=[128, 256, 512, 512],
+            layers_per_block=[4, 3, 3, 3, 4], decoder_layers_per_block=[4, 3, 3, 3, 4],
+            spatio_temporal_scaling=[True, True, True, False], decoder_spatio_temporal_scaling=[True, True, True, False],
+            decoder_inject_noise=[False] * 5, downsample_type=["conv"] * 4, upsample_residual=[False] * 4,
+            upsample_factor=[1, 1, 1, 1], patch_size=4, patch_size_t=1, timestep_conditioning=False)),
+        ("v0.9.1", "perturbed: LTX-Video 0.9.1 VAE config (timestep-conditioned decoder, noise injection, "
+         "residual upsamplers; conversion script)", dict(
+            in_channels=3, out_channels=3, latent_channels=128, block_out_channels=[128, 256, 512, 512],
+            down_block_types=["LTXVideoDownBlock3D"] * 4, decoder_block_out_channels=[256, 512, 1024],
+            layers_per_block=[4, 3, 3, 3, 4], decoder_layers_per_block=[5, 6, 7, 8],
+            spatio_temporal_scaling=[True, True, True, False], decoder_spatio_temporal_scaling=[True, True, True],
+            decoder_inject_noise=[True, True, True, False], downsample_type=["conv"] * 4,
+            upsample_residual=[True, True, True], upsample_factor=[2, 2, 2], timestep_conditioning=True,
+            patch_size=4, patch_size_t=1)),
+        ("v0.9.5", "perturbed: LTX-Video 0.9.5 VAE config, the same in the 0.9.7 conversion (0.9.5 down blocks, "
+         "space/time-to-depth downsamplers; conversion script)", dict(
+            in_channels=3, out_channels=3, latent_channels=128, block_out_channels=[128, 256, 512, 1024, 2048],
+            down_block_types=["LTXVideo095DownBlock3D"] * 4, decoder_block_out_channels=[256, 512, 1024],
+            layers_per_block=[4, 6, 6, 2, 2], decoder_layers_per_block=[5, 5, 5, 5],
+            spatio_temporal_scaling=[True, True, True, True], decoder_spatio_temporal_scaling=[True, True, True],
+            decoder_inject_noise=[False, False, False, False],
+            downsample_type=["spatial", "temporal", "spatiotemporal", "spatiotemporal"],
+            upsample_residual=[True, True, True], upsample_factor=[2, 2, 2], timestep_conditioning=True,
+            patch_size=4, patch_size_t=1, spatial_compression_ratio=32, temporal_compression_ratio=8)),
+        ("small", "perturbed: small sizes, two blocks", dict(
+            block_out_channels=[8, 16], decoder_block_out_channels=[8, 16], layers_per_block=[1, 1, 1],
+            decoder_layers_per_block=[1, 1, 1], spatio_temporal_scaling=[True, False],
+            decoder_spatio_temporal_scaling=[True, False], decoder_inject_noise=[False] * 3,
+            upsample_residual=[False] * 2, upsample_factor=[1, 1], latent_channels=4, patch_size=2,
+            down_block_types=["LTXVideoDownBlock3D"] * 2, downsample_type=["conv"] * 2)),
+        ("p1", "perturbed: 0.9.5-style encoder with every downsampler type, timestep conditioning, noise injection "
+         "in some decoder blocks, residual x2 upsamplers, patch 2 / 2", dict(
+            block_out_channels=[8, 16, 24, 48, 48], down_block_types=["LTXVideo095DownBlock3D"] * 4,
+            downsample_type=["spatial", "temporal", "spatiotemporal", "conv"], layers_per_block=[1, 2, 1, 1, 2],
+            spatio_temporal_scaling=[True, True, True, True], decoder_block_out_channels=[16, 32, 64],
+            decoder_layers_per_block=[1, 2, 1, 2], decoder_spatio_temporal_scaling=[True, True, True],
+            decoder_inject_noise=[True, False, True, False], upsample_residual=[True, False, True],
+            upsample_factor=[2, 2, 2], timestep_conditioning=True, latent_channels=6, in_channels=3,
+            out_channels=2, patch_size=2, patch_size_t=2)),
+        ("p2", "perturbed: mixed down block types (last old-style), mixed upsample factors and scaling, noise in "
+         "some blocks, no timestep conditioning", dict(
+            block_out_channels=[6, 12, 12, 20],
+            down_block_types=["LTXVideo095DownBlock3D", "LTXVideoDownBlock3D", "LTXVideo095DownBlock3D",
+                              "LTXVideoDownBlock3D"],
+            downsample_type=["spatial", "conv", "temporal", "spatiotemporal"], layers_per_block=[2, 1, 3, 1, 2],
+            spatio_temporal_scaling=[True, False, True, True], decoder_block_out_channels=[8, 16, 16, 24],
+            decoder_layers_per_block=[1, 2, 1, 1, 3], decoder_spatio_temporal_scaling=[True, False, True, True],
+            decoder_inject_noise=[False, True, False, True, True], upsample_residual=[False, True, False, True],
+            upsample_factor=[1, 2, 1, 2], latent_channels=5, patch_size=1, in_channels=4, out_channels=4,
+            encoder_causal=False, decoder_causal=True)),
+        ("p3", "perturbed: mixed down block types (last 0.9.5-style), timestep conditioning and noise everywhere, "
+         "widening decoder blocks without upsample factor (conv_in resnets)", dict(
+            block_out_channels=[8, 8, 16, 16, 24],
+            down_block_types=["LTXVideoDownBlock3D", "LTXVideo095DownBlock3D", "LTXVideoDownBlock3D",
+                              "LTXVideo095DownBlock3D"],
+            downsample_type=["conv", "spatiotemporal", "conv", "conv"], layers_per_block=[1, 1, 2, 1, 1],
+            spatio_temporal_scaling=[False, True, True, True], decoder_block_out_channels=[8, 12, 16],
+            decoder_layers_per_block=[2, 1, 1, 2], decoder_spatio_temporal_scaling=[False, True, True],
+            decoder_inject_noise=[True, True, True, True], upsample_residual=[False, False, False],
+            upsample_factor=[1, 1, 1], timestep_conditioning=True, latent_channels=3, patch_size=3)),
+        ("p4", "perturbed: one encoder and one decoder block, three mid-block layers, timestep conditioning", dict(
+            block_out_channels=[12], down_block_types=["LTXVideoDownBlock3D"], downsample_type=["conv"],
+            layers_per_block=[2, 3], spatio_temporal_scaling=[True], decoder_block_out_channels=[10],
+            decoder_layers_per_block=[1, 2], decoder_spatio_temporal_scaling=[False],
+            decoder_inject_noise=[False, True], upsample_residual=[False], upsample_factor=[1],
+            timestep_conditioning=True, latent_channels=2, patch_size=1, in_channels=1, out_channels=5)),
     ],
     "AutoencoderKLWan": [
         ("default", "default", {}),
