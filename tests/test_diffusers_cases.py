@@ -98,3 +98,14 @@ def test_spec_defaults_are_the_diffusers_class_defaults() -> None:
                 assert env[key] == (list(value) if isinstance(value, tuple) else value), (case.name, key)
                 checked += 1
     assert checked >= 80
+
+
+def test_a_union_controlnet_saved_as_controlnetmodel_gets_the_union_formula(tmp_path: Path) -> None:
+    """xinsir/controlnet-union-sdxl-1.0 ships its config with ``_class_name: ControlNetModel`` and
+    ``num_control_type`` (ControlNetUnionModel loads it so): the union modules are expected, not unexpected."""
+    case = CASES / "ControlNetUnionModel" / "ControlNetUnionModel-xinsir"
+    folder = _component(case, tmp_path / "controlnet")
+    (folder / "config.json").write_text(json.dumps({**_config(case), "_class_name": "ControlNetModel"}))
+    report = auditor.audit(folder)
+    assert report.reconciliation.expected_parameters == _truth(case)["parameters"]
+    assert [f for f in report.findings if f.severity != "info"] == []

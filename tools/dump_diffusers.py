@@ -827,6 +827,473 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
             decoder_inject_noise=[False, True], upsample_residual=[False], upsample_factor=[1],
             timestep_conditioning=True, latent_channels=2, patch_size=1, in_channels=1, out_channels=5)),
     ],
+    "CogView4Transformer2DModel": [
+        ("default", "default", {}),
+        ("6b", "perturbed: THUDM/CogView4-6B transformer config (28 layers, 32 heads of 128; "
+         "scripts/convert_cogview4_to_diffusers_megatron.py)", dict(
+            num_layers=28, attention_head_dim=128, num_attention_heads=32)),
+        ("6b-control", "perturbed: THUDM/CogView4-6B-Control transformer config (32 input channels: the control "
+         "latent concatenated; the conversion script's --control)", dict(
+            num_layers=28, attention_head_dim=128, num_attention_heads=32, in_channels=32)),
+        ("small", "perturbed: small sizes", dict(
+            num_layers=2, num_attention_heads=2, attention_head_dim=8, in_channels=4, out_channels=4,
+            text_embed_dim=16, time_embed_dim=12, condition_dim=8, pos_embed_max_size=8, sample_size=8,
+            rope_axes_dim=[4, 4])),
+        ("p1", "perturbed: patch 1, in/out channels differ, three layers, odd widths, time_embed_dim wider than "
+         "the model", dict(
+            patch_size=1, in_channels=5, out_channels=3, num_layers=3, num_attention_heads=3, attention_head_dim=6,
+            text_embed_dim=10, time_embed_dim=22, condition_dim=6, pos_embed_max_size=16, sample_size=16,
+            rope_axes_dim=[4, 8])),
+        ("p2", "perturbed: patch 4, one layer, condition_dim not a ratio of the rest", dict(
+            patch_size=4, in_channels=2, out_channels=7, num_layers=1, num_attention_heads=4, attention_head_dim=4,
+            text_embed_dim=20, time_embed_dim=8, condition_dim=5, pos_embed_max_size=4, sample_size=8)),
+        ("p3", "perturbed: no transformer blocks", dict(
+            num_layers=0, num_attention_heads=2, attention_head_dim=4, in_channels=3, out_channels=3,
+            text_embed_dim=6, time_embed_dim=10, condition_dim=2)),
+    ],
+    "AuraFlowTransformer2DModel": [
+        ("default", "default", {}),
+        ("v0.2", "perturbed: fal/AuraFlow (v0.1) and fal/AuraFlow-v0.2 transformer config (identical: 4 MMDiT + "
+         "32 single blocks, 12 heads of 256, 4096 learned positions for 1024px)", dict(pos_embed_max_size=4096)),
+        ("v0.3", "perturbed: fal/AuraFlow-v0.3 transformer config (9216 learned positions for 1536px and other "
+         "aspect ratios)", dict(pos_embed_max_size=9216)),
+        ("pony-v7", "perturbed: purplesmartai/pony-v7-base transformer config (Pony V7, a fine-tune of "
+         "AuraFlow v0.3: the v0.3 shapes, pos_embed_max_size 9216)", dict(pos_embed_max_size=9216)),
+        ("small", "perturbed: small sizes", dict(
+            num_mmdit_layers=1, num_single_dit_layers=2, attention_head_dim=8, num_attention_heads=2,
+            joint_attention_dim=12, caption_projection_dim=16, pos_embed_max_size=16, sample_size=8)),
+        ("p1", "perturbed: out_channels None (= in_channels), patch 1, no single blocks, caption projection "
+         "narrower than the model, feed-forward width rounded up", dict(
+            out_channels=None, in_channels=3, patch_size=1, num_mmdit_layers=2, num_single_dit_layers=0,
+            num_attention_heads=3, attention_head_dim=5, joint_attention_dim=9, caption_projection_dim=7,
+            pos_embed_max_size=25, sample_size=5)),
+        ("p2", "perturbed: no MMDiT blocks, patch 4, one head of 100, out channels differ", dict(
+            num_mmdit_layers=0, num_single_dit_layers=3, num_attention_heads=1, attention_head_dim=100,
+            patch_size=4, in_channels=2, out_channels=6, joint_attention_dim=5, caption_projection_dim=100,
+            pos_embed_max_size=9, sample_size=12)),
+        ("p3", "perturbed: feed-forward width an exact multiple of 256 (inner 96), three MMDiT and one single "
+         "block", dict(
+            num_mmdit_layers=3, num_single_dit_layers=1, num_attention_heads=4, attention_head_dim=24,
+            joint_attention_dim=11, caption_projection_dim=96, pos_embed_max_size=36, sample_size=12,
+            in_channels=8, out_channels=8)),
+    ],
+    "WanVACETransformer3DModel": [
+        ("default", "default", {}),
+        ("vace-1.3b", "real: Wan-AI/Wan2.1-VACE-1.3B-diffusers transformer config (diffusers "
+         "scripts/convert_wan_to_diffusers.py Wan-VACE-1.3B: 15 VACE blocks at every second layer)", dict(
+            num_attention_heads=12, ffn_dim=8960, num_layers=30,
+            vace_layers=[0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28], vace_in_channels=96)),
+        ("vace-14b", "real: Wan-AI/Wan2.1-VACE-14B-diffusers transformer config (also each of the two "
+         "transformers of alibaba-pai/Wan2.2-VACE-Fun-A14B; the class defaults written out)", dict(
+            num_attention_heads=40, attention_head_dim=128, ffn_dim=13824, num_layers=40, in_channels=16,
+            out_channels=16, text_dim=4096, vace_layers=[0, 5, 10, 15, 20, 25, 30, 35], vace_in_channels=96)),
+        ("small", "perturbed: small sizes, two VACE blocks", dict(
+            num_attention_heads=2, attention_head_dim=8, text_dim=12, freq_dim=16, ffn_dim=24, num_layers=3,
+            in_channels=4, out_channels=4, vace_layers=[0, 2], vace_in_channels=6)),
+        ("p1", "perturbed: one VACE block (input and output projection on the same block), image embedder with "
+         "position embedding, added k/v, no cross-attention norm, patch (1, 1, 2)", dict(
+            num_attention_heads=3, attention_head_dim=4, text_dim=10, freq_dim=8, ffn_dim=20, num_layers=2,
+            in_channels=6, out_channels=5, image_dim=14, added_kv_proj_dim=12, cross_attn_norm=False,
+            pos_embed_seq_len=16, patch_size=[1, 1, 2], vace_layers=[0], vace_in_channels=7)),
+        ("p2", "perturbed: unordered VACE layers (more VACE blocks than every other layer), out_channels None, "
+         "image embedder without position embedding or added k/v, patch (2, 2, 1)", dict(
+            num_attention_heads=2, attention_head_dim=6, text_dim=8, freq_dim=6, ffn_dim=10, num_layers=4,
+            in_channels=5, out_channels=None, image_dim=9, patch_size=[2, 2, 1], vace_layers=[3, 0, 1],
+            vace_in_channels=3)),
+    ],
+    "WanAnimateTransformer3DModel": [
+        ("default", "default", {}),
+        ("animate-14b", "real: Wan-AI/Wan2.2-Animate-14B-Diffusers transformer config (diffusers "
+         "scripts/convert_wan_to_diffusers.py Wan2.2-Animate-14B: CLIP image embedder, added k/v 5120)", dict(
+            image_dim=1280, added_kv_proj_dim=5120, in_channels=36, out_channels=16, num_attention_heads=40,
+            attention_head_dim=128, ffn_dim=13824, num_layers=40, text_dim=4096, motion_encoder_size=512,
+            motion_style_dim=512, motion_dim=20, motion_encoder_dim=512, face_encoder_hidden_dim=1024,
+            face_encoder_num_heads=4, inject_face_latents_blocks=5)),
+        ("small", "perturbed: small sizes, 32px motion encoder with its own channel table", dict(
+            num_attention_heads=2, attention_head_dim=8, text_dim=12, freq_dim=16, ffn_dim=24, num_layers=2,
+            in_channels=12, latent_channels=4, out_channels=4, image_dim=10, motion_encoder_size=32,
+            motion_encoder_channel_sizes={"4": 8, "8": 8, "16": 6, "32": 4}, motion_style_dim=8, motion_dim=3,
+            motion_encoder_dim=6, face_encoder_hidden_dim=5, face_encoder_num_heads=2,
+            inject_face_latents_blocks=1)),
+        ("p1", "perturbed: latent_channels only (in_channels None), out_channels None, no image embedder, added "
+         "k/v, no cross-attention norm, patch (1, 1, 2), 8px motion encoder, a face adapter every second block", dict(
+            num_attention_heads=3, attention_head_dim=4, text_dim=10, freq_dim=8, ffn_dim=20, num_layers=5,
+            in_channels=None, latent_channels=3, out_channels=None, image_dim=None, added_kv_proj_dim=7,
+            cross_attn_norm=False, patch_size=[1, 1, 2], motion_encoder_size=8,
+            motion_encoder_channel_sizes={"4": 5, "8": 9}, motion_style_dim=6, motion_dim=4,
+            motion_encoder_dim=7, face_encoder_hidden_dim=3, face_encoder_num_heads=3,
+            inject_face_latents_blocks=2)),
+        ("p2", "perturbed: in_channels only (latent_channels None), image embedder with position embedding, 4px "
+         "motion encoder (no residual blocks), more blocks per face adapter than blocks (no face adapter), "
+         "patch (2, 1, 1)", dict(
+            num_attention_heads=2, attention_head_dim=6, text_dim=6, freq_dim=4, ffn_dim=7, num_layers=3,
+            in_channels=11, latent_channels=None, out_channels=2, image_dim=8, pos_embed_seq_len=6,
+            patch_size=[2, 1, 1], motion_encoder_size=4, motion_encoder_channel_sizes={"4": 7},
+            motion_style_dim=5, motion_dim=2, motion_encoder_dim=3, face_encoder_hidden_dim=4,
+            face_encoder_num_heads=1, inject_face_latents_blocks=7)),
+        ("p3", "perturbed: the default motion-encoder channel table at 64px (widths change between blocks), "
+         "small transformer", dict(
+            num_attention_heads=2, attention_head_dim=4, text_dim=6, freq_dim=4, ffn_dim=8, num_layers=4,
+            in_channels=8, latent_channels=2, out_channels=3, image_dim=5, motion_encoder_size=64,
+            motion_style_dim=12, motion_dim=5, motion_encoder_dim=9, face_encoder_hidden_dim=6,
+            face_encoder_num_heads=2, inject_face_latents_blocks=3)),
+        ("p4", "perturbed: a 12px motion encoder (not a power of two: channels['12'] feeds int(log2(12)) = 3 "
+         "levels; outside the formula, the structural check)", dict(
+            num_attention_heads=2, attention_head_dim=4, text_dim=6, freq_dim=4, ffn_dim=8, num_layers=2,
+            in_channels=8, latent_channels=2, out_channels=2, image_dim=5, motion_encoder_size=12,
+            motion_encoder_channel_sizes={"12": 5, "4": 6}, motion_style_dim=4, motion_dim=3,
+            motion_encoder_dim=5, face_encoder_hidden_dim=3, face_encoder_num_heads=2,
+            inject_face_latents_blocks=2)),
+    ],
+    "HunyuanVideo15Transformer3DModel": [
+        ("default", "default", {}),  # = hunyuanvideo-community/HunyuanVideo-1.5-Diffusers-480p_i2v (and _distilled)
+        ("480p-t2v", "real: hunyuanvideo-community/HunyuanVideo-1.5-Diffusers-480p_t2v transformer config (also "
+         "480p_t2v_distilled; scripts/convert_hunyuan_video1_5_to_diffusers.py TRANSFORMER_CONFIGS)", dict(
+            target_size=640, task_type="t2v")),
+        ("720p-i2v", "real: hunyuanvideo-community/HunyuanVideo-1.5-Diffusers-720p_i2v transformer config (also "
+         "720p_i2v_distilled; 720p_t2v is the same with task_type t2v)", dict(target_size=960, task_type="i2v")),
+        ("480p-i2v-step-distilled", "real: hunyuanvideo-community/HunyuanVideo-1.5-Diffusers-480p_i2v_step_distilled "
+         "transformer config (use_meanflow: the second timestep embedder)", dict(
+            target_size=640, task_type="i2v", use_meanflow=True)),
+        ("small", "perturbed: small sizes", dict(
+            num_attention_heads=2, attention_head_dim=8, num_layers=2, num_refiner_layers=1, text_embed_dim=12,
+            text_embed_2_dim=10, image_embed_dim=6, in_channels=5, out_channels=4, rope_axes_dim=[2, 2, 4])),
+        ("p1", "perturbed: meanflow, layer-norm qk norm, truncated mlp_ratio, temporal patch 2, spatial patch 2, "
+         "three refiner layers, out_channels None (= in_channels)", dict(
+            num_attention_heads=3, attention_head_dim=6, num_layers=1, num_refiner_layers=3, mlp_ratio=2.7,
+            patch_size=2, patch_size_t=2, qk_norm="layer_norm", text_embed_dim=14, text_embed_2_dim=7,
+            image_embed_dim=9, in_channels=5, out_channels=None, use_meanflow=True, rope_axes_dim=[2, 2, 2])),
+        ("p2", "perturbed: no qk norm, no double blocks, no refiner blocks, out_channels 0 (= in_channels), patch 3",
+         dict(num_attention_heads=4, attention_head_dim=4, num_layers=0, num_refiner_layers=0, mlp_ratio=3.0,
+              patch_size=3, qk_norm=None, text_embed_dim=8, text_embed_2_dim=3, image_embed_dim=5, in_channels=9,
+              out_channels=0, rope_axes_dim=[0, 2, 2])),
+        ("p3", "perturbed: fp32 layer-norm qk norm (no weights), meanflow, temporal patch 3, one head", dict(
+            num_attention_heads=1, attention_head_dim=10, num_layers=2, num_refiner_layers=2, mlp_ratio=1.5,
+            patch_size=2, patch_size_t=3, qk_norm="fp32_layer_norm", text_embed_dim=6, text_embed_2_dim=11,
+            image_embed_dim=4, in_channels=3, out_channels=2, use_meanflow=True, rope_axes_dim=[4, 2, 4])),
+    ],
+    "AutoencoderKLHunyuanVideo15": [
+        ("default", "default", {}),  # = hunyuanvideo-community/HunyuanVideo-1.5-Diffusers-* vae (every release)
+        ("small", "perturbed: small sizes, three blocks, spatial ratio 4 (blocks 0 and 1 resample in space and "
+         "time)", dict(block_out_channels=[8, 16, 16], layers_per_block=1, latent_channels=4,
+                       spatial_compression_ratio=4)),
+        ("p1", "perturbed: downsamplers keep their block's width (downsample_match_channel false), spatial ratio 8, "
+         "temporal ratio 2, two layers", dict(
+            block_out_channels=[8, 12, 16, 16], layers_per_block=2, latent_channels=3, in_channels=1, out_channels=2,
+            spatial_compression_ratio=8, temporal_compression_ratio=2, downsample_match_channel=False)),
+        ("p2", "perturbed: upsamplers keep their block's width (upsample_match_channel false), spatial ratio 2, "
+         "temporal ratio 8 (decoder blocks 1 and 2 upsample in time only)", dict(
+            block_out_channels=[4, 8, 8, 12, 16], layers_per_block=1, latent_channels=2,
+            spatial_compression_ratio=2, temporal_compression_ratio=8, upsample_match_channel=False)),
+        ("p3", "perturbed: six blocks, spatial ratio 12 (not a power of two), temporal ratio 1, narrower last block",
+         dict(block_out_channels=[4, 4, 8, 8, 12, 8], layers_per_block=1, latent_channels=2, in_channels=2,
+              out_channels=1, spatial_compression_ratio=12, temporal_compression_ratio=1)),
+    ],
+    "Flux2Transformer2DModel": [
+        ("default", "default", {}),  # = black-forest-labs/FLUX.2-dev's transformer (convert_flux2_to_diffusers.py)
+        ("klein-4b", "perturbed: FLUX.2 [klein] 4B config (black-forest-labs/FLUX.2-klein-4B and FLUX.2-klein-base-4B: "
+         "5 double and 20 single blocks, 24 heads, 7680-wide Qwen3-4B text features, no guidance embedder)", dict(
+            num_layers=5, num_single_layers=20, num_attention_heads=24, joint_attention_dim=7680,
+            guidance_embeds=False)),
+        ("klein-9b", "perturbed: FLUX.2 [klein] 9B config (black-forest-labs/FLUX.2-klein-9B, FLUX.2-klein-base-9B, "
+         "FLUX.2-klein-9b-kv: 8 double and 24 single blocks, 32 heads, 12288-wide Qwen3-8B text features, no guidance "
+         "embedder)", dict(num_layers=8, num_single_layers=24, num_attention_heads=32, joint_attention_dim=12288,
+                           guidance_embeds=False)),
+        ("small", "perturbed: small sizes", dict(
+            num_layers=2, num_single_layers=3, attention_head_dim=8, num_attention_heads=2, joint_attention_dim=12,
+            in_channels=8, timestep_guidance_channels=16, axes_dims_rope=[2, 2, 2, 2])),
+        ("p1", "perturbed: patch 2, out_channels, mlp_ratio 2.5, no guidance embedder, other timestep channels", dict(
+            num_layers=1, num_single_layers=2, attention_head_dim=6, num_attention_heads=3, joint_attention_dim=20,
+            in_channels=12, out_channels=5, patch_size=2, mlp_ratio=2.5, guidance_embeds=False,
+            timestep_guidance_channels=10, axes_dims_rope=[2, 2, 2])),
+        ("p2", "perturbed: no double blocks, mlp_ratio 1.7 (int(12 * 1.7) = 20), guidance embedder", dict(
+            num_layers=0, num_single_layers=2, attention_head_dim=3, num_attention_heads=4, joint_attention_dim=9,
+            in_channels=5, mlp_ratio=1.7, timestep_guidance_channels=7, axes_dims_rope=[2, 0, 0, 2])),
+        ("p3", "perturbed: no single blocks, one head of 10, patch 3, mlp_ratio 4", dict(
+            num_layers=3, num_single_layers=0, attention_head_dim=10, num_attention_heads=1, joint_attention_dim=7,
+            in_channels=6, patch_size=3, mlp_ratio=4.0, guidance_embeds=False, timestep_guidance_channels=12,
+            axes_dims_rope=[4, 2, 2, 2])),
+    ],
+    "AutoencoderKLFlux2": [
+        ("default", "default", {}),  # = the FLUX.2 VAE (black-forest-labs/FLUX.2-dev and the FLUX.2 [klein] repos)
+        ("small-decoder", "perturbed: FLUX.2 small decoder config (black-forest-labs/FLUX.2-small-decoder: the full "
+         "encoder, decoder_block_out_channels 96/192/384/384)", dict(decoder_block_out_channels=[96, 192, 384, 384])),
+        ("small", "perturbed: small sizes", dict(
+            block_out_channels=[8, 16], layers_per_block=1, norm_num_groups=4, latent_channels=4,
+            down_block_types=["DownEncoderBlock2D"] * 2, up_block_types=["UpDecoderBlock2D"] * 2)),
+        ("p1", "perturbed: a three-level decoder of its own widths behind a two-level encoder, attention in decoder "
+         "blocks, no mid-block attention, no quant conv, patch 1x3", dict(
+            block_out_channels=[8, 16], decoder_block_out_channels=[4, 12, 20], layers_per_block=2,
+            norm_num_groups=4, latent_channels=3, in_channels=5, out_channels=2,
+            down_block_types=["DownEncoderBlock2D"] * 2,
+            up_block_types=["AttnUpDecoderBlock2D", "UpDecoderBlock2D", "AttnUpDecoderBlock2D"],
+            mid_block_add_attention=False, use_quant_conv=False, patch_size=[1, 3])),
+        ("p2", "perturbed: one level, attention in the encoder block, narrower decoder, no post quant conv, patch 2x3",
+         dict(block_out_channels=[12], decoder_block_out_channels=[8], layers_per_block=3, norm_num_groups=4,
+              latent_channels=2, in_channels=4, down_block_types=["AttnDownEncoderBlock2D"],
+              up_block_types=["UpDecoderBlock2D"], use_post_quant_conv=False, patch_size=[2, 3])),
+        ("p3", "perturbed: three levels, decoder widths given equal to the encoder's, attention blocks, patch 1x1",
+         dict(block_out_channels=[8, 16, 24], decoder_block_out_channels=[8, 16, 24], layers_per_block=1,
+              norm_num_groups=8, latent_channels=5,
+              down_block_types=["DownEncoderBlock2D", "AttnDownEncoderBlock2D", "DownEncoderBlock2D"],
+              up_block_types=["UpDecoderBlock2D", "UpDecoderBlock2D", "AttnUpDecoderBlock2D"], patch_size=[1, 1])),
+    ],
+    "StableAudioDiTModel": [
+        ("default", "default", {}),
+        ("open_1_0", "perturbed: stabilityai/stable-audio-open-1.0 transformer config (24 layers, 24 heads of 64, "
+         "12 key/value heads; it equals the class defaults)", dict(
+            sample_size=1024, in_channels=64, num_layers=24, attention_head_dim=64, num_attention_heads=24,
+            num_key_value_attention_heads=12, out_channels=64, cross_attention_dim=768, time_proj_dim=256,
+            global_states_input_dim=1536, cross_attention_input_dim=768)),
+        ("open_small", "perturbed: stabilityai/stable-audio-open-small DiT sizes in diffusers' class (its "
+         "model_config.json: embed_dim 1024, depth 16, 8 heads, T5 tokens projected to 1024, global cond 768; "
+         "released in stable-audio-tools format only, whose q/k LayerNorms this class does not build)", dict(
+            sample_size=256, in_channels=64, num_layers=16, attention_head_dim=128, num_attention_heads=8,
+            num_key_value_attention_heads=8, out_channels=64, cross_attention_dim=1024, time_proj_dim=256,
+            global_states_input_dim=768, cross_attention_input_dim=768)),
+        ("small", "perturbed: small sizes, two layers, one key/value head", dict(
+            sample_size=16, in_channels=4, out_channels=4, num_layers=2, attention_head_dim=8, num_attention_heads=2,
+            num_key_value_attention_heads=1, cross_attention_dim=12, time_proj_dim=16, global_states_input_dim=10,
+            cross_attention_input_dim=6)),
+        ("p1", "perturbed: in_channels != out_channels, as many key/value heads as heads, odd widths", dict(
+            sample_size=8, in_channels=5, out_channels=3, num_layers=3, attention_head_dim=6, num_attention_heads=3,
+            num_key_value_attention_heads=3, cross_attention_dim=7, time_proj_dim=10, global_states_input_dim=9,
+            cross_attention_input_dim=11)),
+        ("p2", "perturbed: one layer, odd time_proj_dim, cross-attention wider than the model", dict(
+            sample_size=8, in_channels=2, out_channels=2, num_layers=1, attention_head_dim=4, num_attention_heads=4,
+            num_key_value_attention_heads=2, cross_attention_dim=20, time_proj_dim=9, global_states_input_dim=3,
+            cross_attention_input_dim=20)),
+    ],
+    "AutoencoderOobleck": [
+        ("default", "default", {}),
+        ("open_1_0", "perturbed: stabilityai/stable-audio-open-1.0 vae config (Oobleck 128 channels, strides "
+         "2/4/4/8/8, 64 latent channels, stereo 44.1 kHz; it equals the class defaults)", dict(
+            encoder_hidden_size=128, downsampling_ratios=[2, 4, 4, 8, 8], channel_multiples=[1, 2, 4, 8, 16],
+            decoder_channels=128, decoder_input_channels=64, audio_channels=2, sampling_rate=44100)),
+        ("small", "perturbed: small sizes, two blocks", dict(
+            encoder_hidden_size=4, downsampling_ratios=[2, 4], channel_multiples=[1, 2], decoder_channels=4,
+            decoder_input_channels=2)),
+        ("p1", "perturbed: three blocks, odd and unit strides, non-monotonic multiples, mono, encoder and decoder "
+         "widths differ", dict(
+            encoder_hidden_size=6, downsampling_ratios=[3, 1, 5], channel_multiples=[2, 1, 3], decoder_channels=4,
+            decoder_input_channels=5, audio_channels=1, sampling_rate=16000)),
+        ("p2", "perturbed: one block, three audio channels", dict(
+            encoder_hidden_size=8, downsampling_ratios=[4], channel_multiples=[3], decoder_channels=10,
+            decoder_input_channels=4, audio_channels=3)),
+        ("p3", "perturbed: more channel multiples than strides (the last multiple sizes the encoder's top and the "
+         "decoder's conv_in, the one at len(strides) the first decoder block)", dict(
+            encoder_hidden_size=4, downsampling_ratios=[2, 2], channel_multiples=[2, 3, 5], decoder_channels=6,
+            decoder_input_channels=2)),
+    ],
+    "StableAudioProjectionModel": [
+        ("default", "default (with the required keys of stabilityai/stable-audio-open-1.0: text_encoder_dim 768, "
+         "conditioning_dim 768, min_value 0, max_value 512; the class has no defaults)", dict(
+            text_encoder_dim=768, conditioning_dim=768, min_value=0, max_value=512)),
+        ("small", "perturbed: small sizes, text projection", dict(
+            text_encoder_dim=6, conditioning_dim=4, min_value=0, max_value=10)),
+        ("p1", "perturbed: no text projection (equal widths), small", dict(
+            text_encoder_dim=8, conditioning_dim=8, min_value=-1, max_value=30)),
+        ("p2", "perturbed: conditioning wider than the text encoder", dict(
+            text_encoder_dim=5, conditioning_dim=14, min_value=0, max_value=256)),
+    ],
+    "HunyuanImageTransformer2DModel": [
+        ("default", "default", {}),  # = HunyuanImage-2.1 without its ByT5 (glyph) text embedder
+        ("hy21", "real: hunyuanvideo-community/HunyuanImage-2.1-Diffusers transformer config (scripts/"
+         "convert_hunyuan_image_to_diffusers.py hunyuanimage2.1: ByT5 embedder of width 1472)",
+         dict(text_embed_2_dim=1472)),
+        ("hy21-distilled", "real: hunyuanvideo-community/HunyuanImage-2.1-Distilled-Diffusers transformer config "
+         "(hunyuanimage2.1-distilled: guidance embedder and MeanFlow's second timestep embedder)",
+         dict(text_embed_2_dim=1472, guidance_embeds=True, use_meanflow=True)),
+        ("refiner", "real: hunyuanvideo-community/HunyuanImage-2.1-Refiner-Diffusers transformer config "
+         "(hunyuanimage-refiner: 26 heads, 128 input channels, 3D patch (1, 1, 1), guidance, no ByT5)",
+         dict(in_channels=128, out_channels=64, num_layers=20, num_single_layers=40, rope_axes_dim=[16, 56, 56],
+              num_attention_heads=26, attention_head_dim=128, mlp_ratio=4, patch_size=[1, 1, 1],
+              text_embed_dim=3584, guidance_embeds=True)),
+        ("small", "perturbed: small sizes, ByT5 embedder", dict(
+            num_attention_heads=2, attention_head_dim=8, num_layers=2, num_single_layers=2, num_refiner_layers=1,
+            text_embed_dim=12, text_embed_2_dim=10, in_channels=4, out_channels=4, rope_axes_dim=[4, 4])),
+        ("p1", "perturbed: 3D patch (2, 1, 3), guidance + MeanFlow, layer-norm qk norm, truncated mlp_ratio, "
+         "out_channels None (= in_channels), three refiner layers", dict(
+            num_attention_heads=3, attention_head_dim=6, num_layers=1, num_single_layers=3, num_refiner_layers=3,
+            mlp_ratio=2.7, patch_size=[2, 1, 3], qk_norm="layer_norm", guidance_embeds=True, use_meanflow=True,
+            text_embed_dim=14, text_embed_2_dim=7, in_channels=5, out_channels=None, rope_axes_dim=[2, 2, 2])),
+        ("p2", "perturbed: no qk norm, no double blocks, no refiner blocks, 2D patch (2, 3), guidance only",
+         dict(num_attention_heads=4, attention_head_dim=4, num_layers=0, num_single_layers=2, num_refiner_layers=0,
+              mlp_ratio=3.0, patch_size=[2, 3], qk_norm=None, guidance_embeds=True, text_embed_dim=8,
+              in_channels=9, out_channels=5, rope_axes_dim=[2, 2])),
+        ("p3", "perturbed: fp32 layer-norm qk norm (no weights), no single blocks, MeanFlow without guidance, "
+         "3D patch (3, 2, 1), ByT5 embedder", dict(
+            num_attention_heads=2, attention_head_dim=10, num_layers=2, num_single_layers=0, num_refiner_layers=1,
+            mlp_ratio=1.5, patch_size=[3, 2, 1], qk_norm="fp32_layer_norm", use_meanflow=True, text_embed_dim=6,
+            text_embed_2_dim=20, in_channels=3, out_channels=2, rope_axes_dim=[4, 2, 4])),
+    ],
+    "AutoencoderKLHunyuanImage": [
+        ("default", "default (with the required keys, which have no class defaults, at the HunyuanImage-2.1 vae's "
+         "values: 3 / 3 / 64 channels, blocks [128, 256, 512, 512, 1024, 1024], 2 layers, ratio 32, size 384)",
+         dict(in_channels=3, out_channels=3, latent_channels=64, block_out_channels=[128, 256, 512, 512, 1024, 1024],
+              layers_per_block=2, spatial_compression_ratio=32, sample_size=384)),
+        ("hy21", "real: hunyuanvideo-community/HunyuanImage-2.1-Diffusers vae config (also the -Distilled "
+         "release's; scripts/convert_hunyuan_image_to_diffusers.py)", dict(
+            in_channels=3, out_channels=3, latent_channels=64, block_out_channels=[128, 256, 512, 512, 1024, 1024],
+            layers_per_block=2, spatial_compression_ratio=32, sample_size=384, scaling_factor=0.75289,
+            downsample_match_channel=True, upsample_match_channel=True)),
+        ("small", "perturbed: small sizes, two blocks", dict(
+            in_channels=3, out_channels=3, latent_channels=8, block_out_channels=[32, 64], layers_per_block=1,
+            spatial_compression_ratio=32, sample_size=64)),
+        ("p1", "perturbed: downsamplers keep their width (downsample_match_channel False), ratio 2: only block 0 "
+         "resamples, two layers, 4 in / 2 out channels", dict(
+            in_channels=4, out_channels=2, latent_channels=12, block_out_channels=[32, 64, 96], layers_per_block=2,
+            spatial_compression_ratio=2, sample_size=32, downsample_match_channel=False)),
+        ("p2", "perturbed: narrowing then widening blocks, ratio 3 (not a power of two: blocks 0 and 1 resample), "
+         "upsamplers keep their width, three layers", dict(
+            in_channels=3, out_channels=3, latent_channels=16, block_out_channels=[64, 32, 32, 64],
+            layers_per_block=3, spatial_compression_ratio=3, sample_size=48, upsample_match_channel=False)),
+        ("p3", "perturbed: no encoder resnets (layers_per_block 0: one decoder resnet per block), ratio 1024 "
+         "(every block but the last resamples), upsamplers keep their width", dict(
+            in_channels=1, out_channels=1, latent_channels=32, block_out_channels=[32, 32, 64], layers_per_block=0,
+            spatial_compression_ratio=1024, sample_size=32, upsample_match_channel=False)),
+        ("p4", "perturbed: no encoder resnets and neither sampler matches widths, ratio 4 (blocks 0 and 1 resample)",
+         dict(in_channels=3, out_channels=4, latent_channels=16, block_out_channels=[32, 64, 64, 96],
+              layers_per_block=0, spatial_compression_ratio=4, sample_size=32, downsample_match_channel=False,
+              upsample_match_channel=False)),
+    ],
+    "ControlNetUnionModel": [
+        ("default", "default (with the required key addition_time_embed_dim 256: the class default None cannot build "
+         "the control-type embedding)", dict(addition_time_embed_dim=256)),
+        ("xinsir", "real: xinsir/controlnet-union-sdxl-1.0 config (SDXL ControlNet, 6 control types, conditioning "
+         "embedding 16/32/96/256)", dict({k: v for k, v in SDXL.items() if k not in ("up_block_types", "sample_size")},
+                                        conditioning_embedding_out_channels=[16, 32, 96, 256], num_control_type=6)),
+        ("promax", "real: xinsir/controlnet-union-sdxl-1.0 promax config (config_promax.json: 8 control types, tile "
+         "and repaint added)", dict({k: v for k, v in SDXL.items() if k not in ("up_block_types", "sample_size")},
+                                    conditioning_embedding_out_channels=[16, 32, 96, 256], num_control_type=8)),
+        ("small", "perturbed: small sizes", dict(
+            block_out_channels=[8, 16], layers_per_block=1, cross_attention_dim=12, norm_num_groups=4,
+            attention_head_dim=2, down_block_types=["CrossAttnDownBlock2D", "DownBlock2D"],
+            conditioning_embedding_out_channels=[4, 8], addition_time_embed_dim=4, num_control_type=3,
+            num_trans_channel=8, num_trans_head=2, num_proj_channel=8)),
+        ("p1", "perturbed: text addition embedding from encoder_hid_dim (no encoder projection), timestep class "
+         "embedding, two control transformer layers, projection width and heads off their defaults, per-block "
+         "transformer layers, conditioning channels", dict(
+            block_out_channels=[8, 16, 24], layers_per_block=2, transformer_layers_per_block=[1, 2, 3],
+            down_block_types=["CrossAttnDownBlock2D", "CrossAttnDownBlock2D", "DownBlock2D"], cross_attention_dim=20,
+            norm_num_groups=8, attention_head_dim=[2, 4, 4], in_channels=5, conditioning_channels=1,
+            conditioning_embedding_out_channels=[4, 6, 10], addition_embed_type="text", encoder_hid_dim=10,
+            addition_embed_type_num_heads=2, class_embed_type="timestep", addition_time_embed_dim=6,
+            num_control_type=4, num_trans_channel=12, num_trans_head=3, num_trans_layer=2, num_proj_channel=10)),
+        ("p2", "perturbed: text_image addition embedding, per-block only cross attention, class embedding table, "
+         "scale-shift resnets, num_attention_heads, linear projection, one-level conditioning embedding", dict(
+            block_out_channels=[16, 32], layers_per_block=1, down_block_types=["DownBlock2D", "CrossAttnDownBlock2D"],
+            cross_attention_dim=12, norm_num_groups=8, num_attention_heads=[2, 4], transformer_layers_per_block=2,
+            only_cross_attention=[False, True], use_linear_projection=True, resnet_time_scale_shift="scale_shift",
+            num_class_embeds=7, addition_embed_type="text_image", conditioning_embedding_out_channels=[8],
+            addition_time_embed_dim=4, num_control_type=2, num_trans_channel=16, num_trans_head=4,
+            num_proj_channel=16)),
+        ("p3", "perturbed: one block of three layers, projection class embeddings, text_time addition embedding, no "
+         "control transformer layers", dict(
+            block_out_channels=[12], down_block_types=["CrossAttnDownBlock2D"], layers_per_block=3, norm_num_groups=4,
+            attention_head_dim=3, cross_attention_dim=8, class_embed_type="projection",
+            projection_class_embeddings_input_dim=6, addition_embed_type="text_time", addition_time_embed_dim=2,
+            num_control_type=5, num_trans_channel=6, num_trans_head=1, num_trans_layer=0, num_proj_channel=4,
+            in_channels=3, conditioning_channels=4, conditioning_embedding_out_channels=[2, 4, 6, 8])),
+        ("p4", "perturbed: simple_projection class embedding (ControlNetUnionModel builds none for it; "
+         "num_class_embeds then unused)", dict(
+            block_out_channels=[8, 16], layers_per_block=1, cross_attention_dim=12, norm_num_groups=4,
+            attention_head_dim=2, down_block_types=["CrossAttnDownBlock2D", "DownBlock2D"],
+            conditioning_embedding_out_channels=[4, 8], addition_time_embed_dim=4, num_control_type=3,
+            num_trans_channel=8, num_trans_head=2, num_proj_channel=8, class_embed_type="simple_projection",
+            num_class_embeds=5, projection_class_embeddings_input_dim=6)),
+    ],
+    "QwenImageControlNetModel": [
+        ("default", "default", {}),
+        ("union", "real: InstantX/Qwen-Image-ControlNet-Union config (5 double blocks; its stale guidance_embeds / "
+         "pooled_projection_dim keys are not init arguments and are ignored)", dict(num_layers=5)),
+        ("inpainting", "real: InstantX/Qwen-Image-ControlNet-Inpainting config (6 double blocks, 4 extra condition "
+         "channels for the packed mask)", dict(num_layers=6, extra_condition_channels=4)),
+        ("small", "perturbed: small sizes", dict(num_layers=2, attention_head_dim=8, num_attention_heads=2,
+                                                 joint_attention_dim=12, in_channels=8, out_channels=4,
+                                                 axes_dims_rope=[2, 2, 4])),
+        ("p1", "perturbed: extra condition channels, out_channels None, patch 1, three heads", dict(
+            num_layers=3, attention_head_dim=6, num_attention_heads=3, joint_attention_dim=10, in_channels=12,
+            out_channels=None, patch_size=1, extra_condition_channels=3, axes_dims_rope=[2, 2, 2])),
+        ("p2", "perturbed: no blocks", dict(num_layers=0, attention_head_dim=4, num_attention_heads=4,
+                                            joint_attention_dim=6, in_channels=4, out_channels=3,
+                                            axes_dims_rope=[0, 2, 2])),
+    ],
+    "T2IAdapter": [
+        ("default", "default", {}),
+        ("sd15-canny", "real: TencentARC/t2iadapter_canny_sd15v2 config (full adapter, one input channel; the "
+         "3-channel SD 1.5 adapters are the class default)", dict(in_channels=1)),
+        ("sd14-color", "real: TencentARC/t2iadapter_color_sd14v1 (light adapter, as diffusers' "
+         "convert_original_t2i_adapter.py builds it)", dict(adapter_type="light_adapter", channels=[320, 640, 1280],
+                                                           num_res_blocks=4)),
+        ("sdxl", "real: TencentARC/t2i-adapter-canny-sdxl-1.0 config (full_adapter_xl, downscale 16)", dict(
+            adapter_type="full_adapter_xl", channels=[320, 640, 1280, 1280], downscale_factor=16, in_channels=3,
+            num_res_blocks=2)),
+        ("small", "perturbed: small sizes", dict(channels=[8, 16], num_res_blocks=1, downscale_factor=2)),
+        ("p1", "perturbed: full adapter with equal neighbouring widths (no in_conv), three res blocks", dict(
+            in_channels=2, channels=[4, 8, 8, 12], num_res_blocks=3, downscale_factor=4)),
+        ("p2", "perturbed: full_adapter_xl with five widths (blocks past the third keep their width, no in_conv)",
+         dict(adapter_type="full_adapter_xl", in_channels=1, channels=[4, 6, 10, 12, 12], num_res_blocks=1,
+              downscale_factor=2)),
+        ("p3", "perturbed: light adapter, four widths, two res blocks", dict(
+            adapter_type="light_adapter", in_channels=2, channels=[8, 12, 16, 20], num_res_blocks=2,
+            downscale_factor=2)),
+        ("p4", "perturbed: light adapter with one width", dict(
+            adapter_type="light_adapter", in_channels=3, channels=[8], num_res_blocks=1, downscale_factor=2)),
+        ("p5", "perturbed: full adapter without res blocks", dict(
+            in_channels=3, channels=[6, 10], num_res_blocks=0, downscale_factor=3)),
+    ],
+    "ZImageTransformer2DModel": [
+        ("default", "default", {}),
+        ("turbo", "perturbed: Tongyi-MAI/Z-Image-Turbo transformer config (axes_lens [1536, 512, 512]; the Z-Image "
+         "base release is the same 6B architecture)", dict(axes_lens=[1536, 512, 512])),
+        ("omni", "perturbed: Tongyi-MAI/Z-Image-Omni-Base shape (SigLIP2 features 1152 wide: siglip embedder, "
+         "siglip refiner, siglip pad token)", dict(siglip_feat_dim=1152, axes_lens=[1536, 512, 512])),
+        ("small", "perturbed: small sizes", dict(
+            dim=64, n_heads=2, n_kv_heads=2, n_layers=2, n_refiner_layers=1, in_channels=4, cap_feat_dim=24,
+            axes_dims=[8, 12, 12], axes_lens=[16, 16, 16])),
+        ("p1", "perturbed: four patch entries (2-1, 2-2, 1-1 and 2-1 again: one embedder per key), no qk norm, "
+         "SigLIP branch, width 99 + 1 (3 heads of 33; feed-forward int(100 / 3 * 8) = 266)", dict(
+            all_patch_size=[2, 2, 1, 2], all_f_patch_size=[1, 2, 1, 1], dim=100, n_heads=3, n_kv_heads=1,
+            n_layers=1, n_refiner_layers=2, in_channels=5, cap_feat_dim=9, siglip_feat_dim=11, qk_norm=False,
+            axes_dims=[11, 10, 12], axes_lens=[8, 8, 8])),
+        ("p2", "perturbed: width 288 (adaLN input capped at 256), patch 1 x 3 frames, three refiner layers", dict(
+            all_patch_size=[1], all_f_patch_size=[3], dim=288, n_heads=4, n_kv_heads=4, n_layers=1,
+            n_refiner_layers=3, in_channels=3, cap_feat_dim=7, axes_dims=[24, 24, 24], axes_lens=[8, 8, 8])),
+        ("p3", "perturbed: no refiner layers (SigLIP embedder and pad token without a refiner), one head", dict(
+            dim=48, n_heads=1, n_kv_heads=1, n_layers=3, n_refiner_layers=0, in_channels=2, cap_feat_dim=6,
+            siglip_feat_dim=10, all_patch_size=[4], all_f_patch_size=[1], axes_dims=[16, 16, 16],
+            axes_lens=[8, 8, 8])),
+    ],
+    "ZImageControlNetModel": [
+        ("default", "default (with the required keys control_layers_places [0] and control_in_dim 16: the class "
+         "defaults None cannot build)", dict(control_layers_places=[0], control_in_dim=16)),
+        ("union", "perturbed: alibaba-pai/Z-Image-Turbo-Fun-Controlnet-Union config (hlky/Z-Image-Turbo-Fun-"
+         "Controlnet-Union: 6 control blocks, 16 control channels, plain noise-refiner blocks)", dict(
+            control_layers_places=[0, 5, 10, 15, 20, 25], control_in_dim=16)),
+        ("union-2.0", "perturbed: Z-Image-Turbo-Fun-Controlnet-Union-2.0 config (hlky/...-2.0: 15 control blocks, "
+         "33 control channels, add_control_noise_refiner 'control_layers': no refiner stored)", dict(
+            control_layers_places=list(range(0, 30, 2)), control_refiner_layers_places=[0, 1], control_in_dim=33,
+            add_control_noise_refiner="control_layers")),
+        ("union-2.1", "perturbed: Z-Image-Turbo-Fun-Controlnet-Union-2.1 config (hlky/...-2.1: 15 control blocks, "
+         "33 control channels, two control refiner blocks)", dict(
+            control_layers_places=list(range(0, 30, 2)), control_refiner_layers_places=[0, 1], control_in_dim=33,
+            add_control_noise_refiner="control_noise_refiner")),
+        ("small", "perturbed: small sizes", dict(
+            control_layers_places=[0, 1], control_in_dim=5, dim=64, n_heads=2, n_kv_heads=2, n_refiner_layers=1)),
+        ("p1", "perturbed: control refiner blocks (3), places [2, 0, 7, 0] (two before_proj), two patch keys, no "
+         "qk norm, width 99 + 1", dict(
+            control_layers_places=[2, 0, 7, 0], control_refiner_layers_places=[0, 2], control_in_dim=7,
+            add_control_noise_refiner="control_noise_refiner", all_patch_size=[2, 1], all_f_patch_size=[1, 2],
+            dim=100, n_heads=3, n_kv_heads=1, n_refiner_layers=3, qk_norm=False)),
+        ("p2", "perturbed: 'control_layers' (no refiner), width 288 (adaLN input capped at 256), patch 1 x 3 "
+         "frames", dict(
+            control_layers_places=[0, 4], control_in_dim=3, add_control_noise_refiner="control_layers",
+            all_patch_size=[1], all_f_patch_size=[3], dim=288, n_heads=4, n_kv_heads=4, n_refiner_layers=2)),
+        ("p3", "perturbed: plain refiner blocks (3), one control block, one head, patch 4", dict(
+            control_layers_places=[0], control_in_dim=2, all_patch_size=[4], all_f_patch_size=[1], dim=48,
+            n_heads=1, n_kv_heads=1, n_refiner_layers=3)),
+    ],
     "AutoencoderKLWan": [
         ("default", "default", {}),
         ("wan2.2", "perturbed: Wan2.2 TI2V 5B VAE config (residual, patch 2, 48 latent channels)", dict(
