@@ -1294,6 +1294,665 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
             control_layers_places=[0], control_in_dim=2, all_patch_size=[4], all_f_patch_size=[1], dim=48,
             n_heads=1, n_kv_heads=1, n_refiner_layers=3)),
     ],
+    "QwenImage21Transformer2DModel": [
+        ("default", "default", {}),
+        ("qwen-image-2.1", "real: Qwen/Qwen-Image-2.1 transformer config (= the class defaults: 32 single-stream "
+         "blocks of 32 x 128, patch 1, 64 latent channels in and out, Qwen3-VL-8B context 4096, SwiGLU ratio 3)",
+         dict(patch_size=1, in_channels=64, out_channels=64, num_layers=32, attention_head_dim=128,
+              num_attention_heads=32, context_in_dim=4096, mlp_ratio=3, axes_dims_rope=[16, 56, 56],
+              causal_condition=True)),
+        ("small", "perturbed: small sizes", dict(num_layers=2, num_attention_heads=2, attention_head_dim=8,
+                                                 context_in_dim=12, in_channels=8, out_channels=8, mlp_ratio=2,
+                                                 axes_dims_rope=[2, 2, 4])),
+        ("p1", "perturbed: patch 2, out_channels None (= in_channels), SwiGLU ratio 4, no causal condition", dict(
+            num_layers=3, num_attention_heads=3, attention_head_dim=6, context_in_dim=10, in_channels=5,
+            out_channels=None, patch_size=2, mlp_ratio=4, axes_dims_rope=[2, 2, 2], causal_condition=False)),
+        ("p2", "perturbed: one block, patch 3, out_channels apart from in_channels, ratio 1, wide context", dict(
+            num_layers=1, num_attention_heads=5, attention_head_dim=4, context_in_dim=23, in_channels=3,
+            out_channels=7, patch_size=3, mlp_ratio=1, axes_dims_rope=[0, 2, 2], eps=1e-5)),
+        ("p3", "perturbed: no blocks", dict(
+            num_layers=0, num_attention_heads=2, attention_head_dim=4, context_in_dim=6, in_channels=4,
+            out_channels=2, mlp_ratio=5, axes_dims_rope=[2, 2, 0])),
+    ],
+    "AutoencoderKLQwenImage21": [
+        ("default", "default", {}),
+        ("qwen-image-2.1", "real: Qwen/Qwen-Image-2.1 vae config (= the class defaults: Wan 2.2-style residual VAE "
+         "with 2-D convolutions, base 96, decoder 144, dim_mult 1/2/4/8/8, 64 latent channels, RGBA in and out)",
+         dict(base_dim=96, decoder_base_dim=144, z_dim=64, dim_mult=[1, 2, 4, 8, 8], num_res_blocks=2,
+              attn_scales=[], temperal_downsample=[False, True, True, True], is_residual=True, in_channels=4,
+              out_channels=4, patch_size=None, scale_factor_temporal=8, scale_factor_spatial=16)),
+        ("small", "perturbed: small sizes (residual, decoder wider than the encoder)", dict(
+            base_dim=8, decoder_base_dim=12, z_dim=8, dim_mult=[1, 2, 2], num_res_blocks=1,
+            temperal_downsample=[False, True], latents_mean=[0.0] * 8, latents_std=[1.0] * 8)),
+        ("p1", "perturbed: Wan 2.1-style flat encoder (is_residual false), attention at scale 1/2, three res "
+         "blocks, decoder as wide as the encoder, RGB in and 5 channels out", dict(
+            base_dim=12, decoder_base_dim=None, z_dim=6, dim_mult=[1, 2, 3], num_res_blocks=3, attn_scales=[0.5],
+            temperal_downsample=[False, True], is_residual=False, in_channels=3, out_channels=5,
+            latents_mean=[0.0] * 6, latents_std=[1.0] * 6)),
+        ("p2", "perturbed: residual, four levels, decoder narrower than the encoder, one channel in, patch 2, "
+         "attn_scales (which the residual blocks ignore)", dict(
+            base_dim=6, decoder_base_dim=4, z_dim=5, dim_mult=[1, 2, 4, 2], num_res_blocks=2, attn_scales=[1.0, 0.5],
+            temperal_downsample=[True, False, True], in_channels=1, out_channels=2, patch_size=2,
+            latents_mean=[0.0] * 5, latents_std=[1.0] * 5)),
+        ("p3", "perturbed: flat encoder, five levels, one res block, attention at scales 1 and 1/4, wider decoder",
+         dict(base_dim=4, decoder_base_dim=10, z_dim=3, dim_mult=[1, 1, 2, 2, 1], num_res_blocks=1,
+              attn_scales=[1.0, 0.25], temperal_downsample=[False, True, False, True], is_residual=False,
+              in_channels=3, out_channels=3, latents_mean=[0.0] * 3, latents_std=[1.0] * 3)),
+        ("p4", "perturbed: residual, one level (no resamplers), three res blocks", dict(
+            base_dim=10, decoder_base_dim=None, z_dim=2, dim_mult=[1], num_res_blocks=3, temperal_downsample=[],
+            latents_mean=[0.0] * 2, latents_std=[1.0] * 2)),
+    ],
+    "MochiTransformer3DModel": [
+        ("default", "default", {}),  # = genmo/mochi-1-preview transformer (the class defaults)
+        ("mochi-1-preview", "real: genmo/mochi-1-preview transformer config (48 layers of 24 x 128 heads, "
+         "out_channels null = in_channels)", dict(
+            patch_size=2, num_attention_heads=24, attention_head_dim=128, num_layers=48, pooled_projection_dim=1536,
+            in_channels=12, out_channels=None, qk_norm="rms_norm", text_embed_dim=4096, time_embed_dim=256,
+            activation_fn="swiglu", max_sequence_length=256)),
+        ("small", "perturbed: small sizes", dict(
+            num_attention_heads=2, attention_head_dim=8, num_layers=2, pooled_projection_dim=12, in_channels=4,
+            text_embed_dim=16, time_embed_dim=8)),
+        ("p1", "perturbed: one block (the last, context_pre_only), geglu, odd head dim, patch 1, out_channels", dict(
+            num_attention_heads=3, attention_head_dim=7, num_layers=1, pooled_projection_dim=10, in_channels=5,
+            out_channels=7, patch_size=1, text_embed_dim=9, time_embed_dim=6, activation_fn="geglu")),
+        ("p2", "perturbed: three blocks, gelu, patch 3, out_channels None, layer_norm qk_norm (unused by the "
+         "attention)", dict(
+            num_attention_heads=2, attention_head_dim=6, num_layers=3, pooled_projection_dim=8, in_channels=6,
+            out_channels=None, patch_size=3, text_embed_dim=12, time_embed_dim=10, activation_fn="gelu",
+            qk_norm="layer_norm", max_sequence_length=77)),
+        ("p3", "perturbed: no blocks, gelu-approximate", dict(
+            num_attention_heads=4, attention_head_dim=4, num_layers=0, pooled_projection_dim=6, in_channels=3,
+            out_channels=2, text_embed_dim=8, time_embed_dim=4, activation_fn="gelu-approximate")),
+        ("p4", "perturbed: geglu-approximate, one head, text stream wider than the image stream", dict(
+            num_attention_heads=1, attention_head_dim=10, num_layers=2, pooled_projection_dim=20, in_channels=2,
+            text_embed_dim=6, time_embed_dim=12, activation_fn="geglu-approximate")),
+        ("p5", "perturbed: linear-silu, four blocks, patch 4", dict(
+            num_attention_heads=2, attention_head_dim=4, num_layers=4, pooled_projection_dim=5, in_channels=4,
+            out_channels=3, patch_size=4, text_embed_dim=7, time_embed_dim=8, activation_fn="linear-silu")),
+    ],
+    "AutoencoderKLMochi": [
+        ("default", "default", {}),  # = genmo/mochi-1-preview vae (the class defaults)
+        ("mochi-1-preview", "real: genmo/mochi-1-preview vae config (encoder 64-384, decoder 128-768, "
+         "temporal x6, spatial x8)", dict(
+            in_channels=15, out_channels=3, encoder_block_out_channels=[64, 128, 256, 384],
+            decoder_block_out_channels=[128, 256, 512, 768], latent_channels=12, layers_per_block=[3, 3, 4, 6, 3],
+            act_fn="silu", temporal_expansions=[1, 2, 3], spatial_expansions=[2, 2, 2],
+            add_attention_block=[False, True, True, True, True], scaling_factor=1.0)),
+        ("small", "perturbed: small sizes, two blocks", dict(
+            encoder_block_out_channels=[32, 32], decoder_block_out_channels=[32, 64], latent_channels=4,
+            layers_per_block=[1, 1, 1], temporal_expansions=[1], spatial_expansions=[2],
+            add_attention_block=[False, True, True], latents_mean=[0.0] * 4, latents_std=[1.0] * 4)),
+        ("p1", "perturbed: three blocks, attention in block_in only, per-block layers and expansions, "
+         "non-monotone decoder widths", dict(
+            in_channels=7, out_channels=2, encoder_block_out_channels=[32, 64, 96],
+            decoder_block_out_channels=[64, 32, 96], latent_channels=5, layers_per_block=[2, 1, 3, 1],
+            temporal_expansions=[2, 1], spatial_expansions=[1, 3], add_attention_block=[True, False, True, False],
+            latents_mean=[0.0] * 5, latents_std=[1.0] * 5)),
+        ("p2", "perturbed: encoder of three blocks, decoder of two, longer per-block lists (the decoder reads "
+         "them from the end)", dict(
+            encoder_block_out_channels=[32, 32, 64], decoder_block_out_channels=[32, 64], latent_channels=3,
+            layers_per_block=[1, 2, 1, 2, 3], temporal_expansions=[1, 2, 3], spatial_expansions=[2, 1, 2],
+            add_attention_block=[False, True, False, False, True], latents_mean=[0.0] * 3, latents_std=[1.0] * 3)),
+        ("p3", "perturbed: one block each (no down / up blocks), an empty block_in, attention everywhere", dict(
+            in_channels=4, out_channels=1, encoder_block_out_channels=[64], decoder_block_out_channels=[32],
+            latent_channels=6, layers_per_block=[0, 2], temporal_expansions=[], spatial_expansions=[],
+            add_attention_block=[True, True], latents_mean=[0.0] * 6, latents_std=[1.0] * 6)),
+    ],
+    "SkyReelsV2Transformer3DModel": [
+        ("default", "default", {}),
+        ("df-1.3b", "real: Skywork/SkyReels-V2-DF-1.3B-540P-Diffusers transformer config (diffusers "
+         "scripts/convert_skyreelsv2_to_diffusers.py SkyReels-V2-DF-1.3B-540P: fps embedding and projection)", dict(
+            num_attention_heads=12, attention_head_dim=128, ffn_dim=8960, num_layers=30, in_channels=16,
+            out_channels=16, text_dim=4096, inject_sample_info=True)),
+        ("df-14b", "real: Skywork/SkyReels-V2-DF-14B-540P-Diffusers transformer config (also DF-14B-720P, "
+         "T2V-14B-540P and T2V-14B-720P: the same sizes, no fps embedding)", dict(
+            num_attention_heads=40, attention_head_dim=128, ffn_dim=13824, num_layers=40, in_channels=16,
+            out_channels=16, text_dim=4096, inject_sample_info=False)),
+        ("i2v-1.3b", "real: Skywork/SkyReels-V2-I2V-1.3B-540P-Diffusers transformer config (CLIP image embedder, "
+         "added k/v 1536, 36 input channels)", dict(
+            num_attention_heads=12, attention_head_dim=128, ffn_dim=8960, num_layers=30, in_channels=36,
+            out_channels=16, text_dim=4096, image_dim=1280, added_kv_proj_dim=1536)),
+        ("i2v-14b", "real: Skywork/SkyReels-V2-I2V-14B-540P-Diffusers transformer config (also I2V-14B-720P: "
+         "CLIP image embedder, added k/v 5120)", dict(
+            num_attention_heads=40, attention_head_dim=128, ffn_dim=13824, num_layers=40, in_channels=36,
+            out_channels=16, text_dim=4096, image_dim=1280, added_kv_proj_dim=5120)),
+        ("flf2v-1.3b", "real: Skywork/SkyReels-V2-FLF2V-1.3B-540P-Diffusers transformer config (the I2V-1.3B "
+         "sizes plus the first/last-frame image position embedding, 2 x 257 tokens)", dict(
+            num_attention_heads=12, attention_head_dim=128, ffn_dim=8960, num_layers=30, in_channels=36,
+            out_channels=16, text_dim=4096, image_dim=1280, added_kv_proj_dim=1536, pos_embed_seq_len=514)),
+        ("small", "perturbed: small sizes, fps embedding", dict(
+            num_attention_heads=2, attention_head_dim=8, text_dim=12, freq_dim=16, ffn_dim=24, num_layers=2,
+            in_channels=4, out_channels=4, inject_sample_info=True)),
+        ("p1", "perturbed: image embedder with position embedding, added k/v narrower than the inner width, no "
+         "cross-attention norm, fps embedding, patch (1, 1, 2)", dict(
+            num_attention_heads=3, attention_head_dim=4, text_dim=10, freq_dim=8, ffn_dim=20, num_layers=3,
+            in_channels=6, out_channels=5, image_dim=14, added_kv_proj_dim=7, cross_attn_norm=False,
+            pos_embed_seq_len=16, patch_size=[1, 1, 2], inject_sample_info=True)),
+        ("p2", "perturbed: out_channels None, image embedder without position embedding or added k/v, qk_norm "
+         "None (the q/k norms are built all the same), patch (2, 2, 1), no fps embedding", dict(
+            num_attention_heads=2, attention_head_dim=6, text_dim=8, freq_dim=6, ffn_dim=10, num_layers=4,
+            in_channels=5, out_channels=None, image_dim=9, patch_size=[2, 2, 1], qk_norm=None,
+            num_frame_per_block=3)),
+    ],
+    "ChronoEditTransformer3DModel": [
+        ("default", "default", {}),
+        ("chronoedit-14b", "real: nvidia/ChronoEdit-14B-Diffusers transformer config (fine-tuned from "
+         "Wan2.1-I2V-14B-720P: CLIP image embedder, added k/v 5120, 36 input channels)", dict(
+            num_attention_heads=40, attention_head_dim=128, ffn_dim=13824, num_layers=40, in_channels=36,
+            out_channels=16, text_dim=4096, image_dim=1280, added_kv_proj_dim=5120, rope_temporal_skip_len=8)),
+        ("small", "perturbed: small sizes", dict(
+            num_attention_heads=2, attention_head_dim=8, text_dim=12, freq_dim=16, ffn_dim=24, num_layers=2,
+            in_channels=4, out_channels=4)),
+        ("p1", "perturbed: image embedder with position embedding, added k/v narrower than the inner width, no "
+         "cross-attention norm, patch (1, 1, 2), temporal skip 4", dict(
+            num_attention_heads=3, attention_head_dim=4, text_dim=10, freq_dim=8, ffn_dim=20, num_layers=3,
+            in_channels=6, out_channels=5, image_dim=14, added_kv_proj_dim=7, cross_attn_norm=False,
+            pos_embed_seq_len=16, patch_size=[1, 1, 2], rope_temporal_skip_len=4)),
+        ("p2", "perturbed: out_channels None, image embedder without position embedding or added k/v, qk_norm "
+         "None (the q/k norms are built all the same), patch (2, 2, 1)", dict(
+            num_attention_heads=2, attention_head_dim=6, text_dim=8, freq_dim=6, ffn_dim=10, num_layers=4,
+            in_channels=5, out_channels=None, image_dim=9, patch_size=[2, 2, 1], qk_norm=None)),
+    ],
+    "HunyuanVideoFramepackTransformer3DModel": [
+        ("default", "default", {}),  # the HunyuanVideo T2V sizes without the two FramePack embedders
+        ("framepack-i2v", "real: lllyasviel/FramePackI2V_HY transformer config (also lllyasviel/"
+         "FramePack_F1_I2V_HY_20250503; saved as HunyuanVideoTransformer3DModelPacked: the HunyuanVideo sizes plus the "
+         "clean-latent history patch embedder and the SigLIP (1152) image projection)", dict(
+            has_clean_x_embedder=True, has_image_proj=True, image_proj_dim=1152)),
+        ("small", "perturbed: small sizes, both FramePack embedders", dict(
+            num_attention_heads=2, attention_head_dim=8, num_layers=2, num_single_layers=2, num_refiner_layers=1,
+            text_embed_dim=12, pooled_projection_dim=10, in_channels=4, out_channels=4, rope_axes_dim=[2, 2, 4],
+            has_clean_x_embedder=True, has_image_proj=True, image_proj_dim=14)),
+        ("p1", "perturbed: image projection only, no guidance embedder, layer-norm qk norm, truncated mlp_ratio, "
+         "temporal patch 2, spatial patch 1, out_channels None (= in_channels), three refiner layers", dict(
+            num_attention_heads=3, attention_head_dim=6, num_layers=1, num_single_layers=3, num_refiner_layers=3,
+            mlp_ratio=2.7, patch_size=1, patch_size_t=2, qk_norm="layer_norm", guidance_embeds=False,
+            text_embed_dim=14, pooled_projection_dim=6, in_channels=5, out_channels=None, rope_axes_dim=[2, 2, 2],
+            has_image_proj=True, image_proj_dim=7)),
+        ("p2", "perturbed: history patch embedder only, no qk norm, no double blocks, token_replace condition type "
+         "(FramePack keeps the plain blocks), patch 3", dict(
+            num_attention_heads=4, attention_head_dim=4, num_layers=0, num_single_layers=2, num_refiner_layers=2,
+            mlp_ratio=3.0, patch_size=3, qk_norm=None, text_embed_dim=8, pooled_projection_dim=12, in_channels=9,
+            out_channels=3, image_condition_type="token_replace", rope_axes_dim=[0, 2, 2], has_clean_x_embedder=True)),
+        ("p3", "perturbed: fp32 layer-norm qk norm (no weights), no single blocks, no refiner blocks, temporal patch 3, "
+         "out_channels 0 (= in_channels), both embedders given as ints", dict(
+            num_attention_heads=2, attention_head_dim=10, num_layers=2, num_single_layers=0, num_refiner_layers=0,
+            mlp_ratio=1.5, patch_size=2, patch_size_t=3, qk_norm="fp32_layer_norm", text_embed_dim=6,
+            pooled_projection_dim=4, in_channels=3, out_channels=0, rope_axes_dim=[4, 2, 4], has_clean_x_embedder=1,
+            has_image_proj=1, image_proj_dim=5)),
+    ],
+    "HunyuanDiT2DModel": [
+        ("default", "default (with the required keys in_channels 4 and patch_size 2: the class defaults None cannot "
+         "build)", dict(in_channels=4, patch_size=2)),
+        ("v1.2", "real: Tencent-Hunyuan/HunyuanDiT-v1.2-Diffusers transformer config (also HunyuanDiT-v1.2-Diffusers-"
+         "Distilled; 40 blocks of width 1408, no style / image-size conditioning)", dict(
+            activation_fn="gelu-approximate", attention_head_dim=88, cross_attention_dim=1024,
+            cross_attention_dim_t5=2048, hidden_size=1408, in_channels=4, learn_sigma=True, mlp_ratio=4.3637,
+            norm_type="layer_norm", num_attention_heads=16, num_layers=40, patch_size=2, pooled_projection_dim=1024,
+            sample_size=128, text_len=77, text_len_t5=256, use_style_cond_and_image_meta_size=False)),
+        ("v1.1", "real: Tencent-Hunyuan/HunyuanDiT-v1.1-Diffusers transformer config (also HunyuanDiT-v1.1-Diffusers-"
+         "Distilled and the v1.0 HunyuanDiT-Diffusers: the style embedder and image-size conditioning)", dict(
+            activation_fn="gelu-approximate", attention_head_dim=88, cross_attention_dim=1024,
+            cross_attention_dim_t5=2048, hidden_size=1408, in_channels=4, learn_sigma=True, mlp_ratio=4.3637,
+            norm_type="layer_norm", num_attention_heads=16, num_layers=40, patch_size=2, pooled_projection_dim=1024,
+            sample_size=128, text_len=77, text_len_t5=256, use_style_cond_and_image_meta_size=True)),
+        ("small", "perturbed: small sizes (three blocks: the last has the long skip)", dict(
+            num_attention_heads=2, attention_head_dim=8, hidden_size=16, in_channels=4, patch_size=2, num_layers=3,
+            cross_attention_dim=12, cross_attention_dim_t5=10, pooled_projection_dim=6, text_len=5, text_len_t5=7,
+            sample_size=8)),
+        ("p1", "perturbed: geglu, no learned sigma, conditioning width apart from the block width, five blocks "
+         "(two with skips), no style / image-size conditioning, patch 1", dict(
+            num_attention_heads=3, attention_head_dim=4, hidden_size=10, in_channels=3, patch_size=1, num_layers=5,
+            mlp_ratio=2.5, activation_fn="geglu", learn_sigma=False, cross_attention_dim=7, cross_attention_dim_t5=9,
+            pooled_projection_dim=5, text_len=4, text_len_t5=6, sample_size=6,
+            use_style_cond_and_image_meta_size=False)),
+        ("p2", "perturbed: swiglu, one block (no skip), patch 3, truncated mlp_ratio", dict(
+            num_attention_heads=2, attention_head_dim=6, hidden_size=14, in_channels=5, patch_size=3, num_layers=1,
+            mlp_ratio=1.7, activation_fn="swiglu", cross_attention_dim=11, cross_attention_dim_t5=6,
+            pooled_projection_dim=13, text_len=3, text_len_t5=2, sample_size=9)),
+        ("p3", "perturbed: exact gelu, four blocks (the last with a skip), no style conditioning, learned sigma", dict(
+            num_attention_heads=4, attention_head_dim=2, hidden_size=6, in_channels=2, patch_size=2, num_layers=4,
+            mlp_ratio=3.0, activation_fn="gelu", cross_attention_dim=5, cross_attention_dim_t5=8,
+            pooled_projection_dim=3, text_len=2, text_len_t5=5, sample_size=4,
+            use_style_cond_and_image_meta_size=False)),
+        ("p4", "perturbed: approximate-gelu (geglu-approximate) projection, two blocks (no skip), "
+         "norm_type rms_norm (unused by the class)", dict(
+            num_attention_heads=1, attention_head_dim=12, hidden_size=12, in_channels=6, patch_size=4, num_layers=2,
+            mlp_ratio=0.5, activation_fn="geglu-approximate", cross_attention_dim=4, cross_attention_dim_t5=3,
+            pooled_projection_dim=8, text_len=1, text_len_t5=1, sample_size=8, norm_type="rms_norm")),
+        ("p5", "perturbed: linear-silu feed-forward, three blocks", dict(
+            num_attention_heads=2, attention_head_dim=3, hidden_size=8, in_channels=1, patch_size=1, num_layers=3,
+            mlp_ratio=2.0, activation_fn="linear-silu", cross_attention_dim=6, cross_attention_dim_t5=4,
+            pooled_projection_dim=2, text_len=2, text_len_t5=3, sample_size=4)),
+    ],
+    "CosmosTransformer3DModel": [
+        ("default", "default", {}),
+        ("cosmos1-7b-v2w", "perturbed: Cosmos-1.0-Diffusion-7B-Video2World transformer config (the class default is "
+         "7B-Text2World; +1 condition-mask channel)", dict(in_channels=17)),
+        ("cosmos1-14b-t2w", "perturbed: Cosmos-1.0-Diffusion-14B-Text2World transformer config", dict(
+            num_attention_heads=40, num_layers=36, rope_scale=(2.0, 2.0, 2.0))),
+        ("cosmos1-14b-v2w", "perturbed: Cosmos-1.0-Diffusion-14B-Video2World transformer config", dict(
+            in_channels=17, num_attention_heads=40, num_layers=36, rope_scale=(2.0, 2.0, 2.0))),
+        ("predict2-2b-t2i", "perturbed: Cosmos-Predict2-2B-Text2Image transformer config (no learnable position "
+         "embedding)", dict(num_attention_heads=16, rope_scale=(1.0, 4.0, 4.0), extra_pos_embed_type=None)),
+        ("predict2-2b-v2w", "perturbed: Cosmos-Predict2-2B-Video2World transformer config", dict(
+            in_channels=17, num_attention_heads=16, rope_scale=(1.0, 3.0, 3.0), extra_pos_embed_type=None)),
+        ("predict2-14b-t2i", "perturbed: Cosmos-Predict2-14B-Text2Image transformer config", dict(
+            num_attention_heads=40, num_layers=36, rope_scale=(1.0, 4.0, 4.0), extra_pos_embed_type=None)),
+        ("predict2-14b-v2w", "perturbed: Cosmos-Predict2-14B-Video2World transformer config", dict(
+            in_channels=17, num_attention_heads=40, num_layers=36, rope_scale=(20 / 24, 2.0, 2.0),
+            extra_pos_embed_type=None)),
+        ("predict2.5-2b", "perturbed: Cosmos-Predict2.5-2B transformer config (Cosmos-Reason1 text projection "
+         "100352 -> 1024)", dict(
+            in_channels=17, num_attention_heads=16, rope_scale=(1.0, 3.0, 3.0), extra_pos_embed_type=None,
+            use_crossattn_projection=True, crossattn_proj_in_channels=100352, encoder_hidden_states_channels=1024)),
+        ("predict2.5-14b", "perturbed: Cosmos-Predict2.5-14B transformer config", dict(
+            in_channels=17, num_attention_heads=40, num_layers=36, rope_scale=(1.0, 3.0, 3.0),
+            extra_pos_embed_type=None, use_crossattn_projection=True, crossattn_proj_in_channels=100352,
+            encoder_hidden_states_channels=1024)),
+        ("transfer2.5-2b", "perturbed: Cosmos-Transfer2.5-2B transformer config (image-context k/v in every "
+         "cross-attention, SigLIP 1152 -> 2048 projection, control every 7 blocks)", dict(
+            in_channels=17, num_attention_heads=16, rope_scale=(1.0, 3.0, 3.0), extra_pos_embed_type=None,
+            use_crossattn_projection=True, crossattn_proj_in_channels=100352, encoder_hidden_states_channels=1024,
+            controlnet_block_every_n=7, img_context_dim_in=1152, img_context_dim_out=2048,
+            img_context_num_tokens=256)),
+        ("small", "perturbed: small sizes", dict(
+            in_channels=4, out_channels=4, num_attention_heads=2, attention_head_dim=16, num_layers=2,
+            text_embed_dim=24, adaln_lora_dim=8, max_size=(4, 16, 16))),
+        ("p1", "perturbed: no padding-mask channel, no learnable position embedding, text projection, patch "
+         "2 x 1 x 3, mlp_ratio 2.5, out != in", dict(
+            in_channels=6, out_channels=5, num_attention_heads=3, attention_head_dim=12, num_layers=3,
+            mlp_ratio=2.5, text_embed_dim=20, adaln_lora_dim=20, max_size=(8, 12, 12), patch_size=(2, 1, 3),
+            concat_padding_mask=False, extra_pos_embed_type=None, use_crossattn_projection=True,
+            crossattn_proj_in_channels=40, encoder_hidden_states_channels=28)),
+        ("p2", "perturbed: image context (dim in 14, out 36 != width), learnable position tables of max_size "
+         "(9, 10, 11) floor-divided by patch 2 x 3 x 2, mlp_ratio 4.1 (int(60 * 4.1) = 245)", dict(
+            in_channels=3, out_channels=2, num_attention_heads=5, attention_head_dim=12, num_layers=2,
+            mlp_ratio=4.1, text_embed_dim=11, adaln_lora_dim=7, max_size=(9, 10, 11), patch_size=(2, 3, 2),
+            img_context_dim_in=14, img_context_dim_out=36, img_context_num_tokens=7, controlnet_block_every_n=2)),
+        ("p3", "perturbed: one block, one head, patch 1 x 1 x 1, mlp_ratio 1, text projection and image context",
+         dict(in_channels=2, out_channels=3, num_attention_heads=1, attention_head_dim=4, num_layers=1,
+              mlp_ratio=1.0, text_embed_dim=9, adaln_lora_dim=3, max_size=(3, 5, 7), patch_size=(1, 1, 1),
+              use_crossattn_projection=True, crossattn_proj_in_channels=6, encoder_hidden_states_channels=9,
+              img_context_dim_in=5, img_context_dim_out=4)),
+    ],
+    "AutoencoderKLCosmos": [
+        ("default", "default", {}),
+        ("cv8x8x8", "perturbed: Cosmos-1.0-Tokenizer-CV8x8x8 / Cosmos-0.1-Tokenizer-CV8x8x8 VAE config as the "
+         "diffusers conversion writes it (the Cosmos-1.0-Diffusion pipelines' vae; structure = the class default)",
+         dict(in_channels=3, out_channels=3, latent_channels=16, encoder_block_out_channels=(128, 256, 512, 512),
+              decode_block_out_channels=(256, 512, 512, 512), attention_resolutions=(32,), resolution=1024,
+              num_layers=2, patch_size=4, patch_type="haar", scaling_factor=1.0, spatial_compression_ratio=8,
+              temporal_compression_ratio=8, latents_mean=None, latents_std=None)),
+        ("cv4x8x8", "perturbed: the CV8x8x8 sizes at Cosmos-0.1-Tokenizer-CV4x8x8's compression (temporal 4)",
+         dict(temporal_compression_ratio=4, latents_mean=None, latents_std=None)),
+        ("cv8x16x16", "perturbed: the CV8x8x8 sizes at Cosmos-0.1-Tokenizer-CV8x16x16's compression (spatial 16)",
+         dict(spatial_compression_ratio=16, latents_mean=None, latents_std=None)),
+        ("small", "perturbed: small sizes, attention in the first encoder block", dict(
+            in_channels=3, out_channels=3, latent_channels=4, encoder_block_out_channels=(4, 8, 8),
+            decode_block_out_channels=(8, 8, 8), attention_resolutions=(16,), resolution=32, num_layers=1,
+            patch_size=2, spatial_compression_ratio=4, temporal_compression_ratio=4, latents_mean=None,
+            latents_std=None)),
+        ("p1", "perturbed: five levels, different decoder widths, patch 1 (rearrange), spatial 16 / temporal 2, "
+         "attention at two resolutions", dict(
+            in_channels=4, out_channels=2, latent_channels=3, encoder_block_out_channels=(4, 6, 8, 10, 12),
+            decode_block_out_channels=(6, 8, 8, 10, 12), attention_resolutions=(64, 16), resolution=128,
+            num_layers=2, patch_size=1, patch_type="rearrange", spatial_compression_ratio=16,
+            temporal_compression_ratio=2, latents_mean=None, latents_std=None)),
+        ("p2", "perturbed: temporal 16 over spatial 4 (temporal-only downsampler), three resnets, resolution 100 "
+         "(floor-halved), attention in two encoder blocks and one decoder block", dict(
+            latent_channels=5, encoder_block_out_channels=(4, 8, 12, 12), decode_block_out_channels=(6, 10, 6, 8),
+            attention_resolutions=(25, 50, 24), resolution=100, num_layers=3, patch_size=2,
+            spatial_compression_ratio=4, temporal_compression_ratio=16, latents_mean=None, latents_std=None)),
+        ("p3", "perturbed: encoder of two levels, decoder of three (spatial-only upsampler), patch 4, spatial 12 "
+         "(floor log2), temporal 2", dict(
+            in_channels=1, out_channels=2, latent_channels=2, encoder_block_out_channels=(6, 4),
+            decode_block_out_channels=(5, 7, 9), attention_resolutions=(16, 8), resolution=64, num_layers=1,
+            patch_size=4, spatial_compression_ratio=12, temporal_compression_ratio=2, latents_mean=None,
+            latents_std=None)),
+    ],
+    "LTX2VideoTransformer3DModel": [
+        ("default", "default", {}),
+        ("ltx2", "perturbed: Lightricks/LTX-2 (LTX-2.0, 19B audio-video) transformer config (conversion script "
+         "convert_ltx2_to_diffusers.py, version 2.0)", dict(
+            in_channels=128, out_channels=128, patch_size=1, patch_size_t=1, num_attention_heads=32,
+            attention_head_dim=128, cross_attention_dim=4096, vae_scale_factors=[8, 32, 32], pos_embed_max_pos=20,
+            base_height=2048, base_width=2048, gated_attn=False, cross_attn_mod=False, audio_in_channels=128,
+            audio_out_channels=128, audio_patch_size=1, audio_patch_size_t=1, audio_num_attention_heads=32,
+            audio_attention_head_dim=64, audio_cross_attention_dim=2048, audio_scale_factor=4,
+            audio_pos_embed_max_pos=20, audio_sampling_rate=16000, audio_hop_length=160, audio_gated_attn=False,
+            audio_cross_attn_mod=False, num_layers=48, activation_fn="gelu-approximate",
+            qk_norm="rms_norm_across_heads", norm_elementwise_affine=False, norm_eps=1e-6, caption_channels=3840,
+            attention_bias=True, attention_out_bias=True, rope_theta=10000.0, rope_double_precision=True,
+            causal_offset=1, timestep_scale_multiplier=1000, cross_attn_timestep_scale_multiplier=1000,
+            rope_type="split", use_prompt_embeddings=True, perturbed_attn=False)),
+        ("ltx2.3", "perturbed: Lightricks/LTX-2.3 (22B) transformer config: gated attention, cross-attention "
+         "modulation (9 block mod params, prompt adaLN), no caption projection (conversion script, version 2.3)", dict(
+            in_channels=128, out_channels=128, num_attention_heads=32, attention_head_dim=128,
+            cross_attention_dim=4096, gated_attn=True, cross_attn_mod=True, audio_in_channels=128,
+            audio_out_channels=128, audio_num_attention_heads=32, audio_attention_head_dim=64,
+            audio_cross_attention_dim=2048, audio_gated_attn=True, audio_cross_attn_mod=True, num_layers=48,
+            caption_channels=3840, rope_type="split", use_prompt_embeddings=False, perturbed_attn=True)),
+        ("ltx2.5", "perturbed: Lightricks/LTX-2.5 transformer config: LTX-2.3 plus a bias-free video feed-forward and "
+         "the keyframe absolute-position embedding (conversion script, version 2.5)", dict(
+            in_channels=128, out_channels=128, num_attention_heads=32, attention_head_dim=128,
+            cross_attention_dim=4096, gated_attn=True, cross_attn_mod=True, audio_in_channels=128,
+            audio_out_channels=128, audio_num_attention_heads=32, audio_attention_head_dim=64,
+            audio_cross_attention_dim=2048, audio_gated_attn=True, audio_cross_attn_mod=True, num_layers=48,
+            caption_channels=3840, rope_type="split", use_prompt_embeddings=False, perturbed_attn=True,
+            ff_bias=False, use_keyframes_abs_pos_embedding=True)),
+        ("small", "perturbed: small sizes (the conversion script's test config)", dict(
+            in_channels=4, out_channels=4, num_attention_heads=2, attention_head_dim=8, cross_attention_dim=16,
+            audio_in_channels=4, audio_out_channels=4, audio_num_attention_heads=2, audio_attention_head_dim=4,
+            audio_cross_attention_dim=8, num_layers=2, caption_channels=16)),
+        ("p1", "perturbed: video-only gated attention and cross-attention modulation, no prompt embeddings, affine "
+         "block norms, no q/k/v bias, geglu, bias-free video feed-forward, keyframe embedding, out_channels None",
+         dict(in_channels=6, out_channels=None, num_attention_heads=3, attention_head_dim=4, cross_attention_dim=10,
+              audio_in_channels=5, audio_out_channels=7, audio_num_attention_heads=2, audio_attention_head_dim=5,
+              audio_cross_attention_dim=9, num_layers=3, caption_channels=14, gated_attn=True, cross_attn_mod=True,
+              use_prompt_embeddings=False, norm_elementwise_affine=True, attention_bias=False,
+              activation_fn="geglu", ff_bias=False, use_keyframes_abs_pos_embedding=True)),
+        ("p2", "perturbed: audio-only gated attention and cross-attention modulation without the prompt adaLN, no "
+         "attention output bias, swiglu, bias-free audio feed-forward, audio_out_channels None", dict(
+            in_channels=5, out_channels=3, num_attention_heads=2, attention_head_dim=6, cross_attention_dim=7,
+            audio_in_channels=6, audio_out_channels=None, audio_num_attention_heads=3, audio_attention_head_dim=2,
+            audio_cross_attention_dim=11, num_layers=2, caption_channels=9, audio_gated_attn=True,
+            audio_cross_attn_mod=True, use_prompt_adaln_single=False, attention_out_bias=False,
+            activation_fn="swiglu", audio_ff_bias=False)),
+        ("p3", "perturbed: video cross-attention modulation with the prompt adaLN, linear-silu feed-forward, no "
+         "attention biases at all, affine norms, split rope, perturbed attention, one layer", dict(
+            in_channels=3, out_channels=8, num_attention_heads=4, attention_head_dim=2, cross_attention_dim=12,
+            audio_in_channels=2, audio_out_channels=3, audio_num_attention_heads=1, audio_attention_head_dim=10,
+            audio_cross_attention_dim=4, num_layers=1, caption_channels=5, cross_attn_mod=True,
+            attention_bias=False, attention_out_bias=False, norm_elementwise_affine=True,
+            activation_fn="linear-silu", rope_type="split", perturbed_attn=True)),
+        ("p4", "perturbed: plain gelu feed-forward, both modalities gated, patches 2",
+         dict(in_channels=4, out_channels=4, num_attention_heads=1, attention_head_dim=10, cross_attention_dim=10,
+              audio_in_channels=3, audio_out_channels=3, audio_num_attention_heads=2, audio_attention_head_dim=3,
+              audio_cross_attention_dim=6, num_layers=2, caption_channels=6, activation_fn="gelu",
+              gated_attn=True, audio_gated_attn=True, patch_size=2, patch_size_t=2, audio_patch_size=2)),
+        ("p5", "perturbed: geglu-approximate feed-forward, both modalities modulated, no prompt embeddings", dict(
+            in_channels=2, out_channels=6, num_attention_heads=2, attention_head_dim=4, cross_attention_dim=3,
+            audio_in_channels=4, audio_out_channels=2, audio_num_attention_heads=4, audio_attention_head_dim=2,
+            audio_cross_attention_dim=5, num_layers=2, caption_channels=7, activation_fn="geglu-approximate",
+            cross_attn_mod=True, audio_cross_attn_mod=True, use_prompt_embeddings=False)),
+    ],
+    "AutoencoderKLLTX2Video": [
+        ("default", "default", {}),
+        ("ltx2", "perturbed: Lightricks/LTX-2 (LTX-2.0) video VAE config (conversion script "
+         "convert_ltx2_to_diffusers.py, version 2.0)", dict(
+            in_channels=3, out_channels=3, latent_channels=128, block_out_channels=[256, 512, 1024, 2048],
+            down_block_types=["LTX2VideoDownBlock3D"] * 4, decoder_block_out_channels=[256, 512, 1024],
+            layers_per_block=[4, 6, 6, 2, 2], decoder_layers_per_block=[5, 5, 5, 5],
+            spatio_temporal_scaling=[True, True, True, True], decoder_spatio_temporal_scaling=[True, True, True],
+            decoder_inject_noise=[False, False, False, False],
+            downsample_type=["spatial", "temporal", "spatiotemporal", "spatiotemporal"],
+            upsample_type=["spatiotemporal", "spatiotemporal", "spatiotemporal"], upsample_residual=[True, True, True],
+            upsample_factor=[2, 2, 2], timestep_conditioning=False, patch_size=4, patch_size_t=1,
+            resnet_norm_eps=1e-6, encoder_causal=True, decoder_causal=False, encoder_spatial_padding_mode="zeros",
+            decoder_spatial_padding_mode="reflect", spatial_compression_ratio=32, temporal_compression_ratio=8)),
+        ("ltx2.3", "perturbed: Lightricks/LTX-2.3 video VAE config, the same in LTX-2.5 (five decoder blocks, mixed "
+         "upsample types and factors; conversion script, version 2.3)", dict(
+            in_channels=3, out_channels=3, latent_channels=128, block_out_channels=[256, 512, 1024, 1024],
+            down_block_types=["LTX2VideoDownBlock3D"] * 4, decoder_block_out_channels=[256, 512, 512, 1024],
+            layers_per_block=[4, 6, 4, 2, 2], decoder_layers_per_block=[4, 6, 4, 2, 2],
+            spatio_temporal_scaling=[True, True, True, True], decoder_spatio_temporal_scaling=[True, True, True, True],
+            decoder_inject_noise=[False] * 5,
+            downsample_type=["spatial", "temporal", "spatiotemporal", "spatiotemporal"],
+            upsample_type=["spatiotemporal", "spatiotemporal", "temporal", "spatial"],
+            upsample_residual=[False] * 4, upsample_factor=[2, 2, 1, 2], timestep_conditioning=False,
+            patch_size=4, patch_size_t=1, resnet_norm_eps=1e-6, encoder_causal=True, decoder_causal=False,
+            encoder_spatial_padding_mode="zeros", decoder_spatial_padding_mode="zeros",
+            spatial_compression_ratio=32, temporal_compression_ratio=8)),
+        ("ltx2-tc", "perturbed: the LTX-2 video VAE converted with timestep_conditioning=True (the conversion "
+         "script's option)", dict(timestep_conditioning=True)),
+        ("small", "perturbed: small sizes, two blocks", dict(
+            block_out_channels=[8, 16], down_block_types=["LTX2VideoDownBlock3D"] * 2, latent_channels=4,
+            layers_per_block=[1, 1, 1], spatio_temporal_scaling=[True, False], downsample_type=["spatial", "conv"],
+            decoder_block_out_channels=[8, 16], decoder_layers_per_block=[1, 1, 1],
+            decoder_spatio_temporal_scaling=[True, True], decoder_inject_noise=[False] * 3,
+            upsample_type=["spatial", "temporal"], upsample_residual=[False] * 2, upsample_factor=[1, 2],
+            patch_size=2)),
+        ("p1", "perturbed: every downsampler type (conv, spatial, temporal, spatiotemporal, an unknown one that builds "
+         "none), timestep conditioning, noise in some decoder blocks, widening decoder blocks (conv_in resnets), "
+         "patch 2", dict(
+            block_out_channels=[8, 16, 16, 32, 48], down_block_types=["LTX2VideoDownBlock3D"] * 5,
+            downsample_type=["conv", "spatial", "none", "temporal", "spatiotemporal"],
+            layers_per_block=[1, 2, 1, 1, 2, 1], spatio_temporal_scaling=[True, True, True, True, True],
+            latent_channels=6, in_channels=3, out_channels=2, patch_size=2, decoder_block_out_channels=[8, 12, 24],
+            decoder_layers_per_block=[1, 2, 1, 2], decoder_spatio_temporal_scaling=[True, False, True],
+            decoder_inject_noise=[True, False, True, False], upsample_type=["spatial", "temporal", "spatiotemporal"],
+            upsample_residual=[True, False, True], upsample_factor=[1, 1, 2], timestep_conditioning=True)),
+        ("p2", "perturbed: booleans for the per-block lists (scaling, noise everywhere, residual), timestep "
+         "conditioning, mixed upsample factors", dict(
+            block_out_channels=[6, 12, 20], down_block_types=["LTX2VideoDownBlock3D"] * 3,
+            downsample_type=["temporal", "spatial", "spatiotemporal"], layers_per_block=[2, 1, 3, 2],
+            spatio_temporal_scaling=True, latent_channels=5, in_channels=4, out_channels=4, patch_size=1,
+            decoder_block_out_channels=[8, 16, 16, 24], decoder_layers_per_block=[1, 2, 1, 1, 3],
+            decoder_spatio_temporal_scaling=True, decoder_inject_noise=True, upsample_residual=True,
+            upsample_type=["spatiotemporal", "spatial", "temporal", "spatial"], upsample_factor=[2, 1, 2, 2],
+            timestep_conditioning=True, encoder_causal=False, decoder_causal=True)),
+        ("p3", "perturbed: no scaling at all (booleans false), noise only in the mid block, one decoder block", dict(
+            block_out_channels=[12, 12], down_block_types=["LTX2VideoDownBlock3D"] * 2,
+            downsample_type=["conv", "conv"], layers_per_block=[1, 2, 3], spatio_temporal_scaling=False,
+            latent_channels=3, patch_size=3, decoder_block_out_channels=[10], decoder_layers_per_block=[1, 2],
+            decoder_spatio_temporal_scaling=False, decoder_inject_noise=[False, True], upsample_residual=False,
+            upsample_type=["temporal"], upsample_factor=[1], timestep_conditioning=False)),
+    ],
+    "AutoencoderKLLTX2Audio": [
+        ("default", "default", {}),
+        ("ltx2", "perturbed: Lightricks/LTX-2 audio VAE config, the same in LTX-2.3 and 2.5 (conversion script "
+         "convert_ltx2_to_diffusers.py)", dict(
+            base_channels=128, output_channels=2, ch_mult=[1, 2, 4], num_res_blocks=2, attn_resolutions=None,
+            in_channels=2, resolution=256, latent_channels=8, norm_type="pixel", causality_axis="height",
+            dropout=0.0, mid_block_add_attention=False, sample_rate=16000, mel_hop_length=160, is_causal=True,
+            mel_bins=64, double_z=True)),
+        ("small", "perturbed: small sizes", dict(base_channels=8, ch_mult=[1, 2], num_res_blocks=1, latent_channels=4,
+                                                 resolution=16)),
+        ("p1", "perturbed: group norms (non-causal), attention at two resolutions, mid-block attention, single z",
+         dict(base_channels=32, ch_mult=[1, 2, 1], num_res_blocks=2, attn_resolutions=[16, 8], resolution=32,
+              norm_type="group", causality_axis="none", mid_block_add_attention=True, double_z=False,
+              latent_channels=3, in_channels=1, output_channels=3)),
+        ("p2", "perturbed: width-causal, four levels, one res block, attention at resolutions that differ between "
+         "the encoder (10, 5, 2, 1) and the decoder (8, 4, 2, 1) with an odd resolution", dict(
+            base_channels=4, ch_mult=[1, 3, 2, 2], num_res_blocks=1, attn_resolutions=[5, 4, 1], resolution=10,
+            causality_axis="width", latent_channels=2, output_channels=1)),
+        ("p3", "perturbed: width-compatibility causality, pixel-norm mid-block attention, three res blocks", dict(
+            base_channels=6, ch_mult=[2, 1], num_res_blocks=3, resolution=8, attn_resolutions=[8],
+            causality_axis="width-compatibility", mid_block_add_attention=True, latent_channels=5, in_channels=3)),
+    ],
+    "StableCascadeUNet": [
+        ("default", "default", {}),
+        ("prior", "real: stabilityai/stable-cascade-prior prior config (Stage C 3.6B; scripts/convert_stable_cascade.py)",
+         dict(in_channels=16, out_channels=16, timestep_ratio_embedding_dim=64, patch_size=1, conditioning_dim=2048,
+              block_out_channels=[2048, 2048], num_attention_heads=[32, 32], down_num_layers_per_block=[8, 24],
+              up_num_layers_per_block=[24, 8], down_blocks_repeat_mappers=[1, 1], up_blocks_repeat_mappers=[1, 1],
+              block_types_per_layer=[["SDCascadeResBlock", "SDCascadeTimestepBlock", "SDCascadeAttnBlock"]] * 2,
+              clip_text_in_channels=1280, clip_text_pooled_in_channels=1280, clip_image_in_channels=768, clip_seq=4,
+              kernel_size=3, dropout=[0.1, 0.1], self_attn=True, timestep_conditioning_type=["sca", "crp"],
+              switch_level=[False])),
+        ("prior-lite", "real: stabilityai/stable-cascade-prior prior_lite config (Stage C lite 1B; "
+         "scripts/convert_stable_cascade_lite.py)", dict(
+            in_channels=16, out_channels=16, timestep_ratio_embedding_dim=64, patch_size=1, conditioning_dim=1536,
+            block_out_channels=[1536, 1536], num_attention_heads=[24, 24], down_num_layers_per_block=[4, 12],
+            up_num_layers_per_block=[12, 4], down_blocks_repeat_mappers=[1, 1], up_blocks_repeat_mappers=[1, 1],
+            block_types_per_layer=[["SDCascadeResBlock", "SDCascadeTimestepBlock", "SDCascadeAttnBlock"]] * 2,
+            clip_text_in_channels=1280, clip_text_pooled_in_channels=1280, clip_image_in_channels=768, clip_seq=4,
+            kernel_size=3, dropout=[0.1, 0.1], self_attn=True, timestep_conditioning_type=["sca", "crp"],
+            switch_level=[False])),
+        ("decoder", "real: stabilityai/stable-cascade decoder config (Stage B 1.5B; scripts/convert_stable_cascade.py)",
+         dict(in_channels=4, out_channels=4, timestep_ratio_embedding_dim=64, patch_size=2, conditioning_dim=1280,
+              block_out_channels=[320, 640, 1280, 1280], down_num_layers_per_block=[2, 6, 28, 6],
+              up_num_layers_per_block=[6, 28, 6, 2], down_blocks_repeat_mappers=[1, 1, 1, 1],
+              up_blocks_repeat_mappers=[3, 3, 2, 2], num_attention_heads=[0, 0, 20, 20],
+              block_types_per_layer=[["SDCascadeResBlock", "SDCascadeTimestepBlock"]] * 2
+              + [["SDCascadeResBlock", "SDCascadeTimestepBlock", "SDCascadeAttnBlock"]] * 2,
+              clip_text_pooled_in_channels=1280, clip_seq=4, effnet_in_channels=16, pixel_mapper_in_channels=3,
+              kernel_size=3, dropout=[0, 0, 0.1, 0.1], self_attn=True, timestep_conditioning_type=["sca"],
+              switch_level=None)),
+        ("decoder-lite", "real: stabilityai/stable-cascade decoder_lite config (Stage B lite 700M; "
+         "scripts/convert_stable_cascade_lite.py)", dict(
+            in_channels=4, out_channels=4, timestep_ratio_embedding_dim=64, patch_size=2, conditioning_dim=1280,
+            block_out_channels=[320, 576, 1152, 1152], down_num_layers_per_block=[2, 4, 14, 4],
+            up_num_layers_per_block=[4, 14, 4, 2], down_blocks_repeat_mappers=[1, 1, 1, 1],
+            up_blocks_repeat_mappers=[2, 2, 2, 2], num_attention_heads=[0, 9, 18, 18],
+            block_types_per_layer=[["SDCascadeResBlock", "SDCascadeTimestepBlock"]] * 2
+            + [["SDCascadeResBlock", "SDCascadeTimestepBlock", "SDCascadeAttnBlock"]] * 2,
+            clip_text_pooled_in_channels=1280, clip_seq=4, effnet_in_channels=16, pixel_mapper_in_channels=3,
+            kernel_size=3, dropout=[0, 0, 0.1, 0.1], self_attn=True, timestep_conditioning_type=["sca"],
+            switch_level=None)),
+        ("small", "perturbed: small sizes (the prior's shape)", dict(
+            in_channels=4, out_channels=4, timestep_ratio_embedding_dim=8, conditioning_dim=12,
+            block_out_channels=[16, 16], num_attention_heads=[2, 2], down_num_layers_per_block=[1, 2],
+            up_num_layers_per_block=[2, 1], clip_text_pooled_in_channels=10)),
+        ("p1", "perturbed: decoder-like three levels with effnet and pixel mappers, patch 2, per-level block types, "
+         "repeat mappers, one timestep condition, kernel 5, clip_seq 2", dict(
+            in_channels=3, out_channels=5, timestep_ratio_embedding_dim=6, patch_size=2, conditioning_dim=10,
+            block_out_channels=[8, 12, 16], num_attention_heads=[0, 2, 4], down_num_layers_per_block=[1, 2, 1],
+            up_num_layers_per_block=[2, 1, 3], down_blocks_repeat_mappers=[1, 2, 3], up_blocks_repeat_mappers=[3, 1, 2],
+            block_types_per_layer=[["SDCascadeResBlock", "SDCascadeTimestepBlock"],
+                                   ["SDCascadeResBlock", "SDCascadeTimestepBlock", "SDCascadeAttnBlock"],
+                                   ["SDCascadeAttnBlock", "SDCascadeResBlock"]],
+            clip_text_pooled_in_channels=7, clip_seq=2, effnet_in_channels=5, pixel_mapper_in_channels=3,
+            kernel_size=5, dropout=0.0, self_attn=False, timestep_conditioning_type=["sca"])),
+        ("p2", "perturbed: switch levels (1x1 mappings), text and image clip mappers, three timestep conditions, heads "
+         "not dividing the width, a level with no down layers, a timestep block first", dict(
+            in_channels=6, out_channels=2, timestep_ratio_embedding_dim=10, conditioning_dim=9,
+            block_out_channels=[12, 8, 14], num_attention_heads=[5, 3, 4], down_num_layers_per_block=[1, 0, 2],
+            up_num_layers_per_block=[1, 2, 2], down_blocks_repeat_mappers=[2, 1, 1], up_blocks_repeat_mappers=[1, 2, 1],
+            block_types_per_layer=[["SDCascadeResBlock", "SDCascadeAttnBlock", "SDCascadeTimestepBlock"],
+                                   ["SDCascadeTimestepBlock", "SDCascadeResBlock"],
+                                   ["SDCascadeResBlock", "SDCascadeAttnBlock"]],
+            clip_text_in_channels=11, clip_text_pooled_in_channels=5, clip_image_in_channels=13, clip_seq=3,
+            dropout=[0.0, 0.1, 0.0], self_attn=[True, False, True], timestep_conditioning_type=["sca", "crp", "xyz"],
+            switch_level=[True, False])),
+        ("p3", "perturbed: one level (no scalers, no skips), patch 3, effnet mapper only, no attention, no timestep "
+         "conditions", dict(
+            in_channels=2, out_channels=3, timestep_ratio_embedding_dim=4, patch_size=3, conditioning_dim=6,
+            block_out_channels=[10], num_attention_heads=[0], down_num_layers_per_block=[2],
+            up_num_layers_per_block=[1], down_blocks_repeat_mappers=[2], up_blocks_repeat_mappers=[3],
+            block_types_per_layer=[["SDCascadeResBlock", "SDCascadeTimestepBlock"]], clip_text_pooled_in_channels=4,
+            clip_seq=1, effnet_in_channels=7, kernel_size=1, dropout=0.0, timestep_conditioning_type=[])),
+    ],
+    "AutoencoderKLTemporalDecoder": [
+        ("default", "default", {}),
+        ("svd", "real: stabilityai/stable-video-diffusion-img2vid vae config (the same VAE in img2vid-xt and "
+         "img2vid-xt-1-1: SD encoder, temporal decoder)", dict(
+            block_out_channels=[128, 256, 512, 512], down_block_types=["DownEncoderBlock2D"] * 4, layers_per_block=2,
+            latent_channels=4, sample_size=768, in_channels=3, out_channels=3)),
+        ("small", "perturbed: small sizes, two blocks (GroupNorm(32) everywhere: widths are multiples of 32)", dict(
+            block_out_channels=[32, 64], down_block_types=["DownEncoderBlock2D"] * 2, layers_per_block=1)),
+        ("p1", "perturbed: three blocks, two layers, attention in the middle encoder block, other in/out and latent "
+         "channels", dict(
+            block_out_channels=[32, 64, 96], layers_per_block=2, in_channels=5, out_channels=2, latent_channels=6,
+            down_block_types=["DownEncoderBlock2D", "AttnDownEncoderBlock2D", "DownEncoderBlock2D"])),
+        ("p2", "perturbed: one block of 96, three layers (three mid resnets, four decoder resnets), 3 latent "
+         "channels", dict(block_out_channels=[96], layers_per_block=3, latent_channels=3)),
+        ("p3", "perturbed: four blocks with repeated widths, one layer, attention in every encoder block", dict(
+            block_out_channels=[32, 32, 64, 64], layers_per_block=1, in_channels=1, out_channels=4, latent_channels=2,
+            down_block_types=["AttnDownEncoderBlock2D"] * 4)),
+        ("p4", "perturbed: narrowing widths (shortcuts in the encoder's second and the decoder's second block), four "
+         "layers", dict(block_out_channels=[64, 32], layers_per_block=4, latent_channels=5,
+                        down_block_types=["DownEncoderBlock2D"] * 2)),
+    ],
+    "UNetMotionModel": [
+        ("default", "default", {}),
+        ("sd15-v1-5-2", "real: the AnimateDiff unet as AnimateDiffPipeline builds and saves it (UNetMotionModel."
+         "from_unet2d) from the Stable Diffusion 1.5 unet and guoyww/animatediff-motion-adapter-v1-5-2 (motion mid "
+         "block, 32 frames)", dict(
+            cross_attention_dim=768, num_attention_heads=8, sample_size=64, motion_max_seq_length=32,
+            use_motion_mid_block=True, motion_num_attention_heads=8)),
+        ("sd15-v1-5-3", "real: AnimateDiff unet from Stable Diffusion 1.5 and guoyww/animatediff-motion-adapter-v1-5-3 "
+         "(no motion mid block: a plain UNetMidBlock2DCrossAttn)", dict(
+            cross_attention_dim=768, num_attention_heads=8, sample_size=64, motion_max_seq_length=32,
+            use_motion_mid_block=False)),
+        ("sd15-v1-5", "real: AnimateDiff unet from Stable Diffusion 1.5 and guoyww/animatediff-motion-adapter-v1-5 "
+         "(v1-4 / v1-5 motion modules: no mid block, 24 frames)", dict(
+            cross_attention_dim=768, num_attention_heads=8, sample_size=64, motion_max_seq_length=24,
+            use_motion_mid_block=False)),
+        ("sdxl-beta", "real: AnimateDiffSDXLPipeline's unet from the SDXL base unet and "
+         "guoyww/animatediff-motion-adapter-sdxl-beta (three blocks, text_time embedding, 1/2/10 transformer layers, "
+         "no motion mid block)", dict(
+            down_block_types=["DownBlockMotion", "CrossAttnDownBlockMotion", "CrossAttnDownBlockMotion"],
+            up_block_types=["CrossAttnUpBlockMotion", "CrossAttnUpBlockMotion", "UpBlockMotion"],
+            block_out_channels=[320, 640, 1280], num_attention_heads=[5, 10, 20], transformer_layers_per_block=[1, 2, 10],
+            cross_attention_dim=2048, use_linear_projection=True, addition_embed_type="text_time",
+            addition_time_embed_dim=256, projection_class_embeddings_input_dim=2816, sample_size=128,
+            use_motion_mid_block=False, motion_max_seq_length=32)),
+        ("small", "perturbed: small sizes, two blocks", dict(
+            block_out_channels=[32, 64], layers_per_block=1, norm_num_groups=8, cross_attention_dim=16,
+            num_attention_heads=2, motion_num_attention_heads=2, motion_max_seq_length=8, sample_size=16,
+            down_block_types=["CrossAttnDownBlockMotion", "DownBlockMotion"],
+            up_block_types=["UpBlockMotion", "CrossAttnUpBlockMotion"])),
+        ("p1", "perturbed: three blocks, per-block layers, transformer and temporal transformer layers, head counts "
+         "that do not divide the widths, per-block cross-attention widths, linear projection, PIA-style 9 input "
+         "channels, two motion mid layers with their own transformer lists, time_cond_proj_dim", dict(
+            block_out_channels=[16, 24, 40], layers_per_block=[1, 2, 1], transformer_layers_per_block=[2, 1, 3],
+            temporal_transformer_layers_per_block=[1, 3, 2], num_attention_heads=[3, 5, 4],
+            motion_num_attention_heads=[2, 3, 5], cross_attention_dim=[12, 20, 28], use_linear_projection=True,
+            in_channels=9, out_channels=5, norm_num_groups=8, mid_block_layers=2,
+            transformer_layers_per_mid_block=[1, 2], temporal_transformer_layers_per_mid_block=[2, 1],
+            motion_max_seq_length=12, time_cond_proj_dim=10, sample_size=16,
+            down_block_types=["CrossAttnDownBlockMotion", "CrossAttnDownBlockMotion", "DownBlockMotion"],
+            up_block_types=["UpBlockMotion", "CrossAttnUpBlockMotion", "CrossAttnUpBlockMotion"])),
+        ("p2", "perturbed: SDXL-like text_time with small sizes, reverse_transformer_layers_per_block, two temporal "
+         "layers, no motion mid block (plain cross-attention mid block of two layers, 3 transformer layers from the "
+         "last block)", dict(
+            block_out_channels=[16, 32, 48], layers_per_block=2, norm_num_groups=8, sample_size=16,
+            down_block_types=["DownBlockMotion", "CrossAttnDownBlockMotion", "CrossAttnDownBlockMotion"],
+            up_block_types=["CrossAttnUpBlockMotion", "CrossAttnUpBlockMotion", "UpBlockMotion"],
+            transformer_layers_per_block=[1, 2, 3], reverse_transformer_layers_per_block=[[3, 1, 2], [2, 2, 1], [1, 1, 1]],
+            addition_embed_type="text_time", addition_time_embed_dim=8, projection_class_embeddings_input_dim=40,
+            cross_attention_dim=24, num_attention_heads=[2, 4, 4], temporal_transformer_layers_per_block=2,
+            motion_num_attention_heads=4, use_motion_mid_block=False, mid_block_layers=2, motion_max_seq_length=10)),
+        ("p3", "perturbed: per-resnet transformer layers (lists: the mid block gets 1), an int reverse list, motion "
+         "heads per block, three temporal layers in the motion mid block; encoder_hid_dim / encoder_hid_dim_type / a "
+         "'text' addition type, which this class accepts and builds nothing for", dict(
+            block_out_channels=[32, 48], layers_per_block=2, norm_num_groups=16, sample_size=16,
+            down_block_types=["CrossAttnDownBlockMotion", "CrossAttnDownBlockMotion"],
+            up_block_types=["CrossAttnUpBlockMotion", "CrossAttnUpBlockMotion"],
+            transformer_layers_per_block=[[1, 2], [2, 1]], reverse_transformer_layers_per_block=2,
+            num_attention_heads=4, motion_num_attention_heads=[4, 6], cross_attention_dim=20,
+            temporal_transformer_layers_per_mid_block=3, motion_max_seq_length=6, encoder_hid_dim=10,
+            encoder_hid_dim_type="text_proj", addition_embed_type="text", reverse_motion_num_attention_heads=[1, 1])),
+        ("p4", "perturbed: one block, three layers, three motion mid layers (transformer layers 2, temporal [1, 2, "
+         "1]), heads that do not divide the width", dict(
+            block_out_channels=[32], layers_per_block=3, norm_num_groups=4, cross_attention_dim=8,
+            num_attention_heads=3, motion_num_attention_heads=4, in_channels=3, out_channels=6, sample_size=8,
+            down_block_types=["CrossAttnDownBlockMotion"], up_block_types=["CrossAttnUpBlockMotion"],
+            mid_block_layers=3, transformer_layers_per_mid_block=2, temporal_transformer_layers_per_mid_block=[1, 2, 1],
+            motion_max_seq_length=4)),
+        ("x1", "perturbed: asymmetric reverse_temporal_transformer_layers_per_block (outside the formula: structural "
+         "check)", dict(
+            block_out_channels=[32, 64], layers_per_block=1, norm_num_groups=8, cross_attention_dim=16,
+            num_attention_heads=2, motion_num_attention_heads=2, motion_max_seq_length=8, sample_size=16,
+            down_block_types=["CrossAttnDownBlockMotion", "DownBlockMotion"],
+            up_block_types=["UpBlockMotion", "CrossAttnUpBlockMotion"], temporal_transformer_layers_per_block=[1, 2],
+            reverse_temporal_transformer_layers_per_block=[[1, 2], [3, 1]])),
+    ],
+    "Kandinsky5Transformer3DModel": [
+        ("default", "default", {}),
+        ("small", "perturbed: small sizes", {"axes_dims": [2, 2, 4], "ff_dim": 24, "in_text_dim": 10, "in_text_dim2": 6, "model_dim": 16, "num_text_blocks": 1, "num_visual_blocks": 2, "time_dim": 12}),
+        ("i2i-lite", "perturbed: Kandinsky 5.0 Image Lite I2I config (kandinskylab/Kandinsky-5.0-I2I-Lite-sft-Diffusers: the T2I sizes with the image latents and mask channels, visual_cond)", {"axes_dims": [32, 48, 48], "ff_dim": 10240, "in_visual_dim": 16, "model_dim": 2560, "num_visual_blocks": 50, "out_visual_dim": 16, "visual_cond": True}),
+        ("p1", "perturbed: visual_cond, patch (2, 1, 3), three text blocks and one visual block, odd widths, out_visual_dim unlike in_visual_dim, time_dim above model_dim", {"axes_dims": [2, 2, 2], "ff_dim": 11, "in_text_dim": 7, "in_text_dim2": 9, "in_visual_dim": 5, "model_dim": 18, "num_text_blocks": 3, "num_visual_blocks": 1, "out_visual_dim": 3, "patch_size": [2, 1, 3], "time_dim": 22, "visual_cond": True}),
+        ("p2", "perturbed: no text blocks, patch (1, 1, 1), uneven rope axes (head 12 of a 24-wide model), nabla", {"attention_P": 0.8, "attention_type": "nabla", "axes_dims": [2, 4, 6], "ff_dim": 40, "in_text_dim": 5, "in_text_dim2": 4, "in_visual_dim": 2, "model_dim": 24, "num_text_blocks": 0, "num_visual_blocks": 3, "out_visual_dim": 6, "patch_size": [1, 1, 1], "time_dim": 8}),
+        ("pro", "perturbed: Kandinsky 5.0 Video Pro config (kandinskylab/Kandinsky-5.0-T2V-Pro-sft-5s-Diffusers and Kandinsky-5.0-I2V-Pro-sft-5s-Diffusers: 19B, 60 visual and 4 text blocks)", {"axes_dims": [32, 48, 48], "ff_dim": 16384, "in_visual_dim": 16, "model_dim": 4096, "num_text_blocks": 4, "num_visual_blocks": 60, "out_visual_dim": 16, "time_dim": 1024, "visual_cond": True}),
+        ("t2i-lite", "perturbed: Kandinsky 5.0 Image Lite T2I config (kandinskylab/Kandinsky-5.0-T2I-Lite-sft-Diffusers: 6B, 50 visual blocks, no visual_cond)", {"axes_dims": [32, 48, 48], "ff_dim": 10240, "in_visual_dim": 16, "model_dim": 2560, "num_visual_blocks": 50, "out_visual_dim": 16}),
+        ("t2v-lite", "perturbed: Kandinsky 5.0 T2V Lite config (kandinskylab/Kandinsky-5.0-T2V-Lite-sft-5s-Diffusers; the pretrain / nocfg / distilled16steps 5s and I2V Lite releases share it: 2B, visual_cond)", {"ff_dim": 7168, "in_visual_dim": 16, "model_dim": 1792, "out_visual_dim": 16, "visual_cond": True}),
+        ("t2v-lite-10s", "perturbed: Kandinsky 5.0 T2V Lite 10s config (Kandinsky-5.0-T2V-Lite-sft-10s-Diffusers: NABLA sparse attention settings, the same tensors)", {"attention_P": 0.9, "attention_add_sta": True, "attention_causal": False, "attention_glob": False, "attention_local": False, "attention_method": "topcdf", "attention_type": "nabla", "attention_wH": 3, "attention_wT": 11, "attention_wW": 3, "attention_window": 3, "ff_dim": 7168, "in_visual_dim": 16, "model_dim": 1792, "out_visual_dim": 16, "visual_cond": True}),
+    ],
+    "SanaVideoTransformer3DModel": [
+        ("default", "default", {}),
+        ("small", "perturbed: small sizes", {"attention_head_dim": 8, "caption_channels": 12, "cross_attention_dim": 16, "cross_attention_head_dim": 4, "in_channels": 4, "num_attention_heads": 2, "num_cross_attention_heads": 2, "num_layers": 2, "out_channels": 4, "rope_max_seq_len": 64, "sample_size": 8}),
+        ("480p", "perturbed: SANA-Video 2B 480p config (Efficient-Large-Model/SANA-Video_2B_480p_diffusers: the converter's values, mlp_ratio 3, rms qk norm across heads, patch (1, 2, 2))", {"mlp_ratio": 3.0}),
+        ("720p", "perturbed: SANA-Video 2B 720p config (convert_sana_video_to_diffusers.py --video_size 720: sample 22, patch (1, 1, 1))", {"mlp_ratio": 3.0, "patch_size": [1, 1, 1], "sample_size": 22}),
+        ("p1", "perturbed: guidance embedder, no qk norm (qk_norm None), patch (2, 1, 2), out_channels None, attention bias, affine norm2, mlp_ratio 1.7 (truncated hidden width)", {"attention_bias": True, "attention_head_dim": 8, "caption_channels": 10, "cross_attention_dim": 18, "cross_attention_head_dim": 5, "guidance_embeds": True, "in_channels": 6, "mlp_ratio": 1.7, "norm_elementwise_affine": True, "num_attention_heads": 3, "num_cross_attention_heads": 2, "num_layers": 3, "out_channels": None, "patch_size": [2, 1, 2], "qk_norm": None, "rope_max_seq_len": 64, "sample_size": 8}),
+        ("p2", "perturbed: layer-norm qk norm per head, cross-attention width and heads unlike the model's, patch (1, 3, 1)", {"attention_head_dim": 6, "caption_channels": 9, "cross_attention_dim": 20, "cross_attention_head_dim": 7, "in_channels": 5, "norm_elementwise_affine": True, "num_attention_heads": 4, "num_cross_attention_heads": 2, "num_layers": 2, "out_channels": 3, "patch_size": [1, 3, 1], "qk_norm": "layer_norm", "rope_max_seq_len": 64, "sample_size": 8}),
+        ("p3", "perturbed: rms qk norm per head, no cross-attention (cross_attention_dim None), mlp_ratio 3", {"attention_head_dim": 6, "caption_channels": 7, "cross_attention_dim": None, "in_channels": 4, "mlp_ratio": 3.0, "num_attention_heads": 2, "num_layers": 2, "out_channels": 7, "qk_norm": "rms_norm", "rope_max_seq_len": 64, "sample_size": 8}),
+        ("p4", "perturbed: layer-norm qk norm across heads, guidance embedder, one layer, mlp_ratio 0.5, patch (2, 2, 2)", {"attention_head_dim": 6, "caption_channels": 8, "cross_attention_dim": 10, "cross_attention_head_dim": 6, "guidance_embeds": True, "in_channels": 3, "mlp_ratio": 0.5, "num_attention_heads": 5, "num_cross_attention_heads": 1, "num_layers": 1, "out_channels": 2, "patch_size": [2, 2, 2], "qk_norm": "layer_norm_across_heads", "rope_max_seq_len": 64, "sample_size": 16}),
+        ("p5", "perturbed: fp32 layer-norm qk norm (no weights), attention bias, three layers", {"attention_bias": True, "attention_head_dim": 8, "caption_channels": 6, "cross_attention_dim": 8, "cross_attention_head_dim": 3, "in_channels": 4, "num_attention_heads": 2, "num_cross_attention_heads": 4, "num_layers": 3, "out_channels": 4, "qk_norm": "fp32_layer_norm", "rope_max_seq_len": 64, "sample_size": 8}),
+        ("p6", "perturbed: l2 qk norm (no weights), no blocks", {"attention_head_dim": 6, "caption_channels": 6, "cross_attention_dim": 8, "cross_attention_head_dim": 4, "in_channels": 4, "num_attention_heads": 2, "num_cross_attention_heads": 2, "num_layers": 0, "out_channels": 5, "qk_norm": "l2", "rope_max_seq_len": 64, "sample_size": 8}),
+    ],
     "AutoencoderKLWan": [
         ("default", "default", {}),
         ("wan2.2", "perturbed: Wan2.2 TI2V 5B VAE config (residual, patch 2, 48 latent channels)", dict(
