@@ -50,6 +50,23 @@ _SD3_SMALL = dict(num_layers=2, num_attention_heads=2, attention_head_dim=8, joi
 _FLUX_SMALL = dict(num_layers=2, num_single_layers=3, attention_head_dim=8, num_attention_heads=2,
                    joint_attention_dim=12, pooled_projection_dim=10, in_channels=8, axes_dims_rope=[2, 2, 4])
 
+# Kandinsky 2.1's decoder unet (scripts/convert_kandinsky_to_diffusers.py UNET_CONFIG = kandinsky-community/kandinsky-2-1
+# unet/config.json); the 2.2 decoder is the same unet over image_proj states and an image addition embedding
+_K21_UNET = dict(act_fn="silu", addition_embed_type="text_image", addition_embed_type_num_heads=64,
+                 attention_head_dim=64, block_out_channels=[384, 768, 1152, 1536], cross_attention_dim=768,
+                 down_block_types=["ResnetDownsampleBlock2D", "SimpleCrossAttnDownBlock2D",
+                                   "SimpleCrossAttnDownBlock2D", "SimpleCrossAttnDownBlock2D"],
+                 encoder_hid_dim=1024, encoder_hid_dim_type="text_image_proj", in_channels=4, layers_per_block=3,
+                 mid_block_type="UNetMidBlock2DSimpleCrossAttn", out_channels=8, resnet_time_scale_shift="scale_shift",
+                 sample_size=64, up_block_types=["SimpleCrossAttnUpBlock2D", "SimpleCrossAttnUpBlock2D",
+                                                 "SimpleCrossAttnUpBlock2D", "ResnetUpsampleBlock2D"])
+# simple cross-attention blocks at small sizes (the perturbed cases change one option each on top)
+_SIMPLE_SMALL = dict(block_out_channels=[32, 64], layers_per_block=1, sample_size=16, cross_attention_dim=32,
+                     norm_num_groups=8, attention_head_dim=8,
+                     down_block_types=["ResnetDownsampleBlock2D", "SimpleCrossAttnDownBlock2D"],
+                     mid_block_type="UNetMidBlock2DSimpleCrossAttn",
+                     up_block_types=["SimpleCrossAttnUpBlock2D", "ResnetUpsampleBlock2D"])
+
 CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
     "UNet2DConditionModel": [
         ("default", "default", {}),
@@ -95,7 +112,7 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
               up_block_types=["CrossAttnUpBlock2D", "CrossAttnUpBlock2D", "UpBlock2D"])),
         ("p7", "perturbed: Kandinsky 2.2 ControlNet-style image_hint addition embedding (hint convs)",
          dict(UNET_SMALL, encoder_hid_dim=14, encoder_hid_dim_type="image_proj", addition_embed_type="image_hint")),
-        ("k22", "perturbed: Kandinsky 2.2-style simple cross-attention blocks (outside the formula: structural check)",
+        ("k22", "perturbed: Kandinsky 2.2-style simple cross-attention blocks, small sizes",
          dict(block_out_channels=[8, 16], layers_per_block=1, sample_size=16, cross_attention_dim=12,
               norm_num_groups=4, attention_head_dim=4, encoder_hid_dim=14, encoder_hid_dim_type="image_proj",
               addition_embed_type="image", resnet_time_scale_shift="scale_shift",
@@ -104,6 +121,72 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
               up_block_types=["SimpleCrossAttnUpBlock2D", "ResnetUpsampleBlock2D"])),
         ("p8", "perturbed: text addition embedding from the cross-attention width (no encoder_hid_dim)",
          dict(UNET_SMALL, addition_embed_type="text", addition_embed_type_num_heads=3, time_embedding_dim=24)),
+        ("kandinsky21", "perturbed: Kandinsky 2.1 decoder unet (kandinsky-community/kandinsky-2-1 unet/, "
+         "scripts/convert_kandinsky_to_diffusers.py UNET_CONFIG): text_image_proj, text_image embedding", _K21_UNET),
+        ("kandinsky22-decoder", "perturbed: Kandinsky 2.2 decoder unet (kandinsky-community/kandinsky-2-2-decoder "
+         "unet/): image_proj states from 1280-wide image embeddings, image addition embedding",
+         dict(_K21_UNET, encoder_hid_dim=1280, encoder_hid_dim_type="image_proj", addition_embed_type="image")),
+        ("kandinsky22-controlnet-depth", "perturbed: Kandinsky 2.2 ControlNet depth unet "
+         "(kandinsky-community/kandinsky-2-2-controlnet-depth unet/): image_hint addition embedding",
+         dict(_K21_UNET, encoder_hid_dim=1280, encoder_hid_dim_type="image_proj", addition_embed_type="image_hint")),
+        ("if-i-style", "perturbed: DeepFloyd IF stage I layout as scripts/convert_if.py builds it (gelu, group-norm "
+         "cross-attention norm, text_proj + text addition embedding, scale-shift resnets; sizes 512..2048 x3 layers, "
+         "not checked against IF-I-XL-v1.0's config.json)", dict(
+            act_fn="gelu", addition_embed_type="text", attention_head_dim=64, block_out_channels=[512, 1024, 1536, 2048],
+            cross_attention_dim=4096, cross_attention_norm="group_norm", encoder_hid_dim=4096, in_channels=3,
+            down_block_types=["ResnetDownsampleBlock2D", "SimpleCrossAttnDownBlock2D", "SimpleCrossAttnDownBlock2D",
+                              "SimpleCrossAttnDownBlock2D"], layers_per_block=3,
+            mid_block_type="UNetMidBlock2DSimpleCrossAttn", out_channels=6, resnet_time_scale_shift="scale_shift",
+            up_block_types=["SimpleCrossAttnUpBlock2D", "SimpleCrossAttnUpBlock2D", "SimpleCrossAttnUpBlock2D",
+                            "ResnetUpsampleBlock2D"], sample_size=64)),
+        ("if-ii-style", "perturbed: DeepFloyd IF stage II (super-resolution) layout as scripts/convert_if.py builds it "
+         "(timestep class embedding, text addition embedding over encoder_hid_dim, time_embedding_dim, only cross "
+         "attention, skip time act; five blocks, sizes not checked against IF-II-L-v1.0's config.json)", dict(
+            act_fn="gelu", addition_embed_type="text", attention_head_dim=64,
+            block_out_channels=[128, 256, 640, 1280, 1280], class_embed_type="timestep", cross_attention_dim=1280,
+            cross_attention_norm="group_norm", encoder_hid_dim=4096, in_channels=6, out_channels=6,
+            down_block_types=["ResnetDownsampleBlock2D", "ResnetDownsampleBlock2D", "ResnetDownsampleBlock2D",
+                              "SimpleCrossAttnDownBlock2D", "SimpleCrossAttnDownBlock2D"], layers_per_block=[2, 3, 4, 4, 4],
+            mid_block_type="UNetMidBlock2DSimpleCrossAttn", only_cross_attention=True, resnet_skip_time_act=True,
+            resnet_out_scale_factor=1 / 0.7071, mid_block_scale_factor=1 / 0.7071, resnet_time_scale_shift="scale_shift",
+            time_embedding_act_fn="gelu", time_embedding_dim=1280, sample_size=256,
+            up_block_types=["SimpleCrossAttnUpBlock2D", "SimpleCrossAttnUpBlock2D", "ResnetUpsampleBlock2D",
+                            "ResnetUpsampleBlock2D", "ResnetUpsampleBlock2D"])),
+        ("s1", "perturbed: simple cross-attention blocks, small sizes, default options", _SIMPLE_SMALL),
+        ("s2", "perturbed: simple blocks with layer-norm cross-attention norm, only cross attention (no to_k / to_v) "
+         "but a self-attending mid block, per-block head dims that do not divide the widths, three blocks", dict(
+            _SIMPLE_SMALL, block_out_channels=[16, 24, 40], layers_per_block=[1, 2, 1], attention_head_dim=[3, 5, 7],
+            cross_attention_dim=[12, 20, 28], cross_attention_norm="layer_norm", only_cross_attention=True,
+            mid_block_only_cross_attention=False, norm_num_groups=8,
+            down_block_types=["SimpleCrossAttnDownBlock2D", "ResnetDownsampleBlock2D", "SimpleCrossAttnDownBlock2D"],
+            up_block_types=["SimpleCrossAttnUpBlock2D", "ResnetUpsampleBlock2D", "SimpleCrossAttnUpBlock2D"])),
+        ("s3", "perturbed: group-norm cross-attention norm, per-block only-cross-attention list, scale-shift, "
+         "class_embeddings_concat with class embeddings, mixed simple and transformer cross-attention blocks", dict(
+            _SIMPLE_SMALL, block_out_channels=[32, 48, 64], layers_per_block=2, attention_head_dim=[4, 8, 16],
+            cross_attention_norm="group_norm", only_cross_attention=[True, False, True], norm_num_groups=16,
+            resnet_time_scale_shift="scale_shift", num_class_embeds=7, class_embeddings_concat=True,
+            down_block_types=["CrossAttnDownBlock2D", "SimpleCrossAttnDownBlock2D", "DownBlock2D"],
+            up_block_types=["ResnetUpsampleBlock2D", "CrossAttnUpBlock2D", "SimpleCrossAttnUpBlock2D"])),
+        ("s4", "perturbed: a simple mid block that only cross-attends under self-attending blocks, IF-style text "
+         "addition embedding over encoder_hid_dim, timestep class embedding, time_embedding_dim", dict(
+            _SIMPLE_SMALL, mid_block_only_cross_attention=True, encoder_hid_dim=20, addition_embed_type="text",
+            addition_embed_type_num_heads=2, class_embed_type="timestep", time_embedding_dim=48,
+            down_block_types=["SimpleCrossAttnDownBlock2D", "SimpleCrossAttnDownBlock2D"],
+            up_block_types=["SimpleCrossAttnUpBlock2D", "SimpleCrossAttnUpBlock2D"])),
+        ("s5", "perturbed: resnet down/up samplers around transformer cross-attention blocks and a "
+         "transformer mid block, per-block layers, linear projection", dict(
+            _SIMPLE_SMALL, block_out_channels=[16, 32, 32], attention_head_dim=4, layers_per_block=[2, 1, 1],
+            mid_block_type="UNetMidBlock2DCrossAttn", use_linear_projection=True,
+            down_block_types=["ResnetDownsampleBlock2D", "CrossAttnDownBlock2D", "ResnetDownsampleBlock2D"],
+            up_block_types=["UpBlock2D", "CrossAttnUpBlock2D", "ResnetUpsampleBlock2D"])),
+        ("s6", "perturbed: simple blocks without a mid block, text_image_proj encoder states, one layer of four blocks",
+         dict(_SIMPLE_SMALL, block_out_channels=[8, 16, 24, 24], norm_num_groups=4, attention_head_dim=[2, 4, 6, 8],
+              mid_block_type=None, encoder_hid_dim=10, encoder_hid_dim_type="text_image_proj",
+              addition_embed_type="text_image", cross_attention_dim=12,
+              down_block_types=["ResnetDownsampleBlock2D", "SimpleCrossAttnDownBlock2D", "DownBlock2D",
+                                "SimpleCrossAttnDownBlock2D"],
+              up_block_types=["SimpleCrossAttnUpBlock2D", "UpBlock2D", "SimpleCrossAttnUpBlock2D",
+                              "ResnetUpsampleBlock2D"])),
     ],
     "AutoencoderKL": [
         ("default", "default", {}),
@@ -1952,6 +2035,459 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
         ("p4", "perturbed: layer-norm qk norm across heads, guidance embedder, one layer, mlp_ratio 0.5, patch (2, 2, 2)", {"attention_head_dim": 6, "caption_channels": 8, "cross_attention_dim": 10, "cross_attention_head_dim": 6, "guidance_embeds": True, "in_channels": 3, "mlp_ratio": 0.5, "num_attention_heads": 5, "num_cross_attention_heads": 1, "num_layers": 1, "out_channels": 2, "patch_size": [2, 2, 2], "qk_norm": "layer_norm_across_heads", "rope_max_seq_len": 64, "sample_size": 16}),
         ("p5", "perturbed: fp32 layer-norm qk norm (no weights), attention bias, three layers", {"attention_bias": True, "attention_head_dim": 8, "caption_channels": 6, "cross_attention_dim": 8, "cross_attention_head_dim": 3, "in_channels": 4, "num_attention_heads": 2, "num_cross_attention_heads": 4, "num_layers": 3, "out_channels": 4, "qk_norm": "fp32_layer_norm", "rope_max_seq_len": 64, "sample_size": 8}),
         ("p6", "perturbed: l2 qk norm (no weights), no blocks", {"attention_head_dim": 6, "caption_channels": 6, "cross_attention_dim": 8, "cross_attention_head_dim": 4, "in_channels": 4, "num_attention_heads": 2, "num_cross_attention_heads": 2, "num_layers": 0, "out_channels": 5, "qk_norm": "l2", "rope_max_seq_len": 64, "sample_size": 8}),
+    ],
+    "LongCatImageTransformer2DModel": [
+        ("default", "default", {}),
+        ("longcat-image", "real: meituan-longcat/LongCat-Image transformer config (also LongCat-Image-Dev and "
+         "LongCat-Image-Edit, the same sizes: 10 double + 20 single blocks, 24 heads of 128, Qwen2.5-VL-7B's 3584 "
+         "text width)", dict(
+            patch_size=1, in_channels=64, num_layers=10, num_single_layers=20, attention_head_dim=128,
+            num_attention_heads=24, joint_attention_dim=3584, pooled_projection_dim=3584,
+            axes_dims_rope=[16, 56, 56])),
+        ("small", "perturbed: small sizes (FLUX's small blocks)", _FLUX_SMALL),
+        ("p1", "perturbed: patch 2, odd widths, pooled_projection_dim unlike the rest (it builds no tensor)", dict(
+            num_layers=1, num_single_layers=2, attention_head_dim=6, num_attention_heads=3, joint_attention_dim=20,
+            pooled_projection_dim=7, in_channels=12, patch_size=2, axes_dims_rope=[2, 2, 2])),
+        ("p2", "perturbed: no double blocks", dict(
+            num_layers=0, num_single_layers=2, attention_head_dim=4, num_attention_heads=4, joint_attention_dim=8,
+            pooled_projection_dim=4, in_channels=4, axes_dims_rope=[2, 0, 2])),
+        ("p3", "perturbed: no single blocks, patch 3, five heads", dict(
+            num_layers=2, num_single_layers=0, attention_head_dim=4, num_attention_heads=5, joint_attention_dim=7,
+            pooled_projection_dim=9, in_channels=6, patch_size=3, axes_dims_rope=[2, 2, 0])),
+    ],
+    "GlmImageTransformer2DModel": [
+        ("default", "default", {}),
+        ("glm-image", "real: zai-org/GLM-Image transformer config (the 7B diffusion decoder: 30 blocks, 32 heads of "
+         "128, ByT5 glyph text width 1472, 16384-entry prior VQ codebook)", dict(
+            patch_size=2, in_channels=16, out_channels=16, num_layers=30, attention_head_dim=128,
+            num_attention_heads=32, text_embed_dim=1472, time_embed_dim=512, condition_dim=256,
+            prior_vq_quantizer_codebook_size=16384)),
+        ("small", "perturbed: small sizes", dict(
+            num_layers=2, num_attention_heads=2, attention_head_dim=8, in_channels=4, out_channels=4,
+            text_embed_dim=16, time_embed_dim=12, condition_dim=8, prior_vq_quantizer_codebook_size=32)),
+        ("p1", "perturbed: patch 1, in/out channels differ, three layers, odd widths, time_embed_dim wider than "
+         "the model", dict(
+            patch_size=1, in_channels=5, out_channels=3, num_layers=3, num_attention_heads=3, attention_head_dim=6,
+            text_embed_dim=10, time_embed_dim=22, condition_dim=6, prior_vq_quantizer_codebook_size=11)),
+        ("p2", "perturbed: patch 4, one layer, condition_dim not a ratio of the rest, codebook of one", dict(
+            patch_size=4, in_channels=2, out_channels=7, num_layers=1, num_attention_heads=4, attention_head_dim=4,
+            text_embed_dim=20, time_embed_dim=8, condition_dim=5, prior_vq_quantizer_codebook_size=1)),
+        ("p3", "perturbed: no transformer blocks", dict(
+            num_layers=0, num_attention_heads=2, attention_head_dim=4, in_channels=3, out_channels=3,
+            text_embed_dim=6, time_embed_dim=10, condition_dim=2, prior_vq_quantizer_codebook_size=5)),
+    ],
+    "BriaTransformer2DModel": [
+        ("default", "default", {}),
+        ("bria-3.2", "real: briaai/BRIA-3.2 transformer config (BRIA-3.1's architecture, per the model card): 8 double "
+         "and 28 single blocks, 24 x 96 heads, 16 latent channels", dict(
+            patch_size=1, in_channels=16, num_layers=8, num_single_layers=28, attention_head_dim=96,
+            num_attention_heads=24, joint_attention_dim=4096, pooled_projection_dim=None, guidance_embeds=False,
+            axes_dims_rope=[0, 48, 48], rope_theta=10000, time_theta=10000)),
+        ("small", "perturbed: small sizes (FLUX's small blocks; no pooled projection)",
+         {k: v for k, v in _FLUX_SMALL.items() if k != "pooled_projection_dim"}),
+        ("p1", "perturbed: patch 2, odd widths, other rope / time thetas", dict(
+            num_layers=1, num_single_layers=2, attention_head_dim=6, num_attention_heads=3, joint_attention_dim=20,
+            in_channels=12, patch_size=2, axes_dims_rope=[2, 2, 2], rope_theta=100, time_theta=1000)),
+        ("p2", "perturbed: no double blocks, a pooled_projection_dim that builds nothing", dict(
+            num_layers=0, num_single_layers=2, attention_head_dim=4, num_attention_heads=4, joint_attention_dim=8,
+            in_channels=4, pooled_projection_dim=7, axes_dims_rope=[2, 0, 2])),
+        ("p3", "perturbed: no single blocks, patch 3 (guidance_embeds cannot build in diffusers 0.42: "
+         "BriaTimestepProjEmbeddings is called without time_theta)", dict(
+            num_layers=2, num_single_layers=0, attention_head_dim=4, num_attention_heads=5, joint_attention_dim=7,
+            in_channels=6, patch_size=3, axes_dims_rope=[2, 2, 0])),
+    ],
+    "BriaFiboTransformer2DModel": [
+        ("default", "default", {}),
+        ("fibo", "real: briaai/FIBO transformer config (the FIBO paper's architecture table: 8 dual- and 38 "
+         "single-stream blocks, 24 x 128 heads, rope (16, 56, 56); 48 latent channels of the Wan 2.2 VAE unpatched, "
+         "text_encoder_dim 2048 = SmolLM3-3B's hidden size, joint_attention_dim 4096 = its last two layers "
+         "concatenated; as mflux's FIBO transformer loads it)", dict(
+            patch_size=1, in_channels=48, num_layers=8, num_single_layers=38, attention_head_dim=128,
+            num_attention_heads=24, joint_attention_dim=4096, pooled_projection_dim=None, guidance_embeds=False,
+            axes_dims_rope=[16, 56, 56], rope_theta=10000, time_theta=10000, text_encoder_dim=2048)),
+        ("small", "perturbed: small sizes (FLUX's small blocks), small text encoder width",
+         dict({k: v for k, v in _FLUX_SMALL.items() if k != "pooled_projection_dim"}, text_encoder_dim=10)),
+        ("p1", "perturbed: guidance, patch 2, odd model width (caption projections to inner // 2)", dict(
+            num_layers=1, num_single_layers=2, attention_head_dim=5, num_attention_heads=3, joint_attention_dim=20,
+            in_channels=12, patch_size=2, guidance_embeds=True, axes_dims_rope=[2, 2, 2], text_encoder_dim=9)),
+        ("p2", "perturbed: no double blocks, guidance", dict(
+            num_layers=0, num_single_layers=3, attention_head_dim=4, num_attention_heads=4, joint_attention_dim=8,
+            in_channels=4, guidance_embeds=True, axes_dims_rope=[2, 0, 2], text_encoder_dim=6)),
+        ("p3", "perturbed: no single blocks, patch 3", dict(
+            num_layers=2, num_single_layers=0, attention_head_dim=4, num_attention_heads=5, joint_attention_dim=7,
+            in_channels=6, patch_size=3, axes_dims_rope=[2, 2, 0], text_encoder_dim=3)),
+    ],
+    "AllegroTransformer3DModel": [
+        ("default", "default", {}),
+        ("allegro-t2v", "perturbed: rhymes-ai/Allegro transformer config written out (the class default is the "
+         "released T2V DiT, 2.8B; Allegro-TI2V's transformer is the repo's own AllegroTransformerTI2V3DModel, not "
+         "a diffusers class)", dict(
+            patch_size=2, patch_size_t=1, num_attention_heads=24, attention_head_dim=96, in_channels=4,
+            out_channels=4, num_layers=32, cross_attention_dim=2304, attention_bias=True, sample_height=90,
+            sample_width=160, sample_frames=22, activation_fn="gelu-approximate", norm_elementwise_affine=False,
+            norm_eps=1e-6, caption_channels=4096)),
+        ("small", "perturbed: small sizes", dict(
+            num_attention_heads=2, attention_head_dim=8, in_channels=4, out_channels=4, num_layers=2,
+            cross_attention_dim=16, caption_channels=12, sample_height=8, sample_width=8, sample_frames=4)),
+        ("p1", "perturbed: affine block norms, no attention bias, geglu feed-forward, patch 1 (patch_size_t 2), "
+         "cross_attention_dim None (the model width), out != in", dict(
+            num_attention_heads=3, attention_head_dim=4, in_channels=3, out_channels=5, num_layers=3,
+            cross_attention_dim=None, caption_channels=7, attention_bias=False, norm_elementwise_affine=True,
+            activation_fn="geglu", patch_size=1, patch_size_t=2, sample_height=8, sample_width=8, sample_frames=4)),
+        ("p2", "perturbed: swiglu feed-forward, patch 3, cross-attention width unlike the model's, one block, affine "
+         "norms", dict(
+            num_attention_heads=1, attention_head_dim=6, in_channels=2, out_channels=6, num_layers=1,
+            cross_attention_dim=10, caption_channels=5, norm_elementwise_affine=True, activation_fn="swiglu",
+            patch_size=3, sample_height=9, sample_width=9, sample_frames=2)),
+        ("p3", "perturbed: geglu-approximate feed-forward, no attention bias, four blocks", dict(
+            num_attention_heads=2, attention_head_dim=5, in_channels=6, out_channels=2, num_layers=4,
+            cross_attention_dim=9, caption_channels=11, attention_bias=False, activation_fn="geglu-approximate",
+            sample_height=8, sample_width=8, sample_frames=4)),
+        ("p4", "perturbed: linear-silu feed-forward, patch 4", dict(
+            num_attention_heads=4, attention_head_dim=3, in_channels=1, out_channels=1, num_layers=2,
+            cross_attention_dim=12, caption_channels=3, activation_fn="linear-silu", patch_size=4,
+            sample_height=8, sample_width=8, sample_frames=4)),
+        ("p5", "perturbed: exact gelu feed-forward, no blocks", dict(
+            num_attention_heads=2, attention_head_dim=4, in_channels=4, out_channels=3, num_layers=0,
+            cross_attention_dim=8, caption_channels=6, activation_fn="gelu", sample_height=8, sample_width=8,
+            sample_frames=4)),
+    ],
+    "AutoencoderKLAllegro": [
+        ("default", "default", {}),
+        ("allegro", "perturbed: rhymes-ai/Allegro vae config written out (the class default structure, the "
+         "published 175M VideoVAE)", dict(
+            in_channels=3, out_channels=3, block_out_channels=(128, 256, 512, 512),
+            temporal_downsample_blocks=(True, True, False, False), temporal_upsample_blocks=(False, True, True, False),
+            latent_channels=4, layers_per_block=2, norm_num_groups=32, temporal_compression_ratio=4,
+            sample_size=320)),
+        ("small", "perturbed: small sizes, two levels", dict(
+            block_out_channels=(8, 16), down_block_types=("AllegroDownBlock3D",) * 2,
+            up_block_types=("AllegroUpBlock3D",) * 2, temporal_downsample_blocks=(True, False),
+            temporal_upsample_blocks=(False, True), layers_per_block=1, norm_num_groups=4)),
+        ("p1", "perturbed: three levels, two layers per block, temporal up/down sampling at other levels, "
+         "in/out/latent channels", dict(
+            block_out_channels=(4, 8, 12), down_block_types=("AllegroDownBlock3D",) * 3,
+            up_block_types=("AllegroUpBlock3D",) * 3, temporal_downsample_blocks=(False, True, True),
+            temporal_upsample_blocks=(True, False, True), layers_per_block=2, norm_num_groups=4, in_channels=4,
+            out_channels=2, latent_channels=3)),
+        ("p2", "perturbed: five levels with repeated widths, three layers per block, no temporal upsampling", dict(
+            block_out_channels=(8, 8, 16, 16, 24), down_block_types=("AllegroDownBlock3D",) * 5,
+            up_block_types=("AllegroUpBlock3D",) * 5, temporal_downsample_blocks=(True, False, True, False, True),
+            temporal_upsample_blocks=(False,) * 5, layers_per_block=3, norm_num_groups=8, in_channels=1,
+            out_channels=5, latent_channels=6)),
+        ("p3", "perturbed: one level (no spatial sampling), temporal down and up sampling in it", dict(
+            block_out_channels=(6,), down_block_types=("AllegroDownBlock3D",), up_block_types=("AllegroUpBlock3D",),
+            temporal_downsample_blocks=(True,), temporal_upsample_blocks=(True,), layers_per_block=1,
+            norm_num_groups=2, latent_channels=2)),
+        ("p4", "perturbed: two levels read from the default four-entry temporal lists (only the first two count)",
+         dict(block_out_channels=(4, 8), down_block_types=("AllegroDownBlock3D",) * 2,
+              up_block_types=("AllegroUpBlock3D",) * 2, layers_per_block=1, norm_num_groups=4)),
+    ],
+    "OmniGenTransformer2DModel": [
+        ("default", "default (with the required rope_scaling of Shitao/OmniGen-v1-diffusers, Phi-3-mini-128k's su "
+         "short/long factors, 48 each: the class default None cannot build; with it the class defaults are the "
+         "OmniGen-v1 transformer, 3072 wide, 32 layers, 32064-token vocabulary, a 192x192 sin-cos table)", dict(
+            rope_scaling={"type": "su", "short_factor": [
+                1.05, 1.05, 1.05, 1.1, 1.1, 1.1, 1.2500000000000002, 1.2500000000000002, 1.4000000000000004,
+                1.4500000000000004, 1.5500000000000005, 1.8500000000000008, 1.9000000000000008] + [2.000000000000001] * 19
+                + [2.1000000000000005, 2.1000000000000005, 2.2, 2.3499999999999996, 2.3499999999999996,
+                   2.3499999999999996, 2.3499999999999996, 2.3999999999999995, 2.3999999999999995, 2.6499999999999986,
+                   2.6999999999999984, 2.8999999999999977, 2.9499999999999975, 3.049999999999997, 3.049999999999997,
+                   3.049999999999997],
+                "long_factor": [
+                1.0299999713897705, 1.0499999523162842, 1.0499999523162842, 1.0799999237060547, 1.2299998998641968,
+                1.2299998998641968, 1.2999999523162842, 1.4499999284744263, 1.5999999046325684, 1.6499998569488525,
+                1.8999998569488525, 2.859999895095825, 3.68999981880188, 5.419999599456787, 5.489999771118164,
+                5.489999771118164, 9.09000015258789, 11.579999923706055, 15.65999984741211, 15.769999504089355,
+                15.789999961853027, 18.360000610351562, 21.989999771118164, 23.079999923706055, 30.009998321533203,
+                32.35000228881836, 32.590003967285156, 35.56000518798828, 39.95000457763672, 53.840003967285156,
+                56.20000457763672, 57.95000457763672, 59.29000473022461, 59.77000427246094, 59.920005798339844,
+                61.190006256103516, 61.96000671386719, 62.50000762939453, 63.3700065612793, 63.48000717163086,
+                63.48000717163086, 63.66000747680664, 63.850006103515625, 64.08000946044922, 64.760009765625,
+                64.80001068115234, 64.81001281738281, 64.81001281738281]})),
+        ("small", "perturbed: small sizes (diffusers' own test sizes, two layers)", dict(
+            hidden_size=16, num_attention_heads=4, num_key_value_heads=4, intermediate_size=32, num_layers=2,
+            pad_token_id=0, vocab_size=50, in_channels=4, time_step_dim=8, pos_embed_max_size=8,
+            rope_scaling={"long_factor": [1.0, 2.0], "short_factor": [1.0, 2.0]})),
+        ("p1", "perturbed: grouped keys/values (6 heads, 2 kv heads), patch 1, three channels, intermediate not a "
+         "ratio of the width, pad token last, other rope / timestep settings (no tensors)", dict(
+            hidden_size=24, num_attention_heads=6, num_key_value_heads=2, intermediate_size=20, num_layers=3,
+            pad_token_id=36, vocab_size=37, in_channels=3, patch_size=1, time_step_dim=6, pos_embed_max_size=5,
+            max_position_embeddings=64, original_max_position_embeddings=16, rope_base=500, flip_sin_to_cos=False,
+            downscale_freq_shift=1, timestep_activation_fn="gelu", rms_norm_eps=1e-6,
+            rope_scaling={"long_factor": [1.0, 2.0], "short_factor": [1.0, 1.5]})),
+        ("p2", "perturbed: heads not dividing the width (20 wide, 3 heads of 6: keys/values 6 wide with one kv "
+         "head), patch 4, one layer", dict(
+            hidden_size=20, num_attention_heads=3, num_key_value_heads=1, intermediate_size=7, num_layers=1,
+            pad_token_id=3, vocab_size=11, in_channels=5, patch_size=4, time_step_dim=10, pos_embed_max_size=4,
+            rope_scaling={"long_factor": [1.0, 1.0, 1.0], "short_factor": [1.0, 1.0, 1.0]})),
+        ("p3", "perturbed: no transformer layers", dict(
+            hidden_size=8, num_attention_heads=2, num_key_value_heads=2, intermediate_size=12, num_layers=0,
+            pad_token_id=0, vocab_size=9, in_channels=2, time_step_dim=4, pos_embed_max_size=3,
+            rope_scaling={"long_factor": [1.0, 1.0], "short_factor": [1.0, 1.0]})),
+    ],
+    "CogView3PlusTransformer2DModel": [
+        ("default", "default", {}),  # = THUDM/CogView3-Plus-3B's transformer (convert_cogview3_to_diffusers.py
+        # builds CogView3PlusTransformer2DModel() with no arguments: 30 layers, 64 heads of 40)
+        ("small", "perturbed: small sizes", dict(
+            num_layers=2, num_attention_heads=2, attention_head_dim=8, in_channels=4, out_channels=4,
+            text_embed_dim=16, time_embed_dim=12, condition_dim=8, pos_embed_max_size=8, sample_size=8)),
+        ("p1", "perturbed: patch 1, in/out channels differ, three layers, odd head count, time_embed_dim wider "
+         "than the model", dict(
+            patch_size=1, in_channels=5, out_channels=3, num_layers=3, num_attention_heads=5, attention_head_dim=4,
+            text_embed_dim=10, time_embed_dim=22, condition_dim=6, pos_embed_max_size=16, sample_size=16)),
+        ("p2", "perturbed: patch 4, one layer, condition_dim not a ratio of the rest", dict(
+            patch_size=4, in_channels=2, out_channels=7, num_layers=1, num_attention_heads=3, attention_head_dim=12,
+            text_embed_dim=20, time_embed_dim=8, condition_dim=5, pos_embed_max_size=4, sample_size=8)),
+        ("p3", "perturbed: no transformer blocks", dict(
+            num_layers=0, num_attention_heads=2, attention_head_dim=4, in_channels=3, out_channels=3,
+            text_embed_dim=6, time_embed_dim=10, condition_dim=2, pos_embed_max_size=4, sample_size=4)),
+    ],
+    "Flux3Transformer2DModel": [
+        ("default", "default", {}),  # = black-forest-labs/flux-3-image-klein-base (single_file_utils "flux-3-image")
+        ("klein", "perturbed: FLUX.3 image [klein] step-distilled config (black-forest-labs/flux-3-image-klein, "
+         "single_file_utils 'flux-3-image-distilled': the klein-base sizes plus flow_map, the target-timestep "
+         "embedder)", dict(flow_map=True)),
+        ("small", "perturbed: small sizes", dict(
+            num_layers=2, num_single_layers=3, attention_head_dim=8, num_attention_heads=2, joint_attention_dim=12,
+            in_channels=8, cond_in_channels=8, timestep_channels=16, axes_dims_rope=[2, 2, 2, 2])),
+        ("p1", "perturbed: flow map, reference channels other than the image's, mlp_ratio 2.5, other timestep "
+         "channels", dict(
+            num_layers=1, num_single_layers=2, attention_head_dim=6, num_attention_heads=3, joint_attention_dim=20,
+            in_channels=12, cond_in_channels=20, mlp_ratio=2.5, timestep_channels=10, axes_dims_rope=[2, 2, 2],
+            flow_map=True)),
+        ("p2", "perturbed: no per-mode blocks, mlp_ratio 1.7 (int(12 * 1.7) = 20), odd channel counts", dict(
+            num_layers=0, num_single_layers=2, attention_head_dim=3, num_attention_heads=4, joint_attention_dim=9,
+            in_channels=5, cond_in_channels=7, mlp_ratio=1.7, timestep_channels=7, axes_dims_rope=[2, 0, 0, 2])),
+        ("p3", "perturbed: no joint single blocks, one head of 10, mlp_ratio 4, flow map, narrower reference "
+         "channels", dict(
+            num_layers=3, num_single_layers=0, attention_head_dim=10, num_attention_heads=1, joint_attention_dim=7,
+            in_channels=6, cond_in_channels=3, mlp_ratio=4.0, timestep_channels=12, axes_dims_rope=[4, 2, 2, 2],
+            flow_map=True)),
+    ],
+    "Krea2Transformer2DModel": [
+        ("default", "default", {}),  # = krea/Krea-2-Raw and krea/Krea-2-Turbo (single_file_utils "krea2"; 12.9B)
+        ("small", "perturbed: small sizes", dict(
+            in_channels=8, num_layers=2, attention_head_dim=8, num_attention_heads=2, num_key_value_heads=1,
+            intermediate_size=24, timestep_embed_dim=16, text_hidden_dim=12, num_text_layers=3,
+            text_num_attention_heads=2, text_num_key_value_heads=2, text_intermediate_size=20,
+            num_layerwise_text_blocks=1, num_refiner_text_blocks=1, axes_dims_rope=[2, 2, 4])),
+        ("p1", "perturbed: no grouped-query attention in the blocks, grouped-query text fusion, no layerwise text "
+         "blocks, three refiner blocks", dict(
+            in_channels=7, num_layers=1, attention_head_dim=6, num_attention_heads=3, num_key_value_heads=3,
+            intermediate_size=20, timestep_embed_dim=10, text_hidden_dim=16, num_text_layers=5,
+            text_num_attention_heads=4, text_num_key_value_heads=2, text_intermediate_size=18,
+            num_layerwise_text_blocks=0, num_refiner_text_blocks=3, axes_dims_rope=[2, 2, 2])),
+        ("p2", "perturbed: no refiner text blocks, one tapped text layer, one key/value head, odd widths", dict(
+            in_channels=3, num_layers=3, attention_head_dim=4, num_attention_heads=4, num_key_value_heads=1,
+            intermediate_size=13, timestep_embed_dim=6, text_hidden_dim=9, num_text_layers=1,
+            text_num_attention_heads=3, text_num_key_value_heads=1, text_intermediate_size=11,
+            num_layerwise_text_blocks=2, num_refiner_text_blocks=0, axes_dims_rope=[2, 0, 2])),
+        ("p3", "perturbed: no transformer blocks, text width other than the model's, two kv groups", dict(
+            in_channels=5, num_layers=0, attention_head_dim=8, num_attention_heads=2, num_key_value_heads=2,
+            intermediate_size=9, timestep_embed_dim=4, text_hidden_dim=10, num_text_layers=2,
+            text_num_attention_heads=5, text_num_key_value_heads=5, text_intermediate_size=7,
+            num_layerwise_text_blocks=1, num_refiner_text_blocks=2, axes_dims_rope=[4, 2, 2])),
+    ],
+    "UNet3DConditionModel": [
+        ("default", "default", {}),
+        ("ms17b", "perturbed: ModelScope text-to-video-ms-1.7b unet config (ali-vilab / damo-vilab: the class defaults, "
+         "which convert_ms_text_to_video_to_diffusers.py builds, sample_size 32); cerspense/zeroscope_v2_576w and "
+         "zeroscope_v2_XL are fine-tunes of these weights with the same unet", dict(sample_size=32)),
+        ("small", "perturbed: small sizes, two blocks", dict(
+            block_out_channels=[8, 16], layers_per_block=1, norm_num_groups=4, cross_attention_dim=12,
+            attention_head_dim=2, sample_size=8, down_block_types=["CrossAttnDownBlock3D", "DownBlock3D"],
+            up_block_types=["UpBlock3D", "CrossAttnUpBlock3D"])),
+        ("p1", "perturbed: three blocks of uneven widths, three layers per block, up block types not the down ones "
+         "reversed, in/out channels, time_cond_proj_dim", dict(
+            block_out_channels=[8, 24, 16], layers_per_block=3, norm_num_groups=4, cross_attention_dim=20,
+            attention_head_dim=4, in_channels=5, out_channels=3, time_cond_proj_dim=7,
+            down_block_types=["CrossAttnDownBlock3D", "CrossAttnDownBlock3D", "CrossAttnDownBlock3D"],
+            up_block_types=["CrossAttnUpBlock3D", "UpBlock3D", "CrossAttnUpBlock3D"])),
+        ("p2", "perturbed: widths not divisible by the head count (inner width heads * (width // heads)), "
+         "cross-attention only at the low resolution, two layers", dict(
+            block_out_channels=[12, 20], layers_per_block=2, norm_num_groups=4, cross_attention_dim=6,
+            attention_head_dim=8, down_block_types=["DownBlock3D", "CrossAttnDownBlock3D"],
+            up_block_types=["CrossAttnUpBlock3D", "CrossAttnUpBlock3D"])),
+        ("p3", "perturbed: one block (no samplers), cross-attention, one head", dict(
+            block_out_channels=[16], layers_per_block=2, norm_num_groups=8, cross_attention_dim=10,
+            attention_head_dim=1, down_block_types=["CrossAttnDownBlock3D"], up_block_types=["CrossAttnUpBlock3D"])),
+        ("p4", "perturbed: four blocks without cross-attention (the mid block keeps its transformers)", dict(
+            block_out_channels=[4, 8, 8, 12], layers_per_block=1, norm_num_groups=2, cross_attention_dim=9,
+            attention_head_dim=2, down_block_types=["DownBlock3D"] * 4, up_block_types=["UpBlock3D"] * 4)),
+    ],
+    "PriorTransformer": [
+        ("default", "default", {}),
+        ("k21", "perturbed: kandinsky-community/kandinsky-2-1-prior prior config (= the class defaults, as "
+         "convert_kandinsky_to_diffusers.py builds it; kakaobrain/karlo-v1-alpha's unCLIP prior is the same)", dict(
+            num_attention_heads=32, attention_head_dim=64, num_layers=20, embedding_dim=768, num_embeddings=77,
+            additional_embeddings=4)),
+        ("k22", "perturbed: kandinsky-community/kandinsky-2-2-prior prior config (CLIP ViT-bigG embeddings: "
+         "embedding_dim 1280)", dict(
+            num_attention_heads=32, attention_head_dim=64, num_layers=20, embedding_dim=1280, num_embeddings=77,
+            additional_embeddings=4)),
+        ("shap-e", "perturbed: openai/shap-e prior config (convert_shap_e_to_diffusers.py PRIOR_CONFIG: pre-norm, "
+         "no text-state projection, no prd token, 1024 latent tokens)", dict(
+            num_attention_heads=16, attention_head_dim=64, num_layers=24, embedding_dim=1024, num_embeddings=1024,
+            additional_embeddings=0, time_embed_act_fn="gelu", norm_in_type="layer", encoder_hid_proj_type=None,
+            added_emb_type=None, time_embed_dim=4096, embedding_proj_dim=768, clip_embed_dim=2048)),
+        ("shap-e-img2img", "perturbed: openai/shap-e-img2img prior config (PRIOR_IMAGE_CONFIG: 8 heads of 128, "
+         "layer-normed image embedding projection)", dict(
+            num_attention_heads=8, attention_head_dim=128, num_layers=24, embedding_dim=1024, num_embeddings=1024,
+            additional_embeddings=0, time_embed_act_fn="gelu", norm_in_type="layer", embedding_proj_norm_type="layer",
+            encoder_hid_proj_type=None, added_emb_type=None, time_embed_dim=4096, embedding_proj_dim=1024,
+            clip_embed_dim=2048)),
+        ("small", "perturbed: small sizes", dict(
+            num_attention_heads=2, attention_head_dim=4, num_layers=2, embedding_dim=6, num_embeddings=5,
+            additional_embeddings=4)),
+        ("p1", "perturbed: every optional module on (norm_in, embedding_proj_norm), separate time / projection / "
+         "clip widths", dict(
+            num_attention_heads=3, attention_head_dim=5, num_layers=3, embedding_dim=7, num_embeddings=6,
+            additional_embeddings=2, norm_in_type="layer", embedding_proj_norm_type="layer", time_embed_dim=11,
+            embedding_proj_dim=9, clip_embed_dim=13)),
+        ("p2", "perturbed: every optional module off (no encoder_hidden_states_proj, no prd token), one layer",
+         dict(num_attention_heads=4, attention_head_dim=2, num_layers=1, embedding_dim=10, num_embeddings=3,
+              additional_embeddings=1, encoder_hid_proj_type=None, added_emb_type=None, time_embed_dim=6,
+              clip_embed_dim=5)),
+    ],
+    "DiTTransformer2DModel": [
+        ("default", "default", {}),
+        ("xl-2-256", "real: facebook/DiT-XL-2-256 transformer config (DiT-XL/2 at 256px: 32x32 latents, learned "
+         "sigma out_channels 8; released with _class_name Transformer2DModel, which diffusers remaps to this class "
+         "for norm_type ada_norm_zero)", dict(sample_size=32, out_channels=8)),
+        ("xl-2-512", "real: facebook/DiT-XL-2-512 transformer config (DiT-XL/2 at 512px: 64x64 latents, out_channels "
+         "8; released as Transformer2DModel too)", dict(sample_size=64, out_channels=8)),
+        ("small", "perturbed: small sizes", dict(num_attention_heads=2, attention_head_dim=8, num_layers=2,
+                                                 sample_size=8, num_embeds_ada_norm=10)),
+        ("p1", "perturbed: geglu feed-forward, affine ff norm, no attention bias, patch 1, 5 in / 3 out channels, "
+         "three heads of 4, 7 classes", dict(num_attention_heads=3, attention_head_dim=4, num_layers=3, in_channels=5,
+                                       out_channels=3, patch_size=1, sample_size=6, num_embeds_ada_norm=7,
+                                       activation_fn="geglu", norm_elementwise_affine=True, attention_bias=False)),
+        ("p2", "perturbed: swiglu feed-forward, patch 4, one layer, out_channels None", dict(
+            num_attention_heads=4, attention_head_dim=3, num_layers=1, in_channels=3, patch_size=4, sample_size=8,
+            num_embeds_ada_norm=3, activation_fn="swiglu")),
+        ("p3", "perturbed: plain gelu feed-forward, no layers", dict(
+            num_attention_heads=1, attention_head_dim=12, num_layers=0, in_channels=2, out_channels=6, sample_size=4,
+            num_embeds_ada_norm=5, activation_fn="gelu")),
+        ("p4", "perturbed: geglu-approximate feed-forward, affine ff norm", dict(
+            num_attention_heads=2, attention_head_dim=10, num_layers=2, in_channels=4, out_channels=4, sample_size=4,
+            num_embeds_ada_norm=12, activation_fn="geglu-approximate", norm_elementwise_affine=True)),
+        ("p5", "perturbed: linear-silu feed-forward, patch 3", dict(
+            num_attention_heads=2, attention_head_dim=4, num_layers=2, in_channels=1, patch_size=3, sample_size=9,
+            num_embeds_ada_norm=2, activation_fn="linear-silu")),
+    ],
+    "Transformer2DModel": [
+        ("default", "default (with the keys DiT's patched layout needs: in_channels 4, patch_size 2, sample_size 32, "
+         "norm_type ada_norm_zero, num_embeds_ada_norm 1000; the class defaults set no input kind and cannot build)",
+         dict(in_channels=4, patch_size=2, sample_size=32, norm_type="ada_norm_zero", num_embeds_ada_norm=1000)),
+        ("dit-xl-2-256", "real: facebook/DiT-XL-2-256 transformer config as released (_class_name Transformer2DModel, "
+         "scripts/convert_dit_to_diffusers.py's arguments; diffusers loads it as DiTTransformer2DModel)", dict(
+            sample_size=32, num_layers=28, attention_head_dim=72, in_channels=4, out_channels=8, patch_size=2,
+            attention_bias=True, num_attention_heads=16, activation_fn="gelu-approximate", num_embeds_ada_norm=1000,
+            norm_type="ada_norm_zero", norm_elementwise_affine=False)),
+        ("dit-xl-2-512", "real: facebook/DiT-XL-2-512 transformer config as released (Transformer2DModel, 64x64 "
+         "latents)", dict(
+            sample_size=64, num_layers=28, attention_head_dim=72, in_channels=4, out_channels=8, patch_size=2,
+            attention_bias=True, num_attention_heads=16, activation_fn="gelu-approximate", num_embeds_ada_norm=1000,
+            norm_type="ada_norm_zero", norm_elementwise_affine=False)),
+        ("small", "perturbed: small DiT-style sizes", dict(
+            num_attention_heads=2, attention_head_dim=8, num_layers=2, in_channels=4, out_channels=8, patch_size=2,
+            sample_size=8, num_embeds_ada_norm=10, norm_type="ada_norm_zero", norm_elementwise_affine=False,
+            activation_fn="gelu-approximate", attention_bias=True)),
+        ("p1", "perturbed: ada_norm_zero with cross-attention (only_cross_attention), a caption projection, the class "
+         "default geglu and affine norms, out_channels None", dict(
+            num_attention_heads=3, attention_head_dim=4, num_layers=2, in_channels=3, patch_size=1, sample_size=4,
+            num_embeds_ada_norm=6, norm_type="ada_norm_zero", cross_attention_dim=10, only_cross_attention=True,
+            caption_channels=7)),
+        ("p2", "perturbed: ada_norm_zero with double self-attention, swiglu, attention bias, patch 4", dict(
+            num_attention_heads=2, attention_head_dim=6, num_layers=1, in_channels=2, out_channels=5, patch_size=4,
+            sample_size=8, num_embeds_ada_norm=4, norm_type="ada_norm_zero", double_self_attention=True,
+            activation_fn="swiglu", attention_bias=True, norm_elementwise_affine=False)),
+        ("p3", "perturbed: ada_norm_zero with plain cross-attention, gelu", dict(
+            num_attention_heads=2, attention_head_dim=6, num_layers=3, in_channels=4, patch_size=2, sample_size=4,
+            num_embeds_ada_norm=9, norm_type="ada_norm_zero", cross_attention_dim=6, activation_fn="gelu")),
+        ("x1", "perturbed: continuous input (a UNet-style transformer, no patches: outside the formula, structural "
+         "check)", dict(in_channels=8, num_attention_heads=2, attention_head_dim=4, norm_num_groups=4,
+                        cross_attention_dim=6)),
+        ("x2", "perturbed: PixArt-alpha-style ada_norm_single patched input (outside this formula: structural check)",
+         dict(in_channels=4, out_channels=8, patch_size=2, sample_size=8, norm_type="ada_norm_single",
+              num_attention_heads=2, attention_head_dim=4, num_layers=2, cross_attention_dim=8, caption_channels=6,
+              activation_fn="gelu-approximate", norm_elementwise_affine=False, attention_bias=True)),
+    ],
+    "LatteTransformer3DModel": [
+        ("default", "default (with the required keys in_channels 4, patch_size 2 and caption_channels 4096: the class "
+         "defaults None cannot build)", dict(in_channels=4, patch_size=2, caption_channels=4096)),
+        ("latte-1", "real: maxin-cn/Latte-1 transformer config (text-to-video, PixArt-alpha 512 sizes: 28 spatial + "
+         "28 temporal blocks of 1152, T5 4096 captions, ada_norm_single, learned sigma out_channels 8)", dict(
+            num_attention_heads=16, attention_head_dim=72, in_channels=4, out_channels=8, num_layers=28,
+            cross_attention_dim=1152, attention_bias=True, sample_size=64, patch_size=2,
+            activation_fn="gelu-approximate", num_embeds_ada_norm=1000, norm_type="ada_norm_single",
+            norm_elementwise_affine=False, norm_eps=1e-6, caption_channels=4096, video_length=16)),
+        ("small", "perturbed: small Latte-1-style sizes (ada_norm_single, cross-attention)", dict(
+            num_attention_heads=2, attention_head_dim=8, in_channels=4, out_channels=8, num_layers=2,
+            cross_attention_dim=16, attention_bias=True, sample_size=8, patch_size=2,
+            activation_fn="gelu-approximate", num_embeds_ada_norm=1000, norm_type="ada_norm_single",
+            norm_elementwise_affine=False, caption_channels=12, video_length=4)),
+        ("p1", "perturbed: layer_norm blocks with affine norms and cross-attention, geglu, no attention bias, "
+         "out_channels None, patch 1", dict(
+            num_attention_heads=3, attention_head_dim=4, in_channels=3, num_layers=2, cross_attention_dim=10,
+            sample_size=4, patch_size=1, caption_channels=7, video_length=3)),
+        ("p2", "perturbed: ada_norm_zero blocks (class-label embedders per block), no cross-attention, swiglu, "
+         "attention bias", dict(
+            num_attention_heads=2, attention_head_dim=6, in_channels=2, out_channels=6, num_layers=1, sample_size=8,
+            patch_size=4, caption_channels=9, norm_type="ada_norm_zero", num_embeds_ada_norm=11,
+            activation_fn="swiglu", attention_bias=True, norm_elementwise_affine=False)),
+        ("p3", "perturbed: ada_norm blocks (timestep embedding tables) with cross-attention, linear-silu, affine ff "
+         "norm", dict(
+            num_attention_heads=2, attention_head_dim=4, in_channels=4, out_channels=3, num_layers=3,
+            cross_attention_dim=5, sample_size=4, patch_size=2, caption_channels=6, norm_type="ada_norm",
+            num_embeds_ada_norm=7, activation_fn="linear-silu")),
+        ("p4", "perturbed: layer_norm_i2vgen blocks (no ff norm) with cross-attention, gelu", dict(
+            num_attention_heads=1, attention_head_dim=8, in_channels=5, num_layers=2, cross_attention_dim=4,
+            sample_size=6, patch_size=3, caption_channels=8, norm_type="layer_norm_i2vgen", activation_fn="gelu")),
+        ("p5", "perturbed: ada_norm_single blocks without cross-attention (the spatial blocks keep norm2), affine "
+         "norms, geglu-approximate, one layer, patch 8", dict(
+            num_attention_heads=2, attention_head_dim=6, in_channels=4, out_channels=2, num_layers=1, sample_size=16,
+            patch_size=8, caption_channels=5, norm_type="ada_norm_single", norm_elementwise_affine=True,
+            activation_fn="geglu-approximate", video_length=2)),
+        ("p6", "perturbed: ada_norm_single, no layers", dict(
+            num_attention_heads=2, attention_head_dim=4, in_channels=4, num_layers=0, sample_size=4, patch_size=2,
+            caption_channels=6, norm_type="ada_norm_single", cross_attention_dim=8)),
+    ],
+    "VQModel": [
+        ("default", "default", {}),
+        ("kandinsky22-movq", "perturbed: Kandinsky 2.1 / 2.2 MoVQ (kandinsky-community/kandinsky-2-2-decoder movq/, "
+         "scripts/convert_kandinsky_movq_to_diffusers.py): spatial-norm decoder, 16384 codes of 4", dict(
+            in_channels=3, out_channels=3, latent_channels=4, norm_type="spatial", num_vq_embeddings=16384,
+            block_out_channels=[128, 256, 256, 512], vq_embed_dim=4, layers_per_block=2,
+            down_block_types=["DownEncoderBlock2D", "DownEncoderBlock2D", "DownEncoderBlock2D", "AttnDownEncoderBlock2D"],
+            up_block_types=["AttnUpDecoderBlock2D", "UpDecoderBlock2D", "UpDecoderBlock2D", "UpDecoderBlock2D"])),
+        ("ldm-vq-f4", "perturbed: LDM VQ-f4 (the vqvae/config.json of CompVis's converted LDM pipelines such as "
+         "ldm-celebahq-256): three blocks, 3 latent channels, 8192 codes", dict(
+            block_out_channels=[128, 256, 512], layers_per_block=2, latent_channels=3, num_vq_embeddings=8192,
+            down_block_types=["DownEncoderBlock2D"] * 3, up_block_types=["UpDecoderBlock2D"] * 3, sample_size=256)),
+        ("vq-diffusion", "perturbed: VQ-Diffusion-style PatchVQGAN as scripts/convert_vq_diffusion_to_diffusers.py builds "
+         "it (ch 128, ch_mult 1,1,2,2,4, attention at the last level, 256 latent channels, 4096 codes of 128; sizes "
+         "not checked against microsoft/vq-diffusion-ithq's config.json)", dict(
+            block_out_channels=[128, 128, 256, 256, 512], layers_per_block=2, latent_channels=256,
+            num_vq_embeddings=4096, vq_embed_dim=128, norm_num_groups=32,
+            down_block_types=["DownEncoderBlock2D"] * 4 + ["AttnDownEncoderBlock2D"],
+            up_block_types=["AttnUpDecoderBlock2D"] + ["UpDecoderBlock2D"] * 4)),
+        ("small", "perturbed: small sizes", dict(block_out_channels=[32, 64], layers_per_block=1, latent_channels=4,
+                                                 num_vq_embeddings=16, down_block_types=["DownEncoderBlock2D"] * 2,
+                                                 up_block_types=["UpDecoderBlock2D"] * 2)),
+        ("p1", "perturbed: spatial-norm decoder with attention blocks and vq_embed_dim unlike the latent, two layers",
+         dict(block_out_channels=[32, 64, 96], layers_per_block=2, latent_channels=5, vq_embed_dim=7,
+              num_vq_embeddings=11, norm_type="spatial", in_channels=4, out_channels=2,
+              down_block_types=["AttnDownEncoderBlock2D", "DownEncoderBlock2D", "AttnDownEncoderBlock2D"],
+              up_block_types=["UpDecoderBlock2D", "AttnUpDecoderBlock2D", "AttnUpDecoderBlock2D"])),
+        ("p2", "perturbed: no mid-block attention, spatial norm, one block of three layers", dict(
+            block_out_channels=[32], layers_per_block=3, latent_channels=2, num_vq_embeddings=9, norm_type="spatial",
+            mid_block_add_attention=False)),
+        ("p3", "perturbed: group norm of 8, no mid-block attention, attention in every block, widening blocks", dict(
+            block_out_channels=[8, 16, 24, 40], layers_per_block=1, norm_num_groups=8, latent_channels=6,
+            vq_embed_dim=3, num_vq_embeddings=5, mid_block_add_attention=False,
+            down_block_types=["AttnDownEncoderBlock2D"] * 4, up_block_types=["AttnUpDecoderBlock2D"] * 4)),
     ],
     "AutoencoderKLWan": [
         ("default", "default", {}),
