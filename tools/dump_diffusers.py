@@ -2489,6 +2489,570 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
             vq_embed_dim=3, num_vq_embeddings=5, mid_block_add_attention=False,
             down_block_types=["AttnDownEncoderBlock2D"] * 4, up_block_types=["AttnUpDecoderBlock2D"] * 4)),
     ],
+    "Ideogram4Transformer2DModel": [
+        # = ideogram-ai/ideogram-v4 (also -fp8): transformer/ and unconditional_transformer/ are both the class
+        # defaults (emb_dim 4608 = 18 x 256, 34 layers, intermediate 12288, adaln 512, Qwen3-VL features 53248)
+        ("default", "default", {}),
+        ("small", "perturbed: small sizes", dict(
+            in_channels=8, num_layers=2, attention_head_dim=8, num_attention_heads=2, intermediate_size=24,
+            adaln_dim=12, llm_features_dim=20, mrope_section=[2, 1, 1])),
+        ("p1", "perturbed: five heads of 6, odd intermediate, adaln and text-feature widths, three layers", dict(
+            in_channels=12, num_layers=3, attention_head_dim=6, num_attention_heads=5, intermediate_size=17,
+            adaln_dim=7, llm_features_dim=33, mrope_section=[1, 1, 1])),
+        ("p2", "perturbed: one head, adaln wider than the model, text features narrower than it, one layer", dict(
+            in_channels=3, num_layers=1, attention_head_dim=4, num_attention_heads=1, intermediate_size=40,
+            adaln_dim=30, llm_features_dim=5, mrope_section=[1, 0, 1])),
+        ("p3", "perturbed: no transformer blocks (embedders and final layer alone)", dict(
+            in_channels=5, num_layers=0, attention_head_dim=10, num_attention_heads=3, intermediate_size=9,
+            adaln_dim=11, llm_features_dim=14, mrope_section=[2, 2, 1])),
+    ],
+    "ErnieImageTransformer2DModel": [
+        ("default", "default", {}),
+        ("ernie-image", "perturbed: baidu/ERNIE-Image transformer config (also ERNIE-Image-Turbo's: hidden 4096, "
+         "32 heads, 36 layers, ffn 12288, text_in_dim 3072)", dict(
+            hidden_size=4096, num_attention_heads=32, num_layers=36, ffn_hidden_size=12288, in_channels=128,
+            out_channels=128, patch_size=1, text_in_dim=3072, rope_theta=256, rope_axes_dim=[32, 48, 48],
+            eps=1e-6, qk_layernorm=True)),
+        ("small", "perturbed: small sizes", dict(
+            hidden_size=16, num_attention_heads=2, num_layers=2, ffn_hidden_size=24, in_channels=8,
+            out_channels=8, text_in_dim=12, rope_axes_dim=[2, 2, 4])),
+        ("p1", "perturbed: text width = hidden (no text_proj), patch 2, out channels other than in, hidden not "
+         "divisible by the heads (20 // 3 = 6: attention inner width 18)", dict(
+            hidden_size=20, num_attention_heads=3, num_layers=3, ffn_hidden_size=11, in_channels=6,
+            out_channels=4, patch_size=2, text_in_dim=20, rope_axes_dim=[2, 2, 2])),
+        ("p2", "perturbed: patch 3, one head, ffn narrower than hidden, one layer", dict(
+            hidden_size=12, num_attention_heads=1, num_layers=1, ffn_hidden_size=7, in_channels=5,
+            out_channels=2, patch_size=3, text_in_dim=10, rope_axes_dim=[4, 4, 4])),
+        ("p3", "perturbed: no layers, text wider than hidden", dict(
+            hidden_size=8, num_attention_heads=4, num_layers=0, ffn_hidden_size=16, in_channels=3,
+            out_channels=3, patch_size=1, text_in_dim=30, rope_axes_dim=[0, 0, 2])),
+    ],
+    "I2VGenXLUNet": [
+        ("default", "default", {}),
+        ("i2vgenxl", "perturbed: ali-vilab/i2vgen-xl unet config (the class defaults, as convert_i2vgen_to_diffusers.py "
+         "builds it, sample_size 32)", dict(sample_size=32)),
+        ("small", "perturbed: small sizes, two blocks", dict(
+            block_out_channels=[8, 16], layers_per_block=1, norm_num_groups=4, cross_attention_dim=12,
+            attention_head_dim=2, sample_size=8, down_block_types=["CrossAttnDownBlock3D", "DownBlock3D"],
+            up_block_types=["UpBlock3D", "CrossAttnUpBlock3D"])),
+        ("p1", "perturbed: three blocks of uneven widths, three layers per block, up block types not the down ones "
+         "reversed, in/out channels (conv_in takes 2 x in_channels, the image-latent encoders scale with it), "
+         "num_attention_heads set (the class ignores it)", dict(
+            block_out_channels=[8, 24, 16], layers_per_block=3, norm_num_groups=4, cross_attention_dim=20,
+            attention_head_dim=4, in_channels=5, out_channels=3, num_attention_heads=3,
+            down_block_types=["CrossAttnDownBlock3D", "CrossAttnDownBlock3D", "CrossAttnDownBlock3D"],
+            up_block_types=["CrossAttnUpBlock3D", "UpBlock3D", "CrossAttnUpBlock3D"])),
+        ("p2", "perturbed: widths not divisible by the head count, cross-attention only at the low resolution, "
+         "in_channels 3", dict(
+            block_out_channels=[12, 20], layers_per_block=2, norm_num_groups=4, cross_attention_dim=6,
+            attention_head_dim=8, in_channels=3, down_block_types=["DownBlock3D", "CrossAttnDownBlock3D"],
+            up_block_types=["CrossAttnUpBlock3D", "CrossAttnUpBlock3D"])),
+        ("p3", "perturbed: one block (no samplers), cross-attention, one head, in_channels 2", dict(
+            block_out_channels=[16], layers_per_block=2, norm_num_groups=8, cross_attention_dim=10,
+            attention_head_dim=1, in_channels=2, out_channels=6, down_block_types=["CrossAttnDownBlock3D"],
+            up_block_types=["CrossAttnUpBlock3D"])),
+        ("p4", "perturbed: four blocks without cross-attention (the mid block keeps its transformers)", dict(
+            block_out_channels=[4, 8, 8, 12], layers_per_block=1, norm_num_groups=2, cross_attention_dim=9,
+            attention_head_dim=2, down_block_types=["DownBlock3D"] * 4, up_block_types=["UpBlock3D"] * 4)),
+    ],
+    "Kandinsky3UNet": [
+        ("default", "default", {}),
+        ("k3", "perturbed: kandinsky-community/kandinsky-3 unet config (and kandinsky-3 inpainting's, in_channels "
+         "aside: the class defaults, which convert_kandinsky3_unet.py builds)", {}),
+        ("small", "perturbed: small sizes, four levels", dict(
+            in_channels=4, time_embedding_dim=12, groups=2, attention_head_dim=4, layers_per_block=1,
+            block_out_channels=[8, 16, 16, 32], cross_attention_dim=8, encoder_hid_dim=6)),
+        ("p1", "perturbed: three levels (the fixed attention pattern zips to the first three going down and the "
+         "last three reversed going up), two blocks per level, in_channels 3, uneven widths", dict(
+            in_channels=3, time_embedding_dim=10, groups=2, attention_head_dim=2, layers_per_block=2,
+            block_out_channels=[12, 20, 8], cross_attention_dim=6, encoder_hid_dim=5)),
+        ("p2", "perturbed: five levels (only four blocks each way are built), three blocks per level", dict(
+            in_channels=2, time_embedding_dim=8, groups=1, attention_head_dim=3, layers_per_block=3,
+            block_out_channels=[4, 6, 10, 8, 14], cross_attention_dim=9, encoder_hid_dim=7)),
+        ("p3", "perturbed: two levels, one block per level (the up block's only ResNet keeps its input width)", dict(
+            in_channels=5, time_embedding_dim=6, groups=1, attention_head_dim=4, layers_per_block=1,
+            block_out_channels=[6, 14], cross_attention_dim=12, encoder_hid_dim=3)),
+        ("p4", "perturbed: one level (no samplers; the up block still has attention)", dict(
+            in_channels=4, time_embedding_dim=7, groups=2, attention_head_dim=2, layers_per_block=4,
+            block_out_channels=[8], cross_attention_dim=5, encoder_hid_dim=9)),
+    ],
+    "AceStepTransformer1DModel": [
+        ("default", "default", {}),  # = ACE-Step v1.5 2B DiT (turbo / base / sft share it)
+        ("v15_turbo", "perturbed: ACE-Step/Ace-Step1.5 acestep-v15-turbo transformer as scripts/"
+         "convert_ace_step_to_diffusers.py writes it (2048 wide, 24 layers, 16 heads / 8 kv heads of 128, "
+         "alternating sliding / full layer_types; acestep-v15-base and -sft have the same sizes)", dict(
+            hidden_size=2048, intermediate_size=6144, num_hidden_layers=24, num_attention_heads=16,
+            num_key_value_heads=8, head_dim=128, in_channels=192, audio_acoustic_hidden_dim=64, patch_size=2,
+            sliding_window=128, layer_types=["sliding_attention", "full_attention"] * 12, is_turbo=True,
+            model_version="turbo")),
+        ("v15_xl_turbo", "perturbed: ACE-Step/acestep-v15-xl-turbo-diffusers transformer (2560 wide, 9728 MLP, "
+         "32 layers, 32 heads / 8 kv heads of 128, a 2048-wide condition encoder; the XL base and sft "
+         "releases have the same sizes)", dict(
+            hidden_size=2560, intermediate_size=9728, num_hidden_layers=32, num_attention_heads=32,
+            num_key_value_heads=8, head_dim=128, in_channels=192, audio_acoustic_hidden_dim=64, patch_size=2,
+            sliding_window=128, layer_types=["sliding_attention", "full_attention"] * 16, encoder_hidden_size=2048,
+            is_turbo=True)),
+        ("small", "perturbed: small sizes (diffusers' tests)", dict(
+            hidden_size=16, intermediate_size=32, num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1,
+            head_dim=8, in_channels=12, audio_acoustic_hidden_dim=4)),
+        ("p1", "perturbed: attention biases, patch 3, heads x head_dim != hidden, no GQA, odd layer count, "
+         "explicit all-full layer_types, narrower condition encoder", dict(
+            hidden_size=20, intermediate_size=28, num_hidden_layers=3, num_attention_heads=3, num_key_value_heads=3,
+            head_dim=6, in_channels=7, audio_acoustic_hidden_dim=5, patch_size=3, attention_bias=True,
+            layer_types=["full_attention"] * 3, encoder_hidden_size=10)),
+        ("p2", "perturbed: patch 1, one layer, 4 heads / 2 kv heads of 4, wider condition encoder", dict(
+            hidden_size=24, intermediate_size=40, num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=2,
+            head_dim=4, in_channels=9, audio_acoustic_hidden_dim=3, patch_size=1, sliding_window=4,
+            encoder_hidden_size=32)),
+    ],
+    "StableAudio3DiTModel": [
+        ("default", "default", {}),  # = stable-audio-3-medium's DiT
+        ("medium", "perturbed: stabilityai/stable-audio-3-medium DiT (and -medium-base; Stability-AI/stable-audio-3 "
+         "dit_mlx_medium.py: 1536 wide, 24 layers, 24 heads of 64, differential attention, 64 memory tokens) as "
+         "diffusers' stable_audio3 conversion infers it; it equals the class defaults", dict(
+            io_channels=256, patch_size=1, embed_dim=1536, depth=24, num_heads=24, cond_token_dim=768,
+            global_cond_dim=768, local_add_cond_dim=257, timestep_features_dim=256, ff_mult=4.0,
+            num_memory_tokens=64, use_differential_attention=True)),
+        ("small_music", "perturbed: stabilityai/stable-audio-3-small-music DiT (and -small-sfx, same sizes; "
+         "Stability-AI/stable-audio-3 dit_mlx.py: 1024 wide, 20 layers, 16 heads of 64, standard attention)", dict(
+            io_channels=256, patch_size=1, embed_dim=1024, depth=20, num_heads=16, cond_token_dim=768,
+            global_cond_dim=768, local_add_cond_dim=257, timestep_features_dim=256, ff_mult=4.0,
+            num_memory_tokens=64, use_differential_attention=False)),
+        ("small", "perturbed: small sizes, differential attention", dict(
+            io_channels=8, embed_dim=32, depth=2, num_heads=4, cond_token_dim=16, global_cond_dim=12,
+            local_add_cond_dim=5, timestep_features_dim=16, ff_mult=2, num_memory_tokens=3)),
+        ("p1", "perturbed: patch 3, no memory tokens, fractional ff_mult, odd rotary width (heads of 10)", dict(
+            io_channels=5, patch_size=3, embed_dim=30, depth=3, num_heads=3, cond_token_dim=7, global_cond_dim=9,
+            local_add_cond_dim=4, timestep_features_dim=12, ff_mult=2.5, num_memory_tokens=0,
+            use_differential_attention=True)),
+        ("p2", "perturbed: patch 2, standard attention, embed not a multiple of the heads, ff_mult 1.5, "
+         "one memory token", dict(
+            io_channels=6, patch_size=2, embed_dim=50, depth=1, num_heads=4, cond_token_dim=11, global_cond_dim=3,
+            local_add_cond_dim=2, timestep_features_dim=10, ff_mult=1.5, num_memory_tokens=1,
+            use_differential_attention=False)),
+    ],
+    "LuminaNextDiT2DModel": [
+        ("default", "default (with the required key num_kv_heads 8: the class default None cannot build the "
+         "qk LayerNorms across kv heads that qk_norm True asks for)", dict(num_kv_heads=8)),
+        ("sft", "real: Alpha-VLLM/Lumina-Next-SFT-diffusers transformer config (Lumina-Next-SFT 2B, "
+         "scripts/convert_lumina_to_diffusers.py; Gemma-2B caption features)", dict(
+            sample_size=128, patch_size=2, in_channels=4, hidden_size=2304, num_layers=24, num_attention_heads=32,
+            num_kv_heads=8, multiple_of=256, ffn_dim_multiplier=None, norm_eps=1e-05, learn_sigma=True, qk_norm=True,
+            cross_attention_dim=2048, scaling_factor=1.0)),
+        ("small", "perturbed: small sizes", dict(
+            sample_size=16, hidden_size=32, num_layers=2, num_attention_heads=4, num_kv_heads=2, multiple_of=16,
+            cross_attention_dim=12, in_channels=4)),
+        ("p1", "perturbed: no qk norm with num_kv_heads None (full multi-head k/v), no learned sigma, "
+         "ffn_dim_multiplier 1.3, patch 1", dict(
+            sample_size=8, hidden_size=48, num_layers=3, num_attention_heads=4, num_kv_heads=None, qk_norm=False,
+            learn_sigma=False, multiple_of=16, ffn_dim_multiplier=1.3, patch_size=1, in_channels=5,
+            cross_attention_dim=10)),
+        ("p2", "perturbed: width above 1024 (the time embedding and modulation inputs cap at 1024), "
+         "ffn_dim_multiplier 0.25, four heads per kv group", dict(
+            sample_size=8, hidden_size=1056, num_layers=1, num_attention_heads=8, num_kv_heads=2, multiple_of=64,
+            ffn_dim_multiplier=0.25, cross_attention_dim=6, in_channels=3)),
+        ("p3", "perturbed: single kv head, patch 3, no learned sigma, qk norm", dict(
+            sample_size=9, hidden_size=48, num_layers=2, num_attention_heads=3, num_kv_heads=1, multiple_of=32,
+            patch_size=3, in_channels=2, learn_sigma=False, cross_attention_dim=20)),
+    ],
+    "PRXTransformer2DModel": [
+        ("default", "default", {}),  # = Photoroom/prx-256-t2i, -512-t2i(-sft, -distilled), prx-1024-t2i-beta (Flux VAE)
+        ("dc-ae", "real: Photoroom/prx-512-t2i-dc-ae transformer config (DC-AE latents: 32 channels, patch 1; "
+         "scripts/convert_prx_to_diffusers.py PRXDCAE)", dict(in_channels=32, patch_size=1)),
+        ("pixel", "real: Photoroom/prxpixel-t2i transformer config (the ~7B pixel-space PRXPixel: RGB patches of 16 "
+         "through a 768 bottleneck, resolution embedding, Qwen3-VL-Embedding-2B features; "
+         "scripts/convert_prx_to_diffusers.py PRXPixel)", dict(
+            in_channels=3, patch_size=16, context_in_dim=2048, hidden_size=3584, mlp_ratio=3.5, num_heads=28,
+            depth=24, axes_dim=[64, 64], bottleneck_size=768, resolution_embeds=True)),
+        ("small", "perturbed: small sizes", dict(
+            in_channels=4, patch_size=2, context_in_dim=12, hidden_size=32, num_heads=2, depth=2, axes_dim=[8, 8])),
+        ("p1", "perturbed: bottleneck and resolution embedding, mlp_ratio 2.7 (truncated width), patch 3", dict(
+            in_channels=5, patch_size=3, context_in_dim=7, hidden_size=36, mlp_ratio=2.7, num_heads=3, depth=3,
+            axes_dim=[6, 6], bottleneck_size=10, resolution_embeds=True)),
+        ("p2", "perturbed: bottleneck without resolution embedding, no blocks, mlp_ratio 1, patch 1", dict(
+            in_channels=6, patch_size=1, context_in_dim=9, hidden_size=24, mlp_ratio=1.0, num_heads=4, depth=0,
+            axes_dim=[2, 4], bottleneck_size=30)),
+        ("p3", "perturbed: resolution embedding without bottleneck, three rope axes, one block, mlp_ratio 5", dict(
+            in_channels=3, patch_size=2, context_in_dim=5, hidden_size=40, mlp_ratio=5.0, num_heads=5, depth=1,
+            axes_dim=[2, 2, 4], resolution_embeds=True)),
+    ],
+    "OvisImageTransformer2DModel": [
+        ("default", "default", {}),  # = AIDC-AI/Ovis-Image-7B transformer (6 double, 27 single blocks, Qwen3 2048)
+        ("small", "perturbed: small sizes (FLUX's small blocks)", dict(
+            {k: v for k, v in _FLUX_SMALL.items() if k != "pooled_projection_dim"})),
+        ("p1", "perturbed: out_channels, patch 2", dict(
+            num_layers=1, num_single_layers=2, attention_head_dim=6, num_attention_heads=3, joint_attention_dim=20,
+            in_channels=12, out_channels=5, patch_size=2, axes_dims_rope=[2, 2, 2])),
+        ("p2", "perturbed: no double blocks, out_channels None", dict(
+            num_layers=0, num_single_layers=2, attention_head_dim=4, num_attention_heads=4, joint_attention_dim=8,
+            in_channels=4, out_channels=None, axes_dims_rope=[2, 0, 2])),
+        ("p3", "perturbed: no single blocks, patch 3", dict(
+            num_layers=2, num_single_layers=0, attention_head_dim=4, num_attention_heads=5, joint_attention_dim=7,
+            in_channels=6, out_channels=9, patch_size=3, axes_dims_rope=[2, 2, 0])),
+    ],
+    "EasyAnimateTransformer3DModel": [
+        ("default", "default (with the required keys in_channels 16, out_channels 16 and patch_size 2: the class "
+         "defaults None cannot build)", dict(in_channels=16, out_channels=16, patch_size=2)),
+        ("v51_12b", "perturbed: alibaba-pai/EasyAnimateV5.1-12b-zh(-diffusers) transformer config (text-to-video, "
+         "48 MMDiT blocks of width 3072, Qwen2-VL text states through an RMSNorm)", dict(
+            num_attention_heads=48, attention_head_dim=64, in_channels=16, out_channels=16, patch_size=2,
+            num_layers=48, mmdit_layers=48, time_embed_dim=512, add_norm_text_encoder=True, text_embed_dim=3584,
+            text_embed_dim_t5=None, after_norm=False, enable_text_attention_mask=True,
+            add_noise_in_inpaint_model=True)),
+        ("v51_12b_inp", "perturbed: alibaba-pai/EasyAnimateV5.1-12b-zh-InP(-diffusers) transformer config (latents + "
+         "mask + masked-video latents: in_channels 33)", dict(
+            num_attention_heads=48, attention_head_dim=64, in_channels=33, out_channels=16, patch_size=2,
+            num_layers=48, mmdit_layers=48, time_embed_dim=512, add_norm_text_encoder=True, text_embed_dim=3584,
+            after_norm=False, enable_text_attention_mask=True, add_noise_in_inpaint_model=True)),
+        ("v51_12b_control", "perturbed: alibaba-pai/EasyAnimateV5.1-12b-zh-Control(-diffusers) transformer config "
+         "(latents + control + reference latents: in_channels 48)", dict(
+            num_attention_heads=48, attention_head_dim=64, in_channels=48, out_channels=16, patch_size=2,
+            num_layers=48, mmdit_layers=48, time_embed_dim=512, add_norm_text_encoder=True, text_embed_dim=3584,
+            after_norm=False, enable_text_attention_mask=True, add_noise_in_inpaint_model=True)),
+        ("v51_7b", "perturbed: alibaba-pai/EasyAnimateV5.1-7b-zh(-diffusers) transformer config (36 blocks, the "
+         "first 18 MMDiT, the rest one shared stream)", dict(
+            num_attention_heads=48, attention_head_dim=64, in_channels=16, out_channels=16, patch_size=2,
+            num_layers=36, mmdit_layers=18, time_embed_dim=512, add_norm_text_encoder=True, text_embed_dim=3584,
+            after_norm=False, enable_text_attention_mask=True, add_noise_in_inpaint_model=True)),
+        ("small", "perturbed: small sizes, two MMDiT blocks", dict(
+            num_attention_heads=2, attention_head_dim=8, in_channels=4, out_channels=4, patch_size=2, num_layers=2,
+            mmdit_layers=2, time_embed_dim=12, text_embed_dim=10)),
+        ("p1", "perturbed: normed text projections with a second (T5) text input (its RMSNorm is as wide as the "
+         "first text input), one MMDiT block of three, after_norm, patch 1, other out_channels", dict(
+            num_attention_heads=3, attention_head_dim=4, in_channels=5, out_channels=3, patch_size=1, num_layers=3,
+            mmdit_layers=1, time_embed_dim=7, add_norm_text_encoder=True, text_embed_dim=9, text_embed_dim_t5=11,
+            after_norm=True)),
+        ("p2", "perturbed: no MMDiT block, a plain second text projection, no elementwise-affine norms, GEGLU "
+         "feed-forwards, patch 3", dict(
+            num_attention_heads=2, attention_head_dim=6, in_channels=2, out_channels=5, patch_size=3, num_layers=2,
+            mmdit_layers=0, time_embed_dim=10, text_embed_dim=8, text_embed_dim_t5=13, norm_elementwise_affine=False,
+            activation_fn="geglu")),
+        ("p3", "perturbed: mmdit_layers above num_layers (every block MMDiT), SwiGLU feed-forwards, after_norm "
+         "without elementwise affine, one head", dict(
+            num_attention_heads=1, attention_head_dim=10, in_channels=3, out_channels=2, patch_size=2, num_layers=2,
+            mmdit_layers=5, time_embed_dim=6, text_embed_dim=4, after_norm=True, norm_elementwise_affine=False,
+            activation_fn="swiglu")),
+    ],
+    "AutoencoderKLMagvit": [
+        ("default", "default", {}),
+        ("v51", "perturbed: EasyAnimate V5 / V5.1 vae config written out (alibaba-pai/EasyAnimateV5.1-12b-zh vae, "
+         "the same in every V5.1 release: the class default structure)", dict(
+            in_channels=3, latent_channels=16, out_channels=3, block_out_channels=[128, 256, 512, 512],
+            down_block_types=["SpatialDownBlock3D", "SpatialTemporalDownBlock3D", "SpatialTemporalDownBlock3D",
+                              "SpatialTemporalDownBlock3D"],
+            up_block_types=["SpatialUpBlock3D", "SpatialTemporalUpBlock3D", "SpatialTemporalUpBlock3D",
+                            "SpatialTemporalUpBlock3D"],
+            layers_per_block=2, act_fn="silu", norm_num_groups=32, scaling_factor=0.7125, spatial_group_norm=True)),
+        ("small", "perturbed: small sizes, two levels", dict(
+            block_out_channels=[8, 16], down_block_types=["SpatialDownBlock3D", "SpatialTemporalDownBlock3D"],
+            up_block_types=["SpatialUpBlock3D", "SpatialTemporalUpBlock3D"], layers_per_block=1, norm_num_groups=4,
+            latent_channels=4)),
+        ("p1", "perturbed: three levels, two layers per block, other block types per level, in/out/latent channels, "
+         "no spatial group norm", dict(
+            block_out_channels=[4, 8, 12], down_block_types=["SpatialTemporalDownBlock3D", "SpatialDownBlock3D",
+                                                             "SpatialTemporalDownBlock3D"],
+            up_block_types=["SpatialTemporalUpBlock3D", "SpatialTemporalUpBlock3D", "SpatialUpBlock3D"],
+            layers_per_block=2, norm_num_groups=2, in_channels=4, out_channels=2, latent_channels=3,
+            spatial_group_norm=False)),
+        ("p2", "perturbed: five levels with repeated widths, three layers per block", dict(
+            block_out_channels=[8, 8, 16, 16, 24], down_block_types=["SpatialDownBlock3D"] * 5,
+            up_block_types=["SpatialTemporalUpBlock3D"] * 5, layers_per_block=3, norm_num_groups=8, in_channels=1,
+            out_channels=5, latent_channels=6)),
+        ("p3", "perturbed: one level (no down / up sampler)", dict(
+            block_out_channels=[6], down_block_types=["SpatialTemporalDownBlock3D"],
+            up_block_types=["SpatialUpBlock3D"], layers_per_block=1, norm_num_groups=2, latent_channels=2)),
+        ("p4", "perturbed: no layers per block (the encoder levels hold only their samplers, the decoder levels one "
+         "ResNet, so each upsampler keeps the level's input width), three levels", dict(
+            block_out_channels=[4, 8, 6], down_block_types=["SpatialDownBlock3D"] * 3,
+            up_block_types=["SpatialUpBlock3D"] * 3, layers_per_block=0, norm_num_groups=2, latent_channels=3)),
+    ],
+    "WanAnimate2Transformer3DModel": [
+        # = Wan-AI/Wan2.2-Animate-2-14B-Diffusers' transformer (Wan 2.1 I2V 14B in the original Wan names)
+        ("default", "default", {}),
+        ("small", "perturbed: small sizes", dict(
+            dim=32, ffn_dim=48, num_heads=2, num_layers=2, text_dim=12, freq_dim=16, in_dim=8, out_dim=4)),
+        ("p1", "perturbed: no CLIP image branch (no img_emb, no add_k/add_v), no cross-attention norm, patch "
+         "1 x 1 x 2, odd ffn", dict(
+            dim=36, ffn_dim=50, num_heads=3, num_layers=3, text_dim=7, freq_dim=10, in_dim=5, out_dim=3,
+            patch_size=(1, 1, 2), use_img_emb=False, cross_attn_norm=False)),
+        ("p2", "perturbed: one block, patch 2 x 3 x 2, image branch without cross-attention norm, out_dim > in_dim",
+         dict(dim=40, ffn_dim=24, num_heads=4, num_layers=1, text_dim=9, freq_dim=6, in_dim=3, out_dim=7,
+              patch_size=(2, 3, 2), use_img_emb=True, cross_attn_norm=False, refer_stride=2)),
+    ],
+    "BriaFibo2Transformer2DModel": [
+        # = briaai/fibo-2-turbo-merge's transformer (and the mopd checkpoint; scripts/convert_bria_fibo2_to_diffusers.py)
+        ("default", "default", {}),
+        ("small", "perturbed: small sizes", dict(
+            in_channels=4, dim=64, n_layers=3, n_refiner_layers=1, n_heads=2, cap_feat_dim=24,
+            injection_layer_ids=(1,), perceiver_num_layers=1, min_num_gist_tokens=4, max_num_gist_tokens=8,
+            gist_step=4, axes_dims=(8, 12, 12), axes_lens=(16, 16, 16))),
+        ("p1", "perturbed: width 300 (adaLN input capped at 256, ffn (300 * 8 // 3) // 64 * 64 = 768), 3 heads of "
+         "100, patch 1, no noise refiner, injection ids 0 2 7 (7 beyond the 3 blocks)", dict(
+            in_channels=5, patch_size=1, dim=300, n_layers=3, n_refiner_layers=0, n_heads=3, cap_feat_dim=11,
+            injection_layer_ids=(0, 2, 7), perceiver_num_layers=2, min_num_gist_tokens=3, max_num_gist_tokens=6,
+            gist_step=3, axes_dims=(32, 34, 34), axes_lens=(8, 8, 8))),
+        ("p2", "perturbed: no injection blocks, no Perceiver layers (queries and final norm only), patch 3, width "
+         "100 in 4 heads of 25 (ffn 256, not Z-Image's 266)", dict(
+            in_channels=3, patch_size=3, dim=100, n_layers=2, n_refiner_layers=2, n_heads=4, cap_feat_dim=9,
+            injection_layer_ids=(), perceiver_num_layers=0, min_num_gist_tokens=2, max_num_gist_tokens=5,
+            gist_step=1, axes_dims=(8, 8, 9), axes_lens=(8, 8, 8))),
+        ("p3", "perturbed: every block an injection block, three refiners, one head, odd gist count", dict(
+            in_channels=2, dim=48, n_layers=2, n_refiner_layers=3, n_heads=1, cap_feat_dim=13,
+            injection_layer_ids=(0, 1), perceiver_num_layers=3, min_num_gist_tokens=7, max_num_gist_tokens=7,
+            gist_step=7, axes_dims=(16, 16, 16), axes_lens=(8, 8, 8))),
+    ],
+    "CosmosControlNetModel": [
+        ("default", "default", {}),
+        ("transfer2.5-2b", "real: nvidia/Cosmos-Transfer2.5-2B controlnet (edge / depth / seg / blur share it; "
+         "scripts/convert_cosmos_to_diffusers.py CONTROLNET_CONFIGS): 4 blocks, 16 x 128 heads, SigLIP image "
+         "context 1152 -> 2048, Cosmos-Reason1 text projection 100352 -> 1024", dict(
+            n_controlnet_blocks=4, model_channels=2048, in_channels=130, latent_channels=18, num_attention_heads=16,
+            attention_head_dim=128, mlp_ratio=4.0, text_embed_dim=1024, adaln_lora_dim=256, patch_size=(1, 2, 2),
+            max_size=(128, 240, 240), rope_scale=(1.0, 3.0, 3.0), extra_pos_embed_type=None,
+            img_context_dim_in=1152, img_context_dim_out=2048, use_crossattn_projection=True,
+            crossattn_proj_in_channels=100352, encoder_hidden_states_channels=1024)),
+        ("small", "perturbed: small sizes", dict(
+            n_controlnet_blocks=2, in_channels=18, latent_channels=18, model_channels=32, num_attention_heads=2,
+            attention_head_dim=16, mlp_ratio=2.0, text_embed_dim=24, adaln_lora_dim=4, max_size=(4, 16, 16))),
+        ("p1", "perturbed: one block (before_proj and after_proj on it), embedding width 20 != block width 36, "
+         "learnable position tables, text projection, patch 2 x 1 x 3", dict(
+            n_controlnet_blocks=1, in_channels=7, latent_channels=5, model_channels=20, num_attention_heads=3,
+            attention_head_dim=12, mlp_ratio=2.5, text_embed_dim=11, adaln_lora_dim=6, patch_size=(2, 1, 3),
+            max_size=(8, 9, 12), extra_pos_embed_type="learnable", use_crossattn_projection=True,
+            crossattn_proj_in_channels=15, encoder_hidden_states_channels=11)),
+        ("p2", "perturbed: three blocks, image context (dim in 14, out 9), learnable tables of max_size (9, 10, 11) "
+         "floor-divided by patch 2 x 3 x 2, mlp_ratio 4.1", dict(
+            n_controlnet_blocks=3, in_channels=3, latent_channels=4, model_channels=60, num_attention_heads=5,
+            attention_head_dim=12, mlp_ratio=4.1, text_embed_dim=13, adaln_lora_dim=7, patch_size=(2, 3, 2),
+            max_size=(9, 10, 11), extra_pos_embed_type="learnable", img_context_dim_in=14, img_context_dim_out=9)),
+        ("p3", "perturbed: no blocks (embedders only), image context dim 0 (no projection), patch 1 x 1 x 1",
+         dict(n_controlnet_blocks=0, in_channels=2, latent_channels=3, model_channels=8, num_attention_heads=1,
+              attention_head_dim=4, mlp_ratio=1.0, text_embed_dim=5, adaln_lora_dim=3, patch_size=(1, 1, 1),
+              max_size=(3, 5, 7), img_context_dim_in=0)),
+    ],
+    "ConsisIDTransformer3DModel": [
+        ("default", "default", {}),
+        ("preview", "real: BestWishYsh/ConsisID-preview transformer config (CogVideoX-5b-I2V geometry: 48 heads, 42 "
+         "layers, 32 input channels, rotary and learned positions; the identity modules: local facial extractor and "
+         "21 perceiver cross-attentions at their defaults)", dict(
+            num_attention_heads=48, attention_head_dim=64, in_channels=32, out_channels=16, num_layers=42,
+            time_embed_dim=512, text_embed_dim=4096, use_rotary_positional_embeddings=True,
+            use_learned_positional_embeddings=True, is_train_face=True, is_kps=False, cross_attn_interval=2,
+            cross_attn_dim_head=128, cross_attn_num_heads=16, LFE_id_dim=1280, LFE_vit_dim=1024, LFE_depth=10,
+            LFE_dim_head=64, LFE_num_heads=16, LFE_num_id_token=5, LFE_num_querie=32, LFE_output_dim=2048,
+            LFE_ff_mult=4, LFE_num_scale=5)),
+        ("small", "perturbed: small sizes with the identity modules (as diffusers' own tests build it)", dict(
+            num_attention_heads=2, attention_head_dim=8, in_channels=4, out_channels=4, time_embed_dim=2,
+            text_embed_dim=8, num_layers=1, sample_width=8, sample_height=8, sample_frames=8, max_text_seq_length=8,
+            cross_attn_interval=1, is_train_face=True, cross_attn_dim_head=1, cross_attn_num_heads=1, LFE_id_dim=2,
+            LFE_vit_dim=2, LFE_depth=5, LFE_dim_head=8, LFE_num_heads=2, LFE_num_id_token=1, LFE_num_querie=1,
+            LFE_output_dim=10, LFE_ff_mult=1, LFE_num_scale=1)),
+        ("p1", "perturbed: identity modules with a cross-attention every 3rd of 7 layers, a width not divisible by 3 "
+         "(kv width int(inner / 3 * 2)), 6 extractor layers over 3 scales, learned positions, no attention bias, "
+         "no norm affine, geglu", dict(
+            num_attention_heads=2, attention_head_dim=8, in_channels=6, out_channels=3, time_embed_dim=10,
+            text_embed_dim=7, num_layers=7, patch_size=1, sample_width=5, sample_height=3, sample_frames=7,
+            temporal_compression_ratio=2, max_text_seq_length=5, attention_bias=False, norm_elementwise_affine=False,
+            activation_fn="geglu", use_rotary_positional_embeddings=True, use_learned_positional_embeddings=True,
+            is_train_face=True, cross_attn_interval=3, cross_attn_dim_head=4, cross_attn_num_heads=3, LFE_id_dim=9,
+            LFE_vit_dim=12, LFE_depth=6, LFE_dim_head=5, LFE_num_heads=3, LFE_num_id_token=4, LFE_num_querie=7,
+            LFE_output_dim=11, LFE_ff_mult=3, LFE_num_scale=3)),
+        ("p2", "perturbed: no identity modules (is_kps set, which builds nothing), sin-cos positions, swiglu, patch 3",
+         dict(num_attention_heads=4, attention_head_dim=4, in_channels=5, out_channels=2, time_embed_dim=9,
+              text_embed_dim=5, num_layers=2, patch_size=3, sample_width=9, sample_height=6, sample_frames=5,
+              max_text_seq_length=4, activation_fn="swiglu", is_kps=True)),
+        ("p3", "perturbed: identity modules with a cross-attention interval above the layer count (no perceiver "
+         "cross-attention), one scale, exact gelu, rotary positions", dict(
+            num_attention_heads=4, attention_head_dim=3, in_channels=3, out_channels=5, time_embed_dim=6,
+            text_embed_dim=4, num_layers=3, sample_width=4, sample_height=4, sample_frames=5, max_text_seq_length=3,
+            activation_fn="gelu", use_rotary_positional_embeddings=True, is_train_face=True, cross_attn_interval=4,
+            LFE_id_dim=3, LFE_vit_dim=6, LFE_depth=2, LFE_dim_head=2, LFE_num_heads=2, LFE_num_id_token=2,
+            LFE_num_querie=3, LFE_output_dim=5, LFE_ff_mult=2, LFE_num_scale=1)),
+        ("p4", "perturbed: identity modules with a cross-attention every layer, the extractor's depth over 2 "
+         "scales, linear-silu, no norm affine, rotary positions", dict(
+            num_attention_heads=3, attention_head_dim=2, in_channels=2, out_channels=2, time_embed_dim=5,
+            text_embed_dim=3, num_layers=2, sample_width=4, sample_height=2, sample_frames=9, max_text_seq_length=2,
+            activation_fn="linear-silu", norm_elementwise_affine=False, use_rotary_positional_embeddings=True,
+            is_train_face=True, cross_attn_interval=1,
+            cross_attn_dim_head=3, cross_attn_num_heads=2, LFE_id_dim=4, LFE_vit_dim=4, LFE_depth=4, LFE_dim_head=3,
+            LFE_num_heads=1, LFE_num_id_token=3, LFE_num_querie=2, LFE_output_dim=7, LFE_ff_mult=1,
+            LFE_num_scale=2)),
+    ],
+    "HunyuanDiT2DControlNetModel": [
+        ("default", "default (with the required keys in_channels 4 and patch_size 2: the class defaults None cannot "
+         "build)", dict(in_channels=4, patch_size=2)),
+        ("v1.2", "real: Tencent-Hunyuan/HunyuanDiT-v1.2-ControlNet-Diffusers-Canny / -Depth / -Pose config (the v1.2 "
+         "transformer config, 19 blocks of width 1408, no style / image-size conditioning; the stored num_layers, "
+         "learn_sigma and norm_type keys are not arguments of this class)", dict(
+            conditioning_channels=3, activation_fn="gelu-approximate", attention_head_dim=88, cross_attention_dim=1024,
+            cross_attention_dim_t5=2048, hidden_size=1408, in_channels=4, mlp_ratio=4.3637, num_attention_heads=16,
+            transformer_num_layers=40, patch_size=2, pooled_projection_dim=1024, sample_size=128, text_len=77,
+            text_len_t5=256, use_style_cond_and_image_meta_size=False)),
+        ("v1.1", "real: Tencent-Hunyuan/HunyuanDiT-v1.1-ControlNet-Diffusers-Canny / -Depth / -Pose config (as v1.2 "
+         "with the style embedder and image-size conditioning)", dict(
+            conditioning_channels=3, activation_fn="gelu-approximate", attention_head_dim=88, cross_attention_dim=1024,
+            cross_attention_dim_t5=2048, hidden_size=1408, in_channels=4, mlp_ratio=4.3637, num_attention_heads=16,
+            transformer_num_layers=40, patch_size=2, pooled_projection_dim=1024, sample_size=128, text_len=77,
+            text_len_t5=256, use_style_cond_and_image_meta_size=True)),
+        ("small", "perturbed: small sizes (six transformer layers: two ControlNet blocks)", dict(
+            num_attention_heads=2, attention_head_dim=8, hidden_size=16, in_channels=4, patch_size=2,
+            transformer_num_layers=6, cross_attention_dim=12, cross_attention_dim_t5=10, pooled_projection_dim=6,
+            text_len=5, text_len_t5=7, sample_size=8)),
+        ("p1", "perturbed: geglu, conditioning width apart from the block width, nine transformer layers (three "
+         "blocks), no style / image-size conditioning, patch 1", dict(
+            num_attention_heads=3, attention_head_dim=4, hidden_size=10, in_channels=3, patch_size=1,
+            transformer_num_layers=9, mlp_ratio=2.5, activation_fn="geglu", cross_attention_dim=7,
+            cross_attention_dim_t5=9, pooled_projection_dim=5, text_len=4, text_len_t5=6, sample_size=6,
+            conditioning_channels=1, use_style_cond_and_image_meta_size=False)),
+        ("p2", "perturbed: swiglu, three transformer layers (no ControlNet block at all), patch 3, truncated "
+         "mlp_ratio", dict(
+            num_attention_heads=2, attention_head_dim=6, hidden_size=14, in_channels=5, patch_size=3,
+            transformer_num_layers=3, mlp_ratio=1.7, activation_fn="swiglu", cross_attention_dim=11,
+            cross_attention_dim_t5=6, pooled_projection_dim=13, text_len=3, text_len_t5=2, sample_size=9)),
+        ("p3", "perturbed: exact gelu, five transformer layers (one block), no style conditioning", dict(
+            num_attention_heads=4, attention_head_dim=2, hidden_size=6, in_channels=2, patch_size=2,
+            transformer_num_layers=5, mlp_ratio=3.0, activation_fn="gelu", cross_attention_dim=5,
+            cross_attention_dim_t5=8, pooled_projection_dim=3, text_len=2, text_len_t5=5, sample_size=4,
+            use_style_cond_and_image_meta_size=False)),
+        ("p4", "perturbed: linear-silu feed-forward, eight transformer layers (three blocks), style conditioning",
+         dict(num_attention_heads=2, attention_head_dim=3, hidden_size=8, in_channels=1, patch_size=1,
+              transformer_num_layers=8, mlp_ratio=2.0, activation_fn="linear-silu", cross_attention_dim=6,
+              cross_attention_dim_t5=4, pooled_projection_dim=2, text_len=2, text_len_t5=3, sample_size=4)),
+    ],
+    "SparseControlNetModel": [
+        ("default", "default", {}),
+        ("rgb", "real: guoyww/animatediff-sparsectrl-rgb config (the class defaults: a VAE-latent condition of 4 "
+         "channels plus the mask, one zero convolution as the condition embedding)", dict(
+            conditioning_channels=4, use_simplified_condition_embedding=True, motion_max_seq_length=32,
+            cross_attention_dim=768)),
+        ("scribble", "real: guoyww/animatediff-sparsectrl-scribble config (an RGB condition of 3 channels plus the "
+         "mask through the ControlNet conditioning convolutions)", dict(
+            conditioning_channels=3, use_simplified_condition_embedding=False, motion_max_seq_length=32,
+            cross_attention_dim=768)),
+        ("small", "perturbed: small sizes", dict(
+            block_out_channels=[8, 16], layers_per_block=1, cross_attention_dim=12, norm_num_groups=4,
+            attention_head_dim=2, motion_num_attention_heads=2, motion_max_seq_length=6,
+            down_block_types=["CrossAttnDownBlockMotion", "DownBlockMotion"])),
+        ("p1", "perturbed: three blocks, per-block transformer / temporal layers, heads, cross-attention widths and "
+         "only-cross-attention, linear projection, scale-shift resnets, a two-layer mid transformer, the "
+         "conditioning convolutions without the mask channel", dict(
+            block_out_channels=[8, 16, 24], layers_per_block=2, transformer_layers_per_block=[1, 2, 3],
+            temporal_transformer_layers_per_block=[2, 1, 3], transformer_layers_per_mid_block=2,
+            cross_attention_dim=[20, 12, 9], only_cross_attention=[True, False, False], norm_num_groups=8,
+            attention_head_dim=[2, 4, 4], motion_num_attention_heads=[2, 4, 2], use_linear_projection=True,
+            resnet_time_scale_shift="scale_shift", in_channels=5, conditioning_channels=2,
+            concat_conditioning_mask=False, use_simplified_condition_embedding=False,
+            conditioning_embedding_out_channels=[4, 6, 10], motion_max_seq_length=9,
+            down_block_types=["CrossAttnDownBlockMotion", "CrossAttnDownBlockMotion", "DownBlockMotion"])),
+        ("p2", "perturbed: a plain block first, three layers per block with per-layer transformer and temporal "
+         "layers, num_attention_heads over attention_head_dim, head counts that do not divide the channels, the "
+         "mid transformer from the last block's layers", dict(
+            block_out_channels=[12, 24], layers_per_block=3, transformer_layers_per_block=[1, 2],
+            temporal_transformer_layers_per_block=[[1, 2, 1], [2, 1, 1]], num_attention_heads=[3, 5],
+            attention_head_dim=7, motion_num_attention_heads=5, norm_num_groups=4, cross_attention_dim=10,
+            conditioning_channels=1, motion_max_seq_length=4, in_channels=3,
+            down_block_types=["DownBlockMotion", "CrossAttnDownBlockMotion"])),
+        ("p3", "perturbed: one block, per-layer transformer layers in the last block (the mid transformer falls back "
+         "to one layer), only cross attention, not simplified with one conditioning width", dict(
+            block_out_channels=[16], layers_per_block=2, transformer_layers_per_block=[[2, 3]],
+            temporal_transformer_layers_per_block=2, only_cross_attention=True, norm_num_groups=4,
+            attention_head_dim=4, motion_num_attention_heads=4, cross_attention_dim=6,
+            use_simplified_condition_embedding=False, conditioning_embedding_out_channels=[8],
+            conditioning_channels=3, motion_max_seq_length=5, down_block_types=["CrossAttnDownBlockMotion"])),
+    ],
+    "Kandinsky6Transformer3DModel": [
+        ("default", "default", {}),
+        ("small", "perturbed: small sizes (the audio branch at the video widths, as the None defaults give)", {
+            "axes_dims": [2, 2, 4], "ff_dim": 24, "in_audio_dim": 4, "in_text_dim": 10, "in_text_dim2": 6,
+            "in_visual_dim": 4, "model_dim": 16, "num_text_blocks": 1, "num_visual_blocks": 2, "out_audio_dim": 4,
+            "out_visual_dim": 4, "time_dim": 12}),
+        ("lite", "real: Kandinsky 6.0 Lite config (kandinskylab/Kandinsky-6.0-Lite-5s-Diffusers transformer/config.json: "
+         "32 fused blocks of 1792 video / 896 audio width, 40 audio latent channels, cross gates, two visual token "
+         "types; time_dim_a unset = time_dim)", {
+            "audio_freqs_scaling": 0.144, "axes_dims": [16, 24, 24], "axes_dims_a": [16, 24, 24], "ca_rope": True,
+            "cross_gates": True, "ff_dim": 7168, "ff_dim_a": 3584, "fix_modulation": True, "in_audio_dim": 40,
+            "in_text_dim": 3584, "in_text_dim2": 768, "in_visual_dim": 16, "model_dim": 1792, "model_dim_a": 896,
+            "num_text_blocks": 2, "num_visual_blocks": 32, "out_audio_dim": 40, "out_visual_dim": 16,
+            "patch_size": [1, 2, 2], "scale_factor": [1.0, 2.0, 2.0], "text_token_padding": True, "time_dim": 512,
+            "visual_cond": True, "visual_token_type_num_embeddings": 2}),
+        ("lite-distill", "real: Kandinsky 6.0 Lite distill config (kandinskylab/Kandinsky-6.0-Lite-distill-5s-Diffusers: "
+         "the Lite sizes with pi-Flow heads of n_grid 10 x the latent widths, 160 video / 400 audio channels; "
+         "3,177,988,112 parameters, the published safetensors count)", {
+            "audio_freqs_scaling": 0.144, "axes_dims": [16, 24, 24], "axes_dims_a": [16, 24, 24], "ca_rope": True,
+            "cross_gates": True, "ff_dim": 7168, "ff_dim_a": 3584, "fix_modulation": True, "in_audio_dim": 40,
+            "in_text_dim": 3584, "in_text_dim2": 768, "in_visual_dim": 16, "model_dim": 1792, "model_dim_a": 896,
+            "num_text_blocks": 2, "num_visual_blocks": 32, "out_audio_dim": 400, "out_visual_dim": 160,
+            "patch_size": [1, 2, 2], "scale_factor": [1.0, 2.0, 2.0], "text_token_padding": True, "time_dim": 512,
+            "visual_cond": True, "visual_token_type_num_embeddings": 2}),
+        ("pro", "real: Kandinsky 6.0 Pro config (kandinskylab/Kandinsky-6.0-Pro-5s-Diffusers, formerly Pro-sft-5s: "
+         "60 fused blocks of 4096 video / 2048 audio width, 4 text blocks per branch, 16 / 40 channel heads)", {
+            "audio_freqs_scaling": 0.144, "axes_dims": [32, 48, 48], "axes_dims_a": [32, 48, 48], "ca_rope": True,
+            "cross_gates": True, "ff_dim": 16384, "ff_dim_a": 7168, "fix_modulation": True, "in_audio_dim": 40,
+            "in_text_dim": 3584, "in_text_dim2": 768, "in_visual_dim": 16, "model_dim": 4096, "model_dim_a": 2048,
+            "num_text_blocks": 4, "num_visual_blocks": 60, "out_audio_dim": 40, "out_visual_dim": 16,
+            "patch_size": [1, 2, 2], "scale_factor": [1.0, 2.0, 2.0], "text_token_padding": True, "time_dim": 1024,
+            "time_dim_a": 1024, "visual_cond": True, "visual_token_type_num_embeddings": 2}),
+        ("pro-distill", "real: Kandinsky 6.0 Pro distill config (kandinskylab/Kandinsky-6.0-Pro-distill-5s-Diffusers "
+         "transformer/config.json: the Pro sizes with pi-Flow heads of 160 video / 400 audio channels)", {
+            "audio_freqs_scaling": 0.144, "axes_dims": [32, 48, 48], "axes_dims_a": [32, 48, 48], "ca_rope": True,
+            "cross_gates": True, "ff_dim": 16384, "ff_dim_a": 7168, "fix_modulation": True, "in_audio_dim": 40,
+            "in_text_dim": 3584, "in_text_dim2": 768, "in_visual_dim": 16, "model_dim": 4096, "model_dim_a": 2048,
+            "num_text_blocks": 4, "num_visual_blocks": 60, "out_audio_dim": 400, "out_visual_dim": 160,
+            "patch_size": [1, 2, 2], "scale_factor": [1.0, 2.0, 2.0], "text_token_padding": True, "time_dim": 1024,
+            "time_dim_a": 1024, "visual_cond": True, "visual_token_type_num_embeddings": 2}),
+        ("p1", "perturbed: cross gates without fix_modulation, no visual_cond, patch (2, 1, 3), every audio width "
+         "its own (model, time, ff, rope head), three visual token types, three text blocks and one fused block", {
+            "axes_dims": [2, 2, 2], "axes_dims_a": [2, 2, 6], "cross_gates": True, "ff_dim": 11, "ff_dim_a": 13,
+            "in_audio_dim": 6, "in_text_dim": 7, "in_text_dim2": 9, "in_visual_dim": 5, "model_dim": 18,
+            "model_dim_a": 10, "num_text_blocks": 3, "num_visual_blocks": 1, "out_audio_dim": 4, "out_visual_dim": 3,
+            "patch_size": [2, 1, 3], "time_dim": 22, "time_dim_a": 14, "visual_cond": False,
+            "visual_token_type_num_embeddings": 3}),
+        ("p2", "perturbed: no text blocks, patch (1, 1, 1), uneven rope axes, only ff_dim_a set (the other audio "
+         "widths follow the video ones), no cross gates, three fused blocks", {
+            "axes_dims": [2, 4, 6], "ff_dim": 40, "ff_dim_a": 9, "in_audio_dim": 3, "in_text_dim": 5,
+            "in_text_dim2": 4, "in_visual_dim": 2, "model_dim": 24, "num_text_blocks": 0, "num_visual_blocks": 3,
+            "out_audio_dim": 7, "out_visual_dim": 6, "patch_size": [1, 1, 1], "time_dim": 8,
+            "visual_token_type_num_embeddings": 0}),
+        ("p3", "perturbed: no fused blocks, cross gates, audio rope head unlike the video one at the same model "
+         "width, time_dim_a set alone, one visual token type", {
+            "axes_dims": [2, 2, 4], "axes_dims_a": [4, 4, 8], "cross_gates": True, "ff_dim": 24, "in_audio_dim": 5,
+            "in_text_dim": 10, "in_text_dim2": 6, "in_visual_dim": 4, "model_dim": 16, "num_text_blocks": 2,
+            "num_visual_blocks": 0, "out_audio_dim": 5, "out_visual_dim": 4, "time_dim": 12, "time_dim_a": 20,
+            "visual_cond": False, "visual_token_type_num_embeddings": 1}),
+        ("p4", "perturbed: visual_token_type_num_embeddings null, audio wider than video, fix_modulation and "
+         "ca_rope without cross gates, patch (1, 2, 1)", {
+            "audio_freqs_scaling": 0.5, "axes_dims": [2, 2, 2], "axes_dims_a": [2, 4, 4], "ca_rope": True,
+            "ff_dim": 14, "ff_dim_a": 6, "fix_modulation": True, "in_audio_dim": 4, "in_text_dim": 9,
+            "in_text_dim2": 3, "in_visual_dim": 3, "model_dim": 12, "model_dim_a": 20, "num_text_blocks": 1,
+            "num_visual_blocks": 2, "out_audio_dim": 2, "out_visual_dim": 5, "patch_size": [1, 2, 1],
+            "scale_factor": [1.0, 1.0, 1.0], "text_token_padding": True, "time_dim": 10,
+            "visual_token_type_num_embeddings": None}),
+    ],
+    "Kandinsky6SRTransformer3DModel": [
+        ("default", "default", {}),
+        ("small", "perturbed: small sizes", {
+            "axes_dims": [2, 2, 4], "ff_dim": 32, "in_visual_dim": 4, "model_dim": 16, "num_visual_blocks": 2,
+            "out_visual_dim": 40, "time_dim": 8}),
+        ("vsr", "real: Kandinsky 6.0 VSR config (kandinskylab/Kandinsky-6.0-VSR-5s-Diffusers, the flow-matching "
+         "super-resolution DiT: the class defaults with a 64-channel velocity head)", {
+            "axes_dims": [16, 24, 24], "ff_dim": 7168, "in_visual_dim": 64, "model_dim": 1792,
+            "num_visual_blocks": 32, "out_visual_dim": 64, "patch_size": [1, 1, 1], "time_dim": 512}),
+        ("vsr-distilled2steps", "real: Kandinsky 6.0 VSR distilled config (kandinskylab/Kandinsky-6.0-VSR-distilled2steps-"
+         "5s-Diffusers: the 2-step pi-Flow DiT, a 640-channel head = n_grid 10 x 64; the class defaults)", {
+            "axes_dims": [16, 24, 24], "ff_dim": 7168, "in_visual_dim": 64, "model_dim": 1792,
+            "num_visual_blocks": 32, "out_visual_dim": 640, "patch_size": [1, 1, 1], "time_dim": 512}),
+        ("p1", "perturbed: patch (2, 1, 3), odd widths, out_visual_dim unlike in_visual_dim, one block", {
+            "axes_dims": [2, 2, 2], "ff_dim": 5, "in_visual_dim": 3, "model_dim": 12, "num_visual_blocks": 1,
+            "out_visual_dim": 7, "patch_size": [2, 1, 3], "time_dim": 10}),
+        ("p2", "perturbed: no blocks, patch (1, 2, 2)", {
+            "axes_dims": [2, 2, 4], "ff_dim": 16, "in_visual_dim": 2, "model_dim": 8, "num_visual_blocks": 0,
+            "out_visual_dim": 20, "patch_size": [1, 2, 2], "time_dim": 6}),
+        ("p3", "perturbed: time_dim above model_dim, uneven rope axes, three blocks, other NABLA / tile settings "
+         "(no tensor depends on them)", {
+            "axes_dims": [4, 2, 4], "ff_dim": 9, "in_visual_dim": 5, "model_dim": 20, "nabla_threshold": 0.5,
+            "nabla_window": [3, 3, 3], "num_visual_blocks": 3, "out_visual_dim": 5, "scale_factor": [1.0, 1.0, 1.0],
+            "tile_sizes": [[256, 256]], "time_dim": 30}),
+    ],
     "AutoencoderKLWan": [
         ("default", "default", {}),
         ("wan2.2", "perturbed: Wan2.2 TI2V 5B VAE config (residual, patch 2, 48 latent channels)", dict(
