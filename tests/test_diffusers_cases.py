@@ -109,3 +109,15 @@ def test_a_union_controlnet_saved_as_controlnetmodel_gets_the_union_formula(tmp_
     report = auditor.audit(folder)
     assert report.reconciliation.expected_parameters == _truth(case)["parameters"]
     assert [f for f in report.findings if f.severity != "info"] == []
+
+
+def test_a_shared_class_name_defers_to_the_layout_diffusers_loads() -> None:
+    """``Transformer2DModel`` names DiT's and PixArt-alpha's releases alike; diffusers' loader remaps it by norm_type
+    and ``defer_to`` does the same: PixArt's formula for ada_norm_single, DiT's for ada_norm_zero, none otherwise."""
+    from auditor.specs import SpecError, build_specs
+    base = {"_class_name": "Transformer2DModel", "in_channels": 4, "patch_size": 2, "num_embeds_ada_norm": 1000}
+    assert select({**base, "norm_type": "ada_norm_single"})[0].file == "diffusers_pixart.toml"
+    assert select({**base, "norm_type": "ada_norm_zero"})[0].file == "diffusers_transformer_2d.toml"
+    assert select({**base, "norm_type": "layer_norm", "patch_size": None})[0] is None
+    with pytest.raises(SpecError, match="defer_to"):
+        build_specs({"x.toml": {"diffusers_classes": ["X"], "family": "diffusers", "defer_to": ["y"]}})

@@ -2409,10 +2409,22 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
         ("x1", "perturbed: continuous input (a UNet-style transformer, no patches: outside the formula, structural "
          "check)", dict(in_channels=8, num_attention_heads=2, attention_head_dim=4, norm_num_groups=4,
                         cross_attention_dim=6)),
-        ("x2", "perturbed: PixArt-alpha-style ada_norm_single patched input (outside this formula: structural check)",
+        ("x2", "perturbed: PixArt-alpha-style ada_norm_single patched input (PixArt's formula, as diffusers remaps it)",
          dict(in_channels=4, out_channels=8, patch_size=2, sample_size=8, norm_type="ada_norm_single",
               num_attention_heads=2, attention_head_dim=4, num_layers=2, cross_attention_dim=8, caption_channels=6,
               activation_fn="gelu-approximate", norm_elementwise_affine=False, attention_bias=True)),
+        ("pixart-xl-2-1024-ms", "perturbed: PixArt-alpha/PixArt-XL-2-1024-MS's transformer config as released (saved as "
+         "Transformer2DModel with ada_norm_single; diffusers loads it as PixArtTransformer2DModel)", dict(
+             in_channels=4, out_channels=8, patch_size=2, sample_size=128, norm_type="ada_norm_single",
+             num_attention_heads=16, attention_head_dim=72, num_layers=28, cross_attention_dim=1152,
+             caption_channels=4096, activation_fn="gelu-approximate", norm_elementwise_affine=False, norm_eps=1e-6,
+             attention_bias=True, num_embeds_ada_norm=1000)),
+        ("pixart-xl-2-512x512", "perturbed: PixArt-alpha/PixArt-XL-2-512x512's transformer config (sample_size 64: "
+         "no resolution / aspect-ratio embedders)", dict(
+             in_channels=4, out_channels=8, patch_size=2, sample_size=64, norm_type="ada_norm_single",
+             num_attention_heads=16, attention_head_dim=72, num_layers=28, cross_attention_dim=1152,
+             caption_channels=4096, activation_fn="gelu-approximate", norm_elementwise_affine=False, norm_eps=1e-6,
+             attention_bias=True, num_embeds_ada_norm=1000)),
     ],
     "LatteTransformer3DModel": [
         ("default", "default (with the required keys in_channels 4, patch_size 2 and caption_channels 4096: the class "

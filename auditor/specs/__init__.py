@@ -60,6 +60,7 @@ def select(config: Mapping[str, Any]) -> tuple[Spec | None, dict[str, Any]]:
     class_name = cfg.get("_class_name")
     if isinstance(class_name, str) and "model_type" not in cfg:  # a diffusers model: its class is the spec key
         found = _diffusers_spec(class_name)
+        found = deferred(found, cfg) if found is not None else None
         return (found if found is not None and applies(found, cfg) else None), cfg
     arch = architecture(cfg)
     library = load_all()
@@ -75,6 +76,17 @@ def _diffusers_spec(class_name: str) -> Spec | None:
     library = load_all()
     name = library.claims()[2].get(class_name)
     return library[name] if name is not None else None
+
+
+def deferred(spec: Spec, config: Mapping[str, Any]) -> Spec:
+    """The spec a shared class name means for this config: diffusers' loader remaps a ``Transformer2DModel`` to DiT's
+    or PixArt's class by its norm_type, and ``defer_to`` says the same as data (the first condition that holds)."""
+    if spec.defer_to:
+        env = environment(spec, config)
+        for target, when in spec.defer_to.items():
+            if evaluate(when, env):
+                return load_all()[f"{target}.toml"]
+    return spec
 
 
 def applies(spec: Spec, config: Mapping[str, Any]) -> bool:

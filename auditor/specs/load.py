@@ -31,7 +31,7 @@ KINDS = ("param", "buffer", "head", "shared")
 PLACEHOLDERS = ("{layer}", "{expert}")
 SPEC_KEYS = {"description", "model_types", "architectures", "diffusers_classes", "applies", "sources", "family", "extends", "remove", "rename",
              "tie", "base_prefix", "nullable", "aliases", "defaults", "derived", "stacks", "module", "class",
-             "layouts", "tensor"}
+             "layouts", "tensor", "defer_to"}
 TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "experts", "active_experts", "kind",
                "tied_to", "note", "aliases", "repeat", "alt_shape", "alt_group", "mtp", "tie"}
 STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note", "mtp", "like"}
@@ -226,7 +226,8 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
                 layouts=MappingProxyType(layouts), tie=doc.get("tie", "tie_word_embeddings"),
                 base_prefix=doc.get("base_prefix", ""), description=doc.get("description", ""),
                 diffusers_classes=tuple(doc.get("diffusers_classes", ())), applies=doc.get("applies"),
-                stored_as=tuple(c for c in families[family].get("stored_as", ()) if c in classes))
+                stored_as=tuple(c for c in families[family].get("stored_as", ()) if c in classes),
+                defer_to=MappingProxyType(_defer_to(name, doc.get("defer_to", {}))))
     if not spec.model_types and not spec.architectures and not spec.diffusers_classes and family != "tower":
         raise SpecError(f"{name}: claims no model_types, architectures or diffusers_classes")
     for source in expressions(spec):
@@ -248,6 +249,12 @@ def _stack(spec: str, name: str, body: dict[str, Any]) -> Stack:
         raise SpecError(f"{spec}: stack {name}: mtp must be true or false, like the name of another stack")
     return Stack(name, body["count"], prefix, body.get("extra", 0), body.get("row"), tuple(bind.items()), mtp,
                  like)
+
+
+def _defer_to(spec: str, table: object) -> dict[str, str]:
+    if not (isinstance(table, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in table.items())):
+        raise SpecError(f"{spec}: defer_to must map spec file stems to conditions")
+    return dict(table)
 
 
 def _module(spec: str, body: dict[str, Any], components: set[str]) -> Module:

@@ -108,6 +108,8 @@ class Spec:
     diffusers_classes: tuple[str, ...] = ()  # config.json ``_class_name`` values this spec claims (diffusers)
     applies: Expr = None          # a config for which this is false gets the structural check instead
     stored_as: tuple[str, ...] = ()  # other classes of the family a checkpoint is often stored as (layouts.py)
+    # spec file stem -> condition: a class name several layouts share is another spec's when its condition holds
+    defer_to: Mapping[str, Expr] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
