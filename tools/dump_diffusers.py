@@ -67,6 +67,17 @@ _SIMPLE_SMALL = dict(block_out_channels=[32, 64], layers_per_block=1, sample_siz
                      mid_block_type="UNetMidBlock2DSimpleCrossAttn",
                      up_block_types=["SimpleCrossAttnUpBlock2D", "ResnetUpsampleBlock2D"])
 
+# Kandinsky 6.0's released sizes (Lite / Pro; their distilled releases widen only the pi-Flow heads)
+_K6_LITE = {"audio_freqs_scaling": 0.144, "axes_dims": [16, 24, 24], "axes_dims_a": [16, 24, 24], "ca_rope": True,
+            "cross_gates": True, "ff_dim": 7168, "ff_dim_a": 3584, "fix_modulation": True, "in_audio_dim": 40,
+            "in_text_dim": 3584, "in_text_dim2": 768, "in_visual_dim": 16, "model_dim": 1792, "model_dim_a": 896,
+            "num_text_blocks": 2, "num_visual_blocks": 32, "out_audio_dim": 40, "out_visual_dim": 16,
+            "patch_size": [1, 2, 2], "scale_factor": [1.0, 2.0, 2.0], "text_token_padding": True, "time_dim": 512,
+            "visual_cond": True, "visual_token_type_num_embeddings": 2}
+_K6_PRO = {**_K6_LITE, "axes_dims": [32, 48, 48], "axes_dims_a": [32, 48, 48], "ff_dim": 16384, "ff_dim_a": 7168,
+           "model_dim": 4096, "model_dim_a": 2048, "num_text_blocks": 4, "num_visual_blocks": 60, "time_dim": 1024,
+           "time_dim_a": 1024}
+
 CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
     "UNet2DConditionModel": [
         ("default", "default", {}),
@@ -2981,37 +2992,17 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
         ("lite", "real: Kandinsky 6.0 Lite config (kandinskylab/Kandinsky-6.0-Lite-5s-Diffusers transformer/config.json: "
          "32 fused blocks of 1792 video / 896 audio width, 40 audio latent channels, cross gates, two visual token "
          "types; time_dim_a unset = time_dim)", {
-            "audio_freqs_scaling": 0.144, "axes_dims": [16, 24, 24], "axes_dims_a": [16, 24, 24], "ca_rope": True,
-            "cross_gates": True, "ff_dim": 7168, "ff_dim_a": 3584, "fix_modulation": True, "in_audio_dim": 40,
-            "in_text_dim": 3584, "in_text_dim2": 768, "in_visual_dim": 16, "model_dim": 1792, "model_dim_a": 896,
-            "num_text_blocks": 2, "num_visual_blocks": 32, "out_audio_dim": 40, "out_visual_dim": 16,
-            "patch_size": [1, 2, 2], "scale_factor": [1.0, 2.0, 2.0], "text_token_padding": True, "time_dim": 512,
-            "visual_cond": True, "visual_token_type_num_embeddings": 2}),
+            **_K6_LITE}),
         ("lite-distill", "real: Kandinsky 6.0 Lite distill config (kandinskylab/Kandinsky-6.0-Lite-distill-5s-Diffusers: "
          "the Lite sizes with pi-Flow heads of n_grid 10 x the latent widths, 160 video / 400 audio channels; "
          "3,177,988,112 parameters, the published safetensors count)", {
-            "audio_freqs_scaling": 0.144, "axes_dims": [16, 24, 24], "axes_dims_a": [16, 24, 24], "ca_rope": True,
-            "cross_gates": True, "ff_dim": 7168, "ff_dim_a": 3584, "fix_modulation": True, "in_audio_dim": 40,
-            "in_text_dim": 3584, "in_text_dim2": 768, "in_visual_dim": 16, "model_dim": 1792, "model_dim_a": 896,
-            "num_text_blocks": 2, "num_visual_blocks": 32, "out_audio_dim": 400, "out_visual_dim": 160,
-            "patch_size": [1, 2, 2], "scale_factor": [1.0, 2.0, 2.0], "text_token_padding": True, "time_dim": 512,
-            "visual_cond": True, "visual_token_type_num_embeddings": 2}),
+            **_K6_LITE, "out_audio_dim": 400, "out_visual_dim": 160}),
         ("pro", "real: Kandinsky 6.0 Pro config (kandinskylab/Kandinsky-6.0-Pro-5s-Diffusers, formerly Pro-sft-5s: "
          "60 fused blocks of 4096 video / 2048 audio width, 4 text blocks per branch, 16 / 40 channel heads)", {
-            "audio_freqs_scaling": 0.144, "axes_dims": [32, 48, 48], "axes_dims_a": [32, 48, 48], "ca_rope": True,
-            "cross_gates": True, "ff_dim": 16384, "ff_dim_a": 7168, "fix_modulation": True, "in_audio_dim": 40,
-            "in_text_dim": 3584, "in_text_dim2": 768, "in_visual_dim": 16, "model_dim": 4096, "model_dim_a": 2048,
-            "num_text_blocks": 4, "num_visual_blocks": 60, "out_audio_dim": 40, "out_visual_dim": 16,
-            "patch_size": [1, 2, 2], "scale_factor": [1.0, 2.0, 2.0], "text_token_padding": True, "time_dim": 1024,
-            "time_dim_a": 1024, "visual_cond": True, "visual_token_type_num_embeddings": 2}),
+            **_K6_PRO}),
         ("pro-distill", "real: Kandinsky 6.0 Pro distill config (kandinskylab/Kandinsky-6.0-Pro-distill-5s-Diffusers "
          "transformer/config.json: the Pro sizes with pi-Flow heads of 160 video / 400 audio channels)", {
-            "audio_freqs_scaling": 0.144, "axes_dims": [32, 48, 48], "axes_dims_a": [32, 48, 48], "ca_rope": True,
-            "cross_gates": True, "ff_dim": 16384, "ff_dim_a": 7168, "fix_modulation": True, "in_audio_dim": 40,
-            "in_text_dim": 3584, "in_text_dim2": 768, "in_visual_dim": 16, "model_dim": 4096, "model_dim_a": 2048,
-            "num_text_blocks": 4, "num_visual_blocks": 60, "out_audio_dim": 400, "out_visual_dim": 160,
-            "patch_size": [1, 2, 2], "scale_factor": [1.0, 2.0, 2.0], "text_token_padding": True, "time_dim": 1024,
-            "time_dim_a": 1024, "visual_cond": True, "visual_token_type_num_embeddings": 2}),
+            **_K6_PRO, "out_audio_dim": 400, "out_visual_dim": 160}),
         ("p1", "perturbed: cross gates without fix_modulation, no visual_cond, patch (2, 1, 3), every audio width "
          "its own (model, time, ff, rope head), three visual token types, three text blocks and one fused block", {
             "axes_dims": [2, 2, 2], "axes_dims_a": [2, 2, 6], "cross_gates": True, "ff_dim": 11, "ff_dim_a": 13,
@@ -3065,6 +3056,487 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
             "nabla_window": [3, 3, 3], "num_visual_blocks": 3, "out_visual_dim": 5, "scale_factor": [1.0, 1.0, 1.0],
             "tile_sizes": [[256, 256]], "time_dim": 30}),
     ],
+    "HeliosTransformer3DModel": [
+        # the released BestWishYsh/Helios-Base, -Mid and -Distilled transformers are the class defaults (the 14B
+        # Wan 2.1 sizes; FastVideo's and SGLang's HeliosArchConfig carry the same values): the default case
+        ("default", "default", {}),
+        ("small", "perturbed: small sizes", dict(num_attention_heads=2, attention_head_dim=8, text_dim=12,
+                                                 freq_dim=16, ffn_dim=24, num_layers=2, in_channels=4,
+                                                 out_channels=4, rope_dim=[4, 2, 2])),
+        ("p1", "perturbed: added k/v, no cross-attention norm, no memory patches, per-head history scale, "
+         "out_channels, patch [1, 1, 2]", dict(
+            num_attention_heads=3, attention_head_dim=4, text_dim=10, freq_dim=8, ffn_dim=20, num_layers=3,
+            in_channels=6, out_channels=5, added_kv_proj_dim=12, cross_attn_norm=False,
+            has_multi_term_memory_patch=False, is_amplify_history=True, patch_size=[1, 1, 2], rope_dim=[2, 0, 2])),
+        ("p2", "perturbed: scalar history scale, null out_channels, patch [2, 2, 1], no guidance cross-attention",
+         dict(num_attention_heads=4, attention_head_dim=2, text_dim=7, freq_dim=6, ffn_dim=9, num_layers=1,
+              in_channels=3, out_channels=None, is_amplify_history=True, history_scale_mode="scalar",
+              guidance_cross_attn=False, zero_history_timestep=False, qk_norm=None, patch_size=[2, 2, 1],
+              rope_dim=[2, 2, 2])),
+    ],
+    "MiniMaxH3Transformer3DModel": [
+        ("default", "default", {}),
+        ("h3", "real: MiniMax-H3 joint video + audio DiT as released (MiniMaxAI; diffusers' transformer_minimax_h3.py "
+         "documents the class defaults as the released checkpoint: 50 blocks, hidden 5376, 56 x 128 heads)", {
+            "num_attention_heads": 56, "attention_head_dim": 128, "hidden_size": 5376, "num_layers": 50,
+            "num_refiner_layers": 2, "ffn_dim": 14336, "in_channels": 24, "audio_in_channels": 32,
+            "patch_size": [1, 2, 2], "text_dim": 5120, "freq_dim": 256, "time_embed_hidden_dim": 5376,
+            "time_embed_dim": 2688}),
+        ("small", "perturbed: small sizes", {
+            "num_attention_heads": 2, "attention_head_dim": 16, "hidden_size": 24, "num_layers": 2,
+            "num_refiner_layers": 1, "ffn_dim": 40, "in_channels": 4, "audio_in_channels": 6, "text_dim": 20,
+            "freq_dim": 8, "time_embed_hidden_dim": 24, "time_embed_dim": 12, "rope_freq_dim": 2}),
+        ("p1", "perturbed: no refiner blocks, inner attention width below hidden, patch (2, 1, 3), odd widths", {
+            "num_attention_heads": 3, "attention_head_dim": 6, "hidden_size": 30, "num_layers": 3,
+            "num_refiner_layers": 0, "ffn_dim": 7, "in_channels": 5, "audio_in_channels": 3,
+            "patch_size": [2, 1, 3], "text_dim": 11, "freq_dim": 6, "time_embed_hidden_dim": 9,
+            "time_embed_dim": 13, "rope_freq_dim": 1}),
+        ("p2", "perturbed: no blocks, three refiner blocks, time MLP wider than hidden", {
+            "num_attention_heads": 4, "attention_head_dim": 8, "hidden_size": 16, "num_layers": 0,
+            "num_refiner_layers": 3, "ffn_dim": 20, "in_channels": 2, "audio_in_channels": 9,
+            "patch_size": [1, 1, 1], "text_dim": 7, "freq_dim": 10, "time_embed_hidden_dim": 50,
+            "time_embed_dim": 5, "rope_freq_dim": 4}),
+    ],
+    "AutoencoderKLMiniMaxH3": [
+        ("default", "default", {}),
+        ("h3", "real: MiniMax-H3 video VAE as released (MiniMaxAI; causal 3D CNN encoder 16x spatial / 4x temporal, "
+         "36-block ViT decoder: the class defaults, which diffusers documents as the released checkpoint)", {
+            "in_channels": 3, "out_channels": 3, "latent_channels": 24,
+            "block_out_channels": [128, 256, 256, 512, 512, 1024], "layers_per_block": 2,
+            "spatial_downsample_factors": [2, 2, 2, 2, 1, 1], "temporal_downsample_factors": [1, 2, 2, 1, 1, 1],
+            "norm_num_groups": 32, "decoder_num_layers": 36, "decoder_num_attention_heads": 32,
+            "decoder_attention_head_dim": 64, "decoder_num_register_tokens": 4, "decoder_ffn_mult": 4}),
+        ("small", "perturbed: small sizes", {
+            "latent_channels": 4, "block_out_channels": [8, 16, 16], "layers_per_block": 1,
+            "spatial_downsample_factors": [2, 2, 1], "temporal_downsample_factors": [1, 2, 1],
+            "norm_num_groups": 4, "decoder_num_layers": 2, "decoder_num_attention_heads": 2,
+            "decoder_attention_head_dim": 8, "decoder_num_register_tokens": 2, "decoder_ffn_mult": 2,
+            "latents_mean": [0.0] * 4, "latents_std": [1.0] * 4}),
+        ("p1", "perturbed: one level, no downsampler, 3 resnets, other in / out channels, one register token, no "
+         "decoder blocks", {
+            "in_channels": 2, "out_channels": 5, "latent_channels": 3, "block_out_channels": [6],
+            "layers_per_block": 3, "spatial_downsample_factors": [1], "temporal_downsample_factors": [1],
+            "norm_num_groups": 3, "decoder_num_layers": 0, "decoder_num_attention_heads": 3,
+            "decoder_attention_head_dim": 4, "decoder_num_register_tokens": 1, "decoder_ffn_mult": 3,
+            "decoder_rope_dim_ratio": 1.5, "latents_mean": [0.0] * 3, "latents_std": [1.0] * 3}),
+        ("p2", "perturbed: five levels, temporal-only and spatial-only downsamplers, shrinking channels, 3 decoder "
+         "blocks, 12-wide heads", {
+            "in_channels": 4, "out_channels": 1, "latent_channels": 5, "block_out_channels": [4, 8, 6, 6, 10],
+            "layers_per_block": 2, "spatial_downsample_factors": [2, 1, 1, 2, 1],
+            "temporal_downsample_factors": [1, 2, 1, 2, 1], "norm_num_groups": 2, "decoder_num_layers": 3,
+            "decoder_num_attention_heads": 1, "decoder_attention_head_dim": 12, "decoder_num_register_tokens": 0,
+            "decoder_ffn_mult": 1, "decoder_rope_dim_ratio": 0.5, "latents_mean": [0.0] * 5,
+            "latents_std": [1.0] * 5}),
+    ],
+    "ControlNetXSAdapter": [
+        ("default", "default", {}),
+        ("sd21-canny", "real: UmerHA/Testing-ConrolNetXS-SD2.1-canny, the conversion of vislearn's sd21_encD_canny_14m "
+         "(control_model_ratio 0.0125: widths [4, 8, 16, 16] = the class default, plus the learned time embedding)",
+         dict(learn_time_embedding=True)),
+        ("sdxl-canny", "real: UmerHA/Testing-ConrolNetXS-SDXL-canny, the conversion of vislearn's sdxl_encD_canny_48m "
+         "(control_model_ratio 0.1 of the SDXL unet, learn_embedding) as from_unet builds it: SDXL blocks, "
+         "transformer layers [0, 2, 10], cross dim 2048, heads [5, 10, 20] from the unet's attention_head_dim",
+         dict(learn_time_embedding=True, block_out_channels=[32, 64, 128], num_attention_heads=[5, 10, 20],
+              base_block_out_channels=[320, 640, 1280], cross_attention_dim=2048,
+              down_block_types=["DownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D"],
+              transformer_layers_per_block=[0, 2, 10], sample_size=128, upcast_attention=False)),
+        ("small", "perturbed: small sizes", dict(
+            block_out_channels=[4, 8], base_block_out_channels=[8, 16], num_attention_heads=2, cross_attention_dim=12,
+            down_block_types=["CrossAttnDownBlock2D", "DownBlock2D"], conditioning_embedding_out_channels=[4, 8],
+            sample_size=16)),
+        ("p1", "perturbed: conv projections, learned time embedding, per-block heads / transformer layers / cross "
+         "dims, heads not dividing the width, one conditioning channel", dict(
+            learn_time_embedding=True, use_linear_projection=False, block_out_channels=[6, 9, 14],
+            base_block_out_channels=[10, 20, 30], num_attention_heads=[1, 2, 3], transformer_layers_per_block=[1, 2, 3],
+            cross_attention_dim=[8, 12, 16], conditioning_channels=1, conditioning_embedding_out_channels=[4, 6, 8],
+            down_block_types=["CrossAttnDownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D"])),
+        ("p2", "perturbed: no cross-attention down blocks (the mid block keeps its transformer), equal widths, "
+         "one conditioning block", dict(
+            block_out_channels=[8, 8, 8, 12, 12], base_block_out_channels=[16, 16, 24, 24, 40], num_attention_heads=4,
+            down_block_types=["DownBlock2D"] * 5, conditioning_embedding_out_channels=[6], cross_attention_dim=10,
+            transformer_layers_per_block=2, conditioning_channels=2)),
+    ],
+    "UNetControlNetXSModel": [
+        ("default", "default", {}),
+        ("sd21-canny", "real: stabilityai/stable-diffusion-2-1 unet fused with UmerHA/Testing-ConrolNetXS-SD2.1-canny "
+         "(the default adapter widths [4, 8, 16, 16] with a learned time embedding), as from_unet builds it", dict(
+            num_attention_heads=[5, 10, 20, 20], ctrl_learn_time_embedding=True)),
+        ("sdxl-canny", "real: stabilityai/stable-diffusion-xl-base-1.0 unet fused with "
+         "UmerHA/Testing-ConrolNetXS-SDXL-canny (adapter widths 0.1 of the unet's, learned time embedding)", dict(
+            sample_size=128, down_block_types=["DownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D"],
+            up_block_types=["CrossAttnUpBlock2D", "CrossAttnUpBlock2D", "UpBlock2D"],
+            block_out_channels=[320, 640, 1280], cross_attention_dim=2048, transformer_layers_per_block=[1, 2, 10],
+            num_attention_heads=[5, 10, 20], addition_embed_type="text_time", addition_time_embed_dim=256,
+            upcast_attention=False, projection_class_embeddings_input_dim=2816, ctrl_learn_time_embedding=True,
+            ctrl_block_out_channels=[32, 64, 128], ctrl_num_attention_heads=[5, 10, 20])),
+        ("small", "perturbed: small sizes", dict(
+            sample_size=16, down_block_types=["CrossAttnDownBlock2D", "DownBlock2D"],
+            up_block_types=["UpBlock2D", "CrossAttnUpBlock2D"], block_out_channels=[8, 16], norm_num_groups=4,
+            cross_attention_dim=12, num_attention_heads=2, ctrl_block_out_channels=[4, 8], ctrl_num_attention_heads=2,
+            ctrl_conditioning_embedding_out_channels=[4, 8])),
+        ("p1", "perturbed: conv projections, text_time embedding, time-cond projection, per-block lists, learned "
+         "control time embedding", dict(
+            sample_size=16, down_block_types=["CrossAttnDownBlock2D", "DownBlock2D", "CrossAttnDownBlock2D"],
+            up_block_types=["CrossAttnUpBlock2D", "UpBlock2D", "CrossAttnUpBlock2D"], block_out_channels=[8, 16, 24],
+            norm_num_groups=4, cross_attention_dim=10, num_attention_heads=[2, 4, 3],
+            transformer_layers_per_block=[2, 1, 3], use_linear_projection=False, addition_embed_type="text_time",
+            addition_time_embed_dim=4, projection_class_embeddings_input_dim=22, time_cond_proj_dim=6,
+            time_embedding_mix=0.5, ctrl_learn_time_embedding=True, ctrl_block_out_channels=[6, 9, 14],
+            ctrl_num_attention_heads=[1, 3, 2], ctrl_conditioning_channels=1,
+            ctrl_conditioning_embedding_out_channels=[4, 6, 8], ctrl_max_norm_num_groups=3)),
+    ],
+    "AutoencoderKLHunyuanImageRefiner": [
+        ("default", "default", {}),  # = hunyuanvideo-community/HunyuanImage-2.1-Refiner-Diffusers vae
+        # (convert_hunyuan_image_to_diffusers.py builds AutoencoderKLHunyuanImageRefiner() with no arguments)
+        ("small", "perturbed: small sizes, three blocks, spatial ratio 4 (blocks 0 and 1 resample in space and "
+         "time)", dict(block_out_channels=[8, 16, 16], layers_per_block=1, latent_channels=4,
+                       spatial_compression_ratio=4)),
+        ("p1", "perturbed: downsamplers keep their block's width (downsample_match_channel false), spatial ratio 8, "
+         "temporal ratio 2, two layers", dict(
+            block_out_channels=[8, 16, 16, 16], layers_per_block=2, latent_channels=4, in_channels=1, out_channels=2,
+            spatial_compression_ratio=8, temporal_compression_ratio=2, downsample_match_channel=False)),
+        ("p2", "perturbed: upsamplers keep their block's width (upsample_match_channel false), spatial ratio 2, "
+         "temporal ratio 8 (decoder blocks 1 and 2 upsample in time only), three layers", dict(
+            block_out_channels=[8, 16, 16, 24, 32], layers_per_block=3, latent_channels=2,
+            spatial_compression_ratio=2, temporal_compression_ratio=8, upsample_match_channel=False)),
+        ("p3", "perturbed: six blocks, temporal ratio 1, narrower last block, no layers per block beyond one",
+         dict(block_out_channels=[8, 8, 16, 16, 24, 16], layers_per_block=1, latent_channels=2, in_channels=2,
+              out_channels=1, spatial_compression_ratio=16, temporal_compression_ratio=1)),
+    ],
+    "LTX2VideoDiffusionDecoderModel": [
+        ("default", "default", {}),  # = the LTX-2.5 diffusion decoder (DiffVAE) as released: the class defaults
+        # match the reference decoder (ships as a single-step x0 decoder)
+        ("small", "perturbed: small sizes (diffusers' own test config: 8 latent channels, head_dim 8, widths "
+         "32-16-8-8-8, one block per stage)", dict(
+            latent_channels=8, decoder_head_dim=8, decoder_stage_channels=[32, 16, 8, 8, 8],
+            decoder_stage_depths=[1, 1, 1, 1, 1], decoder_upsample_channel_reductions=[2, 2, 1, 1],
+            decoder_t_emb_dim=16)),
+        ("p1", "perturbed: three deterministic stages (reductions 2, 1, 3), uneven depths, patch 2, one output "
+         "channel, head_dim 8, t_emb 20", dict(
+            out_channels=1, latent_channels=5, patch_size=2, decoder_head_dim=8,
+            decoder_stage_channels=[48, 24, 24, 8], decoder_stage_depths=[2, 1, 3, 2],
+            decoder_stage_kernels=[[3, 3, 3], [3, 5, 5], [1, 3, 3]],
+            decoder_upsample_strides=[[1, 2, 2], [2, 2, 2], [2, 1, 1]],
+            decoder_upsample_channel_reductions=[2, 1, 3], decoder_stage5_kernel=[3, 3, 3], decoder_t_emb_dim=20,
+            spatial_compression_ratio=8, temporal_compression_ratio=4)),
+        ("p2", "perturbed: five deterministic stages, one of depth 0, a stride-1 upsampler, widening reduction "
+         "free widths, one diffusion block, head_dim 16, patch 3, v prediction", dict(
+            out_channels=4, latent_channels=6, patch_size=3, decoder_head_dim=16,
+            decoder_stage_channels=[64, 64, 32, 32, 16, 16], decoder_stage_depths=[1, 0, 2, 1, 1, 1],
+            decoder_stage_kernels=[[3, 3, 3]] * 5,
+            decoder_upsample_strides=[[1, 1, 1], [2, 2, 2], [1, 2, 2], [2, 1, 1], [1, 2, 2]],
+            decoder_upsample_channel_reductions=[1, 2, 1, 2, 1], decoder_stage5_kernel=[5, 5, 5],
+            decoder_t_emb_dim=24, decoder_model_output_type="v", decoder_num_inference_steps=2)),
+        ("p3", "perturbed: lists longer than the four strides need (six widths and depths: the diffusion stage "
+         "reads the last, stage_channels[-1] and stage_depths[-1])", dict(
+            latent_channels=8, decoder_head_dim=8, decoder_stage_channels=[32, 16, 16, 16, 8, 24],
+            decoder_stage_depths=[1, 2, 1, 1, 5, 3], decoder_upsample_channel_reductions=[2, 1, 1, 2],
+            decoder_t_emb_dim=16)),
+    ],
+    "UVit2DModel": [
+        ("default", "default", {}),
+        ("amused-256", "amused/amused-256 transformer (the class defaults at sample_size 16)", dict(sample_size=16)),
+        ("amused-512", "amused/amused-512 transformer (the class defaults at sample_size 32)", dict(sample_size=32)),
+        ("small", "perturbed: small sizes", dict(
+            hidden_size=32, cond_embed_dim=16, micro_cond_encode_dim=8, micro_cond_embed_dim=40,
+            encoder_hidden_size=24, vocab_size=72, codebook_size=64, in_channels=16, block_out_channels=24,
+            num_res_blocks=2, block_num_heads=4, num_hidden_layers=2, num_attention_heads=4,
+            intermediate_size=48, sample_size=8)),
+        ("p1", "perturbed: biases, downsample and upsample, one res block, no elementwise affine", dict(
+            hidden_size=48, use_bias=True, cond_embed_dim=20, micro_cond_encode_dim=4, micro_cond_embed_dim=20,
+            encoder_hidden_size=12, vocab_size=40, codebook_size=33, in_channels=10, block_out_channels=16,
+            num_res_blocks=1, downsample=True, upsample=True, block_num_heads=2, num_hidden_layers=3,
+            num_attention_heads=6, intermediate_size=70, ln_elementwise_affine=False, sample_size=8)),
+        ("p2", "perturbed: downsample only, three res blocks, biases, affine norms, block width = hidden size (no kv_mapper)", dict(
+            hidden_size=40, use_bias=True, cond_embed_dim=8, micro_cond_encode_dim=6, micro_cond_embed_dim=30,
+            encoder_hidden_size=20, vocab_size=50, codebook_size=45, in_channels=12, block_out_channels=40,
+            num_res_blocks=3, downsample=True, upsample=False, block_num_heads=3, num_hidden_layers=1,
+            num_attention_heads=5, intermediate_size=36, sample_size=8)),
+        ("p3", "perturbed: upsample only, no biases, heads that do not divide the widths", dict(
+            hidden_size=36, cond_embed_dim=10, micro_cond_encode_dim=2, micro_cond_embed_dim=14,
+            encoder_hidden_size=9, vocab_size=30, codebook_size=21, in_channels=14, block_out_channels=20,
+            num_res_blocks=2, upsample=True, block_num_heads=3, num_hidden_layers=2,
+            num_attention_heads=5, intermediate_size=50, sample_size=8)),
+    ],
+    "UNet1DModel": [
+        ("default", "default", {}),
+        ("dance-diffusion", "harmonai/maestro-150k unet config.json (also glitch-440k, jmann-small-190k, "
+         "jmann-large-580k, unlocked-250k, honk-140k: the same UNet) as diffusers 0.42 reads it; the released "
+         "time_proj.weight is 8 wide, which diffusers >= 0.36 builds only with time_embedding_dim=16", dict(
+            block_out_channels=[128, 128, 256, 256, 512, 512, 512, 512, 512, 512, 512, 512, 512],
+            extra_in_channels=16, sample_rate=16000, sample_size=65536, freq_shift=0,
+            down_block_types=["DownBlock1DNoSkip"] + ["DownBlock1D"] * 7 + ["AttnDownBlock1D"] * 5,
+            up_block_types=["AttnUpBlock1D"] * 5 + ["UpBlock1D"] * 7 + ["UpBlock1DNoSkip"])),
+        ("dance-diffusion-legacy-time", "harmonai/maestro-150k as loaded with time_embedding_dim=16 "
+         "(the released 8-wide time_proj.weight)", dict(
+            block_out_channels=[128, 128, 256, 256, 512, 512, 512, 512, 512, 512, 512, 512, 512],
+            extra_in_channels=16, sample_rate=16000, sample_size=65536, freq_shift=0, time_embedding_dim=16,
+            down_block_types=["DownBlock1DNoSkip"] + ["DownBlock1D"] * 7 + ["AttnDownBlock1D"] * 5,
+            up_block_types=["AttnUpBlock1D"] * 5 + ["UpBlock1D"] * 7 + ["UpBlock1DNoSkip"])),
+        ("small", "perturbed: small sizes", dict(
+            block_out_channels=[8, 16], extra_in_channels=4,
+            down_block_types=["DownBlock1DNoSkip", "AttnDownBlock1D"],
+            up_block_types=["AttnUpBlock1D", "UpBlock1DNoSkip"])),
+        ("p1", "perturbed: four blocks, other block order, odd widths, in/out channels", dict(
+            block_out_channels=[12, 20, 28, 36], in_channels=3, out_channels=5, extra_in_channels=6,
+            time_embedding_dim=10,
+            down_block_types=["DownBlock1D", "AttnDownBlock1D", "DownBlock1DNoSkip", "AttnDownBlock1D"],
+            up_block_types=["UpBlock1D", "AttnUpBlock1D", "UpBlock1DNoSkip", "AttnUpBlock1D"])),
+        ("p2", "perturbed: three blocks, no extra channels, mid channels from the last block", dict(
+            block_out_channels=[16, 24, 40], in_channels=1, out_channels=1,
+            down_block_types=["AttnDownBlock1D", "DownBlock1DNoSkip", "DownBlock1D"],
+            up_block_types=["UpBlock1DNoSkip", "UpBlock1D", "AttnUpBlock1D"])),
+        ("p3", "perturbed: positional time embedding with a time MLP, two blocks", dict(
+            block_out_channels=[20, 44], in_channels=4, out_channels=3, extra_in_channels=20,
+            time_embedding_type="positional", use_timestep_embedding=True, act_fn="silu",
+            down_block_types=["DownBlock1D", "AttnDownBlock1D"], up_block_types=["UpBlock1D", "UpBlock1D"])),
+        ("p4", "perturbed: Fourier time embedding with a time MLP and an explicit width", dict(
+            block_out_channels=[12, 16, 24], extra_in_channels=3, time_embedding_dim=6, use_timestep_embedding=True,
+            act_fn="mish", down_block_types=["DownBlock1DNoSkip", "AttnDownBlock1D", "AttnDownBlock1D"],
+            up_block_types=["AttnUpBlock1D", "UpBlock1DNoSkip", "UpBlock1D"])),
+        ("hopper-unet-hor32", "Diffuser (Janner et al.) hopper-medium-v2 unet, horizon 32, as diffusers' "
+         "convert_models_diffuser_to_diffusers.py writes it (bglick13/hopper-medium-v2-value-function-hor32 unet)", dict(
+            down_block_types=["DownResnetBlock1D"] * 4, up_block_types=["UpResnetBlock1D"] * 3,
+            mid_block_type="MidResTemporalBlock1D", out_block_type="OutConv1DBlock",
+            block_out_channels=[32, 64, 128, 256], layers_per_block=1, downsample_each_block=False,
+            in_channels=14, out_channels=14, extra_in_channels=0, time_embedding_type="positional",
+            flip_sin_to_cos=False, freq_shift=1, act_fn="mish", norm_num_groups=8, use_timestep_embedding=True)),
+        ("hopper-value-function-hor32", "Diffuser hopper-medium-v2 value function, horizon 32 "
+         "(bglick13/hopper-medium-v2-value-function-hor32 value_function)", dict(
+            down_block_types=["DownResnetBlock1D"] * 4, up_block_types=[],
+            mid_block_type="ValueFunctionMidBlock1D", out_block_type="ValueFunction",
+            block_out_channels=[32, 64, 128, 256], layers_per_block=1, downsample_each_block=True,
+            in_channels=14, out_channels=14, extra_in_channels=0, time_embedding_type="positional",
+            flip_sin_to_cos=False, freq_shift=1, act_fn="mish", norm_num_groups=8, use_timestep_embedding=True)),
+        ("p5", "perturbed: resnet blocks, two layers each, as many up as down blocks, downsampling everywhere", dict(
+            down_block_types=["DownResnetBlock1D"] * 3, up_block_types=["UpResnetBlock1D"] * 3,
+            mid_block_type="MidResTemporalBlock1D", out_block_type="OutConv1DBlock",
+            block_out_channels=[8, 24, 40], layers_per_block=2, downsample_each_block=True,
+            in_channels=5, out_channels=7, extra_in_channels=3, time_embedding_type="fourier",
+            act_fn="mish", norm_num_groups=4, use_timestep_embedding=True)),
+        ("p6", "perturbed: value function, no extra resnet layers, Fourier time, no time MLP", dict(
+            down_block_types=["DownResnetBlock1D"] * 2, up_block_types=[],
+            mid_block_type="ValueFunctionMidBlock1D", out_block_type="ValueFunction",
+            block_out_channels=[24, 64], layers_per_block=0, downsample_each_block=False,
+            in_channels=3, out_channels=3, time_embedding_type="fourier",
+            act_fn="mish", norm_num_groups=4, use_timestep_embedding=False)),
+    ],
+    "NucleusMoEImageTransformer2DModel": [
+        ("default", "default", {}),
+        ("nucleus-image", "real: NucleusAI/NucleusMoE-Image transformer config (as mirrored at FenomAI/Nucleus-Image: "
+         "32 layers, 16 query / 4 kv heads, Qwen3-VL 4096 text, 64 experts, first three blocks dense)", dict(
+            out_channels=16, num_layers=32, num_key_value_heads=4, joint_attention_dim=4096,
+            dense_moe_strategy="leave_first_three_blocks_dense", num_experts=64, moe_intermediate_dim=1344,
+            capacity_factors=[0.0, 0.0, 0.0, 4.0, 4.0] + [2.0] * 27, use_grouped_mm=True)),
+        ("small", "perturbed: small sizes (inner 128 so the dense swiglu width is not 0)", dict(
+            num_layers=5, num_attention_heads=4, attention_head_dim=32, joint_attention_dim=12, in_channels=8,
+            out_channels=4, num_experts=4, moe_intermediate_dim=16, axes_dims_rope=[8, 12, 12])),
+        ("p1", "perturbed: GQA (6 query / 2 kv heads), all_moe, per-layer capacity list, patch 3, sigmoid routing",
+         dict(num_layers=3, num_attention_heads=6, attention_head_dim=24, num_key_value_heads=2,
+              joint_attention_dim=10, in_channels=5, out_channels=7, patch_size=3, dense_moe_strategy="all_moe",
+              num_experts=3, moe_intermediate_dim=20, capacity_factors=[1.0, 2.0, 3.0], use_sigmoid=True,
+              axes_dims_rope=[4, 10, 10])),
+        ("p2", "perturbed: moe_enabled false (every block dense), mlp_ratio 3.0, out_channels None (= in_channels), "
+         "patch 1", dict(num_layers=2, num_attention_heads=5, attention_head_dim=40, joint_attention_dim=9,
+                         in_channels=6, patch_size=1, moe_enabled=False, mlp_ratio=3.0, num_experts=5,
+                         axes_dims_rope=[8, 16, 16])),
+        ("p3", "perturbed: leave_first_block_dense, truncated mlp_ratio 2.7, kv heads = query heads", dict(
+            num_layers=4, num_attention_heads=3, attention_head_dim=64, num_key_value_heads=3,
+            joint_attention_dim=7, in_channels=4, dense_moe_strategy="leave_first_block_dense", mlp_ratio=2.7,
+            num_experts=2, moe_intermediate_dim=12, axes_dims_rope=[16, 24, 24])),
+        ("p4", "perturbed: all_dense strategy with moe_enabled true, one kv head", dict(
+            num_layers=2, num_attention_heads=2, attention_head_dim=96, num_key_value_heads=1,
+            joint_attention_dim=5, in_channels=3, out_channels=2, dense_moe_strategy="all_dense",
+            axes_dims_rope=[16, 40, 40])),
+        ("p5", "perturbed: an unknown dense_moe_strategy (diffusers' _is_moe_layer: every block MoE), "
+         "leave_first_three_and_last_block_dense's neighbour at 5 layers", dict(
+            num_layers=2, num_attention_heads=2, attention_head_dim=64, joint_attention_dim=6, in_channels=4,
+            dense_moe_strategy="something_else", num_experts=3, moe_intermediate_dim=8,
+            axes_dims_rope=[16, 24, 24])),
+    ],
+    "MotifVideoTransformer3DModel": [
+        ("default", "default", {}),
+        ("motif-video-2b", "real: Motif-Technologies/Motif-Video-2B transformer config values (as quoted by the "
+         "ComfyUI MotifVideo nodes: 12 dual + 24 single blocks of which 8 DDT decoders, 12 heads x 128, T5Gemma2 "
+         "2560 text, SigLIP 1152 image embeddings) with the model card's shared cross-attention in the single "
+         "stage", dict(
+            num_attention_heads=12, num_layers=12, num_single_layers=24, num_decoder_layers=8,
+            text_embed_dim=2560, image_embed_dim=1152, enable_text_cross_attention_single=True)),
+        ("small", "perturbed: small sizes", dict(
+            num_attention_heads=2, attention_head_dim=8, num_layers=2, num_single_layers=2, text_embed_dim=12,
+            in_channels=4, out_channels=4, rope_axes_dim=[2, 2, 4])),
+        ("p1", "perturbed: image embedder, layer-norm qk norm, cross-attention in dual and single blocks, two of "
+         "four single blocks decoders, temporal patch 2, spatial patch 1, truncated mlp_ratio", dict(
+            num_attention_heads=3, attention_head_dim=6, num_layers=1, num_single_layers=4, num_decoder_layers=2,
+            mlp_ratio=2.7, patch_size=1, patch_size_t=2, qk_norm="layer_norm", text_embed_dim=14,
+            image_embed_dim=9, in_channels=5, out_channels=7, rope_axes_dim=[2, 2, 2],
+            enable_text_cross_attention_dual=True, enable_text_cross_attention_single=True)),
+        ("p2", "perturbed: no qk norm, no dual blocks, out_channels None (= in_channels), patch 3, single-stage "
+         "cross-attention without decoders", dict(
+            num_attention_heads=4, attention_head_dim=4, num_layers=0, num_single_layers=3, mlp_ratio=3.0,
+            patch_size=3, qk_norm=None, text_embed_dim=8, in_channels=9, out_channels=None, rope_axes_dim=[0, 2, 2],
+            enable_text_cross_attention_single=True)),
+        ("p3", "perturbed: dual-stage cross-attention only, every single block a decoder (no cross-attention), "
+         "patch_t 3, image embedder", dict(
+            num_attention_heads=2, attention_head_dim=10, num_layers=2, num_single_layers=2, num_decoder_layers=2,
+            mlp_ratio=1.5, patch_size=2, patch_size_t=3, text_embed_dim=6, image_embed_dim=5, in_channels=3,
+            out_channels=2, rope_axes_dim=[4, 2, 4], enable_text_cross_attention_dual=True,
+            enable_text_cross_attention_single=True)),
+        ("p4", "perturbed: no single blocks, layer-norm qk norm", dict(
+            num_attention_heads=2, attention_head_dim=6, num_layers=2, num_single_layers=0, text_embed_dim=5,
+            in_channels=4, out_channels=3, qk_norm="layer_norm", rope_axes_dim=[2, 2, 2])),
+    ],
+    "JoyImageEditTransformer3DModel": [
+        ("default", "default", {}),
+        ("joyai-image-edit", "real: jdopensource/JoyAI-Image-Edit-Diffusers transformer config (16B MMDiT; also "
+         "SpatialEdit-16B's original layout)", dict(
+            patch_size=[1, 2, 2], in_channels=16, out_channels=16, hidden_size=4096, num_attention_heads=32,
+            text_dim=4096, mlp_width_ratio=4.0, num_layers=40, rope_dim_list=[16, 56, 56], rope_type="rope",
+            theta=10000)),
+        ("small", "perturbed: small sizes", dict(hidden_size=16, num_attention_heads=2, text_dim=12, num_layers=2,
+                                                 in_channels=4, rope_dim_list=[2, 2, 4])),
+        ("p1", "perturbed: out_channels, uneven patch, fractional mlp_width_ratio truncated by int()", dict(
+            hidden_size=12, num_attention_heads=3, text_dim=10, mlp_width_ratio=2.3, num_layers=3, in_channels=6,
+            out_channels=5, patch_size=[2, 1, 3], rope_dim_list=[0, 2, 2], rope_type="mrope", theta=100)),
+        ("p2", "perturbed: explicit null out_channels, odd head dim, narrow mlp, one block", dict(
+            hidden_size=20, num_attention_heads=4, text_dim=7, mlp_width_ratio=1.5, num_layers=1, in_channels=3,
+            out_channels=None, patch_size=[1, 3, 1], rope_dim_list=[1, 2, 2])),
+        ("p3", "perturbed: no blocks, one head", dict(
+            hidden_size=6, num_attention_heads=1, text_dim=9, mlp_width_ratio=3.0, num_layers=0, in_channels=2,
+            out_channels=7, patch_size=[1, 1, 1], rope_dim_list=[2, 2, 2])),
+    ],
+    "JoyImageEditPlusTransformer3DModel": [
+        ("default", "default", {}),
+        ("joyai-image-edit-plus", "real: jdopensource/JoyAI-Image-Edit-Plus-Diffusers transformer config (the "
+         "JoyAI-Image-Edit layout: one TRANSFORMER_CONFIG in diffusers' JoyImage conversion recipe)", dict(
+            patch_size=[1, 2, 2], in_channels=16, out_channels=16, hidden_size=4096, num_attention_heads=32,
+            text_dim=4096, mlp_width_ratio=4.0, num_layers=40, rope_dim_list=[16, 56, 56], rope_type="rope",
+            theta=10000)),
+        ("small", "perturbed: small sizes", dict(hidden_size=16, num_attention_heads=2, text_dim=12, num_layers=2,
+                                                 in_channels=4, rope_dim_list=[2, 2, 4])),
+        ("p1", "perturbed: out_channels, uneven patch, fractional mlp_width_ratio truncated by int()", dict(
+            hidden_size=12, num_attention_heads=3, text_dim=10, mlp_width_ratio=2.3, num_layers=3, in_channels=6,
+            out_channels=5, patch_size=[2, 1, 3], rope_dim_list=[0, 2, 2], theta=100)),
+        ("p2", "perturbed: explicit null out_channels, odd head dim, narrow mlp, one block", dict(
+            hidden_size=20, num_attention_heads=4, text_dim=7, mlp_width_ratio=1.5, num_layers=1, in_channels=3,
+            out_channels=None, patch_size=[1, 3, 1], rope_dim_list=[1, 2, 2])),
+    ],
+    "AudioLDM2UNet2DConditionModel": [
+        ("default", "default", {}),
+        ("audioldm2", "perturbed: cvssp/audioldm2 (and audioldm2-music, the same 350M UNet) unet as the original "
+         "AudioLDM2 config builds it (haoheliu/AudioLDM2 audioldm2/utils.py: model_channels 128, channel_mult 1/2/3/5, "
+         "attention_resolutions 8/4/2 = the three lower blocks, 32-wide heads, num_res_blocks 2) with diffusers' extra "
+         "self-attention before the GPT2 768 and Flan-T5 1024 cross-attentions; reconstructed, not checked against "
+         "unet/config.json (346.9M against the model card's 350M)", dict(
+            sample_size=64, in_channels=8, out_channels=8, block_out_channels=[128, 256, 384, 640],
+            down_block_types=["DownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D"],
+            up_block_types=["CrossAttnUpBlock2D", "CrossAttnUpBlock2D", "CrossAttnUpBlock2D", "UpBlock2D"],
+            layers_per_block=2, attention_head_dim=[4, 8, 12, 20],
+            cross_attention_dim=[[None, 768, 1024]] * 4)),
+        ("audioldm2-large", "perturbed: cvssp/audioldm2-large unet (the original '-large-' config: context_dim "
+         "768/1024/None, transformer_depth 2, plus diffusers' leading self-attention; reconstructed, not checked "
+         "against unet/config.json: 718.0M against the model card's 750M)", dict(
+            sample_size=64, in_channels=8, out_channels=8, block_out_channels=[128, 256, 384, 640],
+            down_block_types=["DownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D"],
+            up_block_types=["CrossAttnUpBlock2D", "CrossAttnUpBlock2D", "CrossAttnUpBlock2D", "UpBlock2D"],
+            layers_per_block=2, attention_head_dim=[4, 8, 12, 20], transformer_layers_per_block=2,
+            cross_attention_dim=[[None, 768, 1024, None]] * 4)),
+        ("small", "perturbed: small sizes, two blocks, two cross-attentions per resnet", dict(
+            block_out_channels=[8, 16], layers_per_block=1, sample_size=16, norm_num_groups=4, attention_head_dim=2,
+            down_block_types=["CrossAttnDownBlock2D", "DownBlock2D"], up_block_types=["UpBlock2D", "CrossAttnUpBlock2D"],
+            cross_attention_dim=[[8, 12], [8, 12]])),
+        ("p1", "perturbed: three blocks, per-block layers and transformer layers, an extra self-attention (None) among "
+         "three cross dims, linear projection, only cross attention, class embeddings, time_cond_proj_dim, kernels",
+         dict(block_out_channels=[8, 16, 24], layers_per_block=[1, 2, 1], transformer_layers_per_block=[2, 1, 3],
+              in_channels=9, out_channels=5, norm_num_groups=8, attention_head_dim=[2, 4, 4],
+              use_linear_projection=True, sample_size=16, only_cross_attention=[True, False, True],
+              cross_attention_dim=[[None, 12, 20], [6, None, 10], [None, 14, 28]],
+              down_block_types=["CrossAttnDownBlock2D", "CrossAttnDownBlock2D", "DownBlock2D"],
+              up_block_types=["UpBlock2D", "CrossAttnUpBlock2D", "CrossAttnUpBlock2D"],
+              num_class_embeds=7, time_cond_proj_dim=10, conv_in_kernel=1, conv_out_kernel=5)),
+        ("p2", "perturbed: plain int cross_attention_dim (one cross-attention per resnet), scale-shift resnets, "
+         "timestep class embeddings concatenated, time_embedding_dim, four blocks", dict(
+            block_out_channels=[8, 16, 16, 32], layers_per_block=1, norm_num_groups=4, attention_head_dim=[2, 2, 4, 4],
+            cross_attention_dim=12, resnet_time_scale_shift="scale_shift", class_embed_type="timestep",
+            class_embeddings_concat=True, time_embedding_dim=24, sample_size=16,
+            down_block_types=["DownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D"],
+            up_block_types=["CrossAttnUpBlock2D", "CrossAttnUpBlock2D", "UpBlock2D", "UpBlock2D"])),
+        ("p3", "perturbed: four cross dims per block, projection class embedding, a single-element per-block list",
+         dict(block_out_channels=[8, 16], layers_per_block=2, norm_num_groups=4, attention_head_dim=2,
+              cross_attention_dim=[[4, None, 6, 10], [4, None, 6, 10]], class_embed_type="projection",
+              projection_class_embeddings_input_dim=6, sample_size=16,
+              down_block_types=["CrossAttnDownBlock2D", "CrossAttnDownBlock2D"],
+              up_block_types=["CrossAttnUpBlock2D", "CrossAttnUpBlock2D"])),
+        ("p4", "perturbed: simple_projection class embedding, only_cross_attention True everywhere, per-block dims "
+         "of different lengths", dict(
+            block_out_channels=[8, 16], layers_per_block=1, norm_num_groups=4, attention_head_dim=[2, 4],
+            cross_attention_dim=[[10], [None, 6]], class_embed_type="simple_projection",
+            projection_class_embeddings_input_dim=5, only_cross_attention=True, sample_size=16,
+            down_block_types=["CrossAttnDownBlock2D", "CrossAttnDownBlock2D"],
+            up_block_types=["CrossAttnUpBlock2D", "CrossAttnUpBlock2D"])),
+    ],
+    "AudioLDM2ProjectionModel": [
+        ("default", "default: the three required widths (no defaults) at CLAP 512, Flan-T5-large 1024, GPT2 768",
+         dict(text_encoder_dim=512, text_encoder_1_dim=1024, langauge_model_dim=768)),
+        ("audioldm2", "perturbed: cvssp/audioldm2, -large, -music projection_model (CLAP projection 512, Flan-T5-large "
+         "1024, GPT2 768 as the conversion script builds it)",
+         dict(text_encoder_dim=512, text_encoder_1_dim=1024, langauge_model_dim=768)),
+        ("tts", "perturbed: audioldm2-gigaspeech / -ljspeech-style projection over a 192-wide VITS encoder with a "
+         "learned position table of 512 (not checked against the released config.json)",
+         dict(text_encoder_dim=512, text_encoder_1_dim=192, langauge_model_dim=768,
+              use_learned_position_embedding=True, max_seq_length=512)),
+        ("small", "perturbed: small sizes", dict(text_encoder_dim=6, text_encoder_1_dim=10, langauge_model_dim=8)),
+        ("p1", "perturbed: learned position embedding at small sizes",
+         dict(text_encoder_dim=6, text_encoder_1_dim=10, langauge_model_dim=8, use_learned_position_embedding=True,
+              max_seq_length=5)),
+    ],
+    "SanaWMTransformer3DModel": [
+        # the class defaults are the released Efficient-Large-Model/SANA-WM_bidirectional 1600M transformer (its
+        # docstring says so): the default case
+        ("default", "default", {}),
+        ("small", "perturbed: small sizes", dict(in_channels=8, num_layers=2, hidden_size=32, num_attention_heads=2,
+                                                 linear_head_dim=8, caption_channels=12, chunk_plucker_channels=6,
+                                                 softmax_every_n=2)),
+        ("p1", "perturbed: plain MLP, q/k/v convs, no q/k, cross or y norms, no plucker, pred_sigma, patch [1, 2, 2], "
+         "mlp_ratio 2.5", dict(
+            in_channels=5, num_layers=3, hidden_size=24, num_attention_heads=3, linear_head_dim=12,
+            caption_channels=7, ffn_type="mlp", k_conv_only=False, conv_kernel_size=3, qk_norm=False,
+            cross_norm=False, y_norm=False, use_chunk_plucker_post_attn=False, pred_sigma=True, patch_size=[1, 2, 2],
+            mlp_ratio=2.5, softmax_every_n=0)),
+        ("p2", "perturbed: no feed-forward, no short convs, plucker projections in the first 2 of 4 blocks, no rope, "
+         "patch [1, 1, 2]", dict(
+            in_channels=6, num_layers=4, hidden_size=16, num_attention_heads=4, linear_head_dim=4,
+            caption_channels=9, ffn_type="none", conv_kernel_size=0, chunk_plucker_post_attn_blocks=2,
+            chunk_plucker_channels=10, use_pe=False, patch_size=[1, 1, 2], softmax_every_n=3)),
+        ("p3", "perturbed: temporal kernel 5, mlp_ratio 1.5, plucker in every block (-1), patch [1, 2, 1], "
+         "pred_sigma, conv kernel 2 on q/k/v, softmax every 2nd block", dict(
+            in_channels=3, num_layers=3, hidden_size=40, num_attention_heads=5, linear_head_dim=20,
+            caption_channels=11, t_kernel_size=5, mlp_ratio=1.5, chunk_plucker_post_attn_blocks=-1,
+            chunk_plucker_channels=4, patch_size=[1, 2, 1], pred_sigma=True, conv_kernel_size=2,
+            k_conv_only=False, softmax_every_n=2)),
+    ],
+    "AutoencoderKLMiniMaxH3Audio": [
+        ("default", "default", {}),
+        ("h3", "real: MiniMax-H3 audio VAE as released (MiniMaxAI; DAC encoder 64-wide with hop 800, 2048-wide trunk, "
+         "32 latent channels, BigVGAN decoder 1024 wide: the class defaults, documented as the released checkpoint)", {
+            "encoder_dim": 64, "encoder_rates": [2, 4, 4, 5, 5], "latent_dim": 2048, "latent_channels": 32,
+            "num_attention_heads": 8, "decoder_dim": 1024, "decoder_rates": [5, 5, 2, 2, 2, 2, 2],
+            "decoder_kernel_sizes": [9, 9, 4, 4, 4, 4, 4], "resblock_kernel_sizes": [3, 7, 11],
+            "resblock_dilation_sizes": [[1, 3, 5], [1, 3, 5], [1, 3, 5]], "sampling_rate": 32000}),
+        ("small", "perturbed: small sizes", {
+            "encoder_dim": 2, "encoder_rates": [2, 2], "latent_dim": 8, "latent_channels": 4,
+            "num_attention_heads": 2, "decoder_dim": 16, "decoder_rates": [2, 2], "decoder_kernel_sizes": [4, 4],
+            "resblock_kernel_sizes": [3, 5], "resblock_dilation_sizes": [[1, 3], [1, 3]]}),
+        ("p1", "perturbed: one encoder stage, three decoder stages, one AMP block with four dilations, odd widths", {
+            "encoder_dim": 3, "encoder_rates": [8], "latent_dim": 12, "latent_channels": 3,
+            "num_attention_heads": 3, "decoder_dim": 24, "decoder_rates": [2, 2, 2], "decoder_kernel_sizes": [4, 5, 6],
+            "resblock_kernel_sizes": [7], "resblock_dilation_sizes": [[1, 2, 3, 4]]}),
+        ("p2", "perturbed: three encoder stages, two decoder stages, AMP blocks with unequal dilation counts", {
+            "encoder_dim": 1, "encoder_rates": [3, 2, 2], "latent_dim": 10, "latent_channels": 5,
+            "num_attention_heads": 1, "decoder_dim": 20, "decoder_rates": [6, 2], "decoder_kernel_sizes": [12, 4],
+            "resblock_kernel_sizes": [3, 5, 9], "resblock_dilation_sizes": [[1], [2, 4], [1, 3, 9]],
+            "sampling_rate": 16000}),
+    ],
     "AutoencoderKLWan": [
         ("default", "default", {}),
         ("wan2.2", "perturbed: Wan2.2 TI2V 5B VAE config (residual, patch 2, 48 latent channels)", dict(
@@ -3096,6 +3568,12 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
             latents_mean=[0.0] * 3, latents_std=[1.0] * 3)),
     ],
 }
+
+# SanaWMLTX2RefinerTransformer3DModel is LTX2VideoTransformer3DModel's __init__ verbatim (same arguments, defaults and
+# tensors): LTX-2's cases (the SANA-WM_bidirectional-diffusers refiner/transformer config itself was not found)
+CASES["SanaWMLTX2RefinerTransformer3DModel"] = [
+    (name, variant if name == "default" else f"{variant} (as SANA-WM's refiner, which loads LTX-2's configs unchanged)",
+     overrides) for name, variant, overrides in CASES["LTX2VideoTransformer3DModel"]]
 
 DTYPES = {"float32": "F32", "float16": "F16", "bfloat16": "BF16", "float64": "F64", "int64": "I64", "int32": "I32",
           "uint8": "U8", "bool": "BOOL", "int8": "I8"}
