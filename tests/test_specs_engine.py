@@ -461,6 +461,18 @@ def test_readme_family_list_is_generated_from_the_spec_files() -> None:
     assert tool.readme_families() in (root / "README.md").read_text(), "run make coverage"
 
 
+def test_the_claims_index_is_current_and_only_used_for_the_files_it_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``data/_claims.json`` spares each start reading every spec file's head; it must equal the heads (run make
+    coverage), and a library whose files differ from the index's (a spec added since) reads the heads instead."""
+    from auditor.specs import load
+    assert load.CLAIMS_INDEX.read_text() == load.claims_index(), "run make coverage"
+    files = load._files()
+    assert load.indexed_claims(files) == load.head_claims(files)
+    assert load.indexed_claims(files[:-1]) is None
+    monkeypatch.setattr(load, "CLAIMS_INDEX", load.DATA / "no-such-index.json")
+    assert load.SpecLibrary(files).claims() == load.head_claims(files)
+
+
 def test_spec_defaults_are_the_config_classes_defaults() -> None:
     """save_pretrained leaves keys equal to the class default out of config.json, so every config key a spec
     reads must default to exactly what transformers' config class says (fixtures/config-classes, dumped from

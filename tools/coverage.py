@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 import auditor  # noqa: E402
 from auditor.specs import select  # noqa: E402
+from auditor.specs.load import CLAIMS_INDEX, claims_index  # noqa: E402
 from fixtures.truth import CASES, case_dirs, config, problems, write_case  # noqa: E402
 
 # (title, mapping, rows judged by the mapped class's own cases only: a spec claiming another class of the type,
@@ -149,4 +150,5 @@ def update_readme(path: Path = ROOT / "README.md") -> None:
 
 if __name__ == "__main__":
     update_readme()
+    CLAIMS_INDEX.write_text(claims_index())
     sys.stdout.write(render(verify()))
