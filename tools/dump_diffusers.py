@@ -3537,6 +3537,247 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
             "resblock_kernel_sizes": [3, 5, 9], "resblock_dilation_sizes": [[1], [2, 4], [1, 3, 9]],
             "sampling_rate": 16000}),
     ],
+    "AutoencoderRAE": [
+        ("default", "default", {}),
+        ("dinov2-vitxl", "real: nyu-visionx RAE-dinov2-wReg-base-ViTXL-n08 (DINOv2-with-registers base encoder, "
+         "ViT-XL decoder 1152 wide, 28 layers, 16 heads, MLP 4096, patch 16, 224 encoder input; rebuilt from the RAE "
+         "repo's ViT-XL decoder sizes and the release name (n08: noise_tau 0.8), no diffusers config.json read)", {
+            "decoder_hidden_size": 1152, "decoder_num_hidden_layers": 28, "decoder_num_attention_heads": 16,
+            "decoder_intermediate_size": 4096, "noise_tau": 0.8}),
+        ("mae-vitxl", "real: nyu-visionx RAE-mae-base-p16-ViTXL-n08 (ViT-MAE base encoder, ViT-XL decoder)", {
+            "encoder_type": "mae", "encoder_patch_size": 16, "decoder_hidden_size": 1152,
+            "decoder_num_hidden_layers": 28, "decoder_num_attention_heads": 16, "decoder_intermediate_size": 4096}),
+        ("small", "perturbed: small sizes", {
+            "encoder_hidden_size": 64, "encoder_patch_size": 4, "encoder_num_hidden_layers": 1, "encoder_input_size": 16,
+            "decoder_hidden_size": 32, "decoder_num_hidden_layers": 1, "decoder_num_attention_heads": 2,
+            "decoder_intermediate_size": 40, "patch_size": 2}),
+        ("p1", "perturbed: dinov2 encoder, odd depths, 4 channels, latent stats, explicit image_size (siglip2 "
+         "cannot build under transformers 5: SiglipVisionModel has no vision_model)", {
+            "image_size": 15, "encoder_hidden_size": 128, "encoder_patch_size": 8, "encoder_num_hidden_layers": 3,
+            "encoder_input_size": 24, "decoder_hidden_size": 48, "decoder_num_hidden_layers": 2,
+            "decoder_num_attention_heads": 3, "decoder_intermediate_size": 100, "patch_size": 5, "num_channels": 4,
+            "latents_mean": [0.0] * 128, "latents_std": [1.0] * 128}),
+        ("p2", "perturbed: mae encoder, one decoder layer wider than the encoder", {
+            "encoder_type": "mae", "encoder_hidden_size": 64, "encoder_patch_size": 2, "encoder_num_hidden_layers": 2,
+            "encoder_input_size": 8, "decoder_hidden_size": 96, "decoder_num_hidden_layers": 1,
+            "decoder_num_attention_heads": 4, "decoder_intermediate_size": 30, "patch_size": 3}),
+    ],
+    "AutoencoderVidTok": [
+        ("default", "default", {}),
+        ("kl-causal-488-4chn", "real: microsoft/VidTok vidtok_kl_causal_488_4chn (the class defaults)", {}),
+        ("kl-causal-488-16chn", "real: microsoft/VidTok vidtok_kl_causal_488_16chn (16 latent channels)", {
+            "z_channels": 16}),
+        ("kl-noncausal-488-4chn", "real: microsoft/VidTok vidtok_kl_noncausal_488_4chn (plain convolutions)", {
+            "is_causal": False}),
+        ("small", "perturbed: small sizes", {
+            "ch": 8, "ch_mult": [1, 2], "num_res_blocks": 1, "z_channels": 2}),
+        ("p1", "perturbed: five levels, explicit spatial / temporal down and up lists, non-causal, 4 in / 2 out "
+         "channels, single z", {
+            "in_channels": 4, "out_channels": 2, "ch": 4, "ch_mult": [1, 2, 3, 3, 5], "num_res_blocks": 3,
+            "z_channels": 3, "double_z": False, "spatial_ds": [0, 2, 3], "tempo_ds": [1, 3],
+            "spatial_us": [1, 2, 4], "tempo_us": [2], "is_causal": False}),
+        ("p2", "perturbed: causal, narrowing channel multiples, one res block, temporal downsampling at a level "
+         "without spatial downsampling (not built), upsampling lists (the FSQ releases cannot build on the meta "
+         "device: FSQRegularizer calls Tensor.item())", {
+            "ch": 6, "ch_mult": [2, 1, 3], "num_res_blocks": 1, "z_channels": 5, "spatial_ds": [1],
+            "tempo_ds": [0, 1], "spatial_us": [0, 2], "tempo_us": [0, 1, 2]}),
+    ],
+    "AutoencoderSAME": [
+        ("default", "default", {}),
+        ("same-s", "real: stabilityai/SAME-S as released (the class defaults, documented as SAME-S)", {}),
+        ("same-l", "real: stabilityai/SAME-L (Stable Audio 3 Medium's autoencoder) as the class docstring loads it: "
+         "256 channels, 12 transformer layers, 8 trailing sinusoidal decoder layers", {
+            "encoder_channels": 256, "encoder_transformer_depths": [12], "decoder_sinusoidal_blocks": [8]}),
+        ("small", "perturbed: small sizes", {
+            "patch_size": 4, "encoder_channels": 8, "encoder_c_mults": [2], "encoder_strides": [2],
+            "encoder_transformer_depths": [1], "latent_dim": 4, "dim_heads": 8}),
+        ("p1", "perturbed: three levels (two keep their width: no mapping conv), unequal depths, head dim above the "
+         "width, mono, sinusoidal blocks per level", {
+            "audio_channels": 1, "patch_size": 8, "encoder_channels": 4, "encoder_c_mults": [2, 2, 5],
+            "encoder_strides": [2, 3, 2], "encoder_transformer_depths": [2, 1, 3], "latent_dim": 6, "dim_heads": 16,
+            "encoder_sinusoidal_blocks": [1, 0, 2], "decoder_sinusoidal_blocks": [0, 1, 1]}),
+        ("p2", "perturbed: plain (non-differential) attention, ff_mult 4, two levels narrowing then widening", {
+            "audio_channels": 3, "patch_size": 2, "encoder_channels": 5, "encoder_c_mults": [3, 1],
+            "encoder_strides": [4, 2], "encoder_transformer_depths": [1, 2], "latent_dim": 7, "dim_heads": 5,
+            "use_differential_attention": False, "ff_mult": 4, "sliding_window": 2, "sampling_rate": 48000}),
+    ],
+    "AutoencoderKLKVAE": [
+        ("default", "default", {}),
+        ("kvae-2d-1.0", "release: kandinskylab/KVAE-2D-1.0 (diffusers/ subfolder; 8x8 spatial compression, 16 latent channels per its model card: the class defaults, config.json not seen)", dict(
+            in_channels=3, channels=128, num_enc_blocks=2, num_dec_blocks=2, z_channels=16, double_z=True,
+            ch_mult=[1, 2, 4, 8], sample_size=1024)),
+        ("small", "perturbed: small sizes", dict(channels=32, ch_mult=[1, 2], num_enc_blocks=1, num_dec_blocks=1,
+                                                 z_channels=4, sample_size=64)),
+        ("p1", "perturbed: per-level encoder block list, three decoder blocks, no double_z, 4 input channels",
+         dict(channels=32, ch_mult=[1, 3, 2], num_enc_blocks=[1, 2, 3], num_dec_blocks=3, z_channels=8,
+              double_z=False, in_channels=4, sample_size=64)),
+        ("p2", "perturbed: one level, wider first level, no decoder extra blocks, 1 input channel",
+         dict(channels=64, ch_mult=[2], num_enc_blocks=2, num_dec_blocks=0, z_channels=5, in_channels=1,
+              sample_size=64)),
+    ],
+    "AutoencoderKLKVAEAudio": [
+        ("default", "default", {}),
+        ("kvae-audio", "release: kandinskylab/KVAE-Audio (48 kHz mono, 64 latent channels; the class defaults, whose 166,871,218 parameters match the published 166.9M)", dict(
+            encoder_dim=64, encoder_rates=[2, 3, 4, 5, 8], latent_dim=2048, codebook_dim=64, decoder_dim=1536,
+            decoder_rates=[8, 5, 4, 3, 2], sample_rate=48000, num_channels=1, attn_num_heads=8)),
+        ("small", "perturbed: small sizes", dict(encoder_dim=4, encoder_rates=[2, 3], latent_dim=16, codebook_dim=4,
+                                                 decoder_dim=16, decoder_rates=[3, 2], attn_num_heads=2)),
+        ("p1", "perturbed: one encoder stride, three decoder strides, stereo, widths halving 24 -> 3", dict(
+            encoder_dim=6, encoder_rates=[5], latent_dim=12, codebook_dim=3, decoder_dim=24,
+            decoder_rates=[2, 2, 4], num_channels=2, attn_num_heads=3)),
+        ("p2", "perturbed: four encoder strides incl. unit ones, odd decoder width (floor halving), 3 channels", dict(
+            encoder_dim=3, encoder_rates=[1, 2, 1, 3], latent_dim=10, codebook_dim=7, decoder_dim=9,
+            decoder_rates=[3, 1], num_channels=3, attn_num_heads=5, sample_rate=16000)),
+    ],
+    "AutoencoderKLKVAEVideo": [
+        ("default", "default", {}),
+        ("kvae-3d-1.0", "release: kandinskylab/KVAE-3D-1.0 (diffusers/ subfolder; 4x8x8 compression, 16 latent channels per its model card: the class defaults, config.json not seen)", dict(
+            ch=128, ch_mult=[1, 2, 4, 8], num_res_blocks=2, in_channels=3, out_ch=3, z_channels=16,
+            temporal_compress_times=4)),
+        ("small", "perturbed: small sizes", dict(ch=32, ch_mult=[1, 2], num_res_blocks=1, z_channels=4,
+                                                 temporal_compress_times=2)),
+        ("p1", "perturbed: three levels, no temporal compression, 3 res blocks, in/out channels differ",
+         dict(ch=32, ch_mult=[1, 3, 2], num_res_blocks=3, z_channels=8, in_channels=4, out_ch=2,
+              temporal_compress_times=1)),
+        ("p2", "perturbed: four levels, temporal compression 8 (every downsampler), one res block",
+         dict(ch=32, ch_mult=[2, 1, 2, 3], num_res_blocks=1, z_channels=6, temporal_compress_times=8)),
+    ],
+    "AnyFlowTransformer3DModel": [
+        ("default", "default", {}),
+        ("t2v-14b", "release: nvidia/AnyFlow-Wan2.1-T2V-14B-Diffusers (the Wan2.1 T2V 14B sizes, the class defaults; "
+         "its config.json was not seen)", dict(num_attention_heads=40, attention_head_dim=128, ffn_dim=13824,
+                                                 num_layers=40, in_channels=16, out_channels=16, text_dim=4096)),
+        ("small", "perturbed: small sizes", dict(num_attention_heads=2, attention_head_dim=8, text_dim=12,
+                                                 freq_dim=16, ffn_dim=24, num_layers=2, in_channels=4,
+                                                 out_channels=4)),
+        ("p1", "perturbed: image embedder, no cross-attention norm, odd patch, out_channels differs, t-r delta", dict(
+            num_attention_heads=3, attention_head_dim=4, text_dim=10, freq_dim=8, ffn_dim=20, num_layers=3,
+            in_channels=6, out_channels=5, image_dim=14, cross_attn_norm=False, patch_size=[2, 1, 3],
+            deltatime_type="t-r", gate_value=0.5)),
+        ("p2", "perturbed: out_channels null (the input width), one layer", dict(
+            num_attention_heads=4, attention_head_dim=2, text_dim=7, freq_dim=6, ffn_dim=9, num_layers=1,
+            in_channels=5, out_channels=None)),
+    ],
+    "AnyFlowFARTransformer3DModel": [
+        ("default", "default", {}),
+        ("far-1.3b", "release: nvidia/AnyFlow-FAR-Wan2.1-1.3B-Diffusers (the Wan2.1 T2V 1.3B sizes; its config.json "
+         "was not seen)", dict(num_attention_heads=12, attention_head_dim=128, ffn_dim=8960, num_layers=30,
+                               in_channels=16, out_channels=16, text_dim=4096)),
+        ("small", "perturbed: small sizes", dict(num_attention_heads=2, attention_head_dim=8, text_dim=12,
+                                                 freq_dim=16, ffn_dim=24, num_layers=2, in_channels=4,
+                                                 out_channels=4)),
+        ("p1", "perturbed: image embedder, no cross-attention norm, other compressed patch, out_channels differs",
+         dict(num_attention_heads=3, attention_head_dim=4, text_dim=10, freq_dim=8, ffn_dim=20, num_layers=3,
+              in_channels=6, out_channels=5, image_dim=14, cross_attn_norm=False, patch_size=[1, 1, 2],
+              compressed_patch_size=[2, 3, 2], full_chunk_limit=2, chunk_partition=[2, 2, 1])),
+        ("p2", "perturbed: out_channels null (the input width), one layer, compressed patch 1x2x2", dict(
+            num_attention_heads=4, attention_head_dim=2, text_dim=7, freq_dim=6, ffn_dim=9, num_layers=1,
+            in_channels=5, out_channels=None, patch_size=[1, 1, 1], compressed_patch_size=[1, 2, 2])),
+    ],
+    "TransformerTemporalModel": [
+        ("default", "default (with the required key in_channels 320: the class default None cannot build its "
+         "GroupNorm)", dict(in_channels=320)),
+        ("modelscope_in", "perturbed: ModelScope text-to-video-ms-1.7b's transformer_in as UNet3DConditionModel "
+         "builds it (8 heads of attention_head_dim 64 over block_out_channels[0] 320, one layer)",
+         dict(num_attention_heads=8, attention_head_dim=64, in_channels=320, num_layers=1, norm_num_groups=32)),
+        ("modelscope_temp", "perturbed: a ModelScope text-to-video-ms-1.7b temp_attentions module at 640 channels "
+         "as CrossAttnDownBlock3D builds it (10 heads of 64, cross_attention_dim 1024 but double self-attention)",
+         dict(num_attention_heads=10, attention_head_dim=64, in_channels=640, num_layers=1,
+              cross_attention_dim=1024, norm_num_groups=32)),
+        ("small", "perturbed: small sizes, two layers", dict(
+            num_attention_heads=2, attention_head_dim=8, in_channels=32, num_layers=2, norm_num_groups=8)),
+        ("p1", "perturbed: cross-attention (no double self-attention), qkv bias, gelu, no affine norms, "
+         "out_channels set (unused)", dict(
+             num_attention_heads=3, attention_head_dim=8, in_channels=12, out_channels=16, num_layers=3,
+             norm_num_groups=4, cross_attention_dim=20, double_self_attention=False, attention_bias=True,
+             activation_fn="gelu", norm_elementwise_affine=False)),
+        ("p2", "perturbed: sinusoidal positional embeddings (persistent pe buffer), single attention, "
+         "geglu-approximate", dict(
+             num_attention_heads=3, attention_head_dim=6, in_channels=12, num_layers=2, norm_num_groups=4,
+             double_self_attention=False, positional_embeddings="sinusoidal", num_positional_embeddings=24,
+             activation_fn="geglu-approximate")),
+        ("p3", "perturbed: swiglu, double self-attention with a cross_attention_dim set, qkv bias, sinusoidal "
+         "positions", dict(
+             num_attention_heads=4, attention_head_dim=6, in_channels=16, num_layers=1, norm_num_groups=2,
+             cross_attention_dim=40, attention_bias=True, activation_fn="swiglu",
+             positional_embeddings="sinusoidal", num_positional_embeddings=7)),
+        ("p4", "perturbed: linear-silu, cross-attention (no double self-attention), four layers", dict(
+             num_attention_heads=2, attention_head_dim=7, in_channels=6, num_layers=4, norm_num_groups=3,
+             cross_attention_dim=9, double_self_attention=False, activation_fn="linear-silu")),
+        ("p5", "perturbed: gelu-approximate, no layers at all", dict(
+             num_attention_heads=2, attention_head_dim=4, in_channels=10, num_layers=0, norm_num_groups=5,
+             activation_fn="gelu-approximate")),
+    ],
+    "UniDiffuserModel": [
+        ("default", "default (with the required keys sample_size 64, patch_size 2, in_channels 4 and out_channels 4: "
+         "the class defaults None cannot build)", dict(sample_size=64, patch_size=2, in_channels=4, out_channels=4)),
+        ("v1", "perturbed: thu-ml/unidiffuser-v1 unet (scripts/convert_unidiffuser_to_diffusers.py big config with "
+         "--version 1: data type embedding)", dict(
+             text_dim=64, clip_img_dim=512, num_text_tokens=77, num_attention_heads=24, attention_head_dim=64,
+             in_channels=4, out_channels=4, num_layers=30, dropout=0.0, norm_num_groups=32, attention_bias=False,
+             sample_size=64, patch_size=2, activation_fn="gelu", num_embeds_ada_norm=1000, norm_type="layer_norm",
+             block_type="unidiffuser", pre_layer_norm=False, use_timestep_embedding=False,
+             norm_elementwise_affine=True, use_patch_pos_embed=False, ff_final_dropout=True,
+             use_data_type_embedding=True)),
+        ("v0", "perturbed: UniDiffuser-v0 (the convert script's big config with --version 0: no data type "
+         "embedding)", dict(
+             text_dim=64, clip_img_dim=512, num_text_tokens=77, num_attention_heads=24, attention_head_dim=64,
+             in_channels=4, out_channels=4, num_layers=30, sample_size=64, patch_size=2, activation_fn="gelu",
+             num_embeds_ada_norm=1000, norm_type="layer_norm", ff_final_dropout=True,
+             use_data_type_embedding=False)),
+        ("small", "perturbed: small sizes (the convert script's test config)", dict(
+            text_dim=32, clip_img_dim=32, num_text_tokens=77, num_attention_heads=2, attention_head_dim=8,
+            in_channels=4, out_channels=4, num_layers=2, sample_size=16, patch_size=2, activation_fn="gelu",
+            num_embeds_ada_norm=1000, norm_type="layer_norm")),
+        ("p1", "perturbed: timestep embeddings, UTransformerBlock with pre-LayerNorm, qkv bias, cross-attention, "
+         "geglu, odd layer count, out_channels differs, no affine norms, patch position buffer (not saved)", dict(
+             text_dim=12, clip_img_dim=10, num_text_tokens=5, num_attention_heads=3, attention_head_dim=4,
+             in_channels=4, out_channels=6, num_layers=5, sample_size=16, patch_size=4, activation_fn="geglu",
+             block_type="utransformer", pre_layer_norm=True, attention_bias=True, cross_attention_dim=24,
+             use_timestep_embedding=True, norm_elementwise_affine=False, use_patch_pos_embed=True)),
+        ("p2", "perturbed: ada_norm (AdaLayerNorm per block), only-cross-attention, swiglu, data type embedding",
+         dict(text_dim=6, clip_img_dim=9, num_text_tokens=3, num_attention_heads=2, attention_head_dim=5,
+              in_channels=3, out_channels=3, num_layers=4, sample_size=8, patch_size=2, activation_fn="swiglu",
+              norm_type="ada_norm", num_embeds_ada_norm=10, cross_attention_dim=14, only_cross_attention=True,
+              use_data_type_embedding=True)),
+        ("p3", "perturbed: ada_norm_zero (plain LayerNorms in these blocks), geglu-approximate, 3 layers, "
+         "UTransformerBlock", dict(
+             text_dim=8, clip_img_dim=5, num_text_tokens=2, num_attention_heads=2, attention_head_dim=3,
+             in_channels=2, out_channels=5, num_layers=3, sample_size=6, patch_size=3,
+             activation_fn="geglu-approximate", norm_type="ada_norm_zero", num_embeds_ada_norm=7,
+             block_type="utransformer", use_timestep_embedding=True)),
+        ("p4", "perturbed: ada_norm with cross-attention (AdaLayerNorm norm2 too), linear-silu, qkv bias, "
+         "patch size 1", dict(
+             text_dim=4, clip_img_dim=4, num_text_tokens=1, num_attention_heads=1, attention_head_dim=8,
+             in_channels=1, out_channels=2, num_layers=6, sample_size=4, patch_size=1, activation_fn="linear-silu",
+             norm_type="ada_norm", num_embeds_ada_norm=5, cross_attention_dim=3, attention_bias=True)),
+    ],
+    "DreamLiteTransformer2DModel": [
+        ("default", "default (with the required key in_channels 32: the class default None raises)",
+         dict(in_channels=32)),
+        ("unet-1280", "release-derived: the 1280-channel stage DreamLiteUNetModel builds at its class defaults (as "
+         "carlofkl/DreamLite-base: 64 heads of 20, cross-attention 2048, rms_norm qk, one kv head, ff_mult 6; "
+         "not a component of its own)", dict(
+             num_attention_heads=64, attention_head_dim=20, in_channels=1280, cross_attention_dim=2048,
+             qk_norm="rms_norm", num_kv_heads=1, ff_mult=6)),
+        ("no-self-attn", "release-derived: the 640-channel no-self-attention stage of DreamLiteUNetModel's defaults",
+         dict(num_attention_heads=64, attention_head_dim=10, in_channels=640, cross_attention_dim=2048,
+              qk_norm="rms_norm", num_kv_heads=1, ff_mult=6, use_self_attention=False)),
+        ("small", "perturbed: small sizes", dict(num_attention_heads=2, attention_head_dim=8, in_channels=8,
+                                                 norm_num_groups=4, cross_attention_dim=12, num_layers=2)),
+        ("p1", "perturbed: linear projection, out_channels, gelu, attention bias, layer_norm qk, GQA, no self-attn",
+         dict(num_attention_heads=4, attention_head_dim=3, in_channels=6, out_channels=5, norm_num_groups=3,
+              cross_attention_dim=7, num_layers=3, use_linear_projection=True, activation_fn="gelu",
+              attention_bias=True, qk_norm="layer_norm", num_kv_heads=2, ff_mult=3, use_self_attention=False)),
+        ("p2", "perturbed: no cross-attention, no norm affine, geglu-approximate, rms_norm_across_heads, mult 1",
+         dict(num_attention_heads=3, attention_head_dim=4, in_channels=4, norm_num_groups=2, num_layers=1,
+              norm_elementwise_affine=False, activation_fn="geglu-approximate", qk_norm="rms_norm_across_heads",
+              num_kv_heads=1, ff_mult=1)),
+        ("p3", "perturbed: double self-attention, only_cross_attention, swiglu, layer_norm_across_heads", dict(
+            num_attention_heads=2, attention_head_dim=5, in_channels=6, norm_num_groups=2, num_layers=2,
+            cross_attention_dim=9, double_self_attention=True, only_cross_attention=True, activation_fn="swiglu",
+            qk_norm="layer_norm_across_heads", num_kv_heads=2, ff_mult=2)),
+    ],
     "AutoencoderKLWan": [
         ("default", "default", {}),
         ("wan2.2", "perturbed: Wan2.2 TI2V 5B VAE config (residual, patch 2, 48 latent channels)", dict(
