@@ -609,6 +609,15 @@ _CROSS = [("cross-attention", {None: {"is_decoder": True, "add_cross_attention":
            "small as a decoder with cross-attention")]
 _SUMMARY = [("summary-proj", {None: {"summary_use_proj": True, "summary_proj_to_labels": True}},
              "small with a sequence-summary projection to the labels")]
+# Gemma-3n text layouts the profile cannot reach (used by gemma3n_text and under gemma3n's text_config)
+_GEMMA3N_KV_SHARED = {"num_hidden_layers": 7, "num_kv_shared_layers": 3, "hidden_size_per_layer_input": 24,
+                      "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "sliding_attention",
+                                      "full_attention", "sliding_attention", "full_attention"],
+                      "intermediate_size": [96, 160, 96, 128, 96, 64, 192],
+                      "activation_sparsity_pattern": [0.95, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]}
+_GEMMA3N_NO_SHARING = {"num_hidden_layers": 3, "num_kv_shared_layers": 0, "intermediate_size": 72,
+                       "layer_types": ["sliding_attention", "sliding_attention", "full_attention"],
+                       "activation_sparsity_pattern": [0.0, 0.0, 0.0]}
 EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
     # PerceptionLM's timm PE tower is timm's architecture plus model_args (a dict the profile does not vary): small
     # towers of both released architectures (PE-L: class token; PE-G: none, MLP ratio 8960/1536) with and without
@@ -684,34 +693,19 @@ EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
         ("qsa-ple-p", {"text_config": _QWEN4_QSA_PLE_P}, "small with two indexed attention layers, two PLE layers "
                                                          "(ple_layer_ids unsorted) and other n-gram sizes in text_config"),
     ],
-    # Gemma-3n: the profile cannot vary text_config's layer count (num_kv_shared_layers stays 15, so fewer layers leave
-    # a shared layer type without a producer: ValueError), and it moves the vision / audio widths with the text width
-    # (same default): layer counts with per-layer MLP widths and KV sharing, towers narrower / wider than the text,
-    # the audio subsampler's channel / kernel / stride lists (the input projection's width follows them)
-    # the profile keeps Gemma3nTextConfig's 35 layers (15 KV-shared): fewer fail transformers' KV-sharing check
-    # unless layer_types and num_kv_shared_layers move with them
+    # Gemma3nTextConfig's 35 layers (15 KV-shared) are kept by the profile: fewer fail transformers' KV-sharing
+    # check unless layer_types and num_kv_shared_layers move with them
     "gemma3n_text": [
-        ("layers-kv-shared", {None: {
-            "num_hidden_layers": 7, "num_kv_shared_layers": 3, "hidden_size_per_layer_input": 24,
-            "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "sliding_attention",
-                            "full_attention", "sliding_attention", "full_attention"],
-            "intermediate_size": [96, 160, 96, 128, 96, 64, 192],
-            "activation_sparsity_pattern": [0.95, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]}},
+        ("layers-kv-shared", {None: _GEMMA3N_KV_SHARED},
          "small with 7 layers (the last 3 reuse KV), per-layer MLP widths and a 24-wide per-layer input"),
-        ("layers-no-sharing", {None: {
-            "num_hidden_layers": 3, "num_kv_shared_layers": 0, "intermediate_size": 72,
-            "layer_types": ["sliding_attention", "sliding_attention", "full_attention"],
-            "activation_sparsity_pattern": [0.0, 0.0, 0.0]}},
-         "small with 3 layers and no KV sharing"),
+        ("layers-no-sharing", {None: _GEMMA3N_NO_SHARING}, "small with 3 layers and no KV sharing"),
     ],
+    # Gemma-3n: the same text layers, and the profile moves the vision / audio widths with the text width (same
+    # default): towers narrower / wider than the text, the audio subsampler's channel / kernel / stride lists (the
+    # input projection's width follows them)
     "gemma3n": [
         ("layers-kv-shared", {
-            "text_config": {"num_hidden_layers": 7, "num_kv_shared_layers": 3, "hidden_size_per_layer_input": 24,
-                            "layer_types": ["sliding_attention", "full_attention", "sliding_attention",
-                                            "sliding_attention", "full_attention", "sliding_attention",
-                                            "full_attention"],
-                            "intermediate_size": [96, 160, 96, 128, 96, 64, 192],
-                            "activation_sparsity_pattern": [0.95, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]},
+            "text_config": _GEMMA3N_KV_SHARED,
             "vision_config": {"hidden_size": 48, "vocab_size": 40},
             "audio_config": {"hidden_size": 90, "conf_num_attention_heads": 4, "conf_num_hidden_layers": 3,
                              "sscp_conv_channel_size": [24, 16], "sscp_conv_kernel_size": [[3, 3], [5, 5]],
@@ -720,9 +714,7 @@ EXTRA_CASES: dict[str, list[tuple[str, dict, str]]] = {
          "small with 7 text layers (the last 3 reuse KV), per-layer MLP widths, a 24-wide per-layer input, a narrower "
          "vision embedder, a 3-layer audio tower 90 wide with 4 heads and other subsampling channels, kernels, strides"),
         ("layers-no-sharing", {
-            "text_config": {"num_hidden_layers": 3, "num_kv_shared_layers": 0, "intermediate_size": 72,
-                            "layer_types": ["sliding_attention", "sliding_attention", "full_attention"],
-                            "activation_sparsity_pattern": [0.0, 0.0, 0.0]},
+            "text_config": _GEMMA3N_NO_SHARING,
             "vision_config": {"hidden_size": 72, "vocab_size": 24},
             "audio_config": {"hidden_size": 48, "conf_num_hidden_layers": 2, "sscp_conv_channel_size": [16, 8],
                              "input_feat_size": 41, "vocab_size": 24}},

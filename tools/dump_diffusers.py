@@ -3185,24 +3185,6 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
             ctrl_num_attention_heads=[1, 3, 2], ctrl_conditioning_channels=1,
             ctrl_conditioning_embedding_out_channels=[4, 6, 8], ctrl_max_norm_num_groups=3)),
     ],
-    "AutoencoderKLHunyuanImageRefiner": [
-        ("default", "default", {}),  # = hunyuanvideo-community/HunyuanImage-2.1-Refiner-Diffusers vae
-        # (convert_hunyuan_image_to_diffusers.py builds AutoencoderKLHunyuanImageRefiner() with no arguments)
-        ("small", "perturbed: small sizes, three blocks, spatial ratio 4 (blocks 0 and 1 resample in space and "
-         "time)", dict(block_out_channels=[8, 16, 16], layers_per_block=1, latent_channels=4,
-                       spatial_compression_ratio=4)),
-        ("p1", "perturbed: downsamplers keep their block's width (downsample_match_channel false), spatial ratio 8, "
-         "temporal ratio 2, two layers", dict(
-            block_out_channels=[8, 16, 16, 16], layers_per_block=2, latent_channels=4, in_channels=1, out_channels=2,
-            spatial_compression_ratio=8, temporal_compression_ratio=2, downsample_match_channel=False)),
-        ("p2", "perturbed: upsamplers keep their block's width (upsample_match_channel false), spatial ratio 2, "
-         "temporal ratio 8 (decoder blocks 1 and 2 upsample in time only), three layers", dict(
-            block_out_channels=[8, 16, 16, 24, 32], layers_per_block=3, latent_channels=2,
-            spatial_compression_ratio=2, temporal_compression_ratio=8, upsample_match_channel=False)),
-        ("p3", "perturbed: six blocks, temporal ratio 1, narrower last block, no layers per block beyond one",
-         dict(block_out_channels=[8, 8, 16, 16, 24, 16], layers_per_block=1, latent_channels=2, in_channels=2,
-              out_channels=1, spatial_compression_ratio=16, temporal_compression_ratio=1)),
-    ],
     "LTX2VideoDiffusionDecoderModel": [
         ("default", "default", {}),  # = the LTX-2.5 diffusion decoder (DiffVAE) as released: the class defaults
         # match the reference decoder (ships as a single-step x0 decoder)
@@ -3404,22 +3386,6 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
         ("p3", "perturbed: no blocks, one head", dict(
             hidden_size=6, num_attention_heads=1, text_dim=9, mlp_width_ratio=3.0, num_layers=0, in_channels=2,
             out_channels=7, patch_size=[1, 1, 1], rope_dim_list=[2, 2, 2])),
-    ],
-    "JoyImageEditPlusTransformer3DModel": [
-        ("default", "default", {}),
-        ("joyai-image-edit-plus", "real: jdopensource/JoyAI-Image-Edit-Plus-Diffusers transformer config (the "
-         "JoyAI-Image-Edit layout: one TRANSFORMER_CONFIG in diffusers' JoyImage conversion recipe)", dict(
-            patch_size=[1, 2, 2], in_channels=16, out_channels=16, hidden_size=4096, num_attention_heads=32,
-            text_dim=4096, mlp_width_ratio=4.0, num_layers=40, rope_dim_list=[16, 56, 56], rope_type="rope",
-            theta=10000)),
-        ("small", "perturbed: small sizes", dict(hidden_size=16, num_attention_heads=2, text_dim=12, num_layers=2,
-                                                 in_channels=4, rope_dim_list=[2, 2, 4])),
-        ("p1", "perturbed: out_channels, uneven patch, fractional mlp_width_ratio truncated by int()", dict(
-            hidden_size=12, num_attention_heads=3, text_dim=10, mlp_width_ratio=2.3, num_layers=3, in_channels=6,
-            out_channels=5, patch_size=[2, 1, 3], rope_dim_list=[0, 2, 2], theta=100)),
-        ("p2", "perturbed: explicit null out_channels, odd head dim, narrow mlp, one block", dict(
-            hidden_size=20, num_attention_heads=4, text_dim=7, mlp_width_ratio=1.5, num_layers=1, in_channels=3,
-            out_channels=None, patch_size=[1, 3, 1], rope_dim_list=[1, 2, 2])),
     ],
     "AudioLDM2UNet2DConditionModel": [
         ("default", "default", {}),
@@ -3810,6 +3776,16 @@ CASES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
     ],
 }
 
+# AutoencoderKLHunyuanImageRefiner takes AutoencoderKLHunyuanVideo15's arguments and defaults (the default is
+# hunyuanvideo-community/HunyuanImage-2.1-Refiner-Diffusers' vae: the conversion script builds it with no arguments)
+CASES["AutoencoderKLHunyuanImageRefiner"] = CASES["AutoencoderKLHunyuanVideo15"]
+# JoyImageEditPlusTransformer3DModel: JoyImageEditTransformer3DModel's arguments, defaults and tensors (only its forward
+# differs); its release is the same TRANSFORMER_CONFIG in diffusers' JoyImage conversion recipe
+CASES["JoyImageEditPlusTransformer3DModel"] = [
+    ("joyai-image-edit-plus", "real: jdopensource/JoyAI-Image-Edit-Plus-Diffusers transformer config (the "
+     "JoyAI-Image-Edit layout: one TRANSFORMER_CONFIG in diffusers' JoyImage conversion recipe)", overrides)
+    if name == "joyai-image-edit" else (name, variant, overrides)
+    for name, variant, overrides in CASES["JoyImageEditTransformer3DModel"]]
 # SanaWMLTX2RefinerTransformer3DModel is LTX2VideoTransformer3DModel's __init__ verbatim (same arguments, defaults and
 # tensors): LTX-2's cases (the SANA-WM_bidirectional-diffusers refiner/transformer config itself was not found)
 CASES["SanaWMLTX2RefinerTransformer3DModel"] = [
