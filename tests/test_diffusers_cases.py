@@ -119,5 +119,8 @@ def test_a_shared_class_name_defers_to_the_layout_diffusers_loads() -> None:
     assert select({**base, "norm_type": "ada_norm_single"})[0].file == "diffusers_pixart.toml"
     assert select({**base, "norm_type": "ada_norm_zero"})[0].file == "diffusers_transformer_2d.toml"
     assert select({**base, "norm_type": "layer_norm", "patch_size": None})[0] is None
+    from auditor.specs import all_specs
+    specs = all_specs()
+    assert all(f"{target}.toml" in specs for spec in specs.values() for target in spec.defer_to)
     with pytest.raises(SpecError, match="defer_to"):
         build_specs({"x.toml": {"diffusers_classes": ["X"], "family": "diffusers", "defer_to": ["y"]}})

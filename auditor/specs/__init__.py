@@ -82,10 +82,13 @@ def deferred(spec: Spec, config: Mapping[str, Any]) -> Spec:
     """The spec a shared class name means for this config: diffusers' loader remaps a ``Transformer2DModel`` to DiT's
     or PixArt's class by its norm_type, and ``defer_to`` says the same as data (the first condition that holds)."""
     if spec.defer_to:
-        env = environment(spec, config)
-        for target, when in spec.defer_to.items():
-            if evaluate(when, env):
-                return load_all()[f"{target}.toml"]
+        try:
+            env = environment(spec, config)
+            target = next((t for t, when in spec.defer_to.items() if evaluate(when, env)), None)
+        except ExprError:  # as in applies: a config that cannot be evaluated is left to expand, which reports it
+            target = None
+        if target is not None:
+            return load_all()[f"{target}.toml"]
     return spec
 
 
@@ -104,6 +107,7 @@ def selection_note(config: Mapping[str, Any]) -> str:
     """Why ``select`` found no spec, in one sentence (for the unknown-architecture finding)."""
     if isinstance(config.get("_class_name"), str) and "model_type" not in config:
         found = _diffusers_spec(config["_class_name"])
+        found = deferred(found, config) if found is not None else None
         if found is not None:
             return (f"the {found.file} formula does not cover this {config['_class_name']} configuration "
                     f"({found.applies})")
