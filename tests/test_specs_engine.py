@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -461,14 +463,20 @@ def test_readme_family_list_is_generated_from_the_spec_files() -> None:
     assert tool.readme_families() in (root / "README.md").read_text(), "run make coverage"
 
 
-def test_the_claims_index_is_current_and_only_used_for_the_files_it_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_claims_index_is_current_and_only_used_for_the_files_it_lists(monkeypatch: pytest.MonkeyPatch,
+                                                                          tmp_path: Path) -> None:
     """``data/_claims.json`` spares each start reading every spec file's head; it must equal the heads (run make
-    coverage), and a library whose files differ from the index's (a spec added since) reads the heads instead."""
+    coverage), and a library whose files differ from the index's (a spec added or edited since) reads the heads."""
     from auditor.specs import load
     assert load.CLAIMS_INDEX.read_text() == load.claims_index(), "run make coverage"
     files = load._files()
     assert load.indexed_claims(files) == load.head_claims(files)
     assert load.indexed_claims(files[:-1]) is None
+    edited = dict(json.loads(load.CLAIMS_INDEX.read_text()))
+    edited["files"] = {**edited["files"], files[0]: edited["files"][files[0]] + 1}   # a spec edited since
+    monkeypatch.setattr(load, "CLAIMS_INDEX", tmp_path / "_claims.json")
+    load.CLAIMS_INDEX.write_text(json.dumps(edited))
+    assert load.indexed_claims(files) is None
     monkeypatch.setattr(load, "CLAIMS_INDEX", load.DATA / "no-such-index.json")
     assert load.SpecLibrary(files).claims() == load.head_claims(files)
 
