@@ -26,9 +26,13 @@ PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
 LOADER_NAMES = ("model.safetensors", "adapter_model.safetensors", "diffusion_pytorch_model.safetensors",
                 "pytorch_lora_weights.safetensors", "consolidated.safetensors")
 MISTRAL_NATIVE = re.compile(r"^consolidated(\.\d+|-\d{5}-of-\d{5})?\.safetensors$")
-VARIANT_FILE = re.compile(r"^(?:model|diffusion_pytorch_model|adapter_model)\.(?P<variant>[A-Za-z0-9_]+)"
-                          r"(?:-\d{5}-of-\d{5})?\.safetensors$")
-VARIANT_INDEX = re.compile(r"^(?:model|diffusion_pytorch_model)\.safetensors\.index\.(?P<variant>[^.]+)\.json$")
+# Weight files as save_pretrained names them, transformers' and diffusers' alike:
+# <stem>[.<variant>][-<n>-of-<total>].safetensors and <stem>.safetensors.index[.<variant>].json
+# (model.fp16-00001-of-00002.safetensors, diffusion_pytorch_model.safetensors.index.fp16.json)
+WEIGHT_FILE = re.compile(r"^(?P<stem>[^.]+?)(?:\.(?P<variant>[A-Za-z0-9_]+))?(?:-\d{5,}-of-\d{5,})?\.safetensors$")
+WEIGHT_INDEX = re.compile(r"^(?P<stem>[^.]+)\.safetensors\.index(?:\.(?P<variant>[A-Za-z0-9_]+))?\.json$")
+# the stems whose variants loaders pick by name (transformers / sentence-transformers, diffusers, PEFT)
+VARIANT_STEMS = ("model", "diffusion_pytorch_model", "adapter_model")
 # save_pretrained writes 5 digits (more past 99,999); DeepSeek-V3 names its 163 shards -00001-of-000163
 SHARD_RE = re.compile(r"^(?P<prefix>.*?)-(?P<index>\d{5,})-of-(?P<total>\d{5,})\.safetensors$")
 MAX_SMALL_FILE = 64 * 1024 * 1024  # index.json / config.json larger than this are refused, not read
@@ -113,11 +117,19 @@ def _listed_shard_names(weight_map: dict[str, str], files: dict[str, int | None]
     weight_map.update(zip(weight_map, map(shards.__getitem__, weight_map.values())))
 
 
+def weight_file(name: str) -> tuple[str, str | None] | None:
+    """``(stem, variant)`` of a file save_pretrained could have written under a loader's stem
+    (``diffusion_pytorch_model.fp16-00001-of-00002.safetensors`` -> ("diffusion_pytorch_model", "fp16"),
+    ``model.safetensors.index.json`` -> ("model", None)), or None for any other name."""
+    m = WEIGHT_FILE.match(name) or WEIGHT_INDEX.match(name)
+    return (m["stem"], m["variant"]) if m and m["stem"] in VARIANT_STEMS else None
+
+
 def variant_of(name: str) -> str | None:
     """The transformers/diffusers variant a top-level weights file belongs to (``model.fp16.safetensors``,
     ``model.fp16-00001-of-00002.safetensors``, ``model.safetensors.index.fp16.json``), or None."""
-    m = VARIANT_FILE.match(name) or VARIANT_INDEX.match(name)
-    return m["variant"] if m else None
+    parsed = weight_file(name)
+    return parsed[1] if parsed else None
 
 
 def choose(names: Iterable[str], variant: str | None = None) -> tuple[str | None, list[str], dict[str, str]]:
@@ -141,7 +153,7 @@ def choose(names: Iterable[str], variant: str | None = None) -> tuple[str | None
             ignored[n] = f"variant {v!r} (audit it with --variant {v})" if v else f"not variant {variant!r}"
     top = [n for n in names if "/" not in n and n not in ignored]
     safetensors = [n for n in top if n.endswith(".safetensors")]
-    indexes = [n for n in top if n.endswith(".safetensors.index.json") or VARIANT_INDEX.match(n)]
+    indexes = [n for n in top if n.endswith(".safetensors.index.json") or WEIGHT_INDEX.match(n)]
     for n in names:
         if "/" in n and n.endswith(".safetensors"):
             ignored[n] = "in a subfolder (audit that folder on its own)"

@@ -16,7 +16,7 @@ from .errors import AuditError, HubError, TargetNotFound
 from .findings import Finding, finding
 from .inventory import Inventory
 from .jsonio import json_object
-from .kinds import Kind, Part, discover, read_json_from
+from .kinds import Kind, Part, discover, for_variant, read_json_from
 from .lora import check_pairs, ranks, split
 from .parts import chain_findings, file_reconciler, ledger, unreadable
 from .peft import check_adapter
@@ -50,6 +50,8 @@ def audit_target(target: str, *, base: str | None = None, revision: str | None =
         if ambiguous:
             raise type(e)(f"{target}: no such file or directory, and not readable as a Hub repo: {e}") from None
         raise
+    if variant is not None:
+        kind = for_variant(kind, variant)
     common = dict(fail_on=fail_on, ignore=codes, include_tensors=include_tensors, progress=progress,
                   variant=variant, use_config=use_config)
     if not kind.composite:

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import json
 import posixpath
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .checkpoint import MAX_SMALL_FILE, choose
+from .checkpoint import MAX_SMALL_FILE, choose, weight_file
 from .errors import NotASafetensorsCheckpoint
 
 # kind -> how the first line of the report names it
@@ -34,11 +33,6 @@ KIND_LABELS = {
     "safetensors-file": "safetensors file",
     "targets": "several targets",
 }
-WEIGHT_STEMS = ("diffusion_pytorch_model", "model", "adapter_model")
-# model.fp16.safetensors, diffusion_pytorch_model.non_ema.safetensors, model.fp16-00001-of-00002.safetensors,
-# diffusion_pytorch_model.safetensors.index.fp16.json
-_VARIANT = re.compile(r"^(?P<stem>[^.]+)(?:\.(?P<v1>[\w-]+?))?(?:-\d{5}-of-\d{5})?\.safetensors"
-                      r"(?:\.index(?:\.(?P<v2>[\w-]+))?\.json)?$")
 
 
 @dataclass(frozen=True)
@@ -75,8 +69,11 @@ class Kind:
             or len(self.parts) > 1
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "label": self.label, "detail": self.detail or None,
-                "sections": [p.name for p in self.parts]}
+        doc: dict[str, Any] = {"kind": self.kind, "label": self.label, "detail": self.detail or None,
+                               "sections": [p.name for p in self.parts]}
+        if len(self.parts) == 1 and self.parts[0].variant is not None:
+            doc["variant"] = self.parts[0].variant   # the weights audited are this variant's (model.fp16...)
+        return doc
 
 
 ReadJson = Callable[[str], Any]
@@ -95,6 +92,20 @@ def discover(files: dict[str, int | None], read_json: ReadJson) -> Kind:
         return _adapter(files, top)
     config = _json_or_none(read_json, "config.json") if "config.json" in top else None
     return _single_folder(files, top, config)
+
+
+def for_variant(kind: Kind, variant: str) -> Kind:
+    """The parts ``--variant`` asks for: in each folder its files of that variant, or its default weights where it
+    has none (as diffusers' ``from_pretrained(variant=)`` falls back); a folder never split by variant is kept
+    as it is (its own discovery applies ``--variant``)."""
+    present = sorted({p.variant for p in kind.parts if p.variant})
+    if not present:
+        return kind
+    if variant not in present:
+        raise NotASafetensorsCheckpoint(f"no files of variant {variant!r}; variants present: {', '.join(present)}")
+    folders_with = {p.folder for p in kind.parts if p.variant == variant}
+    parts = tuple(p for p in kind.parts if p.variant == variant or (p.variant is None and p.folder not in folders_with))
+    return replace(kind, parts=parts)
 
 
 def _json_or_none(read_json: ReadJson, name: str) -> Any:
@@ -119,24 +130,25 @@ def variants(folder_files: list[str]) -> dict[str | None, list[str]]:
     """Weight/index files of one folder grouped by variant (None: the default, else "fp16", "non_ema", ...)."""
     groups: dict[str | None, list[str]] = {}
     for name in sorted(folder_files):
-        m = _VARIANT.match(name)
-        if not m or m["stem"] not in WEIGHT_STEMS:
-            continue
-        groups.setdefault(m["v1"] or m["v2"], []).append(name)
+        parsed = weight_file(name)
+        if parsed is not None:
+            groups.setdefault(parsed[1], []).append(name)
     return groups
 
 
 def _single_folder(files: dict[str, int | None], top: set[str], config: Any) -> Kind:
     """A folder with no manifest: one model (config, index or model.safetensors), or independent files."""
     safetensors = sorted(n for n in top if n.endswith(".safetensors"))
-    try:
-        index, _, _ = choose(files)
-    except NotASafetensorsCheckpoint:  # only variant files (model.fp16.safetensors): one model, audited with
-        return Kind("transformers-model", (Part(".", "transformers-model"),))  # --variant, which says so
-
     kind = classify_config(config) if config is not None else None
     if kind == "diffusers-component":
         return _component_kind(top, config)
+    try:
+        index, _, _ = choose(files)
+    except NotASafetensorsCheckpoint:  # only variant files (model.fp16.safetensors): each variant is audited
+        kind = kind or "transformers-model"
+        detail = _config_detail(config) if isinstance(config, dict) else ""
+        return Kind(kind, _variant_parts(variants(list(top)), kind, "", "."), detail,
+                    _only_variants_note(variants(list(top))))
     if config is not None or index is not None or "model.safetensors" in top or len(safetensors) <= 1:
         if kind is None:  # no config: a state dict, unless an index makes it a (config-less) sharded model
             kind = "transformers-model" if index is not None else "safetensors-file"
@@ -160,13 +172,30 @@ def _config_detail(config: dict[str, Any]) -> str:
 
 
 def _component_kind(top: set[str], config: dict[str, Any]) -> Kind:
-    groups = variants([n for n in top])
-    parts = tuple(Part("." if v is None else f". ({v})", "diffusers-component", "", tuple(names),
-                       role=str(config.get("_class_name")), config=config, variant=v)
-                  for v, names in sorted(groups.items(), key=lambda kv: (kv[0] is not None, kv[0] or "")))
-    if not parts:
-        parts = (Part(".", "diffusers-component", role=str(config.get("_class_name")), config=config),)
-    return Kind("diffusers-component", parts, str(config.get("_class_name")))
+    groups = variants(list(top))
+    role = str(config.get("_class_name"))
+    parts = _variant_parts(groups, "diffusers-component", "", ".", role, config) or \
+        (Part(".", "diffusers-component", role=role, config=config),)
+    return Kind("diffusers-component", parts, role, _only_variants_note(groups))
+
+
+def _variant_parts(groups: dict[str | None, list[str]], kind: str, folder: str, name: str, role: str | None = None,
+                   config: dict[str, Any] | None = None) -> tuple[Part, ...]:
+    """One part per variant of a folder's weights, the default first: ``unet``, ``unet (fp16)``. A folder that
+    audited alone (no pipeline around it) that holds one variant keeps the plain name: its note says which."""
+    plain = len(groups) == 1 and not folder
+    return tuple(Part(name if v is None or plain else f"{name} ({v})", kind, folder, tuple(names), role, config, v)
+                 for v, names in sorted(groups.items(), key=lambda kv: (kv[0] is not None, kv[0] or "")))
+
+
+def _only_variants_note(groups: dict[str | None, list[str]]) -> tuple[str, ...]:
+    """A folder without default weights (only ``model.fp16.safetensors`` or a sharded fp16 set): loaders need
+    ``variant=``, so the report says which variant was audited."""
+    if not groups or None in groups:
+        return ()
+    shown = ", ".join(sorted(v for v in groups if v))
+    return (f"only variant weights are present ({shown}): audited as --variant would; loading needs "
+            f"variant={sorted(v for v in groups if v)[0]!r}",)
 
 
 def _adapter(files: dict[str, int | None], top: set[str]) -> Kind:
@@ -203,9 +232,7 @@ def _pipeline(files: dict[str, int | None], read_json: ReadJson) -> Kind:
         kind = classify_config(config) if config is not None else "transformers-model"
         role = cls if isinstance(cls, str) else (str(config.get("_class_name")) if isinstance(config, dict)
                                                  and "_class_name" in config else None)
-        for v, names in sorted(groups.items(), key=lambda kv: (kv[0] is not None, kv[0] or "")):
-            parts.append(Part(folder if v is None else f"{folder} ({v})", kind, folder, tuple(names), role,
-                              config if isinstance(config, dict) else None, v))
+        parts += _variant_parts(groups, kind, folder, folder, role, config if isinstance(config, dict) else None)
     for name in sorted(n for n in files if "/" not in n and n.endswith(".safetensors")):
         parts.append(Part(name, "safetensors-file", "", (name,), "single-file checkpoint beside the pipeline"))
     components = sorted({p.folder for p in parts if p.folder})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import socket
@@ -9,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -17,6 +19,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # so tests can import fixtures.build
 
 from fixtures import build  # noqa: E402
+
+# The real-world corpus (97 cases from public repositories) lives in the project's workspace beside the repository,
+# not in it: on a bare clone its tests skip; CI sets ST_AUDIT_REQUIRE_CORPUS=1 (.ci/run), so there they fail instead
+CORPUS = ROOT.parent / "shared" / "real-world"
+REQUIRE_CORPUS = "ST_AUDIT_REQUIRE_CORPUS"
 
 NETGUARD = str(Path(__file__).resolve().parent / "netguard")
 _real_connect = socket.socket.connect
@@ -78,3 +85,25 @@ def run_json(*args: str, **kw: Any) -> tuple[int, dict[str, Any]]:
     proc = run_cli(*args, "--format", "json", **kw)
     assert proc.stdout, proc.stderr
     return proc.returncode, json.loads(proc.stdout)
+
+
+def corpus_rebuilder() -> ModuleType:
+    """The corpus' own rebuild.py (``rebuild(case, dest)``, ``cases()``); skips the test when the corpus is absent,
+    or fails it where the corpus is required (CI)."""
+    script = CORPUS / "rebuild.py"
+    if not script.is_file():
+        why = f"the real-world corpus is absent ({CORPUS}: the shared folder beside the repository)"
+        if os.environ.get(REQUIRE_CORPUS):
+            pytest.fail(f"{why}, and {REQUIRE_CORPUS} is set")
+        pytest.skip(why)
+    spec = importlib.util.spec_from_file_location("real_world_rebuild", script)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def rebuild_corpus(dest: Path, cases: Sequence[str] | None = None) -> list[Path]:
+    """Corpus cases (all by default) rebuilt header-only under ``dest``; skips as ``corpus_rebuilder`` does."""
+    module = corpus_rebuilder()
+    return [Path(module.rebuild(name, str(dest))) for name in (cases or module.cases())]

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 import yaml
+from conftest import ROOT, run_cli, run_json
 
 from auditor.findings import CODES
-from conftest import ROOT, run_cli, run_json
 
 GOOD = [("embed.weight", "BF16", [100, 16]), ("layers.0.w", "BF16", [16, 16]), ("layers.1.w", "BF16", [16, 16])]
 

@@ -226,8 +226,9 @@ def test_variant(make_checkpoint: Callable[..., Path]) -> None:
     code, doc = run_json("audit", str(ckpt), "--variant", "fp16")
     assert code == 0 and list(doc["totals"]["by_dtype"]) == ["F16"]
     (ckpt / "model.safetensors").unlink()
-    proc = run_cli("audit", str(ckpt))
-    assert proc.returncode == 3 and "--variant fp16" in proc.stderr
+    code, doc = run_json("audit", str(ckpt))  # only the variant is there: audited, and the report says which
+    assert code == 0 and list(doc["totals"]["by_dtype"]) == ["F16"] and doc["kind"]["variant"] == "fp16"
+    assert "only variant weights are present (fp16)" in doc["kind"]["notes"][0]
     proc = run_cli("audit", str(ckpt), "--variant", "bf16")
     assert proc.returncode == 3 and "variants present: fp16" in proc.stderr
 

@@ -11,7 +11,6 @@ trained from, while the folder stores MPNetModel with its pooler: that must reco
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import auditor
 from auditor.dispatch import audit_target
 from fixtures import build
 from fixtures.truth import CASES, tensors, truth, write_case
+from tests.conftest import rebuild_corpus
 
 CONFIGS = Path(__file__).resolve().parent.parent / "fixtures" / "configs" / "encoders"
 
@@ -97,15 +97,11 @@ def test_a_lost_pooler_and_a_foreign_head_are_named(tmp_path: Path) -> None:
 
 def _corpus_case(case: str, dest: Path) -> Path:
     """One case of the real-world corpus (../shared/real-world), rebuilt header-only by its own rebuild.py."""
-    corpus = Path(__file__).resolve().parents[2] / "shared" / "real-world"
-    spec = importlib.util.spec_from_file_location("rebuild", corpus / "rebuild.py")
-    assert spec and spec.loader
-    rebuild = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(rebuild)
-    rebuild.rebuild(case, str(dest))
-    return dest / case
+    [path] = rebuild_corpus(dest, [case])
+    return path
 
 
+@pytest.mark.corpus
 def test_the_real_sentence_transformers_model_of_the_corpus_gets_its_formula(tmp_path: Path) -> None:
     """intsig-textin/acge_text_embedding (../shared/real-world): a BERT-large-sized BertModel whose weights are
     Git LFS pointers. The pointer is the one error; the formula still says what the model must hold, checked here
@@ -143,6 +139,7 @@ ADAPTERS = {
 }
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("case", sorted(ADAPTERS))
 def test_real_encoder_adapters_reconcile_exactly_with_their_base(tmp_path: Path, case: str) -> None:
     """The adapter's task type builds the base as AutoModelForSequenceClassification (pooler and classifier, no

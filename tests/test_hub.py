@@ -23,7 +23,6 @@ from fixtures import build
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from conftest import ROOT, run_cli  # noqa: E402
 from hubstub import DEFAULT_TOKEN, HubStub, RepoFile  # noqa: E402
-
 from huggingface_hub import constants  # noqa: E402
 
 from auditor.sources.hub import HubSource  # noqa: E402

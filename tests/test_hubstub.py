@@ -17,8 +17,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from safetensors.numpy import save_file
-
 from huggingface_hub import HfApi, constants, hf_hub_download
 from huggingface_hub.errors import (
     EntryNotFoundError,
@@ -29,6 +27,7 @@ from huggingface_hub.errors import (
     RevisionNotFoundError,
 )
 from huggingface_hub.utils import get_session
+from safetensors.numpy import save_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hubstub import DEFAULT_TOKEN, HubStub, RepoFile, fake_commit  # noqa: E402

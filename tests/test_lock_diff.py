@@ -8,12 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import build, run_cli, run_json
 
 from auditor import lock
 from auditor.audit import audit
 from auditor.diff import compare
 from auditor.formats.diff import format_diff
-from conftest import build, run_cli, run_json
 
 BASE = [("embed.weight", "BF16", [100, 16]), ("layers.0.attn.weight", "BF16", [16, 16]),
         ("layers.1.attn.weight", "BF16", [16, 16]), ("layers.2.attn.weight", "BF16", [16, 16]),

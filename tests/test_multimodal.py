@@ -17,10 +17,10 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import run_cli, run_json
 
 import auditor
 from auditor.reconcile import formula_report
-from conftest import run_cli, run_json
 from fixtures import build, multimodal
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import run_cli, run_json
+
 from fixtures import build
 
 QWEN3 = "Qwen__Qwen3-8B"

@@ -7,11 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import build, run_cli, run_json
 
 from auditor import policy as pol
 from auditor.errors import UsageError
 from auditor.policy import Policy, Tolerance
-from conftest import build, run_cli, run_json
 
 QWEN3_8B_PARAMS = sum(build.nbytes(d, s) // 2 for _, d, s in build.load_layout("Qwen__Qwen3-8B")["tensors"])
 

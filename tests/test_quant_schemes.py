@@ -17,10 +17,10 @@ from typing import Any
 
 import jsonschema
 import pytest
+from conftest import run_json
 
 import auditor
 from auditor.findings import Finding
-from conftest import run_json
 from fixtures import build, quant_derived
 
 ROOT = Path(__file__).resolve().parent.parent

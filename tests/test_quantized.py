@@ -13,10 +13,10 @@ import math
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 import auditor
 from auditor.findings import Finding
-from conftest import run_cli
 from fixtures import build, gptq
 
 ROOT = Path(__file__).resolve().parent.parent

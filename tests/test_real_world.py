@@ -25,7 +25,6 @@ judgements, one per case, with the reason where the verdict is not a plain pass:
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from pathlib import Path
@@ -34,11 +33,11 @@ from typing import Any
 import jsonschema
 import pytest
 
-from auditor.errors import AuditError
 from auditor.dispatch import audit_target
+from tests.conftest import CORPUS, corpus_rebuilder, rebuild_corpus
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-CORPUS = SHARED / "real-world"
+pytestmark = pytest.mark.corpus  # the real-world corpus beside the repository (tests.conftest.CORPUS)
+
 CONFIGS = Path(__file__).resolve().parent.parent / "fixtures" / "configs"
 SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "auditor" / "schema" / "report.schema.json").read_text())
 
@@ -153,16 +152,8 @@ BASES = {
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every case rebuilt header-only (sparse files: a few MB of disk)."""
-    if not (CORPUS / "rebuild.py").is_file():
-        pytest.fail(f"the shared real-world corpus is missing: expected {CORPUS} beside the repository "
-                    "(CI checks it out there)")
-    spec = importlib.util.spec_from_file_location("rebuild", CORPUS / "rebuild.py")
-    assert spec and spec.loader
-    rebuild = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(rebuild)
     dest = tmp_path_factory.mktemp("real-world")
-    for case in rebuild.cases():
-        rebuild.rebuild(case, str(dest))
+    rebuild_corpus(dest)
     return dest
 
 
@@ -196,6 +187,7 @@ def _of_kind(*kinds: str) -> list[str]:
 
 
 def test_every_case_has_an_expectation() -> None:
+    corpus_rebuilder()
     cases = sorted(p.name for p in CORPUS.iterdir() if (p / "files.json").is_file())
     assert len(cases) == 97 and sorted(EXPECTED) == cases
 

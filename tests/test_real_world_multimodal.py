@@ -13,42 +13,27 @@ pointers), rebuilt header-only into tmp_path by the corpus's own rebuild.py.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 import auditor
 from auditor.specs import expand, select
 from auditor.specs.layouts import best_layout
-from conftest import run_cli
+from tests.conftest import rebuild_corpus, run_cli
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-CORPUS = SHARED / "real-world"
+pytestmark = pytest.mark.corpus  # the real-world corpus beside the repository (tests.conftest.CORPUS)
+
 MEDGEMMA = "Ibtasam-98__medgemma-27b-it"
 LLAVA_REMOTE = "wyler-max__llava-v1.5-7b"
 GEMMA4 = "victortorresa94-del__gemma4"
 
 
-def _rebuild_module() -> ModuleType:
-    script = CORPUS / "rebuild.py"
-    assert script.is_file(), (f"the shared real-world corpus is missing: expected {script} (../shared beside the "
-                              "repository, as CI checks it out)")
-    spec = importlib.util.spec_from_file_location("real_world_rebuild", script)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def rebuilt(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dest = tmp_path_factory.mktemp("real-world")
-    rebuild = _rebuild_module()
-    for case in (MEDGEMMA, LLAVA_REMOTE, GEMMA4):
-        rebuild.rebuild(case, str(dest))
+    rebuild_corpus(dest, (MEDGEMMA, LLAVA_REMOTE, GEMMA4))
     return dest
 
 

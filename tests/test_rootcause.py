@@ -7,7 +7,6 @@ read. Synthetic checkpoints pin each rule.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -15,10 +14,8 @@ from pathlib import Path
 import pytest
 
 from fixtures import build
-from tests.conftest import run_cli, run_json
+from tests.conftest import rebuild_corpus, run_cli, run_json
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-CORPUS = SHARED / "real-world"
 # problems that leave a file's tensors unknown
 ROOT_CODES = {"index-shard-missing", "not-safetensors", "file-unreadable", "header-too-small", "header-too-large",
               "header-length-invalid", "header-invalid-json", "header-invalid-utf8"}
@@ -28,24 +25,14 @@ CONSEQUENCE_CODES = {"missing-tensor", "config-mismatch", "tied-head", "shard-co
 LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\noid sha256:" + b"0" * 64 + b"\nsize 123456789\n"
 
 
-def _rebuild(dest: Path, cases: list[str] | None = None) -> list[Path]:
-    if not (CORPUS / "rebuild.py").is_file():
-        pytest.fail(f"the real-world corpus is missing: expected {CORPUS} (the shared folder beside the repository)")
-    spec = importlib.util.spec_from_file_location("rebuild", CORPUS / "rebuild.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    names = cases or module.cases()
-    return [Path(module.rebuild(name, str(dest))) for name in names]
-
-
+@pytest.mark.corpus
 def test_real_world_corpus_has_no_false_secondary_errors(tmp_path: Path) -> None:
     """Every case with an unread file: that file is the only error or warning of its kind; the rest is info."""
     import auditor
     from auditor.errors import AuditError
     offenders: dict[str, list[str]] = {}
     with_roots = 0
-    for case in _rebuild(tmp_path):
+    for case in rebuild_corpus(tmp_path):
         try:
             report = auditor.audit(case)
         except AuditError:

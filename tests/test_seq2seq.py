@@ -120,6 +120,7 @@ def test_precision_variant_beside_the_main_weights_is_not_a_dtype_mismatch(tmp_p
     """diffusers writes one config.json for model.safetensors and model.fp16.safetensors: its dtype describes one
     of them, so neither is held to it; without a variant beside it, a main file in another dtype is a warning."""
     import json
+
     from fixtures import build
     case = CASES / "clip_text_model" / "CLIPTextModel-small"
     layout = tensors(case)

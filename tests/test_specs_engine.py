@@ -491,8 +491,7 @@ def test_spec_defaults_are_the_config_classes_defaults() -> None:
     from pathlib import Path
 
     from auditor.specs.expr import compile_expr
-    from auditor.specs.load import expressions
-    from auditor.specs.load import load_all
+    from auditor.specs.load import expressions, load_all
     root = Path(__file__).resolve().parents[1] / "fixtures"
     classes = root / "config-classes"
     # specs claiming only a class (BartForCausalLM: model_type bart is the seq2seq model's) are checked against

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import run_cli, run_json
 
 import auditor
 from auditor.reconcile import formula_report
-from conftest import run_cli, run_json
 from fixtures import build, realistic
 
 ROOT = Path(__file__).resolve().parent.parent

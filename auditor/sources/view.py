@@ -51,11 +51,16 @@ class SourceView:
         if not self.prefix:
             return headers
         # findings name files as the checkpoint sees them (relative to the folder), so a root cause (a Git LFS
-        # pointer) is matched with what it hides; the messages keep the path within the target
-        for h in headers.values():
+        # pointer) is matched with what it hides; the messages keep the path within the target. Each tensor names
+        # its file the same way, as the folder's index does (a sharded component's weight_map)
+        out: dict[str, Header] = {}
+        for name, h in headers.items():
+            rel = name[len(self.prefix):]
             h.findings = [replace(f, files=tuple(x[len(self.prefix):] if x.startswith(self.prefix) else x
                                                  for x in f.files)) for f in h.findings]
-        return {name[len(self.prefix):]: h for name, h in headers.items()}
+            h.tensors = [t._replace(file=rel) for t in h.tensors]
+            out[rel] = h
+        return out
 
     def describe(self) -> dict[str, Any]:
         doc = dict(self.source.describe())
