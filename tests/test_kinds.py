@@ -5,7 +5,6 @@ model, a diffusers LoRA file; plus several targets per command and --recursive t
 
 from __future__ import annotations
 
-import gzip
 import json
 import shutil
 from pathlib import Path
@@ -20,20 +19,10 @@ from fixtures import build
 from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
-KINDS = ROOT / "fixtures" / "kinds"
 SCHEMA = json.loads((ROOT / "auditor" / "schema" / "report.schema.json").read_text())
 
 
-def rebuild(case: str, dest: Path) -> Path:
-    doc = json.loads(gzip.decompress((KINDS / f"{case}.json.gz").read_bytes()))
-    for rel, content in doc["files"].items():
-        path = dest / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if "json" in content:
-            path.write_text(json.dumps(content["json"]))
-        else:
-            build.write_file(path, [tuple(t) for t in content["tensors"]])
-    return dest
+rebuild = build.build_folder_dump
 
 
 def codes(doc: dict[str, Any]) -> list[str]:
@@ -134,7 +123,7 @@ def test_diffusers_lora_file(tmp_path: Path) -> None:
     doc = audit_target(str(folder)).to_dict()
     assert doc["kind"]["kind"] == "safetensors-files" and len(doc["sections"]) == 2 and codes(doc) == []
     # a lost up matrix
-    tensors = json.loads(gzip.decompress((KINDS / "tiny-diffusers-lora.json.gz").read_bytes()))["files"]
+    tensors = build.load_folder_dump("tiny-diffusers-lora")["files"]
     kept = [tuple(t) for t in tensors["pytorch_lora_weights.safetensors"]["tensors"]]
     victim = next(t for t in kept if ".lora_B." in t[0])
     build.write_file(folder / "other_lora.safetensors", [t for t in kept if t != victim])
@@ -232,7 +221,7 @@ def test_kohya_lora_file_written_by_diffusers(tmp_path: Path) -> None:
     doc = audit_target(str(folder / "kohya_lora.safetensors")).to_dict()
     assert doc["verdict"] == "pass" and codes(doc) == []
     assert doc["kind"]["detail"] == "diffusion LoRA (kohya/sd-scripts names): 32 modules, ranks [4], 32 alphas"
-    tensors = json.loads(gzip.decompress((KINDS / "tiny-kohya-lora.json.gz").read_bytes()))["files"]
+    tensors = build.load_folder_dump("tiny-kohya-lora")["files"]
     original = [tuple(t) for t in tensors["kohya_lora.safetensors"]["tensors"]]
     # the dot before lora_down/lora_up lost (as in a real file of the corpus): loaders cannot pair the tensors
     undotted = [(n.replace(".lora_down", "_lora_down").replace(".lora_up", "_lora_up"), d, s) for n, d, s in original]
