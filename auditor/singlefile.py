@@ -186,10 +186,10 @@ def reconcile_single_file(inventory: Inventory, holder: dict[str, Any]) -> Recon
     ignored_by: dict[str, list[str]] = {}
     ema_seen: list[str] = []
     for name, t in stored.items():
-        e = expected.get(name)
-        if e is not None:
+        here = expected.get(name)
+        if here is not None:
             rec.categories[name] = "model"
-            actual[e.component] += t.elements
+            actual[here.component] += t.elements
             continue
         if name in ema and tuple(t.shape) == ema[name].shape:
             rec.categories[name] = "buffers"
