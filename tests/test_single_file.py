@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from auditor.dispatch import audit_target
@@ -162,3 +163,7 @@ def test_cli_as_a_user_runs_it(tmp_path: Path) -> None:
     assert proc.returncode == 1
     doc = json.loads(proc.stdout)
     assert errors(doc) == [("missing-tensor", ["encoder.conv_in.bias"])]
+    schema = json.loads((Path(__file__).resolve().parent.parent / "auditor/schema/report.schema.json").read_text())
+    jsonschema.validate(doc, schema)
+    assert doc["single_file"] == {"type": "flux-vae", "model_type": None, "prefix": "",
+                                  "components": {"vae": {"expected": 83_819_683, "actual": 83_819_555}}}
