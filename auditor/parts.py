@@ -18,6 +18,7 @@ from .kinds import Kind, Part
 from .lora import check_pairs, is_lora_state_dict, ranks, split
 from .peft import data as peft_data
 from .reconcile import Reconciliation, reconcile
+from .singlefile import reconcile_single_file
 from .sources.protocol import Source
 from .specs.expr import ExprError, evaluate
 
@@ -27,7 +28,8 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 
-# original (non-diffusers) single-file layouts, recognised by their top-level module names
+# original (non-diffusers) single-file layouts, recognised by their top-level module names, when they are none of
+# the types data/single_file.toml reconciles exactly (auditor/singlefile.py)
 SINGLE_FILE_LAYOUTS = (
     ("model.diffusion_model.", "single-file Stable Diffusion checkpoint (original layout: model.diffusion_model.*)"),
     ("double_blocks.", "single-file Flux transformer (original layout)"),
@@ -106,6 +108,9 @@ def file_reconciler(part: Part, holder: dict[str, Any]) -> Callable[[Inventory, 
             ledger(rec, inventory, {})
             return rec
         if config is None:
+            rec_single = reconcile_single_file(inventory, holder)
+            if rec_single is not None:
+                return rec_single
             single_file = [what for prefix, what in SINGLE_FILE_LAYOUTS if any(n.startswith(prefix) for n in tensors)]
             holder["_detail"] = single_file[0] if single_file else "state dict with no config"
         return reconcile(inventory, config)

@@ -1,0 +1,385 @@
+"""Dump the original single-file layouts diffusers' single-file loaders read, checked by diffusers' own converters.
+
+DEV-ONLY TOOL (like tools/dump_diffusers.py): run with /work/devenv/bin/python (diffusers 0.42.1, transformers
+5.23, torch 2.13 CPU). For each supported single-file type (SD 1.x full checkpoint, SDXL base, FLUX.1 dev /
+schnell transformer, FLUX.1 VAE ``ae.safetensors``):
+
+1. every component is built on the ``meta`` device from the config diffusers' loader would use (the released
+   configs of ``DIFFUSERS_DEFAULT_PIPELINE_PATHS[model_type]``: the diffusers-cases release configs, and the
+   released CLIP / OpenCLIP text configs written below);
+2. the original layout (names and shapes as the original code stores them: ldm / sgm / BFL / OpenCLIP) is written
+   by this tool's own inverse of the conversion (``to_original_*``, independent of st-audit's data);
+3. diffusers' own converters (``convert_ldm_unet_checkpoint``, ``convert_ldm_vae_checkpoint``,
+   ``convert_ldm_clip_checkpoint``, ``convert_open_clip_checkpoint``,
+   ``convert_flux_transformer_checkpoint_to_diffusers``) run on that layout (meta tensors) and must give back
+   exactly the component's state dict (every name, every shape) while consuming every original tensor, and
+   ``infer_diffusers_model_type`` must name the type. Only then is the case written.
+
+Writes ``fixtures/single-file/<type>.json.gz``: the original names and shapes, and per component its class,
+config, diffusers ``num_parameters()`` and how many original tensors it was read from.
+
+    /work/devenv/bin/python tools/dump_single_file.py
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "fixtures" / "single-file"
+CASES = ROOT / "fixtures" / "diffusers-cases"
+
+# the released text encoder configs diffusers' loader fetches (text_encoder / text_encoder_2 of the default repos):
+# openai/clip-vit-large-patch14's text model (SD 1.x, SDXL's first encoder) and OpenCLIP ViT-bigG/14 (SDXL's second)
+CLIP_L = dict(vocab_size=49408, hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12,
+              max_position_embeddings=77, hidden_act="quick_gelu", projection_dim=768)
+CLIP_G = dict(vocab_size=49408, hidden_size=1280, intermediate_size=5120, num_hidden_layers=32, num_attention_heads=20,
+              max_position_embeddings=77, hidden_act="gelu", projection_dim=1280)
+
+
+def case_config(cls: str, case: str) -> dict[str, Any]:
+    return json.loads((CASES / cls / f"{cls}-{case}" / "config.json").read_text())
+
+
+# -- the inverse of the conversion, written from the original model code's structure ---------------------------
+
+def _resnet_ldm_unet(rest: str) -> str:
+    for new, old in (("norm1", "in_layers.0"), ("conv1", "in_layers.2"), ("norm2", "out_layers.0"),
+                     ("conv2", "out_layers.3"), ("time_emb_proj", "emb_layers.1"), ("conv_shortcut", "skip_connection")):
+        if rest.startswith(new + "."):
+            return old + rest[len(new):]
+    raise KeyError(rest)
+
+
+def to_original_unet(sd: dict[str, tuple[int, ...]], config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    lpb = config["layers_per_block"]
+    top = {"time_embedding.linear_1": "time_embed.0", "time_embedding.linear_2": "time_embed.2",
+           "conv_in": "input_blocks.0.0", "conv_norm_out": "out.0", "conv_out": "out.2",
+           "add_embedding.linear_1": "label_emb.0.0", "add_embedding.linear_2": "label_emb.0.2"}
+    out = {}
+    for name, shape in sd.items():
+        module, _, leaf = name.rpartition(".")
+        if module in top:
+            new = f"{top[module]}.{leaf}"
+        elif m := re.match(r"down_blocks\.(\d+)\.resnets\.(\d+)\.(.*)", name):
+            new = f"input_blocks.{int(m[1]) * (lpb + 1) + int(m[2]) + 1}.0.{_resnet_ldm_unet(m[3])}"
+        elif m := re.match(r"down_blocks\.(\d+)\.attentions\.(\d+)\.(.*)", name):
+            new = f"input_blocks.{int(m[1]) * (lpb + 1) + int(m[2]) + 1}.1.{m[3]}"
+        elif m := re.match(r"down_blocks\.(\d+)\.downsamplers\.0\.conv\.(.*)", name):
+            new = f"input_blocks.{(int(m[1]) + 1) * (lpb + 1)}.0.op.{m[2]}"
+        elif m := re.match(r"mid_block\.resnets\.(\d+)\.(.*)", name):
+            new = f"middle_block.{2 * int(m[1])}.{_resnet_ldm_unet(m[2])}"
+        elif m := re.match(r"mid_block\.attentions\.0\.(.*)", name):
+            new = f"middle_block.1.{m[1]}"
+        elif m := re.match(r"up_blocks\.(\d+)\.resnets\.(\d+)\.(.*)", name):
+            new = f"output_blocks.{int(m[1]) * (lpb + 1) + int(m[2])}.0.{_resnet_ldm_unet(m[3])}"
+        elif m := re.match(r"up_blocks\.(\d+)\.attentions\.(\d+)\.(.*)", name):
+            new = f"output_blocks.{int(m[1]) * (lpb + 1) + int(m[2])}.1.{m[3]}"
+        elif m := re.match(r"up_blocks\.(\d+)\.upsamplers\.0\.conv\.(.*)", name):
+            b = int(m[1])
+            slot = 2 if config["up_block_types"][b].startswith("CrossAttn") else 1
+            new = f"output_blocks.{b * (lpb + 1) + lpb}.{slot}.conv.{m[2]}"
+        else:
+            raise KeyError(name)
+        out["model.diffusion_model." + new] = shape
+    return out
+
+
+def to_original_vae(sd: dict[str, tuple[int, ...]], config: dict[str, Any], prefix: str) -> dict[str, tuple[int, ...]]:
+    n_up = len(config["up_block_types"])
+    out = {}
+    for name, shape in sd.items():
+        new = name.replace("conv_norm_out", "norm_out").replace("conv_shortcut", "nin_shortcut")
+        if m := re.match(r"encoder\.down_blocks\.(\d+)\.resnets\.(\d+)\.(.*)", new):
+            new = f"encoder.down.{m[1]}.block.{m[2]}.{m[3]}"
+        elif m := re.match(r"encoder\.down_blocks\.(\d+)\.downsamplers\.0\.(.*)", new):
+            new = f"encoder.down.{m[1]}.downsample.{m[2]}"
+        elif m := re.match(r"decoder\.up_blocks\.(\d+)\.resnets\.(\d+)\.(.*)", new):
+            new = f"decoder.up.{n_up - 1 - int(m[1])}.block.{m[2]}.{m[3]}"
+        elif m := re.match(r"decoder\.up_blocks\.(\d+)\.upsamplers\.0\.(.*)", new):
+            new = f"decoder.up.{n_up - 1 - int(m[1])}.upsample.{m[2]}"
+        elif m := re.match(r"(encoder|decoder)\.mid_block\.resnets\.(\d+)\.(.*)", new):
+            new = f"{m[1]}.mid.block_{int(m[2]) + 1}.{m[3]}"
+        elif m := re.match(r"(encoder|decoder)\.mid_block\.attentions\.0\.(group_norm|to_q|to_k|to_v|to_out\.0)\.(.*)",
+                           new):
+            leaf = {"group_norm": "norm", "to_q": "q", "to_k": "k", "to_v": "v", "to_out.0": "proj_out"}[m[2]]
+            new = f"{m[1]}.mid.attn_1.{leaf}.{m[3]}"
+            if len(shape) == 2:  # the original AttnBlock's q/k/v/proj_out are 1x1 Conv2d
+                shape = (*shape, 1, 1)
+        out[prefix + new] = shape
+    return out
+
+
+def to_original_clip(sd: dict[str, tuple[int, ...]], prefix: str) -> dict[str, tuple[int, ...]]:
+    """HF CLIPTextModel as transformers 4.x saved it (``text_model.`` level) under the embedder's prefix."""
+    return {prefix + (n if n.startswith("text_model.") else "text_model." + n): s for n, s in sd.items()}
+
+
+def to_original_open_clip(sd: dict[str, tuple[int, ...]], prefix: str) -> dict[str, tuple[int, ...]]:
+    out: dict[str, tuple[int, ...]] = {}
+    top = {"text_model.embeddings.token_embedding.weight": "token_embedding.weight",
+           "text_model.embeddings.position_embedding.weight": "positional_embedding",
+           "text_model.final_layer_norm.weight": "ln_final.weight", "text_model.final_layer_norm.bias": "ln_final.bias"}
+    for name, shape in sd.items():
+        if name in top:
+            out[prefix + top[name]] = shape
+        elif name == "text_projection.weight":
+            out[prefix + "text_projection"] = (shape[1], shape[0])  # open_clip: x @ text_projection
+        elif m := re.match(r"text_model\.encoder\.layers\.(\d+)\.(.*)", name):
+            rest = m[2]
+            if qkv := re.match(r"self_attn\.[qkv]_proj\.(weight|bias)", rest):
+                key = f"{prefix}transformer.resblocks.{m[1]}.attn.in_proj_{qkv[1]}"
+                old = out.get(key)
+                out[key] = shape if old is None else (old[0] + shape[0], *shape[1:])
+                continue
+            rest = (rest.replace("layer_norm1", "ln_1").replace("layer_norm2", "ln_2").replace("mlp.fc1", "mlp.c_fc")
+                    .replace("mlp.fc2", "mlp.c_proj").replace("self_attn.", "attn."))
+            out[f"{prefix}transformer.resblocks.{m[1]}.{rest}"] = shape
+        else:
+            raise KeyError(name)
+    return out
+
+
+def to_original_flux(sd: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
+    out: dict[str, tuple[int, ...]] = {}
+
+    def put(key: str, shape: tuple[int, ...]) -> None:  # fused: concatenated along dim 0 in the order seen
+        old = out.get(key)
+        out[key] = shape if old is None else (old[0] + shape[0], *shape[1:])
+
+    top = {"time_text_embed.timestep_embedder.linear_1": "time_in.in_layer",
+           "time_text_embed.timestep_embedder.linear_2": "time_in.out_layer",
+           "time_text_embed.text_embedder.linear_1": "vector_in.in_layer",
+           "time_text_embed.text_embedder.linear_2": "vector_in.out_layer",
+           "time_text_embed.guidance_embedder.linear_1": "guidance_in.in_layer",
+           "time_text_embed.guidance_embedder.linear_2": "guidance_in.out_layer",
+           "context_embedder": "txt_in", "x_embedder": "img_in", "proj_out": "final_layer.linear",
+           "norm_out.linear": "final_layer.adaLN_modulation.1"}
+    double = {"norm1.linear": "img_mod.lin", "norm1_context.linear": "txt_mod.lin",
+              "attn.to_q": "img_attn.qkv", "attn.to_k": "img_attn.qkv", "attn.to_v": "img_attn.qkv",
+              "attn.add_q_proj": "txt_attn.qkv", "attn.add_k_proj": "txt_attn.qkv", "attn.add_v_proj": "txt_attn.qkv",
+              "attn.norm_q": "img_attn.norm.query_norm", "attn.norm_k": "img_attn.norm.key_norm",
+              "attn.norm_added_q": "txt_attn.norm.query_norm", "attn.norm_added_k": "txt_attn.norm.key_norm",
+              "attn.to_out.0": "img_attn.proj", "attn.to_add_out": "txt_attn.proj",
+              "ff.net.0.proj": "img_mlp.0", "ff.net.2": "img_mlp.2",
+              "ff_context.net.0.proj": "txt_mlp.0", "ff_context.net.2": "txt_mlp.2"}
+    single = {"norm.linear": "modulation.lin", "attn.to_q": "linear1", "attn.to_k": "linear1", "attn.to_v": "linear1",
+              "proj_mlp": "linear1", "proj_out": "linear2", "attn.norm_q": "norm.query_norm",
+              "attn.norm_k": "norm.key_norm"}
+
+    def leaf_of(module: str, leaf: str) -> str:
+        return "scale" if module.endswith(("query_norm", "key_norm")) else leaf
+
+    order = sorted(sd, key=lambda n: (n.split(".attn.to_")[0], "to_q" not in n, "to_k" not in n, "to_v" not in n,
+                                      "add_q" not in n, "add_k" not in n, "add_v" not in n))
+    for name in order:
+        shape = sd[name]
+        module, _, leaf = name.rpartition(".")
+        if module in top:
+            put(f"{top[module]}.{leaf}", shape)
+        elif m := re.match(r"transformer_blocks\.(\d+)\.(.*)", module):
+            new = double[m[2]]
+            put(f"double_blocks.{m[1]}.{new}.{leaf_of(new, leaf)}", shape)
+        elif m := re.match(r"single_transformer_blocks\.(\d+)\.(.*)", module):
+            new = single[m[2]]
+            put(f"single_blocks.{m[1]}.{new}.{leaf_of(new, leaf)}", shape)
+        else:
+            raise KeyError(name)
+    return out
+
+
+# -- diffusers' side ----------------------------------------------------------------------------------------------
+
+def state_shapes(model: Any) -> dict[str, tuple[int, ...]]:
+    return {k: tuple(v.shape) for k, v in model.state_dict().items()}
+
+
+def meta_tensors(layout: dict[str, tuple[int, ...]]) -> dict[str, Any]:
+    import torch
+    return {k: torch.empty(s, device="meta") for k, s in layout.items()}
+
+
+class Reads(dict):  # type: ignore[type-arg]
+    """The checkpoint as the converter sees it, remembering every tensor it reads."""
+
+    def __init__(self, *a: Any) -> None:
+        super().__init__(*a)
+        self.read: set[str] = set()
+
+    def __getitem__(self, key: str) -> Any:
+        self.read.add(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self:
+            self.read.add(key)
+        return super().get(key, default)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        self.read.add(key)
+        return super().pop(key, *default)
+
+
+def check(component: str, got: dict[str, Any], want: dict[str, tuple[int, ...]], consumed: set[str],
+          original: dict[str, tuple[int, ...]], prefix: str) -> None:
+    shapes = {k: tuple(v.shape) for k, v in got.items()}
+    if shapes != want:
+        missing = sorted(set(want) - set(shapes))[:5]
+        extra = sorted(set(shapes) - set(want))[:5]
+        wrong = [k for k in want if k in shapes and shapes[k] != want[k]][:5]
+        raise SystemExit(f"{component}: converter output differs: missing {missing} extra {extra} wrong {wrong}")
+    left = sorted(k for k in original if k.startswith(prefix) and k not in consumed)
+    if left:
+        raise SystemExit(f"{component}: original tensors the converter did not read: {left[:5]}")
+
+
+def sd_type(name: str, unet_case: str, vae_config: dict[str, Any], text: list[tuple[str, str, dict[str, Any]]]
+            ) -> dict[str, Any]:
+    import torch
+    from diffusers import AutoencoderKL, UNet2DConditionModel
+    from diffusers.loaders import single_file_utils as sfu
+    from transformers import CLIPTextConfig, CLIPTextModel, CLIPTextModelWithProjection
+
+    unet_config = case_config("UNet2DConditionModel", unet_case)
+    components: dict[str, Any] = {}
+    original: dict[str, tuple[int, ...]] = {}
+    with torch.device("meta"):
+        unet = UNet2DConditionModel.from_config(unet_config)
+        vae = AutoencoderKL.from_config(vae_config)
+    unet_sd, vae_sd = state_shapes(unet), state_shapes(vae)
+    original.update(to_original_unet(unet_sd, dict(unet.config)))
+    original.update(to_original_vae(vae_sd, vae_config, "first_stage_model."))
+    models: dict[str, Any] = {}
+    for comp, prefix, cfg in text:
+        with torch.device("meta"):
+            cls = CLIPTextModelWithProjection if prefix.endswith(".model.") else CLIPTextModel
+            model = cls(CLIPTextConfig(**cfg))
+        models[comp] = model
+        sd = state_shapes(model)
+        original.update(to_original_open_clip(sd, prefix) if cls is CLIPTextModelWithProjection
+                        else to_original_clip(sd, prefix))
+    ckpt = meta_tensors(original)
+    ids = {id(v): k for k, v in ckpt.items()}
+
+    def used(out: dict[str, Any]) -> set[str]:
+        return {ids.get(id(v), ids.get(id(getattr(v, "_base", None)), "")) for v in out.values()}
+
+    work = Reads(ckpt)
+    out = sfu.convert_ldm_unet_checkpoint(work, dict(unet.config))
+    src = used(out) & work.read
+    check("unet", out, unet_sd, src, original, "model.diffusion_model.")
+    components["unet"] = dict(cls="UNet2DConditionModel", config=unet_config, prefix="model.diffusion_model.",
+                              parameters=unet.num_parameters(), original_tensors=len(src))
+    work = Reads(ckpt)
+    out = sfu.convert_ldm_vae_checkpoint(work, vae_config)
+    src = (used(out) | _conv_sources(out, ids)) & work.read
+    check("vae", out, vae_sd, src, original, "first_stage_model.")
+    components["vae"] = dict(cls="AutoencoderKL", config=vae_config, prefix="first_stage_model.",
+                             parameters=vae.num_parameters(), original_tensors=len(src))
+    for comp, prefix, cfg in text:
+        model = models[comp]
+        work = Reads(ckpt)
+        if isinstance(model, CLIPTextModelWithProjection):
+            out = sfu.convert_open_clip_checkpoint(model, work, prefix=prefix)
+            src = {k for k in work.read if k.startswith(prefix)}  # sliced and cloned: known by the reads
+        else:
+            out = {k.removeprefix("text_model."): v for k, v in sfu.convert_ldm_clip_checkpoint(work).items()
+                   if k.startswith("text_model.") and (prefix + k) in ckpt}
+            src = used(out) | _conv_sources(out, ids)
+        check(comp, out, state_shapes(model), src, original, prefix)
+        components[comp] = dict(cls=type(model).__name__, config={**cfg, "model_type": "clip_text_model",
+                                                                  "architectures": [type(model).__name__]},
+                                prefix=prefix, parameters=model.num_parameters(), original_tensors=len(src))
+    inferred = sfu.infer_diffusers_model_type(ckpt)
+    return dict(type=name, inferred_model_type=inferred,
+                default_pipeline=sfu.DIFFUSERS_DEFAULT_PIPELINE_PATHS[inferred]["pretrained_model_name_or_path"],
+                components=components, original=original)
+
+
+def _conv_sources(out: dict[str, Any], ids: dict[int, str]) -> set[str]:
+    """Tensors the converter sliced (``[:, :, 0, 0]``, ``[:dim]``, ``.T``) are views of the original one."""
+    found = set()
+    for v in out.values():
+        base = v
+        while getattr(base, "_base", None) is not None:
+            base = base._base
+        if id(base) in ids:
+            found.add(ids[id(base)])
+    return found
+
+
+def flux_type(name: str, case: str, overrides: dict[str, Any]) -> dict[str, Any]:
+    import torch
+    from diffusers import FluxTransformer2DModel
+    from diffusers.loaders import single_file_utils as sfu
+
+    config = {**case_config("FluxTransformer2DModel", case), **overrides}
+    with torch.device("meta"):
+        model = FluxTransformer2DModel.from_config(config)
+    sd = state_shapes(model)
+    original = to_original_flux(sd)
+    ckpt = meta_tensors(original)
+    inferred = sfu.infer_diffusers_model_type(ckpt)
+    work = dict(ckpt)
+    out = sfu.convert_flux_transformer_checkpoint_to_diffusers(work)
+    check("transformer", out, sd, set(original) - set(work), original, "")
+    return dict(type=name, inferred_model_type=inferred,
+                default_pipeline=sfu.DIFFUSERS_DEFAULT_PIPELINE_PATHS[inferred]["pretrained_model_name_or_path"],
+                components={"transformer": dict(cls="FluxTransformer2DModel", config=config, prefix="",
+                                                parameters=model.num_parameters(), original_tensors=len(original))},
+                original=original)
+
+
+def flux_vae_type() -> dict[str, Any]:
+    import torch
+    from diffusers import AutoencoderKL
+    from diffusers.loaders import single_file_utils as sfu
+
+    config = case_config("AutoencoderKL", "flux")
+    with torch.device("meta"):
+        vae = AutoencoderKL.from_config(config)
+    sd = state_shapes(vae)
+    original = to_original_vae(sd, config, "")
+    ckpt = meta_tensors(original)
+    ids = {id(v): k for k, v in ckpt.items()}
+    out = sfu.convert_ldm_vae_checkpoint(dict(ckpt), config)
+    check("vae", out, sd, _conv_sources(out, ids), original, "")
+    # AutoencoderKL.from_single_file(ae.safetensors, config="black-forest-labs/FLUX.1-dev", subfolder="vae"):
+    # the file alone names no model type, its config is given by the caller
+    return dict(type="flux-vae", inferred_model_type=None, default_pipeline="black-forest-labs/FLUX.1-dev",
+                components={"vae": dict(cls="AutoencoderKL", config=config, prefix="", parameters=vae.num_parameters(),
+                                        original_tensors=len(original))},
+                original=original)
+
+
+def main() -> None:
+    import diffusers
+    import torch
+    import transformers
+    sd_vae = case_config("AutoencoderKL", "sd")
+    types = [
+        sd_type("sd15", "sd15", sd_vae, [("text_encoder", "cond_stage_model.transformer.", CLIP_L)]),
+        sd_type("sdxl-base", "sdxl", {**sd_vae, "scaling_factor": 0.13025, "sample_size": 1024},
+                [("text_encoder", "conditioner.embedders.0.transformer.", CLIP_L),
+                 ("text_encoder_2", "conditioner.embedders.1.model.", CLIP_G)]),
+        flux_type("flux-dev", "dev", {}),
+        flux_type("flux-schnell", "dev", {"guidance_embeds": False}),
+        flux_vae_type(),
+    ]
+    OUT.mkdir(parents=True, exist_ok=True)
+    for t in types:
+        t["produced_by"] = (f"tools/dump_single_file.py: diffusers {diffusers.__version__}, transformers "
+                            f"{transformers.__version__}, torch {torch.__version__}")
+        t["original"] = {k: list(v) for k, v in sorted(t["original"].items())}
+        with gzip.open(OUT / f"{t['type']}.json.gz", "wt") as f:
+            json.dump(t, f, sort_keys=True)
+        counts = ", ".join(f"{c} {v['parameters']:,} from {v['original_tensors']}" for c, v in t["components"].items())
+        print(f"{t['type']}: {len(t['original'])} original tensors -> {t['inferred_model_type']}; {counts}")
+
+
+if __name__ == "__main__":
+    main()
