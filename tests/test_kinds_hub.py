@@ -68,3 +68,13 @@ def test_kind_discovery_costs_no_extra_hub_request(hub: Any, tmp_path: Path) -> 
     kinded = audit_target("org/qwen-b", source=source("org/qwen-b", use_cache=False))
     assert len(hub.requests) - before == direct
     assert kinded.extra["kind"]["kind"] == "transformers-model" and kinded.verdict == plain.verdict == "pass"
+
+
+@pytest.mark.parametrize("case", ["release-flux-pipeline", "release-sharded-llm", "release-variant-only-component"])
+def test_a_release_layout_from_the_hub_matches_the_local_audit(hub: Any, tmp_path: Path, case: str) -> None:  # noqa: F811
+    """Sharded components, sharded text encoders and sharded variants read over HTTP ranges as from disk."""
+    local = rebuild(case, tmp_path / case)
+    hub.add_repo(f"org/{case}", _files(local))
+    remote = audit_target(f"org/{case}", source=source(f"org/{case}")).to_dict()
+    here = audit_target(str(local)).to_dict()
+    assert remote["verdict"] == "pass" and _strip(remote) == _strip(here)
