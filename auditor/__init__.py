@@ -2,12 +2,16 @@
 
     >>> import auditor
     >>> report = auditor.audit("path/to/checkpoint")   # or "org/name" on the Hub
-    >>> report.verdict, report.totals.parameters
+    >>> report.verdict, report.total_counts()["parameters"]
+
+``auditor.audit`` audits a target as ``st-audit audit`` does (its kind discovered: a PEFT adapter, a diffusers
+pipeline or component, a sentence-transformers model ...) and returns the report ``st-audit audit -f json``
+prints (``to_dict()``): a ``Report`` for one checkpoint, a ``CompositeReport`` of sections otherwise.
 """
 
 from __future__ import annotations
 
-from .audit import audit
+from .dispatch import audit_target as audit
 from .report import Report
 from .version import __version__
 

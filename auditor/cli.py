@@ -234,7 +234,8 @@ def lock_command(
     sha256 when known, source repo and commit) to compare later checkpoints against with `audit --lock`,
     `verify --lock` or `diff`. A checkpoint that fails is not locked (exit 1) unless --force."""
     from . import lock
-    from .audit import audit
+    from .dispatch import audit_target as audit
+    from .sections import stamp_source
 
     def body() -> int:
         prepare_output(output)
@@ -248,13 +249,14 @@ def lock_command(
             source = None
             if known is not None:
                 from .sources.local import LocalSource
-                source = LocalSource(known.path)
+                source = LocalSource(known.path, {n: e.digest for n, e in known.expected.items()
+                                                  if e.algorithm == "sha256"})
             report = audit(target, revision=revision, token=token, use_cache=not no_cache, progress=progress,
                            hub=hub, variant=variant, source=source)
             if known is not None:
-                report.file_sha256 = {n: e.digest for n, e in known.expected.items() if e.algorithm == "sha256"}
-                report.source = {**report.source, **({"repo": known.repo_id} if known.repo_id else {}),
-                                 **({"commit": known.commit} if known.commit else {})}
+                origin = {**({"repo": known.repo_id} if known.repo_id else {}),
+                          **({"commit": known.commit} if known.commit else {})}
+                report = stamp_source(report, origin)
         from .formats.common import summary_line
         if report.failing and not force:
             stderr(summary_line(report))
@@ -296,7 +298,7 @@ def diff_command(
         changes = diff(a, b, token=token, use_cache=not no_cache, progress=None if quiet else stderr, hub=hub,
                        content=verify)
         emit(format_diff(changes, a, b, fmt), output)
-        return 0 if changes.identical else 1
+        return 0 if all(c.identical for _, c in changes) else 1
 
     run(debug, body)
 

@@ -1,7 +1,9 @@
 """``st-audit diff A B``: what changed between two checkpoints (or a checkpoint and its lock file).
 
 Each side is a lock file (read as is) or anything ``audit()`` accepts (directory, .safetensors file, Hub
-repo id), turned into the same snapshot a lock file holds. The comparison is by tensor name: added,
+repo id), audited as ``st-audit audit`` audits it and turned into the same snapshot a lock file holds. A pipeline
+(or any target of sections) is compared section by section: its unet with the other's unet. The comparison is by
+tensor name: added,
 removed, reshaped, retyped; then parameter deltas per component, per tensor pattern and in total.
 Files present on both sides are compared by content: by sha256 when both sides know it (a Hub listing, a
 lock written with hashes, ``--verify``), by size otherwise; a file whose content differs makes the two
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from . import lock as lockmod
-from .drift import Changes, compare
+from .drift import Changes, compare_sections
 from .errors import UsageError
 
 # -- loading a side ----------------------------------------------------------------------------------------
@@ -38,10 +40,11 @@ def load_side(target: str, *, token: str | None = None, use_cache: bool = True,
     if content:
         from .verify import verify
         return lockmod.snapshot(verify(target, token=token, progress=progress))
-    from .audit import audit
+    from .dispatch import audit_target
     # a Hub side may pin its own revision: org/name@v1 against org/name@refs/pr/3
-    return lockmod.snapshot(audit(target, token=token, use_cache=use_cache, progress=progress, hub=hub))
+    return lockmod.snapshot(audit_target(target, token=token, use_cache=use_cache, progress=progress, hub=hub))
 
 
-def diff(a: str, b: str, **kw: Any) -> Changes:
-    return compare(load_side(a, **kw), load_side(b, **kw))
+def diff(a: str, b: str, **kw: Any) -> list[tuple[str, Changes]]:
+    """The changes section by section (one checkpoint: the single section ``""``)."""
+    return compare_sections(load_side(a, **kw), load_side(b, **kw))

@@ -28,6 +28,10 @@ from .sources.protocol import Source
 from .sources.view import Remembering, SourceView
 from .targets import parse as parse_target
 
+# verify's pass over a part's bytes, run around the part's audit: (the part's source, the variant it audits, its
+# audit) -> its report
+ContentHook = Callable[[Source, "str | None", Callable[[Source], Report]], Report]
+
 NO_WEIGHTS_SUFFIXES = ("Scheduler", "Tokenizer", "TokenizerFast", "Processor", "FeatureExtractor", "ImageProcessor")
 
 
@@ -35,9 +39,9 @@ def audit_target(target: str, *, base: str | None = None, revision: str | None =
                  fail_on: str = "error", ignore: tuple[str, ...] | list[str] = (), include_tensors: bool = False,
                  use_cache: bool = True, progress: Callable[[str], None] | None = None,
                  source: Source | None = None, hub: bool = False, variant: str | None = None,
-                 use_config: bool = True) -> Report | CompositeReport:
+                 use_config: bool = True, content: ContentHook | None = None) -> Report | CompositeReport:
     """Audit ``target`` as what it is (see ``auditor.kinds``); ``hub``, ``variant`` and ``use_config`` as for
-    ``audit``."""
+    ``audit``. ``content``: verify's pass over each part's bytes, run around that part's audit."""
     fail_on, codes = check_options(fail_on, ignore)
     # a plain org/name that is not a local path: a Hub failure also says "no such file or directory"
     parsed = parse_target(str(target), revision=revision, hub=hub) if source is None else None
@@ -52,8 +56,8 @@ def audit_target(target: str, *, base: str | None = None, revision: str | None =
         raise
     if variant is not None:
         kind = for_variant(kind, variant)
-    common = dict(fail_on=fail_on, ignore=codes, include_tensors=include_tensors, progress=progress,
-                  variant=variant, use_config=use_config)
+    common: dict[str, Any] = dict(fail_on=fail_on, ignore=codes, include_tensors=include_tensors, progress=progress,
+                  variant=variant, use_config=use_config, content=content)
     if not kind.composite:
         report = _audit_part(source, kind, kind.parts[0], base=base, token=token, **common)
         report.target = str(target)
@@ -101,29 +105,31 @@ def _kind_doc(kind: Kind, report: Report) -> dict[str, Any]:
 
 
 def _audit_part(source: Source, kind: Kind, part: Part, *, base: str | None, token: str | None,
-                **common: Any) -> Report:
+                content: ContentHook | None = None, **common: Any) -> Report:
     view = SourceView(source, part.folder, part.weights) if (part.folder or part.weights is not None) else source
     if part.variant is not None:
         common = {**common, "variant": part.variant}
     elif any(p.folder == part.folder and p.variant in VARIANT_DTYPES for p in kind.parts if p is not part):
         common = {**common, "precision_siblings": True}  # one config.json for the main and the fp16 weights
-    if part.kind == "peft-adapter":
-        return _audit_adapter(view, part, base=base, token=token, **common)
-    if part.kind == "safetensors-file":
-        holder: dict[str, Any] = {}
-        report = audit(part.name, source=view, reconciler=file_reconciler(part, holder), **common)
-        report.extra.update(holder)
-        if holder.get("_lora"):
-            _no_range_gaps(report)
-            holder.pop("_lora")
-            report.extra.pop("_lora", None)
-        return report
-    if part.kind == "diffusers-component":
-        report = audit(part.name, source=view, reconciler=_component_reconciler, **common)
-        report.extra["_detail"] = part.role
-        return report
-    report = audit(part.name, source=view, **common)
-    return report
+
+    def audit_part(src: Source) -> Report:
+        if part.kind == "peft-adapter":
+            return _audit_adapter(src, part, base=base, token=token, **common)
+        if part.kind == "safetensors-file":
+            holder: dict[str, Any] = {}
+            report = audit(part.name, source=src, reconciler=file_reconciler(part, holder), **common)
+            report.extra.update(holder)
+            if holder.get("_lora"):
+                _no_range_gaps(report)
+                holder.pop("_lora")
+                report.extra.pop("_lora", None)
+            return report
+        if part.kind == "diffusers-component":
+            report = audit(part.name, source=src, reconciler=_component_reconciler, **common)
+            report.extra["_detail"] = part.role
+            return report
+        return audit(part.name, source=src, **common)
+    return content(view, common.get("variant"), audit_part) if content is not None else audit_part(view)
 
 
 # -- PEFT adapters --------------------------------------------------------------------------------------------

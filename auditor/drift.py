@@ -130,6 +130,28 @@ def compare(a: LockSnapshot, b: LockSnapshot) -> Changes:
     return ch
 
 
+EMPTY: LockSnapshot = {"groups": [], "files": [], "totals": lockmod.EMPTY_TOTALS}
+
+
+def compare_sections(a: LockSnapshot, b: LockSnapshot) -> list[tuple[str, Changes]]:
+    """Section by section (a pipeline's unet with the other's unet); a section one side lacks is compared with
+    nothing, so all its tensors are added or removed. One checkpoint is the single section ``""``."""
+    sa, sb = lockmod.sections(a), lockmod.sections(b)
+    names = list(sa) + [n for n in sb if n not in sa]
+    return [(name, compare(sa.get(name, EMPTY), sb.get(name, EMPTY))) for name in names]
+
+
+def section_locks(lock: LockSnapshot, names: list[str], *,
+                  lock_name: str = "the lock") -> tuple[dict[str, LockSnapshot], list[Finding]]:
+    """What each section of a composite target is held to: its part of the lock (nothing, for a section the
+    lock lacks: all its tensors are then drift), and findings for the lock's sections the target lacks."""
+    locked = lockmod.sections(lock)
+    gone = [n for n in locked if n not in names]
+    findings = [finding("lock-drift", f"{lock_name} holds {plural(len(gone), 'section')} the target does not: "
+                        f"{', '.join(n or '(one checkpoint)' for n in gone)}")] if gone else []
+    return {n: locked.get(n, EMPTY) for n in names}, findings
+
+
 def content_changes(a: list[LockFile], b: list[LockFile]) -> list[tuple[str, str, Any, Any]]:
     """Files on both sides whose content differs: by sha256 when both know it, else by size."""
     fa, fb = {f["name"]: f for f in a}, {f["name"]: f for f in b}
@@ -197,9 +219,13 @@ def _shown(items: list[str]) -> str:
 
 
 def drift(lock: LockSnapshot, report: Report, *, lock_name: str = "the lock") -> list[Finding]:
-    """``lock-drift`` findings: how ``report`` differs from the locked snapshot, naming the tensors."""
-    changes = compare(lock, snapshot(report))
+    """``lock-drift`` findings: how ``report`` (one checkpoint) differs from the locked snapshot, naming the
+    tensors."""
     out: list[Finding] = []
+    if "sections" in lock:
+        out.append(finding("lock-drift", f"{lock_name} describes a {lock.get('kind', 'composite target')} of "
+                           f"{plural(len(lock['sections']), 'section')}; this target is one checkpoint"))
+    changes = compare(lock, snapshot(report))
     if changes.removed:
         out.append(finding("lock-drift", f"{plural(len(changes.removed), 'tensor')} in {lock_name} "
                            f"{'is' if len(changes.removed) == 1 else 'are'} no longer stored: "

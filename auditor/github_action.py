@@ -24,7 +24,8 @@ from pathlib import Path
 from .clikit import EXIT_INTERNAL
 from .errors import AuditError, UsageError
 from .formats import formatter
-from .policy import gated_audit, load
+from .multi import gated_audit
+from .policy import load
 
 
 def _append(path: str | None, text: str) -> None:
@@ -64,8 +65,9 @@ def run(env: Mapping[str, str] | None = None) -> int:
         if env.get(var):
             Path(env[var]).parent.mkdir(parents=True, exist_ok=True)
             Path(env[var]).write_text(formatter(fmt)(report), encoding="utf-8")
+    totals = report.total_counts()
     _append(outputs, f"verdict={report.verdict}\nexit-code={report.exit_code}\n"
-                     f"parameters={report.totals.parameters}\ntensors={report.totals.tensors}\n")
+                     f"parameters={totals['parameters']}\ntensors={totals['tensors']}\n")
     sys.stdout.flush()
     return report.exit_code
 

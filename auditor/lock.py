@@ -18,12 +18,15 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .errors import UsageError
 from .groups import fill
 from .patterns import encode_indices
 from .report import Report
+
+if TYPE_CHECKING:
+    from .sections import CompositeReport
 
 LOCK_VERSION = 1
 LOCK_KEY = "st_audit_lock"
@@ -69,6 +72,8 @@ class LockSnapshot(TypedDict, total=False):
     components: list[dict[str, Any]]
     files: list[LockFile]
     groups: list[LockGroup]
+    kind: str                              # a composite target's kind (diffusers-pipeline, ...)
+    sections: dict[str, LockSnapshot]      # a composite target: one snapshot per section, by section name
 
 
 # -- index sets as products of ranges ----------------------------------------------------------------------
@@ -98,8 +103,26 @@ def _template(g: Any) -> str:
 
 # -- snapshot ----------------------------------------------------------------------------------------------
 
-def snapshot(report: Report) -> LockSnapshot:
-    """The lock document of ``report`` (see the module docstring)."""
+EMPTY_TOTALS = {"tensors": 0, "parameters": 0, "bytes": 0, "by_dtype": {}}
+
+
+def snapshot(report: Report | CompositeReport) -> LockSnapshot:
+    """The lock document of ``report`` (see the module docstring); a pipeline, a sentence-transformers model or a
+    folder of independent files is locked section by section (``sections``), each as a checkpoint of its own."""
+    if not isinstance(report, Report):
+        from .version import __version__
+        return {"st_audit_lock": LOCK_VERSION, "st_audit_version": __version__, "kind": report.kind.kind,
+                "totals": report.total_counts(), "files": [], "groups": [],
+                "sections": {s.part.name: snapshot(s.report) for s in report.sections}}
+    return _checkpoint_snapshot(report)
+
+
+def sections(doc: LockSnapshot) -> dict[str, LockSnapshot]:
+    """A snapshot's sections by name; one checkpoint is the single section ``""``."""
+    return doc["sections"] if "sections" in doc else {"": doc}
+
+
+def _checkpoint_snapshot(report: Report) -> LockSnapshot:
     rec = report.reconciliation
     groups: list[LockGroup] = []
     for g in report.groups:
@@ -160,10 +183,13 @@ def read(path: str | os.PathLike[str]) -> LockSnapshot:
     if not is_lock(doc):
         raise UsageError(f"{p} is not an st-audit lock file (no \"{LOCK_KEY}\": {LOCK_VERSION})")
     try:
-        for g in doc["groups"]:
-            tensors_of(g)
-        doc["totals"]["parameters"] + doc["totals"]["tensors"]
-    except (KeyError, TypeError, ValueError) as e:
+        for section in [doc, *doc.get("sections", {}).values()]:
+            if not is_lock({**section, LOCK_KEY: LOCK_VERSION}):
+                raise ValueError("a section is not a snapshot")
+            for g in section["groups"]:
+                tensors_of(g)
+            section["totals"]["parameters"] + section["totals"]["tensors"]
+    except (AttributeError, KeyError, TypeError, ValueError) as e:
         raise UsageError(f"lock file {p} is malformed: {type(e).__name__}: {e}") from None
     return doc  # type: ignore[no-any-return]
 

@@ -8,6 +8,7 @@ whose exit code fails when any of them fails.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -51,26 +52,44 @@ def _listdir(path: str) -> tuple[list[str], list[str]]:
 
 
 def gated_audit_target(targets: list[str], policy: Any, *, lock: str | None = None, base: str | None = None,
-                       **audit_kw: Any) -> Report | CompositeReport:
-    """``audit_target`` for each target under the policy: its findings added to every checkpoint's report."""
+                       env: Mapping[str, str] | None = None, **audit_kw: Any) -> Report | CompositeReport:
+    """``audit_target`` for each target under the policy: its rules (and the lock's drift) added to every
+    checkpoint's report, a composite target's section by section. The one gate behind ``audit``, the pre-commit
+    hook, the GitHub Action and the library."""
     from . import lock as lockmod
     from .dispatch import audit_target
-    from .policy import apply, settings
-    fail_on, ignore = settings(policy)
+    from .policy import settings
+    fail_on, ignore = settings(policy, env=env)
     lock_path = lock or policy.lock
     if lock_path and len(targets) > 1:
         raise UsageError(f"a lock describes one checkpoint; --lock/lock = {lock_path} cannot apply to "
                          f"{len(targets)} targets")
-    lock_doc = lockmod.read(lock_path) if lock_path else None
-    reports: list[Report | CompositeReport] = []
-    for target in targets:
-        report = audit_target(target, base=base, fail_on=fail_on, ignore=ignore, **audit_kw)
-        if isinstance(report, CompositeReport):
-            report = replace(report, sections=[replace(s, report=apply(s.report, policy))
-                                               if isinstance(s.report, Report) else s for s in report.sections])
-        else:
-            report = apply(report, policy, lock_doc=lock_doc, lock_name=str(lock_path) if lock_path else None)
-        reports.append(report)
+    lock_doc = lockmod.read(lock_path) if lock_path else None  # fails fast (exit 2), before any audit
+    reports = [gate(audit_target(t, base=base, fail_on=fail_on, ignore=ignore, **audit_kw), policy, lock_doc,
+                    str(lock_path) if lock_path else None) for t in targets]
     if len(reports) == 1:
         return reports[0]
     return several(targets, reports, fail_on, ignore)
+
+
+def gated_audit(target: str, policy: Any, *, lock: str | None = None, env: Mapping[str, str] | None = None,
+                **audit_kw: Any) -> Report | CompositeReport:
+    """One target audited as ``st-audit audit`` audits it (its kind discovered: adapter, pipeline, ...), under a
+    policy: fail_on/ignore from it, then its rules and the lock's drift as findings. ``lock`` (the --lock flag)
+    wins over the policy's ``lock`` key; the lock file is read before auditing (a bad one: exit 2 at once)."""
+    return gated_audit_target([target], policy, lock=lock, env=env, **audit_kw)
+
+
+def gate(report: Report | CompositeReport, policy: Any, lock_doc: Any = None,
+         lock_name: str | None = None) -> Report | CompositeReport:
+    """``report`` under the policy and the lock: each checkpoint (each section of a composite target) gets the
+    policy's findings and its drift from its own part of the lock."""
+    from .drift import section_locks
+    from .policy import apply
+    if isinstance(report, Report):
+        return apply(report, policy, lock_doc=lock_doc, lock_name=lock_name)
+    names = [s.part.name for s in report.sections]
+    locks, own = section_locks(lock_doc, names, lock_name=lock_name or "the lock") if lock_doc is not None \
+        else ({}, [])
+    sections = [replace(s, report=gate(s.report, policy, locks.get(s.part.name), lock_name)) for s in report.sections]
+    return replace(report, sections=sections, findings=report.findings + own)

@@ -302,22 +302,6 @@ def apply(report: Report, policy: Policy, *, lock_doc: LockSnapshot | None = Non
     return replace(report, findings=findings)
 
 
-def gated_audit(target: str, policy: Policy, *, lock: str | None = None, env: Mapping[str, str] | None = None,
-                **audit_kw: Any) -> Report:
-    """``audit()`` under a policy: fail_on/ignore from it, then its rules and the lock's drift as findings.
-
-    ``lock`` (the --lock flag) wins over the policy's ``lock`` key. The lock file is read before auditing,
-    so a missing or malformed one fails fast with exit 2.
-    """
-    from . import lock as lockmod
-    from .audit import audit
-    fail_on, ignore = settings(policy, env=env)
-    lock_path = lock or policy.lock
-    lock_doc = lockmod.read(lock_path) if lock_path else None
-    report = audit(target, fail_on=fail_on, ignore=ignore, **audit_kw)
-    return apply(report, policy, lock_doc=lock_doc, lock_name=str(lock_path) if lock_path else None)
-
-
 def settings(policy: Policy, *, env: Mapping[str, str] | None = None) -> tuple[str, tuple[str, ...]]:
     """``fail_on`` and ``ignore`` in force: the policy (already merged with flags), else the environment's
     ``ST_AUDIT_FAIL_ON``, else the built-in default."""

@@ -14,13 +14,27 @@ from pathlib import Path
 
 from .errors import AuditError, UsageError
 from .formats.common import summary_line
-from .policy import Policy, gated_audit
+from .multi import gated_audit
+from .policy import Policy
 
 WEIGHT_SUFFIXES = (".safetensors", ".safetensors.index.json")
+# manifests that make a folder one target whose subfolders are its parts (a pipeline, a sentence-transformers model)
+OWNING_MANIFESTS = ("model_index.json", "modules.json")
+
+
+def _owner(directory: Path) -> Path:
+    """The target a folder belongs to: a pipeline's or sentence-transformers model's component folder is audited
+    as part of the whole (``model_index.json`` / ``modules.json`` one level up), as ``st-audit audit`` would."""
+    parent = directory.parent
+    return parent if any((parent / m).is_file() for m in OWNING_MANIFESTS) else directory
 
 
 def checkpoint_dirs(paths: Iterable[str | Path]) -> list[Path]:
-    """The checkpoint directories the given files belong to, each once, in sorted order."""
+    """The checkpoint directories the given files belong to (a component's: its pipeline), each once, sorted."""
+    return sorted({_owner(d) for d in _touched_dirs(paths)})
+
+
+def _touched_dirs(paths: Iterable[str | Path]) -> set[Path]:
     dirs: set[Path] = set()
     for raw in paths:
         p = Path(raw)
@@ -31,7 +45,9 @@ def checkpoint_dirs(paths: Iterable[str | Path]) -> list[Path]:
                 dirs.add(p.parent)
         elif p.name == "config.json" and p.exists() and any(p.parent.glob("*.safetensors")):
             dirs.add(p.parent)
-    return sorted(dirs)
+        elif p.name in OWNING_MANIFESTS and p.exists():
+            dirs.add(p.parent)
+    return dirs
 
 
 def run(paths: Iterable[str | Path], policy: Policy, *, write: Callable[[str], None] | None = None,

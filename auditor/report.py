@@ -50,6 +50,10 @@ class Judged:
             counts[f.severity] += 1
         return counts
 
+    def total_counts(self) -> dict[str, Any]:
+        """What is stored, summed over sections where there are any: tensors, parameters, bytes, by_dtype."""
+        raise NotImplementedError
+
 
 @dataclass
 class Report(Judged):
@@ -73,6 +77,9 @@ class Report(Judged):
     file_sha256: dict[str, str] = field(default_factory=dict)
     tensor_extra: dict[str, dict[str, Any]] = field(default_factory=dict)  # tensor -> more keys (verify's stats)
 
+
+    def total_counts(self) -> dict[str, Any]:
+        return self.totals.to_dict()
 
     def to_dict(self) -> dict[str, Any]:
         rec = self.reconciliation

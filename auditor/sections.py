@@ -7,7 +7,7 @@ fail when any section or its own findings fail. JSON: ``kind`` + ``sections`` (e
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .findings import Finding
@@ -51,12 +51,11 @@ class CompositeReport(Judged):
                 counts[k] += v
         return counts
 
-    def totals(self) -> dict[str, Any]:
+    def total_counts(self) -> dict[str, Any]:
         """Sums over the sections, in the shape of a single report's totals (by_dtype included)."""
         out: dict[str, Any] = {"tensors": 0, "parameters": 0, "bytes": 0, "by_dtype": {}}
         for section in self.sections:
-            r = section.report
-            inner: dict[str, Any] = r.totals() if isinstance(r, CompositeReport) else r.totals.to_dict()
+            inner = section.report.total_counts()
             for key in ("tensors", "parameters", "bytes"):
                 out[key] += inner[key]
             for dtype, row in inner["by_dtype"].items():
@@ -68,11 +67,23 @@ class CompositeReport(Judged):
 
     def to_dict(self) -> dict[str, Any]:
         return {"schema_version": SCHEMA_VERSION, "target": self.target, "kind": self.kind.to_dict(),
-                "source": self.source, "totals": self.totals(),
+                "source": self.source, "totals": self.total_counts(),
                 "sections": [s.to_dict() for s in self.sections],
                 "findings": [f.to_dict() for f in self.active_findings],
                 "notes": list(self.kind.notes), "ignored_codes": sorted(self.ignored_codes),
                 "fail_on": self.fail_on, "verdict": self.verdict}
+
+
+# what an audit returns: one checkpoint's report, or a report of sections
+AnyReport = Report | CompositeReport
+
+
+def stamp_source(report: AnyReport, origin: dict[str, Any]) -> AnyReport:
+    """``report`` with ``origin`` (repo, commit) added to its source, and to every section's."""
+    if isinstance(report, Report):
+        return replace(report, source={**report.source, **origin})
+    return replace(report, source={**report.source, **origin},
+                   sections=[replace(s, report=stamp_source(s.report, origin)) for s in report.sections])
 
 
 def kind_line(kind: dict[str, Any] | None) -> str:

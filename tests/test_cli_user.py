@@ -116,9 +116,9 @@ def test_st_audit_format_applies_only_where_the_command_has_it(clean: Path, tmp_
 
 
 def test_internal_error_is_exit_4_in_cli_action_and_precommit(clean: Path, tmp_path: Path) -> None:
-    boom = ("import sys, auditor.audit\na = sys.modules['auditor.audit']\n"
+    boom = ("import sys, auditor.audit, auditor.dispatch\n"
             "def broken(*args, **kw):\n    raise RuntimeError('simulated bug')\n"
-            "a.audit = broken\n")
+            "sys.modules['auditor.audit'].audit = sys.modules['auditor.dispatch'].audit = broken\n")
     cli = subprocess.run([sys.executable, "-c", boom + "import sys; sys.argv[0] = 'st-audit'\n"
                           "from auditor.cli import main; main()", "audit", str(clean)],
                          capture_output=True, text=True, timeout=120)
@@ -354,8 +354,8 @@ def test_a_folder_of_files_no_loader_would_use_says_so(make_checkpoint: Callable
     (ckpt / "cnn.safetensors").rename(ckpt / "model.safetensors")  # a name loaders use: one model again
     _, doc = run_json("audit", str(ckpt))
     assert "sections" not in doc and "loose-files" not in {f["code"] for f in doc["findings"]}
-    # the library's single-checkpoint audit still says it when handed such a folder
+    # the single-checkpoint stage still says it when handed such a folder as one checkpoint
     (ckpt / "model.safetensors").rename(ckpt / "cnn.safetensors")
-    import auditor
-    [note] = [f for f in auditor.audit(ckpt).findings if f.code == "loose-files"]
+    from auditor.audit import audit as audit_checkpoint
+    [note] = [f for f in audit_checkpoint(ckpt).findings if f.code == "loose-files"]
     assert note.severity == "info" and "no loader would use these 2 files" in note.message

@@ -11,6 +11,7 @@ from conftest import build, run_cli, run_json
 
 from auditor import policy as pol
 from auditor.errors import UsageError
+from auditor.multi import gated_audit
 from auditor.policy import Policy, Tolerance
 
 QWEN3_8B_PARAMS = sum(build.nbytes(d, s) // 2 for _, d, s in build.load_layout("Qwen__Qwen3-8B")["tensors"])
@@ -233,7 +234,7 @@ def test_env_policy_and_fail_on(layout_checkpoint: Callable[..., Path], tmp_path
 # -- rules --------------------------------------------------------------------------------------------------
 
 def violations(ckpt: Path, **rules: object) -> list[dict[str, object]]:
-    report = pol.gated_audit(str(ckpt), pol.Policy().merged(rules, origin="test"), env={})
+    report = gated_audit(str(ckpt), pol.Policy().merged(rules, origin="test"), env={})
     return [f.to_dict() for f in report.active_findings if f.code == "policy-violation"]
 
 

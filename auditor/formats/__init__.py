@@ -7,18 +7,18 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..report import Report
+    from ..sections import AnyReport
 
 # format name -> module defining ``format_report(report) -> str`` (imported only when chosen)
 FORMATS: dict[str, str] = {"table": "table", "json": "json_format", "markdown": "markdown", "junit": "junit",
                            "summary": "summary"}
 
 
-def formatter(name: str) -> Callable[[Report], str]:
+def formatter(name: str) -> Callable[[AnyReport], str]:
     """The ``format_report`` function of format ``name`` (a sectioned report is printed section by section)."""
     single = import_module(f".{FORMATS[name]}", __name__).format_report
 
-    def format_any(report: Report) -> str:
+    def format_any(report: AnyReport) -> str:
         if hasattr(report, "sections"):
             from .sections import format_composite
             return format_composite(report, name, formatter)  # type: ignore[arg-type]

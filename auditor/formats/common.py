@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..findings import plural
 from ..report import Report
 from .numbers import human
+
+if TYPE_CHECKING:
+    from ..sections import AnyReport
 
 LEDGER_LABELS = {"model": "model (the formula's parameters)", "mtp": "MTP module", "tied_duplicates": "tied duplicates",
                  "buffers": "recomputable buffers", "quantization": "quantization bookkeeping",
@@ -28,10 +31,10 @@ def shape(s: list[int] | tuple[int, ...]) -> str:
     return "[" + ", ".join(str(d) for d in s) + "]"
 
 
-def summary_line(report: Report) -> str:
-    if hasattr(report, "sections"):  # a pipeline, sentence-transformers model or folder of independent files
+def summary_line(report: AnyReport) -> str:
+    if not isinstance(report, Report):  # a pipeline, sentence-transformers model or folder of independent files
         from .sections import summary_line as composite_line
-        return composite_line(report)  # type: ignore[arg-type]
+        return composite_line(report)
     t = report.totals
     counts = report.severity_counts()
     rec = report.reconciliation

@@ -23,7 +23,26 @@ def _limited(lines: list[str], limit: int = MAX_LISTED) -> list[str]:
     return lines[:limit] + ([f"... and {len(lines) - limit:,} more"] if len(lines) > limit else [])
 
 
-def format_diff(changes: Changes, a: str, b: str, fmt: str = "table") -> str:
+def format_diff(sections: list[tuple[str, Changes]] | Changes, a: str, b: str, fmt: str = "table") -> str:
+    """One checkpoint's changes as before; a target of sections (a pipeline) section by section, each under its
+    name (``a/unet -> b/unet``), then one verdict."""
+    if isinstance(sections, Changes):
+        sections = [("", sections)]
+    if len(sections) == 1 and sections[0][0] == "":
+        return _format_one(sections[0][1], a, b, fmt)
+    identical = all(c.identical for _, c in sections)
+    if fmt == "json":
+        return json.dumps({"a": a, "b": b, "identical": identical,
+                           "sections": [{"name": name, **c.to_dict()} for name, c in sections]},
+                          indent=2, ensure_ascii=False) + "\n"
+    verdict = "identical" if identical else "different"
+    parts = [_format_one(c, f"{a}/{name}", f"{b}/{name}", fmt) for name, c in sections]
+    changed = [name for name, c in sections if not c.identical]
+    last = f"st-audit diff: {a} -> {b}: {verdict}" + (f" ({', '.join(changed)})" if changed else "")
+    return "\n".join(parts) + "\n" + (f"**{last}**" if fmt == "markdown" else last) + "\n"
+
+
+def _format_one(changes: Changes, a: str, b: str, fmt: str) -> str:
     if fmt == "json":
         return json.dumps({"a": a, "b": b, **changes.to_dict()}, indent=2, ensure_ascii=False) + "\n"
     md = fmt == "markdown"

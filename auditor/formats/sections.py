@@ -17,7 +17,7 @@ from .numbers import human
 
 def summary_line(report: CompositeReport) -> str:
     counts = report.severity_counts()
-    t = report.totals()
+    t = report.total_counts()
     return (f"{report.verdict.upper()}: {report.target} ({kind_line(report.kind.to_dict())}): "
             f"{len(report.sections)} sections, {t['tensors']:,} tensors, {t['parameters']:,} parameters "
             f"({human(t['parameters'])}); {counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes")

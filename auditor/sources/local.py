@@ -18,7 +18,10 @@ FIRST_READ = 64 * 1024  # one read covers most headers and is enough to sniff no
 class LocalSource:
     """Reads only the 8-byte length and the JSON header of each file; never the tensor data."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], digests: dict[str, str] | None = None) -> None:
+        """``digests``: the files' known sha256 (a Hugging Face cache snapshot's blob names), kept like a Hub
+        listing's so that a report and a lock record them."""
+        self.lfs_sha256 = dict(digests or {})
         p = Path(path)
         problem = describe_special(p) if os.path.lexists(p) else f"{path}: no such file or directory"
         if problem is not None:

@@ -25,6 +25,11 @@ class SourceView:
         self.prefix = f"{self.folder}/" if self.folder else ""
         self.weights = None if weights is None else frozenset(weights)
         self.target = f"{source.target.rstrip('/')}/{self.folder}" if self.folder else source.target
+        base = getattr(source, "root", None)  # a local source's folder: verify reads the files from there
+        self.root = base / self.folder if base is not None and self.folder else base
+        # the Hub's digests of the view's files, named as the view names them (a lock records them)
+        self.lfs_sha256 = {name[len(self.prefix):]: digest for name, digest in
+                           (getattr(source, "lfs_sha256", None) or {}).items() if name.startswith(self.prefix)}
 
     def list_files(self) -> dict[str, int | None]:
         files = {}
@@ -77,7 +82,12 @@ class Remembering:
         self.source = source
         self.target = source.target
         self.single = getattr(source, "single", None)
+        self.root = getattr(source, "root", None)
         self._small: dict[str, bytes] = {}
+
+    @property
+    def lfs_sha256(self) -> dict[str, str]:
+        return getattr(self.source, "lfs_sha256", None) or {}  # filled in when the Hub listing is read
 
     def list_files(self) -> dict[str, int | None]:
         return self.source.list_files()

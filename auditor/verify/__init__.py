@@ -3,7 +3,7 @@
     target (dir / file / HF cache snapshot / cached repo id)      -> target.resolve
     audit() from the headers, under the policy                    -> the usual Report
     one pass over every file: sha256 + tensor values, overlapped  -> engine.run (progress on stderr)
-    digests vs the cache's blob names or the Hub listing          -> digests.digest_findings
+    digests vs the cache's blob names or the Hub listing          -> digests.digest_findings, listing_findings
     NaN / Inf / all-zero / tied copies / duplicates               -> checks
     lock drift, now with content                                  -> drift.drift
 
@@ -21,6 +21,7 @@ from typing import Any
 from ..findings import SEVERITY_RANK, Finding
 from ..header import Tensor
 from ..report import Report
+from ..sections import AnyReport
 from ..sources.protocol import MAX_TENSORS
 from . import digests, engine
 from .target import Expected, resolve
@@ -41,19 +42,21 @@ def default_jobs() -> int:
 def verify(target: str, *, policy: Any = None, against: str | None = None, revision: str | None = None,
            token: str | None = None, jobs: int | None = None, include_tensors: bool = False,
            lock: str | None = None, progress: Callable[[str], None] | None = None, show_progress: bool = False,
-           progress_stream: Any = None, chunk: int = engine.CHUNK) -> Report:
-    """Audit ``target`` from its headers, then read every byte once (hashes and tensor values).
+           progress_stream: Any = None, chunk: int = engine.CHUNK) -> AnyReport:
+    """Audit ``target`` from its headers as ``st-audit audit`` does (its kind discovered: each part of a pipeline
+    or an adapter audited as what it is), then read every byte of each part once (hashes and tensor values).
 
-    The pass starts as soon as the headers are parsed and runs while the audit (reconciliation with the specs)
-    goes on in this thread: on a free core, the audit costs no wall time.
+    Each part's pass starts as soon as its headers are parsed and runs while its audit (reconciliation with the
+    specs) goes on in this thread: on a free core, the audit costs no wall time.
     """
     from .. import lock as lockmod
-    from ..checkpoint import collect
-    from ..policy import Policy, gated_audit
+    from ..multi import gated_audit_target
+    from ..policy import Policy
     from ..sources.local import LocalSource
     policy = policy if policy is not None else Policy()
     lock_path = lock or policy.lock
-    lock_doc = lockmod.read(lock_path) if lock_path else None  # fails fast (exit 2) before reading GBs
+    if lock_path:
+        lockmod.read(lock_path)  # fails fast (exit 2) before reading GBs
     resolved = resolve(target, revision)
     expected: dict[str, Expected] = dict(resolved.expected)
     hub_files: set[str] | None = None
@@ -62,59 +65,95 @@ def verify(target: str, *, policy: Any = None, against: str | None = None, revis
         listed, hub_files, against_info = digests.hub_listing(against, token=token, progress=progress)
         expected.update(listed)
     source = LocalSource(resolved.path)
-    checkpoint = collect(source)
-    jobs = jobs or default_jobs()
-    files = plan_files(source, checkpoint, expected)
-    counter = engine.Progress(sum(j.size for j in files))
-    started = time.monotonic()
-    runner = engine.Runner(files, jobs=jobs, chunk=chunk, stats=include_tensors, progress=counter).start()
-    try:
-        report = gated_audit(target, replace(policy, lock=None), source=_Parsed(source, checkpoint.headers),
-                             include_tensors=include_tensors, progress=progress)
-        if progress:
-            progress(f"verify: reading {len(files)} files, {counter.total:,} bytes, {jobs} threads")
-        if show_progress:
-            from .progress import Display
-            with Display(counter, progress_stream, started=started):
-                scans = runner.join()
-        else:
-            scans = runner.join()
-    except BaseException:
-        runner.stop()
-        raise
-    seconds = time.monotonic() - started
-    if resolved.repo_id:
-        report.source = {**report.source, "repo": resolved.repo_id, "commit": resolved.commit}
-    from . import checks
-    root = source.root
-    by_name = {j.name: j for j in files}
-
-    def locate(t: Tensor) -> tuple[str, int]:
-        return str(root / t.file), by_name[t.file].data_start + t.start
-
-    stored = {name: s.tensor for name, s in scans.items()}
-    categories = report.reconciliation.categories
-    found: list[Finding] = digests.digest_findings(files, expected, hub_files if source.single is None else None,
-                                                   against)
-    found += checks.value_findings(scans, categories)
-    found += checks.copy_findings(scans, checks.copy_pairs(checkpoint.config, stored), categories, locate)
-    report.file_sha256 = {j.name: j.sha256 for j in files if j.sha256}
-    if progress:
-        progress(digest_summary(files, expected))
-    if lock_doc is not None:
-        from ..drift import drift
-        found += drift(lock_doc, report, lock_name=str(lock_path))
-    report.findings = sorted(report.findings + found, key=lambda f: -SEVERITY_RANK[f.severity])
-    report.extra["verify"] = {
-        "jobs": jobs, "bytes": counter.total, "seconds": round(seconds, 3), "against": against_info,
-        "files": [{"name": j.name, "size": j.size, "sha256": j.sha256,
-                   "expected": ({"algorithm": expected[j.name].algorithm, "digest": expected[j.name].digest,
-                                 "origin": expected[j.name].origin} if j.name in expected else None),
-                   "status": digests.file_status(j, expected.get(j.name))} for j in files],
-    }
-    if include_tensors:
-        report.tensor_extra = {name: {"stats": _stats(s)} for name, s in scans.items()}
+    content = ContentPass(expected, against, against_info, jobs or default_jobs(), chunk, include_tensors,
+                          progress, show_progress, progress_stream, resolved)
+    report = gated_audit_target([target], policy, lock=lock, source=source, include_tensors=include_tensors,
+                                progress=progress, content=content)
+    if hub_files is not None and source.single is None:  # the Hub's listing against the target's files
+        on_hub = digests.listing_findings(set(source.list_files()), hub_files, against)
+        if on_hub:
+            report = _with_findings(report, on_hub)
     return report
+
+
+def _with_findings(report: AnyReport, found: list[Finding]) -> AnyReport:
+    findings = sorted(report.findings + found, key=lambda f: -SEVERITY_RANK[f.severity])
+    return replace(report, findings=findings)
+
+
+class ContentPass:
+    """verify's pass over one part's files, around that part's audit (``dispatch``'s ``content`` hook): plan the
+    files from the part's headers, start reading, audit while the bytes stream, then add what the bytes say.
+    A file two parts list (a folder's config.json beside its default and fp16 weights) is read by the first."""
+
+    def __init__(self, expected: dict[str, Expected], against: str | None, against_info: dict[str, Any] | None,
+                 threads: int, chunk: int, include_tensors: bool, progress: Callable[[str], None] | None,
+                 show_progress: bool, progress_stream: Any, resolved: Any) -> None:
+        self.expected, self.against, self.against_info = expected, against, against_info
+        self.threads, self.chunk, self.include_tensors = threads, chunk, include_tensors
+        self.progress, self.show_progress, self.progress_stream = progress, show_progress, progress_stream
+        self.resolved = resolved
+        self.hashed: set[str] = set()
+
+    def __call__(self, view: Any, variant: str | None, audit_part: Callable[[Any], Report]) -> Report:
+        from ..checkpoint import collect
+        prefix = getattr(view, "prefix", "")  # a part in a folder of the target (a pipeline's unet/)
+        root = view.root
+        expected = {n[len(prefix):]: e for n, e in self.expected.items() if n.startswith(prefix)}
+        checkpoint = collect(view, variant=variant)
+        # a file two parts list (a folder's config.json beside its default and fp16 weights) is read once
+        files = [j for j in plan_files(view, checkpoint, expected, root) if prefix + j.name not in self.hashed]
+        self.hashed.update(prefix + j.name for j in files)
+        counter = engine.Progress(sum(j.size for j in files))
+        started = time.monotonic()
+        runner = engine.Runner(files, jobs=self.threads, chunk=self.chunk, stats=self.include_tensors,
+                               progress=counter).start()
+        try:
+            report = audit_part(_Parsed(view, checkpoint.headers))
+            if self.progress:
+                self.progress(f"verify: reading {len(files)} files, {counter.total:,} bytes, {self.threads} threads")
+            if self.show_progress:
+                from .progress import Display
+                with Display(counter, self.progress_stream, started=started):
+                    scans = runner.join()
+            else:
+                scans = runner.join()
+        except BaseException:
+            runner.stop()
+            raise
+        return self._judged(report, checkpoint, files, scans, expected, root, time.monotonic() - started)
+
+    def _judged(self, report: Report, checkpoint: Any, files: list[engine.FileJob], scans: dict[str, Any],
+                expected: dict[str, Expected], root: Any, seconds: float) -> Report:
+        """The part's report with what the bytes said: digests, values, copies, the verify block."""
+        from . import checks
+        if self.resolved.repo_id:
+            report.source = {**report.source, "repo": self.resolved.repo_id, "commit": self.resolved.commit}
+        by_name = {j.name: j for j in files}
+
+        def locate(t: Tensor) -> tuple[str, int]:
+            return str(root / t.file), by_name[t.file].data_start + t.start
+
+        stored = {name: s.tensor for name, s in scans.items()}
+        categories = report.reconciliation.categories
+        found: list[Finding] = digests.digest_findings(files, expected)
+        found += checks.value_findings(scans, categories)
+        found += checks.copy_findings(scans, checks.copy_pairs(checkpoint.config, stored), categories, locate)
+        report.file_sha256 = {j.name: j.sha256 for j in files if j.sha256}
+        if self.progress:
+            self.progress(digest_summary(files, expected))
+        report.findings = sorted(report.findings + found, key=lambda f: -SEVERITY_RANK[f.severity])
+        report.extra["verify"] = {
+            "jobs": self.threads, "bytes": sum(j.size for j in files), "seconds": round(seconds, 3),
+            "against": self.against_info,
+            "files": [{"name": j.name, "size": j.size, "sha256": j.sha256,
+                       "expected": ({"algorithm": expected[j.name].algorithm, "digest": expected[j.name].digest,
+                                     "origin": expected[j.name].origin} if j.name in expected else None),
+                       "status": digests.file_status(j, expected.get(j.name))} for j in files],
+        }
+        if self.include_tensors:
+            report.tensor_extra = {name: {"stats": _stats(s)} for name, s in scans.items()}
+        return report
 
 
 class _Parsed:
@@ -155,7 +194,7 @@ def digest_summary(files: list[engine.FileJob], expected: dict[str, Expected]) -
     return f"verify: {len(files)} files hashed: {text}{hint}"
 
 
-def plan_files(source: Any, checkpoint: Any, expected: dict[str, Expected]) -> list[engine.FileJob]:
+def plan_files(source: Any, checkpoint: Any, expected: dict[str, Expected], root: Any = None) -> list[engine.FileJob]:
     """One FileJob per listed file (every byte is hashed); tensors only from the audited files' trustworthy
     headers, first occurrence of a name only (as the inventory counts them)."""
     seen: set[str] = set()
@@ -168,8 +207,9 @@ def plan_files(source: Any, checkpoint: Any, expected: dict[str, Expected]) -> l
         seen.update(t.name for t in own)
         tensors[name] = (8 + header.header_length, sorted(own, key=lambda t: t.start))
     jobs = []
+    root = source.root if root is None else root
     for name, size in sorted(source.list_files().items()):
-        job = engine.FileJob(name, str(source.root / name), size or 0,
+        job = engine.FileJob(name, str(root / name), size or 0,
                              git_sha1=name in expected and expected[name].algorithm == "git-sha1")
         if name in tensors:
             job.data_start, job.tensors = tensors[name]

@@ -62,13 +62,10 @@ def file_status(job: FileJob, expected: Expected | None) -> str:
     return "match" if actual == expected.digest else "mismatch"
 
 
-def digest_findings(jobs: Iterable[FileJob], expected: dict[str, Expected], hub_files: set[str] | None,
-                    against: str | None) -> list[Finding]:
-    """hash-mismatch per file; hub-file-missing / file-not-on-hub when a listing was fetched."""
+def digest_findings(jobs: Iterable[FileJob], expected: dict[str, Expected]) -> list[Finding]:
+    """hash-mismatch (or file-unreadable) per file read."""
     out: list[Finding] = []
-    local: set[str] = set()
     for job in jobs:
-        local.add(job.name)
         if job.error is not None:
             out.append(finding("file-unreadable", f"{job.name}: {job.error}", files=[job.name]))
             continue
@@ -78,8 +75,12 @@ def digest_findings(jobs: Iterable[FileJob], expected: dict[str, Expected], hub_
         actual = job.sha256 if exp.algorithm == "sha256" else job.git
         out.append(finding("hash-mismatch", f"{job.name}: {exp.algorithm} is {actual}, but {exp.origin} says "
                            f"{exp.digest} (a corrupt, partial or different file)", files=[job.name]))
-    if hub_files is None:
-        return out
+    return out
+
+
+def listing_findings(local: set[str], hub_files: set[str], against: str | None) -> list[Finding]:
+    """hub-file-missing / file-not-on-hub: the target's files against the Hub listing fetched for --against."""
+    out: list[Finding] = []
     scoped = {n for n in hub_files if in_scope(n)}
     missing = sorted(scoped - local)
     needed = [n for n in missing if n.endswith(LOADER_FILES)]
