@@ -22,6 +22,7 @@ from conftest import run_cli, run_json
 import auditor
 from auditor.reconcile import formula_report
 from fixtures import build, multimodal
+from fixtures.truth import write_case
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = {e["model"]: e for e in json.loads((ROOT / "fixtures" / "published-counts.json").read_text())}
@@ -123,6 +124,25 @@ def test_text_only_checkpoint_with_the_multimodal_config(tmp_path: Path) -> None
     assert report.verdict == "pass", [f.to_dict() for f in report.findings]
     assert report.reconciliation.expected_parameters == _elements(layout["tensors"]) == SCOUT - VISION - PROJECTOR
     assert not any(c.component in ("vision", "projector") for c in report.reconciliation.components)
+
+
+def test_cli_audits_the_text_only_class_of_a_composite_config(tmp_path: Path) -> None:
+    """Qwen3_5ForCausalLM as AutoModelForCausalLM.from_config builds it from a composite qwen3_5 config (the text
+    model alone), beside that composite config.json: the text formula in text_config's scope, exactly
+    transformers' num_parameters() (fixtures/cases/qwen3_5/Qwen3_5ForCausalLM-small, dumped from transformers)."""
+    case = ROOT / "fixtures" / "cases" / "qwen3_5" / "Qwen3_5ForCausalLM-small"
+    assert json.loads((case / "truth.json").read_text())["parameters"] == 656_384
+    folder = write_case(case, tmp_path / "ckpt")
+    config = json.loads((folder / "config.json").read_text())
+    assert config["model_type"] == "qwen3_5" and "text_config" in config
+    proc = run_cli("audit", str(folder))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "formula: qwen3_5_text.toml (ForCausalLM)" in proc.stdout
+    assert "expected from config.json: 656,384 parameters" in proc.stdout
+    assert "31 tensors, 656,384 parameters (656.38K), expected 656,384; 0 errors, 0 warnings, 0 notes" in proc.stdout
+    code, report = run_json("audit", str(folder))
+    assert code == 0 and report["verdict"] == "pass" and report["expected"]["parameters"] == 656_384
+    assert report["expected"]["spec"] == {"file": "qwen3_5_text.toml", "class": "ForCausalLM", "layout": "default"}
 
 
 def test_vision_config_defaults_are_llama4_vision_config() -> None:

@@ -392,6 +392,33 @@ def test_module_set_defaults_and_resolved_scopes() -> None:
     assert run({"text_config": {"d": 6}}).tensors["proj.weight"].shape == (6, 3)
 
 
+def test_a_class_that_is_one_module_alone_is_built_from_its_sub_config() -> None:
+    """``[class.X] module = "language_model"`` (Qwen3_5ForCausalLM under a qwen3_5 config: AutoModelForCausalLM
+    builds text_config's model alone): the module's sub-spec, names as that class saves them, the sub-config as
+    the class gets it (not the composite's ``set`` keys nor inherited top-level keys), the sub-spec's class named
+    by architectures[0]'s suffix."""
+    text = {**TEXT, "defaults": {**TEXT["defaults"], "tie_word_embeddings": False}}
+    wrap = {**WRAP, "class": {"ForCausalLM": {"module": "language_model"}, "TextModel": {"module": "language_model"}},
+            "module": [{**WRAP["module"][0], "set": {"tie_word_embeddings": "tie_word_embeddings"}},
+                       WRAP["module"][1]]}
+    specs = build_specs({"text.toml": text, "tower.toml": TOWER, "wrap.toml": wrap})
+    spec = specs["wrap.toml"]
+    config = {"architectures": ["WrapForCausalLM"], "tie_word_embeddings": True, "n": 7,
+              "text_config": {"n": 3, "d": 2}, "vision_config": {"depth": 4}}
+    e = expand(spec, config, library=specs)
+    assert e.spec.file == "text.toml" and e.cls == "ForCausalLM" and not e.tied   # text_config's own tie
+    assert set(e.tensors) == {"model.embed.weight", "lm_head.weight", *(f"model.layers.{i}.w" for i in range(3))}
+    assert e.tensors["model.embed.weight"].shape == (10, 2)
+    base = expand(spec, {**config, "architectures": ["WrapTextModel"]}, library=specs)
+    assert base.cls == "Model" and set(base.tensors) == {"embed.weight", *(f"layers.{i}.w" for i in range(3))}
+    assert len(expand(spec, {"architectures": ["WrapForCausalLM"]}, library=specs).tensors) == 4  # class defaults
+    whole = expand(spec, {**config, "architectures": ["WrapForConditionalGeneration"]}, library=specs)
+    assert whole.spec.file == "wrap.toml" and whole.tied and "tower.blocks.3.w" in whole.tensors
+    with pytest.raises(SpecError, match="not a module of this spec"):
+        build_specs({"text.toml": text, "tower.toml": TOWER, "wrap.toml": {**wrap, "class": {
+            "ForCausalLM": {"module": "text"}}}})
+
+
 def test_a_repeated_tower_is_stored_once_per_index_under_its_own_prefix() -> None:
     """``repeat = {p = count}`` (Granite 4 Vision's per-layer Q-Former projectors): the tower expanded once, stored
     ``count`` times with ``{p}`` filled in; each copy's rules are their own (dtype grouping); the count is the

@@ -24,9 +24,10 @@ from auditor.specs.load import CLAIMS_INDEX, claims_index  # noqa: E402
 from fixtures.truth import CASES, case_dirs, config, problems, write_case  # noqa: E402
 
 # (title, mapping, rows judged by the mapped class's own cases only: a spec claiming another class of the type,
-# BigBirdForCausalLM, says nothing about BigBirdForMaskedLM)
-GROUPS = (("Causal language models", "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", False),
-          ("Image-text-to-text models", "MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES", False),
+# BigBirdForCausalLM, says nothing about BigBirdForMaskedLM; and Qwen3_5ForCausalLM, built from a qwen3_5 config's
+# text_config, is judged by its own cases, not by Qwen3_5ForConditionalGeneration's)
+GROUPS = (("Causal language models", "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", True),
+          ("Image-text-to-text models", "MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES", True),
           ("Masked language models (text encoders)", "MODEL_FOR_MASKED_LM_MAPPING_NAMES", True),
           ("Sequence-to-sequence models", "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES", True),
           ("Speech sequence-to-sequence models", "MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING_NAMES", True),

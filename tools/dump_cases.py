@@ -391,16 +391,74 @@ def _dtype_of(cfg) -> torch.dtype | None:
     return None
 
 
+def _names_mapping(auto) -> dict:
+    """An Auto class's model_type -> class name(s) table (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES ...), or {}."""
+    lazy = getattr(auto, "_model_mapping", None)
+    names = getattr(lazy, "_model_mapping", None) if isinstance(lazy, modeling_auto._LazyAutoMapping) else None
+    return names if isinstance(names, dict) and not isinstance(names, modeling_auto._LazyAutoMapping) else {}
+
+
+def composite_auto(model_type: str, cls_name: str) -> str | None:
+    """The Auto class that builds cls_name from model_type's composite config, when the class takes another config
+    than that composite one: AutoModelForCausalLM.from_config(Qwen3_5Config) builds Qwen3_5ForCausalLM from
+    text_config alone, AutoModelForTextEncoding Llama4TextModel, AutoBackbone Tipsv2's vision backbone. Those cases
+    are dumped under the composite type, built that way (docs/truth.md, "Text-only classes of a composite config")."""
+    if model_type not in CONFIG_MAPPING:
+        return None
+    composite = CONFIG_MAPPING[model_type]
+    if "text_config" not in (getattr(composite, "sub_configs", {}) or {}):
+        return None
+    try:
+        cc = getattr(getattr(transformers, cls_name, None), "config_class", None)
+    except ImportError:  # a class needing a library the dev environment lacks
+        return None
+    # not the composite model itself, under its own config class or one with the same sub-configs (glmga is
+    # Glm46VForConditionalGeneration with GlmgaConfig): a class of one sub-config (text_config, vision_config), or of
+    # a config of another kind (JevForDecision, mapped for qwen3_5)
+    if not isinstance(cc, type) or issubclass(composite, cc) or (
+            set(getattr(cc, "sub_configs", {}) or {}) == set(composite.sub_configs)):
+        return None
+    for name in sorted(dir(modeling_auto)):
+        auto = getattr(modeling_auto, name)
+        mapping = _names_mapping(auto)
+        if isinstance(auto, type) and mapping and hasattr(transformers, name):
+            classes = mapping.get(model_type)
+            if cls_name == classes or (isinstance(classes, (list, tuple)) and cls_name in classes):
+                return name
+    return None
+
+
 def build(cls_name: str, cfg, device: str):
     cls = getattr(transformers, cls_name)
     cfg.architectures = [cls_name]
     # always explicit: _from_config then writes the same dtype into every (sub-)config on both paths
     kw = {"dtype": _dtype_of(cfg) or torch.float32}
+    auto = composite_auto(cfg.model_type, cls_name)
+    make = getattr(transformers, auto).from_config if auto else cls._from_config
     if device == "meta":
         with torch.device("meta"):
-            return cls._from_config(cfg, **kw)
-    torch.manual_seed(0)
-    return cls._from_config(cfg, **kw)
+            model = make(cfg, **kw)
+    else:
+        torch.manual_seed(0)
+        model = make(cfg, **kw)
+    if type(model).__name__ != cls_name:
+        raise RuntimeError(f"{auto} built {type(model).__name__}, not {cls_name}")
+    return model
+
+
+def composite_config_text(cfg, model) -> str:
+    """config.json as the composite config class writes it, naming the class built from it and its dtype: the
+    folder AutoModelFor*.from_pretrained loads as that class (what the model's own save_pretrained writes is its
+    sub-config, with the sub-config's model_type)."""
+    c = copy.deepcopy(cfg)
+    c.architectures = [type(model).__name__]
+    c.dtype = model.config.dtype
+    d = tempfile.mkdtemp(prefix="stcase-cfg-")
+    try:
+        c.save_pretrained(d)
+        return Path(d, "config.json").read_text()
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 class _Recorder:
@@ -425,8 +483,9 @@ def _recording():
         modeling_utils.safe_save_file = orig
 
 
-def capture(model) -> dict:
-    """Run the real save_pretrained with the writer recording; return layout facts."""
+def capture(model, cfg=None) -> dict:
+    """Run the real save_pretrained with the writer recording; return layout facts. A class built from a composite
+    config (composite_auto) gets that config's config.json instead of the sub-config its save_pretrained writes."""
     sd = model.state_dict()
     buffer_names = {n for n, _ in model.named_buffers()}
     origin = {id(t): n for n, t in sd.items()}
@@ -439,6 +498,8 @@ def capture(model) -> dict:
         config_text = Path(d, "config.json").read_text()
     finally:
         shutil.rmtree(d, ignore_errors=True)
+    if cfg is not None and composite_auto(cfg.model_type, type(model).__name__):
+        config_text = composite_config_text(cfg, model)
     tensors, buffers, unknown, renames = [], [], [], set()
     for name, t in rec.tensors:
         tensors.append([name, ST_DTYPE[t.dtype], list(t.shape)])
@@ -487,17 +548,27 @@ def verify_real(cls_name: str, cfg, layout: dict) -> tuple[bool, str]:
     """Build for real on CPU, save for real, compare. On a difference the REAL save wins: layout is updated
     in place (tensors in file order, config.json as written, parameter count of the real model)."""
     model = build(cls_name, copy.deepcopy(cfg), "cpu")
+    auto = composite_auto(cfg.model_type, cls_name)
     d = tempfile.mkdtemp(prefix="stcase-real-")
+    problems = []
     try:
         model.save_pretrained(d)
         saved = read_safetensors_headers(d)
+        if auto:  # the composite config.json beside the weights: the Auto class must load it as the same class
+            Path(d, "config.json").write_text(composite_config_text(cfg, model))
+            loaded, info = getattr(transformers, auto).from_pretrained(d, output_loading_info=True)
+            if type(loaded).__name__ != cls_name or any(info.get(k) for k in info):
+                problems.append(f"{auto}.from_pretrained loads {type(loaded).__name__} with "
+                                f"{ {k: list(v)[:3] for k, v in info.items() if v} }")
+            if loaded.num_parameters() != model.num_parameters():
+                problems.append("the loaded model counts other parameters")
+            del loaded
         cfg_text = Path(d, "config.json").read_text()
         real_params = model.num_parameters()
     finally:
         shutil.rmtree(d, ignore_errors=True)
         del model
     mine = {n: [dt, s] for n, dt, s in layout["tensors"]}
-    problems = []
     if saved != mine:
         diff = {"only_saved": sorted(set(saved) - set(mine))[:5], "only_recorded": sorted(set(mine) - set(saved))[:5],
                 "differ": [[k, mine[k], saved[k]] for k in sorted(k for k in set(saved) & set(mine)
@@ -506,7 +577,8 @@ def verify_real(cls_name: str, cfg, layout: dict) -> tuple[bool, str]:
     if json.loads(cfg_text) != json.loads(layout["config_text"]):
         problems.append("config.json differs")
     if not problems:
-        return True, "verified"
+        return True, "verified" + (f" (and {auto}.from_pretrained loads the folder with this config.json as {cls_name}: "
+                                   "no missing, unexpected or mismatched key)" if auto else "")
     layout["tensors"] = [[k, dt, s] for k, (dt, s) in saved.items()]
     layout["config_text"] = cfg_text
     layout["parameters"] = real_params
@@ -1028,8 +1100,10 @@ def write_case(model_type: str, case_name: str, cls_name: str, lay: dict, varian
     folder = CASES / model_type / case_name
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.json").write_text(lay["config_text"])
+    auto = composite_auto(model_type, cls_name)
+    built = f"{auto}.from_config({CONFIG_MAPPING[model_type].__name__})" if auto else f"{cls_name}._from_config"
     doc = {"class": cls_name,
-           "produced_by": f"transformers {TF_VERSION} {cls_name}._from_config on meta; real save_pretrained with the "
+           "produced_by": f"transformers {TF_VERSION} {built} on meta; real save_pretrained with the "
                           f"safetensors writer recording; torch {TORCH_VERSION}",
            "tensors": lay["tensors"]}
     with open(folder / "layout.json.gz", "wb") as f:
@@ -1081,14 +1155,14 @@ def dump_class(model_type: str, cls_name: str, verify: bool, extra_notes: str = 
         t0 = time.time()
         try:
             cfg, model = _try_build(model_type, cls_name, case.overrides, case.sub_overrides, case.towers)
-            lay = capture(model)
+            lay = capture(model, cfg)
             del model
             variant = case.variant
             if case.name == "default" and len(lay["tensors"]) > MAX_DEFAULT_TENSORS:
                 sh = shrink_default(model_type, cls_name, len(lay["tensors"]))
                 if sh is not None:
                     cfg, model = _try_build(model_type, cls_name, sh.overrides, sh.sub_overrides)
-                    lay = capture(model)
+                    lay = capture(model, cfg)
                     del model
                     # keep what the case already said it changes (required keys) after the layer count
                     variant = sh.variant + ("" if case.variant == "default" else
@@ -1099,6 +1173,9 @@ def dump_class(model_type: str, cls_name: str, verify: bool, extra_notes: str = 
                 neutral_towers.append(case.name[len("towers-flip-"):])
                 continue
             notes = [extra_notes] if extra_notes else []
+            auto = composite_auto(model_type, cls_name)
+            if auto:
+                notes.append(COMPOSITE_NOTE.format(auto=auto, cls=cls_name, mt=model_type, v=TF_VERSION))
             if case.name == "small":
                 small_layout = lay["tensors"]
             if case.name == "towers-small":
@@ -1171,6 +1248,11 @@ GEMMA3_NOTE = ("Names: the released google/gemma-3-4b-it (/-12b-it/-27b-it) chec
                "vision_tower.vision_model.{{embeddings,encoder,post_layernorm}}, no vision head since its config has "
                "vision_use_head=false, while the class default here is true).")
 NOTES = {"gemma3": GEMMA3_NOTE.format(v=TF_VERSION)}
+COMPOSITE_NOTE = ("Built as {auto}.from_config does on this composite {mt} config: {cls} from its sub-config "
+                  "alone. Its own save_pretrained (transformers {v}) writes that sub-config as config.json; this "
+                  "folder holds the composite config.json instead (architectures [{cls}], as a release reduced to one of its parts "
+                  "keeps it), which {auto}.from_pretrained loads as {cls}. The tensors are "
+                  "the ones its save_pretrained writes.")
 
 ISSUE8_MM = ["gemma3", "llava", "llava_next", "mistral3", "idefics3", "smolvlm", "internvl", "paligemma",
              "qwen2_vl", "qwen2_5_vl", "llama4"]
@@ -1274,6 +1356,15 @@ def group_targets(group: int) -> list[tuple[str, str]]:
         t += [(mt, c) for mt, classes in GROUP3_SPEECH.items() for c in classes]
         t = [x for x in dict.fromkeys(t) if hasattr(transformers, x[1])]
         return t
+    if group == 4:  # every class an Auto class builds from a composite config's sub-config (composite_auto)
+        t = []
+        for name in sorted(dir(M)):
+            for mt, classes in _names_mapping(getattr(M, name)).items():
+                for c in ([classes] if isinstance(classes, str) else
+                          classes if isinstance(classes, (list, tuple)) else ()):
+                    if isinstance(mt, str) and (mt, c) not in t and composite_auto(mt, c):
+                        t.append((mt, c))
+        return sorted(t)
     raise SystemExit(f"unknown group {group}")
 
 
@@ -1293,6 +1384,8 @@ def text_redirect(mt: str, cls_name: str) -> str | None:
         return CONFIG_MAPPING[mt].model_type   # e.g. gpt-sw3 is GPT2Config, whose config.json says "gpt2"
     sub = getattr(cc, "model_type", "") if cc is not None else ""
     subs = (getattr(CONFIG_MAPPING[mt], "sub_configs", {}) or {}).values() if mt in CONFIG_MAPPING else ()
+    if composite_auto(mt, cls_name):  # built from the composite config by its Auto class: dumped under mt itself
+        return None
     if sub and sub != mt and sub in CONFIG_MAPPING and any(v is cc for v in subs):
         return sub
     return None
@@ -1328,7 +1421,9 @@ def save_unbuildable(d: dict):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--group", type=int, action="append", default=[])
+    ap.add_argument("--group", type=int, action="append", default=[],
+                    help="1: issue-8 list; 2: causal-LM and image-text-to-text types; 3: encoders, seq2seq, speech, "
+                         "vision; 4: classes an Auto class builds from a composite config's sub-config")
     ap.add_argument("--only", default=None, help="comma-separated model types")
     ap.add_argument("--classes", default=None, help="comma-separated class names (with --only)")
     ap.add_argument("--no-verify", action="store_true")
@@ -1362,10 +1457,13 @@ def main():
             redirects[f"{mt}/{cls_name}"] = f"{sub}/{cls_name}"
             targets[i] = (sub, cls_name)
     targets = list(dict.fromkeys(targets))
-    if redirects:
+    stale = [f"{mt}/{c}" for mt, c in targets if composite_auto(mt, c)]
+    if redirects or stale:
         p = CASES / "_redirects.json"
         old = json.loads(p.read_text()) if p.exists() else {}
         old.update(redirects)
+        for key in stale:
+            old.pop(key, None)
         CASES.mkdir(parents=True, exist_ok=True)
         p.write_text(json.dumps(dict(sorted(old.items())), indent=1) + "\n")
     done_types = set()

@@ -254,6 +254,8 @@ def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
     task = spec.classes[cls]
     library = library if library is not None else load_all()
     env, scopes = _environment(spec, config, library, _depth)
+    if task.module is not None:
+        return _module_alone(spec, task.module, env, config, library, _depth, reuse)
     env["task_class"] = cls  # the class being built: a part only some classes have (CLIP's text model) says so
     # what the class builds its base model with (BertForMaskedLM: BertModel(config, add_pooling_layer=False))
     env.update({key: evaluate(value, env) for key, value in task.set.items()})
@@ -300,6 +302,26 @@ def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
     if task.prefix is not None and spec.base_prefix:
         return relabel(expectation, {spec.base_prefix: task.prefix}, layout=expectation.layout)
     return expectation
+
+
+def _module_alone(spec: Spec, name: str, env: Mapping[str, Any], config: Mapping[str, Any],
+                  library: Mapping[str, Spec], depth: int,
+                  reuse: Callable[[list[str]], list[str]] | None) -> Expectation:
+    """A class of a composite config that is one of its modules alone (``[class.X] module = "language_model"``):
+    AutoModelForCausalLM.from_config(Qwen3_5Config) builds Qwen3_5ForCausalLM from text_config, named as that class
+    saves itself. Its scope is the sub-config alone, as the class gets it (absent or null: the module's
+    ``defaults``): not the keys the composite class sets in it (``set``: Qwen3_5Config's own tie_word_embeddings
+    ties the composite model's head, not the text model's) nor the top-level keys it inherits. The sub-spec's class
+    is the one architectures[0] names there (``Llama4TextModel``: llama4.toml's Model), else the module's."""
+    module = next(m for m in spec.modules if m.name == name)
+    raw = config.get(module.config) if module.config else None
+    scope = dict(raw) if isinstance(raw, dict) else {k: evaluate(v, env) for k, v in module.defaults.items()}
+    sub = spec_for_module(module, scope, library)
+    if sub is None:
+        raise NoSubSpec(f"{spec.file}: module {name} has no spec for model_type {scope.get('model_type')!r}")
+    arch = architecture(config)
+    cls = (class_for(sub, {"architectures": [arch]}) if arch else None) or module.cls or sub.default_class
+    return expand(sub, scope, cls, library, depth + 1, reuse)
 
 
 def _like_rules(spec: Spec, stack: Stack, rules: list[tuple[int, TensorRule]]) -> list[tuple[int, TensorRule]]:

@@ -39,7 +39,7 @@ TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "
 STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note", "mtp", "like"}
 MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when", "inherit", "select", "set",
                "defaults", "note", "by_class", "repeat"}
-CLASS_KEYS = {"prefix", "heads", "tensor", "set", "note"}
+CLASS_KEYS = {"prefix", "heads", "tensor", "set", "note", "module"}
 COMMON_KEYS = {"description", "components", "buffer_suffixes", "decoder_prefixes", "embedding_names", "head_names", "defaults",
                "derived", "family", "class", "legacy_names"}
 FAMILY_KEYS = {"default", "classes", "class", "stored_as", "note"}
@@ -250,8 +250,13 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
         if not isinstance(settings, dict):
             raise SpecError(f"{name}: class {cls}: set must be a table of config keys")
         classes[cls] = TaskClass(cls, body.get("prefix"), bool(body.get("heads", True)), extra,
-                                 MappingProxyType(dict(settings)))
+                                 MappingProxyType(dict(settings)), body.get("module"))
     modules = tuple(_module(name, m, components) for m in doc.get("module", []))
+    for cls in classes.values():  # a class that is one module alone: a module of this spec, with a config scope
+        if cls.module is not None and not any(m.name == cls.module and m.config and m.repeat is None
+                                              for m in modules):
+            raise SpecError(f"{name}: class {cls.name}: module {cls.module!r} is not a module of this spec with "
+                            f"its own config scope")
     aliases = {k: tuple(v) for k, v in doc.get("aliases", {}).items()}
     if not all(isinstance(v, str) for alts in aliases.values() for v in alts):
         raise SpecError(f"{name}: aliases must map a config key to a list of other key names")

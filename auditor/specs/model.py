@@ -82,6 +82,7 @@ class TaskClass:
     heads: bool = True            # keep the tensors outside base_prefix (the LM head)
     rules: tuple[TensorRule, ...] = ()  # head tensors the class adds
     set: Mapping[str, Expr] = field(default_factory=dict)  # config keys the class fixes (add_pooling_layer)
+    module: str | None = None     # the class is this module alone, built from its own config scope (text_config)
 
 
 @dataclass(frozen=True)
