@@ -28,7 +28,8 @@ class ExpectedSummary:
 
 
 def summarize(expectation: Expectation, expected: Mapping[str, ExpectedTensor] | None = None) -> ExpectedSummary:
-    """Model parameters (tied weights once; MTP, buffers and bookkeeping excluded), activated and MTP counts."""
+    """Model parameters (tied weights once; MTP, buffers and bookkeeping excluded; ``unsaved`` parameters
+    included, as num_parameters() counts them), activated and MTP counts."""
     rows: dict[tuple[str | None, str], int] = defaultdict(int)
     layers_by_type: dict[str | None, set[int]] = defaultdict(set)
     per_layer: dict[tuple[str, int], int] = defaultdict(int)
@@ -37,7 +38,7 @@ def summarize(expectation: Expectation, expected: Mapping[str, ExpectedTensor] |
     values = (expected or expectation.tensors).values()
     copies = Counter(map(id, values))  # experts of one layer share one ExpectedTensor
     for e in {id(e): e for e in values}.values():
-        if e.kind in ("buffer", "shared") or (e.kind == "head" and e.tied):
+        if e.kind in ("buffer", "state", "shared") or (e.kind == "head" and e.tied):
             continue
         elements = e.elements * copies[id(e)]
         if e.mtp:

@@ -69,7 +69,7 @@ def _all_matched(e: ExpectedTensor, names: list[str], stored: dict[str, Tensor],
     """Sort every name of one rule instance (the 256 experts of a layer) at once when each is stored under its
     own name in its expected shape, all in full precision or all packed in place without a problem: what
     ``_sort_one`` concludes for each, at C speed. False, with nothing recorded, otherwise."""
-    if e.kind != "param" or e.aliases or e.alt_group is not None:
+    if e.kind not in ("param", "unsaved") or e.aliases or e.alt_group is not None:
         return False
     found = list(map(stored.get, names))
     if None in found:
@@ -128,6 +128,14 @@ def _sort_one(name: str, e: ExpectedTensor, stored: dict[str, Tensor],
             categories[name] = "tied_duplicates"
             ledger["tied_duplicates"] += t.elements
             s.tied_copies.append(name)
+        return
+    if e.kind == "state" and t is not None:  # a persistent buffer the model needs: required, not a parameter
+        categories[name] = "buffers"
+        ledger["buffers"] += t.elements
+        if t.shape != e.shape and t.shape != e.alt_shape:
+            s.mismatched.append((name, e.shape, t.shape))
+        return
+    if e.kind == "unsaved" and t is None:  # counted by num_parameters(), never written: nothing to miss
         return
     if e.kind == "buffer":
         if t is not None:

@@ -25,5 +25,6 @@ def expected_layout(config: dict[str, Any], task_class: str | None = None
         expectation = expand(spec, cfg, task_class if task_class in spec.classes else None)
     except (ExprError, TypeError, ValueError, KeyError):
         return None
-    layout = {name: (tuple(e.shape), e.component) for name, e in expectation.tensors.items() if e.kind != "buffer"}
+    layout = {name: (tuple(e.shape), e.component) for name, e in expectation.tensors.items()
+              if e.kind not in ("buffer", "unsaved")}
     return layout, summarize(expectation).parameters

@@ -19,6 +19,7 @@ from .reconciliation import Reconciliation
 from .specs import Expectation, ExpectedTensor, StackInfo
 
 MAX_NAMES_IN_MESSAGE = 4
+REQUIRED = ("param", "state")  # kinds a checkpoint must store (a missing one is missing-tensor)
 MAX_STRUCTURED = 20  # tensor -> shape entries in a finding's expected/actual (as many names as the JSON lists)
 
 
@@ -107,7 +108,7 @@ def _report_missing(f: list[Finding], missing: list[str], expected: Mapping[str,
     """Missing tensors, with whole missing layers of each stack named as such."""
     if not missing:
         return
-    per_module: Counter[str] = Counter(e.module for e in expected.values() if e.module and e.kind == "param")
+    per_module: Counter[str] = Counter(e.module for e in expected.values() if e.module and e.kind in REQUIRED)
     gone: Counter[str] = Counter(m for n in missing if (m := expected[n].module))
     for module in [m for m, n in gone.items() if n == per_module[m]]:
         names = [n for n in missing if expected[n].module == module]
@@ -117,7 +118,7 @@ def _report_missing(f: list[Finding], missing: list[str], expected: Mapping[str,
     per_layer_expected: Counter[tuple[str, int]] = Counter()
     per_layer_missing: Counter[tuple[str, int]] = Counter()
     for e in expected.values():
-        if e.layer is not None and e.stack is not None and e.kind == "param":
+        if e.layer is not None and e.stack is not None and e.kind in REQUIRED:
             per_layer_expected[(e.stack, e.layer)] += 1
     for n in missing:
         e = expected[n]

@@ -87,3 +87,29 @@ def test_coverage_table_is_current() -> None:
     # beside the claimed BigBirdForCausalLM) has no cases of its own or gets the structural check
     assert mapped and {t for t in mapped if "exact" not in rows[t] or "failing" in rows[t]} == set()
     assert {t for t, statuses in rows.items() if "exact" in statuses} <= covered
+
+
+def test_a_persistent_buffer_the_model_needs_is_required_but_not_a_parameter(tmp_path: Path) -> None:
+    """kind = "state" (docs/specs.md): DeepSeek-V3's router score-correction bias is a persistent buffer; the
+    ledger calls it a buffer and num_parameters() leaves it out, yet a checkpoint without it is broken."""
+    case = CASES / "deepseek_v3" / "DeepseekV3ForCausalLM-small"
+    layout = tensors(case)
+    [gone, *_] = [n for n, _, _ in layout if n.endswith(".e_score_correction_bias")]
+    report = auditor.audit(write_case(case, tmp_path / "ckpt", [t for t in layout if t[0] != gone]))
+    missing = [f for f in report.findings if f.code == "missing-tensor"]
+    assert [f.severity for f in missing] == ["error"] and gone in missing[0].tensors
+    assert report.reconciliation.expected_parameters == json.loads((case / "truth.json").read_text())["parameters"]
+
+
+def test_a_parameter_the_class_never_saves_is_counted_and_the_models_when_stored(tmp_path: Path) -> None:
+    """kind = "unsaved": MarianMTModel's frozen sinusoidal tables are nn.Parameters num_parameters() counts, but
+    _keys_to_ignore_on_save keeps them out of every save; a checkpoint that has them (an old conversion) holds
+    model parameters."""
+    case = CASES / "marian" / "MarianMTModel-small"
+    truth = json.loads((case / "truth.json").read_text())
+    tables = [(n, "F32", shape) for n, shape in truth["split"]["parameters_not_saved"]]
+    report = auditor.audit(write_case(case, tmp_path / "ckpt", tensors(case) + tables))
+    rec = report.reconciliation
+    assert [f for f in report.findings if f.severity != "info"] == []
+    assert rec.expected_parameters == truth["parameters"] == rec.ledger["model"]
+    assert {rec.categories[n] for n, _, _ in tables} == {"model"}

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.truth import split_consistency
+
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "fixtures" / "cases"
 CONFIG_CLASSES = ROOT / "fixtures" / "config-classes"
@@ -73,6 +75,8 @@ def test_case_folders_are_well_formed(model_type: str) -> None:
         assert isinstance(truth["parameters"], int) and truth["parameters"] > 0, where
         not_saved = sum(math.prod(shape) for _, shape in truth.get("parameters_not_saved", []))
         assert sum(elements.values()) - buffers + not_saved == truth["parameters"], where
+        # the rebuilt model's parameters and buffers (tools/dump_param_split.py) add up to the same
+        assert split_consistency(truth, elements) == [], where
         # a tied name transformers dropped is not stored
         assert not set(truth["tied_dropped"]) & set(elements), where
         assert isinstance(truth["notes"], str), where

@@ -19,7 +19,7 @@ import auditor
 from auditor.dispatch import audit_target
 from auditor.specs import select
 from fixtures import build
-from fixtures.truth import problems
+from fixtures.truth import problems, split_consistency
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "diffusers-cases"
 FOLDERS = sorted(p.parent for p in CASES.glob("*/*/truth.json"))
@@ -58,6 +58,7 @@ def test_the_diffusers_cases_are_there_and_well_formed() -> None:
         elements = {n: math.prod(s) for n, _, s in layout}
         assert len(elements) == len(layout)
         assert sum(elements.values()) - sum(elements[b] for b in truth["persistent_buffers"]) == truth["parameters"]
+        assert split_consistency(truth, elements) == [], case.name
     # the published counts of the Stable Diffusion unets (diffusers' own num_parameters on the real configs)
     unet = CASES / "UNet2DConditionModel"
     assert {c: _truth(unet / f"UNet2DConditionModel-{c}")["parameters"] for c in ("sd15", "sd21", "sdxl")} == {

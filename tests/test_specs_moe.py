@@ -62,6 +62,14 @@ def _elements(tensors: list[build.TensorSpec]) -> int:
     return sum(math.prod(shape) for _, _, shape in tensors)
 
 
+# persistent buffers of these MoE layouts (transformers' register_buffer): stored, not parameters
+BUFFERS = (".e_score_correction_bias",)
+
+
+def _buffers(tensors: list[build.TensorSpec]) -> int:
+    return _elements([t for t in tensors if t[0].endswith(BUFFERS)])
+
+
 def _build(tmp_path: Path, name: str, tensors: list[build.TensorSpec], shards: int = 1, config=None) -> Path:
     cfg = config if config is not None else build.load_config(build.load_layout(name)["config_file"])
     return build.build_checkpoint(tmp_path / name, tensors, config=cfg, shards=shards)
@@ -88,10 +96,13 @@ def test_layout_reconciles_exactly(tmp_path: Path, name: str) -> None:
     report = auditor.audit(path)
     rec = report.reconciliation
     independent = _elements(tensors)
+    # a router's score-correction bias is a persistent buffer: stored and required, but not a parameter
+    buffers = _elements([t for t in tensors if t[0].endswith(BUFFERS)])
     assert report.verdict == "pass", [f.to_dict() for f in report.findings]
     assert [f.code for f in report.findings if f.severity != "info"] == []
-    assert rec.expected_parameters == independent
-    assert rec.ledger["model"] == independent and rec.ledger["unexplained"] == 0
+    assert rec.expected_parameters == independent - buffers
+    assert rec.ledger["model"] == independent - buffers and rec.ledger["unexplained"] == 0
+    assert rec.ledger["buffers"] == buffers
     assert report.totals.parameters == independent
     # every MoE layout has routed experts, so an activated count below the total
     assert rec.activated_parameters is not None and 0 < rec.activated_parameters < rec.expected_parameters
@@ -184,19 +195,21 @@ def test_deepseek_v3_fp8_reconciles(deepseek_v3: Path) -> None:
     assert doc["verdict"] == "pass"
     assert doc["totals"]["parameters"] == 684_531_386_000
     ledger = doc["ledger"]
-    assert ledger["model"] == 671_026_419_200        # layers 0-60, incl. 58 x 256 F32 e_score_correction_bias
-    assert ledger["mtp"] == 13_463_426_304            # layer 61: MoE decoder layer + embed/head copies + eh_proj
+    # num_parameters(): layers 0-60 without the 58 x 256 F32 e_score_correction_bias (persistent buffers)
+    assert ledger["model"] == 671_026_404_352 == 671_026_419_200 - 58 * 256
+    assert ledger["mtp"] == 13_463_426_048            # layer 61: MoE decoder layer + embed/head copies + eh_proj
     assert ledger["quantization"] == 41_540_496       # F32 weight_scale_inv blocks
-    assert ledger["unexplained"] == ledger["tied_duplicates"] == ledger["buffers"] == 0
+    assert ledger["buffers"] == 59 * 256               # the score-correction biases of layers 3-61
+    assert ledger["unexplained"] == ledger["tied_duplicates"] == 0
     assert sum(ledger.values()) == 684_531_386_000
-    # Hub F32 bucket 41,555,600 = scales 41,540,496 + 59 x 256 e_score_correction_bias (model / MTP params)
+    # Hub F32 bucket 41,555,600 = scales 41,540,496 + 59 x 256 e_score_correction_bias (buffers)
     assert 41_555_600 - 41_540_496 == 59 * 256
-    assert doc["expected"]["parameters"] == 671_026_419_200
-    assert doc["expected"]["mtp_parameters"] == 13_463_426_304
+    assert doc["expected"]["parameters"] == 671_026_404_352
+    assert doc["expected"]["mtp_parameters"] == 13_463_426_048
     mtp_rows = [c for c in doc["components"] if c["component"] == "mtp"]
-    assert mtp_rows == [{"component": "mtp", "layer_type": None, "layers": 1, "expected_per_layer": 13_463_426_304,
-                         "expected": 13_463_426_304, "actual": 13_463_426_304}]
-    assert sum(c["expected"] for c in doc["components"] if c["component"] != "mtp") == 671_026_419_200
+    assert mtp_rows == [{"component": "mtp", "layer_type": None, "layers": 1, "expected_per_layer": 13_463_426_048,
+                         "expected": 13_463_426_048, "actual": 13_463_426_048}]
+    assert sum(c["expected"] for c in doc["components"] if c["component"] != "mtp") == 671_026_404_352
     assert doc["expected"]["activated_parameters"] is not None
     assert {f["code"] for f in doc["findings"]} == {"mtp-module", "quantization-tensors"}
 
@@ -268,8 +281,9 @@ def test_tiny_deepseek_v3_fp8_and_mtp(tmp_path: Path) -> None:
     report = auditor.audit(_build(tmp_path, "tiny-deepseek_v3", tensors, config=config))
     rec = report.reconciliation
     assert report.verdict == "pass"
-    assert rec.ledger["model"] == _elements(base) == rec.expected_parameters
-    assert rec.ledger["mtp"] == _elements(mtp) == rec.mtp_parameters
+    assert rec.ledger["model"] == _elements(base) - _buffers(base) == rec.expected_parameters
+    assert rec.ledger["mtp"] == _elements(mtp) - _buffers(mtp) == rec.mtp_parameters
+    assert rec.ledger["buffers"] == _buffers(base + mtp) > 0
     assert rec.ledger["quantization"] == _elements(scales) and rec.ledger["unexplained"] == 0
 
 

@@ -500,13 +500,14 @@ def capture(model, cfg=None) -> dict:
         shutil.rmtree(d, ignore_errors=True)
     if cfg is not None and composite_auto(cfg.model_type, type(model).__name__):
         config_text = composite_config_text(cfg, model)
-    tensors, buffers, unknown, renames = [], [], [], set()
+    tensors, buffers, unknown, renames, sources = [], [], [], set(), []
     for name, t in rec.tensors:
         tensors.append([name, ST_DTYPE[t.dtype], list(t.shape)])
         src = origin.get(id(t))
         if src is None:
             unknown.append(name)
             continue
+        sources.append(src)
         if src in buffer_names:
             buffers.append(name)
         if src != name:
@@ -517,7 +518,7 @@ def capture(model, cfg=None) -> dict:
     ignored = [[n, list(params[n].shape)] for n in sd
                if n in set(getattr(model, "_keys_to_ignore_on_save", None) or ()) and n in params]
     return {"tensors": tensors, "buffers": buffers, "tied_dropped": tied_dropped, "config_text": config_text,
-            "ignored_on_save": ignored,
+            "ignored_on_save": ignored, "sources": sources,
             "converted": unknown, "renamed": sorted(renames), "parameters": model.num_parameters(),
             "non_persistent": [n for n in buffer_names if n not in sd]}
 

@@ -29,7 +29,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 
-KINDS = ("param", "buffer", "head", "shared")
+KINDS = ("param", "buffer", "state", "unsaved", "head", "shared")
 PLACEHOLDERS = ("{layer}", "{expert}")
 SPEC_KEYS = {"description", "model_types", "architectures", "diffusers_classes", "applies", "sources", "family", "extends", "remove", "rename",
              "tie", "base_prefix", "nullable", "aliases", "defaults", "derived", "stacks", "module", "class",

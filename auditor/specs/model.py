@@ -29,7 +29,7 @@ class TensorRule:
     when: Expr = None
     experts: Expr = None          # how many experts: {expert} repeats, or the fused leading dim
     active_experts: Expr = None   # how many of them are activated per token
-    kind: str = "param"           # param | buffer | head
+    kind: str = "param"           # param | buffer | state | unsaved | head | shared (docs/specs.md)
     tied_to: str | None = None    # with kind = head: the tensor it is tied to
     aliases: tuple[str, ...] = ()  # legacy names old exporters wrote for the same weight
     stack: str | None = None      # the stack whose prefix the name starts with ({layer} repeats over it)
@@ -119,7 +119,7 @@ class ExpectedTensor:
 
     shape: tuple[int, ...]
     component: str
-    kind: str                 # param | buffer | head
+    kind: str                 # param | buffer | state | unsaved | head | shared (docs/specs.md)
     layer: int | None
     layer_type: str | None    # breakdown row label; None for tensors outside a decoder stack
     mtp: bool

@@ -169,7 +169,7 @@ def closed_form(expectation: Expectation, parameters: int) -> str | None:
 
 
 def _counted(rule: TensorRule, tied: bool) -> bool:
-    return not rule.mtp and (rule.kind == "param" or (rule.kind == "head" and not tied))
+    return not rule.mtp and (rule.kind in ("param", "unsaved") or (rule.kind == "head" and not tied))
 
 
 def _terms(expectation: Expectation, sym: _Symbolic) -> tuple[list[str], dict[str, int], int]:
@@ -229,7 +229,7 @@ def _terms(expectation: Expectation, sym: _Symbolic) -> tuple[list[str], dict[st
         module = next(m for m in spec.modules if m.name == name)
         if module.component is not None:
             numeric[module.component] += sum(e.elements for e in sub.tensors.values()
-                                              if not e.mtp and (e.kind == "param" or (e.kind == "head" and not e.tied)))
+                                              if not e.mtp and (e.kind in ("param", "unsaved") or (e.kind == "head" and not e.tied)))
             continue
         sub_parts, sub_numeric, sub_total = _terms(sub, sym)
         parts += sub_parts
