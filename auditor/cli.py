@@ -1,4 +1,4 @@
-"""The ``st-audit`` command: a thin shell over ``auditor.audit``.
+"""The ``st-audit`` command: a thin shell over ``auditor.run.audit``.
 
 Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage error, 3 could not audit at all, 4 internal
 error (a bug). Shared options and helpers live in ``clikit``.
@@ -15,7 +15,7 @@ from typing import Annotated, Any, Optional
 import typer
 import typer.core
 
-from .clikit import (
+from .commands.kit import (
     TEXT_FORMATS,
     Color,
     ColorOpt,
@@ -72,7 +72,7 @@ def _main(show_version: Annotated[bool, typer.Option("--version", callback=_vers
 
 def _policy(policy: Path | None, no_policy: bool, **overrides: Any) -> Any:
     """The policy in force: the file (given or discovered) with command-line flags overriding its keys."""
-    from .policy import load
+    from .gate.policy import load
     return load(None if no_policy else policy, discover=not no_policy).merged(overrides)
 
 
@@ -130,7 +130,7 @@ def audit_command(
     """Audit checkpoints as what they are (transformers model, PEFT adapter, diffusers pipeline or component,
     sentence-transformers model, independent files): validate headers and index, inventory every tensor,
     reconcile with the config, then check the policy and the lock, if any."""
-    from .multi import expand_targets, gated_audit_target
+    from .run.multi import expand_targets, gated_audit_target
 
     def body() -> int:
         prepare_output(output)
@@ -156,7 +156,7 @@ def audit_command(
 
 
 def _colored(line: str, color: Color) -> str:
-    from .clikit import colorize
+    from .commands.kit import colorize
     return colorize(line) if use_color(color, sys.stderr) else line
 
 
@@ -233,9 +233,9 @@ def lock_command(
     """Write a deterministic JSON snapshot of the checkpoint (inventory, totals, ledger, files with their
     sha256 when known, source repo and commit) to compare later checkpoints against with `audit --lock`,
     `verify --lock` or `diff`. A checkpoint that fails is not locked (exit 1) unless --force."""
-    from . import lock
-    from .dispatch import audit_target as audit
-    from .sections import stamp_source
+    from .gate import lock
+    from .report.composite import stamp_source
+    from .run.dispatch import audit_target as audit
 
     def body() -> int:
         prepare_output(output)
@@ -248,7 +248,7 @@ def lock_command(
             known = known_content(target)  # a Hugging Face cache snapshot: the Hub's digests, not read
             source = None
             if known is not None:
-                from .sources.local import LocalSource
+                from .read.sources.local import LocalSource
                 source = LocalSource(known.path, {n: e.digest for n, e in known.expected.items()
                                                   if e.algorithm == "sha256"})
             report = audit(target, revision=revision, token=token, use_cache=not no_cache, progress=progress,
@@ -289,7 +289,7 @@ def diff_command(
     """Compare two checkpoints, two revisions of one Hub repo (org/name@v1 org/name@refs/pr/3), or lock files:
     tensors added and removed, shape and dtype changes, files whose content differs (sha256 when both sides know
     it, else size), parameter deltas. Exit 0 when identical, 1 when they differ."""
-    from .diff import diff
+    from .commands.diff import diff
     from .formats.diff import format_diff
 
     def body() -> int:
@@ -316,7 +316,7 @@ def precommit_command(
 ) -> None:
     """The pre-commit hook: audit the checkpoint directories of the files passed (see .pre-commit-hooks.yaml).
     Same exit codes as audit (the worst over all directories)."""
-    from .precommit import run as run_hook
+    from .commands.precommit import run as run_hook
 
     def body() -> int:
         return run_hook(files or (), _policy(policy, no_policy, fail_on=value(fail_on), ignore=ignore or None),
@@ -338,9 +338,9 @@ def formula_command(
     debug: DebugOpt = False,
 ) -> None:
     """Compute what config.json says the model contains: parameters, activated, MTP, per component."""
-    from .configfile import read_config
     from .formats.formula import format_formula
-    from .reconcile import formula_report
+    from .reconcile.engine import formula_report
+    from .run.configfile import read_config
 
     _print_text(debug, output, lambda: format_formula(formula_report(read_config(config, revision, token, hub)),
                                                       env_format(value(format), TEXT_FORMATS)))
@@ -354,7 +354,7 @@ def codes_command(
     debug: DebugOpt = False,
 ) -> None:
     """List every finding code with its default severity and meaning (for --ignore and policies)."""
-    from .explain import codes_text
+    from .commands.explain import codes_text
 
     _print_text(debug, output, lambda: codes_text(env_format(value(format), TEXT_FORMATS)))
 
@@ -366,7 +366,7 @@ def explain_command(
     debug: DebugOpt = False,
 ) -> None:
     """Explain one finding code: its severity, what it means, what to do, how to silence it."""
-    from .explain import explain
+    from .commands.explain import explain
 
     _print_text(debug, None, lambda: explain(code))
 

@@ -21,11 +21,11 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from .clikit import EXIT_INTERNAL
-from .errors import AuditError, UsageError
+from .commands.kit import EXIT_INTERNAL
+from .core.errors import AuditError, UsageError
 from .formats import formatter
-from .multi import gated_audit
-from .policy import load
+from .gate.policy import load
+from .run.multi import gated_audit
 
 
 def _append(path: str | None, text: str) -> None:

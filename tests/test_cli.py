@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from auditor.findings import CODES
+from auditor.core.findings import CODES
 from tests.conftest import ROOT, run_cli, run_json
 
 SCHEMA = json.loads((ROOT / "auditor" / "schema" / "report.schema.json").read_text())

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import build, run_cli, run_json
 
-from auditor import lock
-from auditor.audit import audit
-from auditor.drift import compare
+from auditor.gate import lock
+from auditor.run.audit import audit
+from auditor.gate.drift import compare
 from auditor.formats.diff import format_diff
 
 BASE = [("embed.weight", "BF16", [100, 16]), ("layers.0.attn.weight", "BF16", [16, 16]),

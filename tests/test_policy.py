@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from conftest import build, run_cli, run_json
 
-from auditor import policy as pol
-from auditor.errors import UsageError
-from auditor.multi import gated_audit
-from auditor.policy import Policy, Tolerance
+from auditor.gate import policy as pol
+from auditor.core.errors import UsageError
+from auditor.run.multi import gated_audit
+from auditor.gate.policy import Policy, Tolerance
 
 QWEN3_8B_PARAMS = sum(build.nbytes(d, s) // 2 for _, d, s in build.load_layout("Qwen__Qwen3-8B")["tensors"])
 

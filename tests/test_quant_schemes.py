@@ -20,7 +20,7 @@ import pytest
 from conftest import run_json
 
 import auditor
-from auditor.findings import Finding
+from auditor.core.findings import Finding
 from fixtures import build, quant_derived
 
 ROOT = Path(__file__).resolve().parent.parent
