@@ -16,27 +16,18 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field, replace
 
-from ..core.findings import Finding, finding, plural
+from ..core.findings import CODE_DATA, Finding, codes_where, finding, plural
 from ..core.names import shown
 from ..read.checkpoint import Checkpoint, safe_relative
 
-# file-level problems that leave a file's tensors unknown (when its header could not be parsed)
-ROOT_CODES = ("partial-checkpoint", "index-shard-missing", "index-path-unsafe", "not-safetensors", "file-unreadable", "header-too-small",
-              "header-too-large", "header-length-invalid", "header-invalid-utf8", "header-invalid-json",
-              "header-duplicate-key", "metadata-invalid", "tensor-entry-invalid", "dtype-unknown", "tensor-limit")
-# what to do, by root code (appended to the root finding)
-ADVICE = {
-    "index-shard-missing": "download the shards (`huggingface-cli download REPO`, or `git lfs pull` in a clone)",
-    "index-path-unsafe": "fix the index's weight_map",
-    "header-length-invalid": "the download is incomplete: download the file again",
-    "header-too-small": "the download is incomplete: download the file again",
-    "file-unreadable": "fix the file (permissions, a broken link) or download it again",
-}
+# the roles codes play here are data (core/codes.toml): roots leave a file's tensors unknown (with advice to say what
+# to do); "counts" codes compare stored counts with a declared one; "tensors" codes name tensors that may only be
+# "missing" because their file could not be read
+ROOT_CODES = codes_where("root")
+ADVICE = {code: d["advice"] for code, d in CODE_DATA.items() if "advice" in d}
 DEFAULT_ADVICE = "download the file again"
-# codes whose every instance compares stored counts with a declared one: unreliable when tensors were lost
-COUNT_CODES = ("index-total-size-mismatch", "index-total-parameters-mismatch")
-# codes whose tensors, when all in unread files, are only "missing" because they could not be read
-TENSOR_CODES = ("missing-tensor", "tied-head", "config-mismatch", "lock-drift", "range-gap", "policy-violation")
+COUNT_CODES = codes_where("folds", "counts")
+TENSOR_CODES = codes_where("folds", "tensors")
 MAX_SHOWN = 4
 # stored forms that replace a module's plain weight (GPTQ/AWQ, compressed-tensors, bitsandbytes, MXFP4): an
 # index naming one accounts, by name alone, for the weight the formula expects

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ..core.findings import SEVERITY_RANK, Finding
+from ..core.findings import SEVERITY_RANK, Finding, codes_where
 from ..read.header import Tensor
 from ..read.sources.protocol import MAX_TENSORS
 from ..report.composite import AnyReport
@@ -26,10 +26,8 @@ from ..report.single import Report
 from . import digests, engine
 from .target import Expected, resolve
 
-# header problems after which a file's tensor table cannot be trusted for reading values
-UNTRUSTED = frozenset({"not-safetensors", "header-too-small", "header-too-large", "header-length-invalid",
-                       "header-invalid-utf8", "header-invalid-json", "header-duplicate-key", "tensor-entry-invalid",
-                       "dtype-unknown", "tensor-size-mismatch", "offsets-invalid", "file-unreadable", "tensor-limit"})
+# header problems after which a file's tensor table cannot be trusted for reading values (core/codes.toml)
+UNTRUSTED = codes_where("untrusted")
 
 
 def default_jobs() -> int:
