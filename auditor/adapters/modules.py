@@ -69,20 +69,18 @@ def modules_data() -> dict[str, Any]:
         return tomllib.load(f)
 
 
-def file_reconciler(part: Part, holder: dict[str, Any]) -> Callable[[Inventory, dict[str, Any] | None],
-                                                                     Reconciliation]:
+def file_reconciler(part: Part) -> Callable[[Inventory, dict[str, Any] | None], Reconciliation]:
+    """The reconciliation of a file that is not a model of its own: a sentence-transformers module, a LoRA file, a
+    textual-inversion embedding, a single-file diffusion checkpoint; else the ordinary one (a state dict)."""
     def reconciler(inventory: Inventory, config: dict[str, Any] | None) -> Reconciliation:
         tensors = inventory.tensors
         if unreadable(inventory):
-            rec = Reconciliation()
-            holder["_detail"] = "unreadable: see the file's finding"
-            return rec
+            return Reconciliation(detail="unreadable: see the file's finding")
         module_spec = modules_data().get(part.role or "")
         if module_spec is not None and isinstance(part.config, dict):
-            return _module_reconcile(inventory, part, module_spec, holder)
+            return _module_reconcile(inventory, part, module_spec)
         if tensors and is_lora_state_dict(tensors):
-            rec = Reconciliation()
-            holder["_lora"] = True
+            rec = Reconciliation(selects_layers=True)
             modules, _ = split(tensors)
             prefix = peft_data()["prefix"]
             rec.findings += check_pairs(modules, file=part.name)
@@ -90,13 +88,13 @@ def file_reconciler(part: Part, holder: dict[str, Any]) -> Callable[[Inventory, 
                 rec.findings.append(finding("adapter-config-missing", f"{part.name} holds PEFT adapter tensors "
                                             f"({prefix}...) but no adapter_config.json is beside it: PEFT cannot "
                                             "load it", files=[part.name]))
-                holder["_detail"] = f"PEFT LoRA state dict without adapter_config.json, ranks {ranks(modules)}"
+                rec.detail = f"PEFT LoRA state dict without adapter_config.json, ranks {ranks(modules)}"
             else:
                 rec.findings += kohya_names(tensors, part.name)
                 style = "kohya/sd-scripts names" if any(n.startswith("lora_") for n in tensors) else "diffusers names"
                 alphas = sum(1 for m in modules.values() if "alpha" in m.tensors)
-                holder["_detail"] = (f"diffusion LoRA ({style}): {plural(len(modules), 'module')}, ranks "
-                                     f"{ranks(modules)}" + (f", {plural(alphas, 'alpha')}" if alphas else ""))
+                rec.detail = (f"diffusion LoRA ({style}): {plural(len(modules), 'module')}, ranks "
+                              f"{ranks(modules)}" + (f", {plural(alphas, 'alpha')}" if alphas else ""))
             rec.architecture = "LoRA weights"
             ledger(rec, inventory, {})
             return rec
@@ -104,15 +102,17 @@ def file_reconciler(part: Part, holder: dict[str, Any]) -> Callable[[Inventory, 
             rec = Reconciliation()
             rec.architecture = "textual-inversion embedding"
             shapes = ", ".join(f"{n} {list(t.shape)}" for n, t in list(tensors.items())[:3])
-            holder["_detail"] = f"textual-inversion embedding: {shapes}"
+            rec.detail = f"textual-inversion embedding: {shapes}"
             ledger(rec, inventory, {})
             return rec
         if config is None:
-            rec_single = reconcile_single_file(inventory, holder)
+            rec_single = reconcile_single_file(inventory)
             if rec_single is not None:
                 return rec_single
             single_file = [what for prefix, what in SINGLE_FILE_LAYOUTS if any(n.startswith(prefix) for n in tensors)]
-            holder["_detail"] = single_file[0] if single_file else "state dict with no config"
+            rec = reconcile(inventory, config)
+            rec.detail = single_file[0] if single_file else "state dict with no config"
+            return rec
         return reconcile(inventory, config)
     return reconciler
 
@@ -126,7 +126,7 @@ def _textual_inversion(name: str, tensors: dict[str, Any]) -> bool:
         all(len(t.shape) in (1, 2) for t in tensors.values())
 
 
-def _module_reconcile(inventory: Inventory, part: Part, spec: dict[str, Any], holder: dict[str, Any]) -> Reconciliation:
+def _module_reconcile(inventory: Inventory, part: Part, spec: dict[str, Any]) -> Reconciliation:
     """A sentence-transformers module (Dense, LayerNorm) against its own config.json, from data."""
     rec = Reconciliation()
     env = {**spec.get("defaults", {}), **(part.config or {})}
@@ -155,9 +155,8 @@ def _module_reconcile(inventory: Inventory, part: Part, spec: dict[str, Any], ho
                                     "is not part of the module", tensors=extra))
     rec.architecture = f"sentence-transformers {part.role}"
     rec.expected_parameters = sum(_prod(s) for s in expected.values())
-    holder["_detail"] = f"sentence-transformers {part.role} " + ", ".join(f"{k}={v}" for k, v in env.items()
-                                                                         if k in ("in_features", "out_features",
-                                                                                  "dimension"))
+    rec.detail = f"sentence-transformers {part.role} " + ", ".join(f"{k}={v}" for k, v in env.items()
+                                                                  if k in ("in_features", "out_features", "dimension"))
     ledger(rec, inventory, {n: "unexplained" for n in extra})
     return rec
 

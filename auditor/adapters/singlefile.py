@@ -153,7 +153,7 @@ def _ema_name(name: str) -> str:
     return "model_ema." + "".join(name.split(".")[1:])
 
 
-def reconcile_single_file(inventory: Inventory, holder: dict[str, Any]) -> Reconciliation | None:
+def reconcile_single_file(inventory: Inventory) -> Reconciliation | None:
     """The reconciliation of a recognised single-file checkpoint; None when the file is no known type."""
     stored = inventory.tensors
     found = detect(stored)
@@ -164,8 +164,10 @@ def reconcile_single_file(inventory: Inventory, holder: dict[str, Any]) -> Recon
     try:
         expected, counts = original_layout(kind, prefix)
     except ExprError as error:  # a broken data file, never the checkpoint's fault: structural check only
-        holder["_detail"] = f"{kind['label']}: no formula ({error})"
-        return None
+        from ..reconcile.engine import reconcile
+        structural = reconcile(inventory, None)
+        structural.detail = f"{kind['label']}: no formula ({error})"
+        return structural
     ignored = [(re.compile(v["pattern"]), v["why"]) for v in data()["ignored"].values()]
     ema = {}
     if kind.get("ema"):
@@ -234,8 +236,8 @@ def reconcile_single_file(inventory: Inventory, holder: dict[str, Any]) -> Recon
     rec.formula = rec.formula_by_component
     rec.spec = {"file": "single_file.toml", "class": kind["name"], "layout": "original"}
     where = f" (diffusers model type {kind['model_type']})" if kind.get("model_type") else ""
-    holder["_detail"] = (f"single-file {label}{where}, read as diffusers' from_single_file does with "
-                         f"{kind['pipeline']}'s configs: {rec.formula_by_component}")
-    holder["single_file"] = {"type": kind["name"], "model_type": kind.get("model_type"), "prefix": prefix,
+    rec.detail = (f"single-file {label}{where}, read as diffusers' from_single_file does with "
+                  f"{kind['pipeline']}'s configs: {rec.formula_by_component}")
+    rec.extra["single_file"] = {"type": kind["name"], "model_type": kind.get("model_type"), "prefix": prefix,
                              "components": {c: {"expected": n, "actual": actual[c]} for c, n in counts.items()}}
     return rec

@@ -53,6 +53,11 @@ class Reconciliation:
     # parameters packed weights encode beyond their stored element count, by stored dtype (MXFP4: U8, two per
     # byte; GPTQ/AWQ: I32, 32/bits per element)
     packed_extra_by_dtype: dict[str, int] = field(default_factory=dict)
+    # what a part's own reconciler (adapter, LoRA file, module, single file) says about it, carried to its report:
+    detail: str | None = None             # the kind block's detail ("diffusion LoRA (kohya names): 32 modules ...")
+    extra: dict[str, Any] = field(default_factory=dict)   # report blocks of its own ("adapter", "single_file")
+    # adapters and LoRA files cover the layers their config selects: a hole in a numbered range is not a loss
+    selects_layers: bool = False
 
     @property
     def packed_extra(self) -> int:

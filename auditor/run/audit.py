@@ -128,7 +128,8 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
         totals = reconciliation.counted(inventory.totals)  # packed weights as the parameters they encode
         # without a formula, holes in index grids (expert 17 missing in layer 40) are the only sign of a lost
         # tensor; with one, missing-tensor already names each, and a per-layer expert count is not a hole
-        gaps = find_range_gaps(groups) if reconciliation.expected_parameters is None else []
+        gaps = find_range_gaps(groups) if reconciliation.expected_parameters is None \
+            and not reconciliation.selects_layers else []
         findings = (inventory.findings + gaps + reconciliation.findings
                     + check_total_parameters(checkpoint, totals.parameters, reconciliation.ledger["model"],
                                              reconciliation.expected_parameters))
@@ -144,8 +145,12 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
                 "the architecture")]
         findings = fold(findings, lost)
         findings.sort(key=lambda f: -SEVERITY_RANK[f.severity])
-        return Report(target=str(target), source=checkpoint.source, totals=totals, files=inventory.files,
+        report = Report(target=str(target), source=checkpoint.source, totals=totals, files=inventory.files,
                       groups=groups, reconciliation=reconciliation, findings=findings,
                       ignored_files=checkpoint.ignored, tensors=inventory.tensors, fail_on=fail_on,
                       ignored_codes=codes, include_tensors=include_tensors, lost=lost,
                       file_sha256=dict(getattr(source, "lfs_sha256", None) or {}))
+        report.extra.update(reconciliation.extra)
+        if reconciliation.detail:
+            report.extra["_detail"] = reconciliation.detail
+        return report

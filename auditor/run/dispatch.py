@@ -116,14 +116,7 @@ def _audit_part(source: Source, kind: Kind, part: Part, *, base: str | None, tok
         if part.kind == "peft-adapter":
             return _audit_adapter(src, part, base=base, token=token, **common)
         if part.kind == "safetensors-file":
-            holder: dict[str, Any] = {}
-            report = audit(part.name, source=src, reconciler=file_reconciler(part, holder), **common)
-            report.extra.update(holder)
-            if holder.get("_lora"):
-                _no_range_gaps(report)
-                holder.pop("_lora")
-                report.extra.pop("_lora", None)
-            return report
+            return audit(part.name, source=src, reconciler=file_reconciler(part), **common)
         if part.kind == "diffusers-component":
             report = audit(part.name, source=src, reconciler=_component_reconciler, **common)
             report.extra["_detail"] = part.role
@@ -156,19 +149,17 @@ def _audit_adapter(view: Source, part: Part, *, base: str | None, token: str | N
         problems.append(finding("adapter-weights-name", f"the adapter weights are in {weights}, but "
                                 "PeftModel.from_pretrained looks for adapter_model.safetensors: rename the file",
                                 files=[weights]))
-    holder: dict[str, Any] = {}
-
     def reconciler(inventory: Inventory, beside: dict[str, Any] | None) -> Reconciliation:
-        rec = Reconciliation()
+        rec = Reconciliation(selects_layers=True)
         rec.findings += problems
         if unreadable(inventory):
-            holder["_detail"] = "adapter weights unreadable: see the file's finding"
+            rec.detail = "adapter weights unreadable: see the file's finding"
             return rec
         if config is None:
             modules, other = split(inventory.tensors)
             rec.findings += check_pairs(modules, file=weights)
             rec.architecture = "PEFT adapter without adapter_config.json"
-            holder["_detail"] = f"LoRA state dict, ranks {ranks(modules) or '?'}; no adapter_config.json"
+            rec.detail = f"LoRA state dict, ranks {ranks(modules) or '?'}; no adapter_config.json"
             ledger(rec, inventory, {})
             return rec
         based = resolve_base(config, beside, base=base, token=token)
@@ -181,23 +172,12 @@ def _audit_adapter(view: Source, part: Part, *, base: str | None, token: str | N
         rec.architecture = f"PEFT {summary['peft_type']} adapter"
         rec.model_type = based.config.get("model_type") if based.config and isinstance(
             based.config.get("model_type"), str) else None
-        holder["adapter"] = summary
-        holder["_detail"] = _adapter_detail(summary)
+        rec.extra["adapter"] = summary
+        rec.detail = _adapter_detail(summary)
         ledger(rec, inventory, check.categories)
         return rec
 
-    report = audit(part.name, source=view, reconciler=reconciler, **common)
-    report.extra.update(holder)
-    _no_range_gaps(report)
-    return report
-
-
-def _no_range_gaps(report: Report) -> None:
-    """Adapters and LoRA files cover the layers their config selects: a hole in a numbered range is not a loss."""
-    report.findings = [f for f in report.findings if f.code != "range-gap"]
-
-
-
+    return audit(part.name, source=view, reconciler=reconciler, **common)
 
 
 def _adapter_detail(s: dict[str, Any]) -> str:
