@@ -22,7 +22,7 @@ demo: install
 	@$(BIN)/st-audit audit demo/Qwen3-8B-broken || echo "(st-audit exited with $$?: findings at or above --fail-on)"
 
 test: install
-	$(BIN)/ruff check auditor
+	$(BIN)/ruff check auditor tests tools bench fixtures
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 

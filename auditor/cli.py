@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -70,10 +70,11 @@ def _main(show_version: Annotated[bool, typer.Option("--version", callback=_vers
     """Audit safetensors LLM checkpoints from their headers."""
 
 
-def _policy(policy: Path | None, no_policy: bool, **overrides: Any) -> Any:
-    """The policy in force: the file (given or discovered) with command-line flags overriding its keys."""
+def _policy(policy: Path | None, no_policy: bool, near: Sequence[str] = (), **overrides: Any) -> Any:
+    """The policy in force: the file (given, or found from the targets ``near`` and the working directory) with
+    command-line flags overriding its keys."""
     from .gate.policy import load
-    return load(None if no_policy else policy, discover=not no_policy).merged(overrides)
+    return load(None if no_policy else policy, discover=not no_policy, near=near).merged(overrides)
 
 
 @app.command("audit")
@@ -135,7 +136,7 @@ def audit_command(
     def body() -> int:
         prepare_output(output)
         progress = None if quiet else stderr
-        rules = _policy(policy, no_policy, fail_on=value(fail_on), ignore=ignore or None,
+        rules = _policy(policy, no_policy, targets, fail_on=value(fail_on), ignore=ignore or None,
                         lock=str(lock) if lock is not None else None, expect_parameters=expect_parameters,
                         expect_model_parameters=expect_model_parameters, tolerance=tolerance,
                         allowed_dtypes=allow_dtype or None, forbid_unexplained=forbid_unexplained,
@@ -198,7 +199,7 @@ def verify_command(
 
     def body() -> int:
         prepare_output(output)
-        rules = _policy(policy, no_policy, fail_on=value(fail_on), ignore=ignore or None,
+        rules = _policy(policy, no_policy, [target], fail_on=value(fail_on), ignore=ignore or None,
                         lock=str(lock) if lock is not None else None, expect_parameters=expect_parameters,
                         tolerance=tolerance, allowed_dtypes=allow_dtype or None,
                         forbid_unexplained=forbid_unexplained, tied_head=value(tied_head),
@@ -319,7 +320,8 @@ def precommit_command(
     from .commands.precommit import run as run_hook
 
     def body() -> int:
-        return run_hook(files or (), _policy(policy, no_policy, fail_on=value(fail_on), ignore=ignore or None),
+        return run_hook(files or (), _policy(policy, no_policy, files or (), fail_on=value(fail_on),
+                                             ignore=ignore or None),
                         quiet=quiet)
 
     run(debug, body)

@@ -85,8 +85,8 @@ def _shard_traffic(hub: Any) -> tuple[int, int]:
 
 
 def run_st_audit(hub: Any, home: Path, *, use_cache: bool = False) -> dict[str, Any]:
-    from auditor.run.audit import audit
     from auditor.read.sources.hub import HubSource
+    from auditor.run.audit import audit
     _isolate(home, hub.url)
     hub.reset_log()
     marks: dict[str, float] = {}

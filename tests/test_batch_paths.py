@@ -96,9 +96,9 @@ def test_the_large_checkpoint_string_sharing_changes_nothing_but_memory(tmp_path
     names reuse the headers' string objects: the same report, and the experts' expected names are the stored
     strings (all but the layer whose instance lacks one). An index that disagrees with the headers (an entry no
     shard holds, one tensor in another shard) is rebuilt entry by entry, with the same findings."""
-    from auditor.run.audit import build_inventory
     from auditor.read.checkpoint import collect
     from auditor.read.sources.local import LocalSource
+    from auditor.run.audit import build_inventory
     from auditor.specs import select
     tensors, config = _case("tiny-deepseek_v3-fp8")
     directory = build.build_checkpoint(tmp_path / "ckpt", _mutate(tensors, how), config=config, shards=2)

@@ -249,8 +249,8 @@ def test_patterns_from_the_groups_equal_patterns_from_splitting_each_name() -> N
     """The report's shortcut (whole full-grid groups take their own pattern, partly named templates are looked up
     in the groups) writes exactly the patterns that splitting every name gives: whole groups, a group with a hole,
     a template named in part, a template split over two shapes, and a name no group holds."""
-    from auditor.read.header import Tensor
     from auditor.inventory.patterns import patterns, split_holes
+    from auditor.read.header import Tensor
     tensors = [Tensor(f"m.{layer}.e.{e}.w", "BF16", (4,), 4, "f", 0, 8)
                for layer in range(4) for e in range(3) if (layer, e) != (2, 1)]
     tensors += [Tensor(f"m.{layer}.n", "F32" if layer else "BF16", (2,), 2, "f", 0, 8) for layer in range(3)]

@@ -359,3 +359,12 @@ def test_a_folder_of_files_no_loader_would_use_says_so(make_checkpoint: Callable
     from auditor.run.audit import audit as audit_checkpoint
     [note] = [f for f in audit_checkpoint(ckpt).findings if f.code == "loose-files"]
     assert note.severity == "info" and "no loader would use these 2 files" in note.message
+
+
+def test_formula_of_an_unreachable_hub_repo_is_one_sentence(tmp_path: Path) -> None:
+    """As audit, diff, lock and verify: the listing first, so an unreachable Hub is one line at once, not
+    huggingface_hub's retry messages (HF_ENDPOINT is a closed port here)."""
+    proc = run_cli("formula", "org/model", env={"HF_HOME": str(tmp_path / "home")})
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 3 and len(lines) == 1 and lines[0].startswith("st-audit: error: ")
+    assert "Retry" not in proc.stderr and ("org/model" in lines[0] or "Hub" in lines[0])

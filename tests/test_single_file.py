@@ -16,8 +16,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from auditor.run.dispatch import audit_target
 from auditor.adapters.singlefile import data, detect, original_layout
+from auditor.run.dispatch import audit_target
 from fixtures import build
 from tests.conftest import run_cli
 

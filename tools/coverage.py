@@ -19,8 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import auditor  # noqa: E402
-from auditor.specs import select  # noqa: E402
 from auditor.core.findings import codes_table  # noqa: E402
+from auditor.specs import select  # noqa: E402
 from auditor.specs.load import CLAIMS_INDEX, claims_index  # noqa: E402
 from fixtures.truth import CASES, case_dirs, config, problems, write_case  # noqa: E402
 
@@ -95,7 +95,7 @@ def render(results: dict[str, dict[str, list]]) -> str:
             exact, failing, uncovered = r.get("exact", []), r.get("failing", []), r.get("uncovered", [])
             specs = ", ".join(sorted(set(r.get("specs", [])))) or "-"
             if by_class and isinstance(cls, str):
-                mine = lambda name: name.startswith(f"{cls}-")  # noqa: E731
+                mine = lambda name, cls=cls: name.startswith(f"{cls}-")  # noqa: E731
                 exact = [c for c in exact if mine(c)]
                 failing = [c for c in failing if mine(c[0])]
                 uncovered = [c for c in uncovered if mine(c)]

@@ -1,7 +1,8 @@
 """Release policy: what a checkpoint must satisfy beyond being well-formed.
 
-A policy comes from ``--policy FILE`` (or ``ST_AUDIT_POLICY``), else ``st-audit.toml`` in the current
-directory, else the ``[tool.st-audit]`` table of ``pyproject.toml``; command-line flags override single keys.
+A policy comes from ``--policy FILE`` (or ``ST_AUDIT_POLICY``), else ``st-audit.toml`` or the ``[tool.st-audit]``
+table of a ``pyproject.toml``, found walking up from the target and from the working directory to the repository
+root (``find``); command-line flags override single keys.
 ``load`` validates everything up front: an unknown key, a wrong type or an unparsable size is a
 ``UsageError`` (exit 2) naming the key and the file, never a silently ignored rule.
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -177,8 +178,11 @@ def load_file(path: Path) -> Policy:
 
 
 def load(path: str | os.PathLike[str] | None = None, *, cwd: str | os.PathLike[str] | None = None,
-         discover: bool = True) -> Policy:
-    """The policy in force: ``path`` if given, else st-audit.toml, else pyproject's [tool.st-audit]."""
+         discover: bool = True, near: Sequence[str | os.PathLike[str]] = ()) -> Policy:
+    """The policy in force: ``path`` if given, else the one found as ruff and uv find their configuration: from
+    each directory of ``near`` (the local targets), then from the working directory, walking up to the repository
+    root, the first folder holding st-audit.toml or a pyproject.toml with a [tool.st-audit] table. So the same
+    command applies the same policy from any directory of the repository."""
     if path is not None and str(path) != "":
         p = Path(path)
         if not p.is_file():
@@ -187,18 +191,35 @@ def load(path: str | os.PathLike[str] | None = None, *, cwd: str | os.PathLike[s
     if not discover:
         return Policy()
     here = Path(cwd) if cwd is not None else Path.cwd()
-    if (here / POLICY_FILE).is_file():
-        return load_file(here / POLICY_FILE)
-    pyproject = here / PYPROJECT
-    if pyproject.is_file():
-        try:
-            doc = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-            return Policy()  # someone else's broken pyproject is not our policy
-        tool = doc.get("tool")
-        if isinstance(tool, dict) and "st-audit" in tool:
-            return load_file(pyproject)
+    starts = [Path(t) if Path(t).is_dir() else Path(t).parent for t in near if os.path.exists(t)] + [here]
+    for start in starts:
+        found = find(start)
+        if found is not None:
+            return load_file(found)
     return Policy()
+
+
+def find(start: Path) -> Path | None:
+    """The policy file for ``start``: st-audit.toml, else a pyproject.toml with [tool.st-audit], in ``start`` or
+    the nearest folder above it, up to the repository root (the first folder holding ``.git``)."""
+    for folder in [start.resolve(), *start.resolve().parents]:
+        if (folder / POLICY_FILE).is_file():
+            return folder / POLICY_FILE
+        pyproject = folder / PYPROJECT
+        if pyproject.is_file() and _has_table(pyproject):
+            return pyproject
+        if (folder / ".git").exists():
+            return None
+    return None
+
+
+def _has_table(pyproject: Path) -> bool:
+    try:
+        doc = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False  # someone else's broken pyproject is not our policy
+    tool = doc.get("tool")
+    return isinstance(tool, dict) and "st-audit" in tool
 
 
 # -- applying -----------------------------------------------------------------------------------------------

@@ -26,15 +26,16 @@ from ..report.single import FAIL_ON_CHOICES, Report
 
 
 def open_source(target: str, *, revision: str | None = None, token: str | None = None, use_cache: bool = True,
-                progress: Callable[[str], None] | None = None, hub: bool = False) -> Source:
-    """A local path when it exists, else a Hub repo (see ``targets.parse`` for the accepted forms)."""
+                progress: Callable[[str], None] | None = None, hub: bool = False, prefetch: bool = True) -> Source:
+    """A local path when it exists, else a Hub repo (see ``targets.parse`` for the accepted forms); ``prefetch``:
+    a Hub source fetches the index and config.json as soon as it has listed the repo."""
     parsed = parse_target(target, revision=revision, hub=hub)
     if parsed.path is not None:
         from ..read.sources.local import LocalSource
         return LocalSource(parsed.path)
     from ..read.sources.hub import HubSource  # imports huggingface_hub: only for Hub targets
     source = HubSource(parsed.repo or target, revision=parsed.revision, token=token, use_cache=use_cache,
-                       progress=progress)
+                       progress=progress, prefetch=prefetch)
     source.target = target
     return source
 

@@ -31,7 +31,11 @@ def read_config(target: str, revision: str | None, token: str | None, hub: bool 
         except (OSError, ValueError) as e:
             raise ConfigError(f"cannot read {path}: {e}") from None
     from .audit import open_source
-    source = open_source(target, revision=revision, token=token, hub=hub)
+    source = open_source(target, revision=revision, token=token, hub=hub, prefetch=False)  # config.json alone
+    # the listing first, as audit does: it resolves the commit (so config.json is one plain GET, not
+    # huggingface_hub's download with its own retries) and an unreachable Hub fails at once, in one sentence
+    if "config.json" not in source.list_files():
+        raise ConfigError(f"{target} has no config.json")
     try:
         return json_object(source.read_small("config.json"), f"config.json of {target}")
     except (OSError, ValueError) as e:
