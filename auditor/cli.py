@@ -151,6 +151,8 @@ def audit_command(
             from .formats.common import summary_line
             line = summary_line(report)
             stderr(_colored(line, color))
+        for target, why in report.could_not:  # after the others' reports, as a shell loop would
+            stderr(f"st-audit: error: {why if why.startswith(target) else f'{target}: {why}'}")
         return report.exit_code
 
     run(debug, body)

@@ -368,3 +368,16 @@ def test_formula_of_an_unreachable_hub_repo_is_one_sentence(tmp_path: Path) -> N
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 3 and len(lines) == 1 and lines[0].startswith("st-audit: error: ")
     assert "Retry" not in proc.stderr and ("org/model" in lines[0] or "Hub" in lines[0])
+
+
+def test_one_missing_target_does_not_throw_the_others_away(make_checkpoint: Callable[..., Path],
+                                                           tmp_path: Path) -> None:
+    ckpt = make_checkpoint(TENSORS)
+    proc = run_cli("audit", str(ckpt), str(tmp_path / "missing"), "--format", "json", "-q")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 3 and [s["name"] for s in doc["sections"]] == [str(ckpt)]
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["errors"] == [{"target": str(tmp_path / "missing"), "error": f"{tmp_path / 'missing'}: no such file "
+                                                                           "or directory"}]
+    assert proc.stderr.strip().splitlines() == [f"st-audit: error: {tmp_path / 'missing'}: no such file or directory"]
+    assert run_cli("audit", str(tmp_path / "missing"), str(tmp_path / "gone")).returncode == 3

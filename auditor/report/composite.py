@@ -38,6 +38,13 @@ class CompositeReport(Judged):
     findings: list[Finding] = field(default_factory=list)
     fail_on: str = "error"
     ignored_codes: tuple[str, ...] = ()
+    # targets of a multi-target command that could not be audited at all (target, why): the others are still
+    # reported, and the command exits 3
+    could_not: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return 3 if self.could_not else super().exit_code
 
     @property
     def failing(self) -> list[Finding]:
@@ -71,7 +78,8 @@ class CompositeReport(Judged):
                 "sections": [s.to_dict() for s in self.sections],
                 "findings": [f.to_dict() for f in self.active_findings],
                 "notes": list(self.kind.notes), "ignored_codes": sorted(self.ignored_codes),
-                "fail_on": self.fail_on, "verdict": self.verdict}
+                "fail_on": self.fail_on, "verdict": self.verdict,
+                **({"errors": [{"target": t, "error": why} for t, why in self.could_not]} if self.could_not else {})}
 
 
 # what an audit returns: one checkpoint's report, or a report of sections

@@ -81,6 +81,11 @@ class Report(Judged):
     def total_counts(self) -> dict[str, Any]:
         return self.totals.to_dict()
 
+    @property
+    def could_not(self) -> list[tuple[str, str]]:
+        """Targets that could not be audited at all: none, for one checkpoint (see ``CompositeReport``)."""
+        return []
+
     def to_dict(self) -> dict[str, Any]:
         rec = self.reconciliation
         # names the groups split already: looked up when findings list thousands (not re-split per name)

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import TargetNotFound, UsageError
+from ..core.errors import AuditError, TargetNotFound, UsageError
 from ..kinds.discover import model_folders
 from ..report.composite import CompositeReport, several
 from ..report.single import Report
@@ -65,11 +65,27 @@ def gated_audit_target(targets: list[str], policy: Any, *, lock: str | None = No
         raise UsageError(f"a lock describes one checkpoint; --lock/lock = {lock_path} cannot apply to "
                          f"{len(targets)} targets")
     lock_doc = lockmod.read(lock_path) if lock_path else None  # fails fast (exit 2), before any audit
-    reports = [gate(audit_target(t, base=base, fail_on=fail_on, ignore=ignore, **audit_kw), policy, lock_doc,
-                    str(lock_path) if lock_path else None) for t in targets]
-    if len(reports) == 1:
-        return reports[0]
-    return several(targets, reports, fail_on, ignore)
+    audited: list[tuple[str, Report | CompositeReport]] = []
+    could_not: list[tuple[str, str]] = []
+    for t in targets:
+        try:
+            audited.append((t, gate(audit_target(t, base=base, fail_on=fail_on, ignore=ignore, **audit_kw), policy,
+                                    lock_doc, str(lock_path) if lock_path else None)))
+        except UsageError:
+            raise
+        except AuditError as e:  # one target that cannot be audited does not throw the others away
+            if len(targets) == 1:
+                raise
+            could_not.append((t, str(e)))
+    if len(targets) == 1:
+        return audited[0][1]
+    if not audited:
+        raise AuditError("; ".join(f"{t}: {why}" for t, why in could_not))
+    report = several([t for t, _ in audited], [r for _, r in audited], fail_on, ignore)
+    if could_not:
+        detail = f"{len(targets)} targets, {len(could_not)} of them could not be audited"
+        report = replace(report, could_not=could_not, kind=replace(report.kind, detail=detail))
+    return report
 
 
 def gated_audit(target: str, policy: Any, *, lock: str | None = None, env: Mapping[str, str] | None = None,
