@@ -381,3 +381,13 @@ def test_one_missing_target_does_not_throw_the_others_away(make_checkpoint: Call
                                                                            "or directory"}]
     assert proc.stderr.strip().splitlines() == [f"st-audit: error: {tmp_path / 'missing'}: no such file or directory"]
     assert run_cli("audit", str(tmp_path / "missing"), str(tmp_path / "gone")).returncode == 3
+
+
+def test_fail_on_short_forms_and_ignore_typos(make_checkpoint: Callable[..., Path]) -> None:
+    ckpt = make_checkpoint(TENSORS, config={"model_type": "brand_new"})
+    assert run_json("audit", str(ckpt), "--fail-on", "warn")[1]["fail_on"] == "warning"
+    assert run_json("audit", str(ckpt), "--fail-on", "INFO")[1]["fail_on"] == "info"
+    proc = run_cli("audit", str(ckpt), "--ignore", "buffer-storred")
+    assert proc.returncode == 2 and "did you mean buffer-stored?" in proc.stderr
+    proc = run_cli("audit", str(ckpt), "--fail-on", "loud")
+    assert proc.returncode == 2 and "'loud' is not one of error, warning, info, never" in proc.stderr

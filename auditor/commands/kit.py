@@ -92,10 +92,38 @@ PolicyOpt = Annotated[Optional[Path], typer.Option(
     "--policy", envvar="ST_AUDIT_POLICY", metavar="FILE",
     help="Policy file (TOML). Default: st-audit.toml here, else [tool.st-audit] in pyproject.toml.")]
 NoPolicyOpt = Annotated[bool, typer.Option("--no-policy", help="Do not look for st-audit.toml or pyproject.toml.")]
-FailOnOpt = Annotated[Optional[FailOn], typer.Option(
-    "--fail-on", metavar=choices(FailOn), help="Lowest severity that fails (default: the policy's fail_on, else ST_AUDIT_FAIL_ON, else "
-                      "error).", show_default=False)]
-IgnoreOpt = Annotated[Optional[list[str]], typer.Option("--ignore", metavar="CODE", help="Finding code to ignore (repeatable).")]
+# what people type for a severity: the words the findings print (ERROR, WARNING), their short forms, plurals
+FAIL_ON_ALIASES = {"warn": "warning", "warnings": "warning", "err": "error", "errors": "error", "note": "info",
+                   "notes": "info", "none": "never"}
+
+
+def _fail_on(text: Optional[str]) -> Optional[str]:
+    """--fail-on, case-insensitive, with the usual short forms (``warn`` is ``warning``)."""
+    if text is None:
+        return None
+    word = FAIL_ON_ALIASES.get(text.lower(), text.lower())
+    if word not in FailOn.__members__:
+        raise typer.BadParameter(f"{text!r} is not one of {', '.join(FailOn.__members__)}")
+    return word
+
+
+def _codes(given: Optional[list[str]]) -> Optional[list[str]]:
+    """--ignore: each a finding code; a typo is refused with the codes it is close to (as `st-audit explain`)."""
+    from ..core.findings import CODES
+    for code in given or ():
+        if code not in CODES:
+            import difflib
+            near = difflib.get_close_matches(code, list(CODES), n=3)
+            hint = f"; did you mean {' or '.join(near)}?" if near else "; `st-audit codes` lists them all"
+            raise typer.BadParameter(f"unknown finding code {code!r}{hint}")
+    return given
+
+
+FailOnOpt = Annotated[Optional[str], typer.Option(
+    "--fail-on", metavar=choices(FailOn), callback=_fail_on, show_default=False,
+    help="Lowest severity that fails (default: the policy's fail_on, else ST_AUDIT_FAIL_ON, else error).")]
+IgnoreOpt = Annotated[Optional[list[str]], typer.Option("--ignore", metavar="CODE", callback=_codes,
+                                                        help="Finding code to ignore (repeatable).")]
 
 
 def version() -> str:
