@@ -58,7 +58,7 @@ def _version_callback(show: bool) -> None:
         raise typer.Exit(0)
 
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+app = typer.Typer(add_completion=True, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Audit safetensors LLM checkpoints from their headers: strict validation, exact inventory, "
                        "and reconciliation with config.json. Exit codes: 0 clean, 1 findings at or above "
                        "--fail-on, 2 usage error, 3 could not audit, 4 internal error (a bug).")
@@ -77,7 +77,7 @@ def _policy(policy: Path | None, no_policy: bool, near: Sequence[str] = (), **ov
     return load(None if no_policy else policy, discover=not no_policy, near=near).merged(overrides)
 
 
-@app.command("audit")
+@app.command("audit", short_help="Audit checkpoints, adapters, pipelines from their headers.")
 def audit_command(
     targets: Annotated[list[str], typer.Argument(
         metavar="TARGET", help="Checkpoint directory, .safetensors file, or Hub repo: org/name, org/name@REV, "
@@ -163,7 +163,7 @@ def _colored(line: str, color: Color) -> str:
     return colorize(line) if use_color(color, sys.stderr) else line
 
 
-@app.command("verify")
+@app.command("verify", short_help="Audit, then read every byte: hashes, NaN/Inf, copies.")
 def verify_command(
     target: Annotated[str, typer.Argument(help="Checkpoint directory, .safetensors file, Hugging Face cache snapshot "
                                                "(models--org--name[/snapshots/COMMIT]) or a repo id in the cache.")],
@@ -217,7 +217,7 @@ def verify_command(
     run(debug, body)
 
 
-@app.command("lock")
+@app.command("lock", short_help="Write a deterministic snapshot to gate later changes.")
 def lock_command(
     target: Annotated[str, typer.Argument(metavar="TARGET", help="Checkpoint directory, .safetensors file, or Hub repo (org/name"
                                                "[@REV]).")],
@@ -275,7 +275,7 @@ def lock_command(
     run(debug, body)
 
 
-@app.command("diff")
+@app.command("diff", short_help="What changed between two checkpoints, revisions or locks.")
 def diff_command(
     a: Annotated[str, typer.Argument(metavar="A", help="Checkpoint directory, Hub repo (org/name@REV), or lock file.")],
     b: Annotated[str, typer.Argument(metavar="B", help="Checkpoint directory, Hub repo (org/name@REV), or lock file.")],
@@ -306,7 +306,7 @@ def diff_command(
     run(debug, body)
 
 
-@app.command("precommit")
+@app.command("precommit", short_help="The pre-commit hook: audit the changed checkpoints.")
 def precommit_command(
     files: Annotated[Optional[list[str]], typer.Argument(metavar="FILES...", help="Changed files; each checkpoint directory holding "
                                                               "one is audited once.")] = None,
@@ -329,7 +329,7 @@ def precommit_command(
     run(debug, body)
 
 
-@app.command("formula")
+@app.command("formula", short_help="What config.json says the model holds, per component.")
 def formula_command(
     config: Annotated[str, typer.Argument(metavar="CONFIG_OR_REPO", help="A config.json path (or a directory holding one), or a Hub repo "
                                                "(org/name[@REV]).")],
@@ -350,7 +350,7 @@ def formula_command(
                                                       env_format(value(format), TEXT_FORMATS)))
 
 
-@app.command("codes")
+@app.command("codes", short_help="List every finding code with severity and meaning.")
 def codes_command(
     format: TextFormatOpt = None,  # noqa: A002
     output: OutputOpt = None,
@@ -363,7 +363,7 @@ def codes_command(
     _print_text(debug, output, lambda: codes_text(env_format(value(format), TEXT_FORMATS)))
 
 
-@app.command("explain")
+@app.command("explain", short_help="Explain one finding code and what to do about it.")
 def explain_command(
     code: Annotated[str, typer.Argument(metavar="CODE", help="A finding code, e.g. missing-tensor (see `st-audit codes`).")],
     quiet: QuietOpt = False,

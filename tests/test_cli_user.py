@@ -391,3 +391,18 @@ def test_fail_on_short_forms_and_ignore_typos(make_checkpoint: Callable[..., Pat
     assert proc.returncode == 2 and "did you mean buffer-stored?" in proc.stderr
     proc = run_cli("audit", str(ckpt), "--fail-on", "loud")
     assert proc.returncode == 2 and "'loud' is not one of error, warning, info, never" in proc.stderr
+
+
+def test_a_path_that_differs_only_in_case_is_named_not_sent_to_the_hub(make_checkpoint: Callable[..., Path]) -> None:
+    ckpt = make_checkpoint(TENSORS)
+    model = ckpt.parent / "Qwen3-8B"
+    ckpt.rename(model)
+    proc = run_cli("audit", "Qwen3-8b", cwd=model.parent)
+    assert proc.returncode == 3 and "did you mean Qwen3-8B?" in proc.stderr and "Hub" not in proc.stderr
+
+
+def test_help_lists_every_command_uncut_and_offers_completion() -> None:
+    text = run_cli("--help").stdout
+    listed = text.split("Commands:", 1)[1].strip().splitlines()  # COMMANDS and verify
+    assert len(listed) == len(COMMANDS) + 1 and not any(line.rstrip().endswith("...") for line in listed)
+    assert "--install-completion" in text

@@ -49,6 +49,8 @@ def parse(text: str, *, revision: str | None = None, hub: bool = False) -> Targe
             raise UsageError("--revision applies to Hub repos only, but the target is a local path")
         return Target(text, path=path)
     explicit = hub
+    if not hub:
+        _case_twin(path)
     repo, rev = text, None
     if text.startswith("hf://"):
         repo, explicit = text[len("hf://"):].strip("/"), True
@@ -75,6 +77,19 @@ def parse(text: str, *, revision: str | None = None, hub: bool = False) -> Targe
         raise TargetNotFound(f"{text}: no such file or directory (for the Hub model {text!r}, pass --hub or "
                              f"write hf://{text})")
     return Target(text, repo=repo, revision=rev, explicit=explicit)
+
+
+def _case_twin(path: Path) -> None:
+    """A local path that differs only in case from one that exists (``demo/Qwen3-8b``) is a typo, not a Hub repo:
+    say so, naming the one that exists, instead of asking the Hub for it."""
+    parent = path.parent if str(path.parent) else Path(".")
+    try:
+        names = [e.name for e in os.scandir(parent)] if parent.is_dir() else []
+    except OSError:
+        return
+    twins = [n for n in names if n.lower() == path.name.lower() and n != path.name]
+    if twins:
+        raise TargetNotFound(f"{path}: no such file or directory; did you mean {parent / twins[0]}?")
 
 
 def _looks_like_path(text: str) -> bool:
