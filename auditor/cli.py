@@ -189,6 +189,7 @@ def verify_command(
     max_shard_bytes: Annotated[Optional[str], typer.Option("--max-shard-bytes", help="As for audit.")] = None,
     tensors: Annotated[bool, typer.Option("--tensors", help="Include every tensor, with value statistics "
                                                             "(min, max, mean |x|, zero fraction).")] = False,
+    base: Annotated[Optional[str], typer.Option("--base", metavar="DIR_OR_REPO", help="As for audit.")] = None,
     revision: Annotated[Optional[str], typer.Option(
         "--revision", help="Cached revision (branch, tag or commit) of a repo id or cache folder.")] = None,
     token: TokenOpt = None,
@@ -206,7 +207,7 @@ def verify_command(
                         tolerance=tolerance, allowed_dtypes=allow_dtype or None,
                         forbid_unexplained=forbid_unexplained, tied_head=value(tied_head),
                         max_shard_bytes=max_shard_bytes)
-        report = verify(target, policy=rules, against=against, revision=revision, token=token, jobs=jobs,
+        report = verify(target, policy=rules, base=base, against=against, revision=revision, token=token, jobs=jobs,
                         include_tensors=tensors, progress=None if quiet else stderr, show_progress=not quiet)
         emit(formatter(format.value)(report), output)
         if not quiet and (format.value != "table" or output is not None):
@@ -227,6 +228,11 @@ def lock_command(
     verify: Annotated[bool, typer.Option("--verify", help="Read every byte (as `st-audit verify`): record each "
                                                           "file's sha256 and refuse NaN/Inf/broken copies.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Write the lock even when the checkpoint fails.")] = False,
+    fail_on: FailOnOpt = None,
+    ignore: IgnoreOpt = None,
+    policy: PolicyOpt = None,
+    no_policy: NoPolicyOpt = False,
+    base: Annotated[Optional[str], typer.Option("--base", metavar="DIR_OR_REPO", help="As for audit.")] = None,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
     no_cache: NoCacheOpt = False,
@@ -235,17 +241,23 @@ def lock_command(
 ) -> None:
     """Write a deterministic JSON snapshot of the checkpoint (inventory, totals, ledger, files with their
     sha256 when known, source repo and commit) to compare later checkpoints against with `audit --lock`,
-    `verify --lock` or `diff`. A checkpoint that fails is not locked (exit 1) unless --force."""
+    `verify --lock` or `diff`. A checkpoint that fails (as audit judges it, under the same policy) is not locked
+    (exit 1) unless --force."""
+    from dataclasses import replace
+
     from .gate import lock
     from .report.composite import stamp_source
-    from .run.dispatch import audit_target as audit
+    from .run.multi import gated_audit
 
     def body() -> int:
         prepare_output(output)
         progress = None if quiet else stderr
+        # the policy's own lock is what this command writes, not a lock to hold the checkpoint to
+        rules = replace(_policy(policy, no_policy, [target], fail_on=value(fail_on), ignore=ignore or None), lock=None)
         if verify:
             from .verify import verify as run_verify
-            report = run_verify(target, revision=revision, token=token, progress=progress, show_progress=not quiet)
+            report = run_verify(target, policy=rules, base=base, revision=revision, token=token, progress=progress,
+                                show_progress=not quiet)
         else:
             from .verify.target import known_content
             known = known_content(target)  # a Hugging Face cache snapshot: the Hub's digests, not read
@@ -254,8 +266,8 @@ def lock_command(
                 from .read.sources.local import LocalSource
                 source = LocalSource(known.path, {n: e.digest for n, e in known.expected.items()
                                                   if e.algorithm == "sha256"})
-            report = audit(target, revision=revision, token=token, use_cache=not no_cache, progress=progress,
-                           hub=hub, variant=variant, source=source)
+            report = gated_audit(target, rules, base=base, revision=revision, token=token, use_cache=not no_cache,
+                                 progress=progress, hub=hub, variant=variant, source=source)
             if known is not None:
                 origin = {**({"repo": known.repo_id} if known.repo_id else {}),
                           **({"commit": known.commit} if known.commit else {})}

@@ -37,7 +37,8 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def verify(target: str, *, policy: Any = None, against: str | None = None, revision: str | None = None,
+def verify(target: str, *, policy: Any = None, base: str | None = None, against: str | None = None,
+           revision: str | None = None,
            token: str | None = None, jobs: int | None = None, include_tensors: bool = False,
            lock: str | None = None, progress: Callable[[str], None] | None = None, show_progress: bool = False,
            progress_stream: Any = None, chunk: int = engine.CHUNK) -> AnyReport:
@@ -66,7 +67,7 @@ def verify(target: str, *, policy: Any = None, against: str | None = None, revis
     content = ContentPass(expected, against, against_info, jobs or default_jobs(), chunk, include_tensors,
                           progress, show_progress, progress_stream, resolved)
     report = gated_audit_target([target], policy, lock=lock, source=source, include_tensors=include_tensors,
-                                progress=progress, content=content)
+                                progress=progress, content=content, base=base)
     if hub_files is not None and source.single is None:  # the Hub's listing against the target's files
         on_hub = digests.listing_findings(set(source.list_files()), hub_files, against)
         if on_hub:
