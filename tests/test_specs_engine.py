@@ -10,6 +10,7 @@ import pytest
 
 from auditor.specs import SpecError, all_specs, build_specs, environment, expand
 from auditor.specs.expr import ExprError, evaluate
+from auditor.specs.symbolic import closed_form
 
 
 @pytest.mark.parametrize("source,env,value", [
@@ -417,6 +418,41 @@ def test_a_class_that_is_one_module_alone_is_built_from_its_sub_config() -> None
     with pytest.raises(SpecError, match="not a module of this spec"):
         build_specs({"text.toml": text, "tower.toml": TOWER, "wrap.toml": {**wrap, "class": {
             "ForCausalLM": {"module": "text"}}}})
+
+
+def test_a_composite_base_model_is_its_conditional_generation_class_without_the_head() -> None:
+    """``[class.Model] base_of = "ForConditionalGeneration"`` (LlavaModel, Qwen2_5_VLModel ...: AutoModel on the
+    composite config): that class's tensors less its LM head and MTP block, ``rename``d to the names the base
+    class saves; a task class adds its own head (Gemma3ForSequenceClassification's score) to the same base; the
+    closed-form formula leaves the head out; a base_of naming no complete class is refused at load."""
+    text = {**TEXT, "defaults": {**TEXT["defaults"], "tie_word_embeddings": False, "m": 0},
+            "stacks": {**TEXT["stacks"], "mtp": {"count": "m", "prefix": "mtp.layers.{layer}.", "mtp": True,
+                                                 "like": "decoder"}}}
+    wrap = {**WRAP, "module": [{**WRAP["module"][0], "inherit": False}, WRAP["module"][1]],
+            "class": {"Model": {"base_of": "ForConditionalGeneration", "rename": {"lm.model.": "lm."}},
+                      "ForSequenceClassification": {"base_of": "ForConditionalGeneration", "tensor": [
+                          {"name": "score", "linear": ["num_labels", "text_config['d']"], "component": "head"}]}}}
+    specs = build_specs({"text.toml": text, "tower.toml": TOWER, "wrap.toml": wrap})
+    spec = specs["wrap.toml"]
+    config = {"text_config": {"n": 2, "m": 1}, "vision_config": {"depth": 1}}
+    whole = expand(spec, {**config, "architectures": ["WrapForConditionalGeneration"]}, library=specs)
+    assert {"lm.lm_head.weight", "mtp.layers.0.w"} <= set(whole.tensors)
+    base = expand(spec, {**config, "architectures": ["WrapModel"]}, library=specs)
+    assert base.cls == "Model" and not base.tied and not base.tied_names and base.mtp_layers == 0
+    assert set(base.tensors) == {"lm.embed.weight", "lm.layers.0.w", "lm.layers.1.w", "proj.weight",
+                                 "tower.blocks.0.w"}
+    assert base.tensors["lm.embed.weight"].shape == (10, 4)
+    cls = expand(spec, {**config, "architectures": ["WrapForSequenceClassification"], "id2label": {"0": "a"}},
+                 library=specs)
+    assert cls.cls == "ForSequenceClassification" and cls.tensors["score.weight"].shape == (1, 4)
+    assert set(cls.tensors) - {"score.weight"} == {n for n in whole.tensors if not n.startswith(("lm.lm_head",
+                                                                                                   "mtp."))}
+    parameters = sum(t.elements for t in base.tensors.values() if t.kind == "param")
+    assert closed_form(base, parameters) is not None and closed_form(whole, parameters) is None
+    for bad in ({"Model": {"base_of": "ForCausalLM"}}, {"Model": {"rename": {"a.": "b."}}},
+                {"Model": {"base_of": "ForConditionalGeneration"}, "X": {"base_of": "Model"}}):
+        with pytest.raises(SpecError, match="base_of"):
+            build_specs({"text.toml": text, "tower.toml": TOWER, "wrap.toml": {**wrap, "class": bad}})
 
 
 def test_a_repeated_tower_is_stored_once_per_index_under_its_own_prefix() -> None:

@@ -34,6 +34,7 @@ Usage::
     /work/devenv/bin/python tools/dump_cases.py --group 1          # issue-8 list
     /work/devenv/bin/python tools/dump_cases.py --group 2          # every causal-LM / image-text-to-text type
     /work/devenv/bin/python tools/dump_cases.py --group 3          # encoders / seq2seq / speech / vision
+    /work/devenv/bin/python tools/dump_cases.py --group 5          # base models / task classes of composite configs
     /work/devenv/bin/python tools/dump_cases.py --only llava,gemma3 [--classes LlavaForConditionalGeneration]
     /work/devenv/bin/python tools/dump_cases.py --only dinat --classes DinatModel --stub-backend dinat:natten
 """
@@ -1364,7 +1365,34 @@ def group_targets(group: int) -> list[tuple[str, str]]:
                     if isinstance(mt, str) and (mt, c) not in t and composite_auto(mt, c):
                         t.append((mt, c))
         return sorted(t)
+    if group == 5:  # every other class an Auto class builds from a composite config itself (composite_classes)
+        return composite_classes()
     raise SystemExit(f"unknown group {group}")
+
+
+def composite_classes() -> list[tuple[str, str]]:
+    """(model_type, class) for every class an Auto mapping builds from a composite config (one with a
+    text_config sub-config) taking that config itself, other than the image-text-to-text / causal-LM classes of
+    group 2: the base model AutoModel builds (LlavaModel, Qwen2_5_VLModel, Gemma3Model ...) and task classes
+    (Qwen3_5ForSequenceClassification, Gemma3ForSequenceClassification, OwlViTForObjectDetection ...)."""
+    M = modeling_auto
+    group2 = {(mt, c) for mp in (M.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, M.MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES)
+              for mt, c in mp.items()}
+    t = []
+    for name in sorted(dir(M)):
+        auto = getattr(M, name)
+        if not (isinstance(auto, type) and hasattr(transformers, name)):
+            continue
+        for mt, classes in _names_mapping(auto).items():
+            if not isinstance(mt, str) or mt not in CONFIG_MAPPING:
+                continue
+            if "text_config" not in (getattr(CONFIG_MAPPING[mt], "sub_configs", {}) or {}):
+                continue
+            for c in ([classes] if isinstance(classes, str) else
+                      classes if isinstance(classes, (list, tuple)) else ()):
+                if (mt, c) not in group2 and (mt, c) not in t and not composite_auto(mt, c):
+                    t.append((mt, c))
+    return sorted(t)
 
 
 def _reason(e: BaseException) -> str:
@@ -1422,7 +1450,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--group", type=int, action="append", default=[],
                     help="1: issue-8 list; 2: causal-LM and image-text-to-text types; 3: encoders, seq2seq, speech, "
-                         "vision; 4: classes an Auto class builds from a composite config's sub-config")
+                         "vision; 4: classes an Auto class builds from a composite config's sub-config; 5: the other "
+                         "classes an Auto class builds from a composite config itself (base models, task heads)")
     ap.add_argument("--only", default=None, help="comma-separated model types")
     ap.add_argument("--classes", default=None, help="comma-separated class names (with --only)")
     ap.add_argument("--no-verify", action="store_true")

@@ -2,7 +2,8 @@
 
 DEV-ONLY TOOL (needs transformers; not a runtime or test dependency). Writes
 ``fixtures/transformers-mappings.json``; ``tools/coverage.py`` reads it to list every model type transformers
-builds as a causal LM or an image-text-to-text model, and the encoder / seq2seq / speech / vision ones.
+builds as a causal LM or an image-text-to-text model, and the encoder / seq2seq / speech / vision ones; and
+``COMPOSITE_CLASSES``: the other classes an Auto class builds from a composite config (base models, task heads).
 
     /path/to/devenv/bin/python tools/dump_mappings.py
 """
@@ -28,6 +29,15 @@ def main() -> None:
     for name in MAPPINGS:
         mapping = getattr(auto, name)
         doc[name] = {k: (v if isinstance(v, str) else list(v)) for k, v in sorted(mapping.items())}
+    # the classes an Auto class builds from a composite config itself, beside its conditional-generation class
+    # (LlavaModel, Qwen3_5ForSequenceClassification ...): tools/dump_cases.py --group 5
+    import sys
+    sys.path.insert(0, str(OUT.parents[1] / "tools"))
+    from dump_cases import composite_classes
+    composite: dict[str, list[str]] = {}
+    for model_type, cls in composite_classes():
+        composite.setdefault(model_type, []).append(cls)
+    doc["COMPOSITE_CLASSES"] = composite
     OUT.write_text(json.dumps(doc, indent=1) + "\n")
     print(f"{OUT}: " + ", ".join(f"{k} {len(v)}" for k, v in doc.items() if isinstance(v, dict)))
 

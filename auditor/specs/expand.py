@@ -256,6 +256,8 @@ def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
     env, scopes = _environment(spec, config, library, _depth)
     if task.module is not None:
         return _module_alone(spec, task.module, env, config, library, _depth, reuse)
+    if task.base_of is not None:
+        return _base_of(spec, cls, config, library, _depth, reuse)
     env["task_class"] = cls  # the class being built: a part only some classes have (CLIP's text model) says so
     # what the class builds its base model with (BertForMaskedLM: BertModel(config, add_pooling_layer=False))
     env.update({key: evaluate(value, env) for key, value in task.set.items()})
@@ -322,6 +324,30 @@ def _module_alone(spec: Spec, name: str, env: Mapping[str, Any], config: Mapping
     arch = architecture(config)
     cls = (class_for(sub, {"architectures": [arch]}) if arch else None) or module.cls or sub.default_class
     return expand(sub, scope, cls, library, depth + 1, reuse)
+
+
+def _base_of(spec: Spec, cls: str, config: Mapping[str, Any], library: Mapping[str, Spec], depth: int,
+             reuse: Callable[[list[str]], list[str]] | None) -> Expectation:
+    """A composite's base model (``[class.Model] base_of = "ForConditionalGeneration"``: AutoModel builds LlavaModel,
+    Qwen2_5_VLModel ... from the composite config): that class's tensors less its LM head (component ``lm_head``)
+    and its MTP block, moved by the class's ``rename`` to the names the base class's save_pretrained writes, plus
+    the class's own head tensors (Gemma3ForSequenceClassification's ``score``)."""
+    task = spec.classes[cls]
+    full = expand(spec, config, task.base_of, library, depth, reuse)
+    mtp_stacks = {s.name for s in full.stacks if s.mtp}
+    tensors = {n: e for n, e in full.tensors.items() if e.component != "lm_head"
+               and not (e.mtp and (e.stack is None or e.stack in mtp_stacks))}
+    env = {**full.env, "task_class": cls}
+    env.update({key: evaluate(value, env) for key, value in task.set.items()})
+    b = _Builder(reuse)
+    for i, rule in enumerate(task.rules):
+        b.add(rule, len(spec.rules) + i, env, False)
+    tensors.update(b.tensors)
+    base = Expectation(spec, cls, MappingProxyType(env), tensors, False,
+                       tuple(s for s in full.stacks if not s.mtp),
+                       {k: v for k, v in {**full.tied_names, **b.tied_names}.items() if k in tensors},
+                       modules=full.modules, headless=True)
+    return relabel(base, task.rename) if task.rename else base
 
 
 def _like_rules(spec: Spec, stack: Stack, rules: list[tuple[int, TensorRule]]) -> list[tuple[int, TensorRule]]:
@@ -424,4 +450,4 @@ def relabel(expectation: Expectation, renames: Mapping[str, str], drop_heads: bo
     stacks = tuple(StackInfo(s.name, s.label, rename(s.prefix, renames), s.count, s.extra, s.mtp)
                    for s in expectation.stacks)
     return Expectation(expectation.spec, expectation.cls, expectation.env, tensors, expectation.tied, stacks,
-                       tied_names, layout or expectation.layout, expectation.modules)
+                       tied_names, layout or expectation.layout, expectation.modules, expectation.headless)

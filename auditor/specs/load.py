@@ -38,7 +38,7 @@ TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "
 STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note", "mtp", "like"}
 MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when", "inherit", "select", "set",
                "defaults", "note", "by_class", "repeat"}
-CLASS_KEYS = {"prefix", "heads", "tensor", "set", "note", "module"}
+CLASS_KEYS = {"prefix", "heads", "tensor", "set", "note", "module", "base_of", "rename"}
 COMMON_KEYS = {"description", "components", "buffer_suffixes", "decoder_prefixes", "embedding_names", "head_names", "defaults",
                "derived", "family", "class", "legacy_names"}
 FAMILY_KEYS = {"default", "classes", "class", "stored_as", "note"}
@@ -252,14 +252,26 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
         settings = body.get("set", {})
         if not isinstance(settings, dict):
             raise SpecError(f"{name}: class {cls}: set must be a table of config keys")
+        renames = body.get("rename", {})
+        if not (isinstance(renames, dict) and all(isinstance(v, str) for v in renames.values())):
+            raise SpecError(f"{name}: class {cls}: rename must map old name prefixes to new ones")
         classes[cls] = TaskClass(cls, body.get("prefix"), bool(body.get("heads", True)), extra,
-                                 MappingProxyType(dict(settings)), body.get("module"))
+                                 MappingProxyType(dict(settings)), body.get("module"), body.get("base_of"),
+                                 MappingProxyType(dict(renames)))
     modules = tuple(_module(name, m, components) for m in doc.get("module", []))
     for cls in classes.values():  # a class that is one module alone: a module of this spec, with a config scope
         if cls.module is not None and not any(m.name == cls.module and m.config and m.repeat is None
                                               for m in modules):
             raise SpecError(f"{name}: class {cls.name}: module {cls.module!r} is not a module of this spec with "
                             f"its own config scope")
+    for cls in classes.values():  # the base model of another class: one of this spec's own, itself complete
+        base = classes.get(cls.base_of) if cls.base_of is not None else None
+        if cls.base_of is not None and (base is None or base.base_of is not None or base.module is not None
+                                        or cls.module is not None):
+            raise SpecError(f"{name}: class {cls.name}: base_of {cls.base_of!r} must name another class of this "
+                            f"spec that is neither a base_of nor a module class (and the class no module itself)")
+        if cls.rename and cls.base_of is None:
+            raise SpecError(f"{name}: class {cls.name}: rename without base_of")
     aliases = {k: tuple(v) for k, v in doc.get("aliases", {}).items()}
     if not all(isinstance(v, str) for alts in aliases.values() for v in alts):
         raise SpecError(f"{name}: aliases must map a config key to a list of other key names")

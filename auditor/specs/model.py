@@ -83,6 +83,8 @@ class TaskClass:
     rules: tuple[TensorRule, ...] = ()  # head tensors the class adds
     set: Mapping[str, Expr] = field(default_factory=dict)  # config keys the class fixes (add_pooling_layer)
     module: str | None = None     # the class is this module alone, built from its own config scope (text_config)
+    base_of: str | None = None    # the class is this other class's base model: its LM head and MTP block dropped
+    rename: Mapping[str, str] = field(default_factory=dict)  # with base_of: old name prefix -> as this class saves
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,7 @@ class Expectation:
     tied_names: Mapping[str, str] = field(default_factory=dict)  # head name -> the tensor it is tied to
     layout: str = "default"
     modules: tuple[tuple[str, Expectation], ...] = ()  # evaluated sub-models (for the formula display)
+    headless: bool = False        # a base model taken from a class with an LM head: its head rules are not counted
 
     @property
     def main(self) -> StackInfo | None:

@@ -172,11 +172,18 @@ def _counted(rule: TensorRule, tied: bool) -> bool:
     return not rule.mtp and (rule.kind in ("param", "unsaved") or (rule.kind == "head" and not tied))
 
 
-def _terms(expectation: Expectation, sym: _Symbolic) -> tuple[list[str], dict[str, int], int]:
-    """The symbolic terms of one (sub)model, its tower numbers by component, and the value of the terms."""
+def _terms(expectation: Expectation, sym: _Symbolic,
+           headless: bool = False) -> tuple[list[str], dict[str, int], int]:
+    """The symbolic terms of one (sub)model, its tower numbers by component, and the value of the terms
+    (``headless``: a base model taken from a class with an LM head, whose head rules are not counted)."""
     spec, env = expectation.spec, expectation.env
+    headless = headless or expectation.headless
     sym.derived = spec.derived  # a module's expressions name its own derived values
-    rules = class_rules(spec, expectation.cls)
+    rules = class_rules(spec, spec.classes[expectation.cls].base_of or expectation.cls)
+    if headless:
+        rules = [(i, r) for i, r in rules if r.component != "lm_head"]
+        rules += [(len(spec.rules) + i, r) for i, r in enumerate(spec.classes[expectation.cls].rules)
+                  if spec.classes[expectation.cls].base_of is not None]
     numeric: dict[str, int] = defaultdict(int)
     parts: list[str] = []
     total = 0
@@ -231,7 +238,7 @@ def _terms(expectation: Expectation, sym: _Symbolic) -> tuple[list[str], dict[st
             numeric[module.component] += sum(e.elements for e in sub.tensors.values()
                                               if not e.mtp and (e.kind in ("param", "unsaved") or (e.kind == "head" and not e.tied)))
             continue
-        sub_parts, sub_numeric, sub_total = _terms(sub, sym)
+        sub_parts, sub_numeric, sub_total = _terms(sub, sym, headless)
         parts += sub_parts
         total += sub_total
         for component, value in sub_numeric.items():
