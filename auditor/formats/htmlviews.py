@@ -160,6 +160,8 @@ def _row(node: Node, total: int, extra: str = "") -> str:
     rep = f'<span class="rep">{node.repeat:,} x</span>' if node.repeat > 1 else ""
     dot = f'<span class="dot {node.severity}" title="{node.severity}"></span>' if node.severity else ""
     missing = (f'<span class="tag-missing"> {node.missing:,} missing</span>' if node.missing else "")
+    if node.missing_pattern and node.dtype is not None:
+        missing += f' <code class="tag-missing">{escape(node.missing_pattern)}</code>'
     if node.missing_values and node.values:
         missing += f'<span class="tag-missing"> (index {_ranges(node.missing_values)} absent)</span>'
     return (f'<div class="name"><code>{escape(node.label)}</code>{rep}{extra}{missing}{dot}</div>'

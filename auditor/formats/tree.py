@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..findings import SEVERITY_RANK
-from ..groups import ranges, split_name
+from ..groups import Group, ranges, render, split_name
 from ..report import Report
 
 
 @dataclass
 class Node:
-    """A module (or, for a leaf, one tensor group: template x dtype x shape)."""
+    """A module, or a leaf: the tensors of one template, dtype and shape (one group, or the pieces a grid with
+    holes was split into)."""
 
     segment: str  # "layers.{}": the path segment, its index folded in
     path: str = ""  # the segments from the root, joined by "."
@@ -40,6 +41,7 @@ class Node:
     shape: tuple[int, ...] | None = None
     template: str | None = None
     missing: int = 0  # tensors of this leaf reported missing (a leaf holding only missing tensors has tensors == 0)
+    missing_pattern: str = ""  # those tensors as a pattern (``model.layers.7.self_attn.k_norm.weight``)
     categories: Counter[str] = field(default_factory=Counter)  # ledger category -> tensors (non-model only)
     severity: str | None = None  # the worst severity of a finding naming a tensor at or below this node
     codes: set[str] = field(default_factory=set)  # codes of the findings naming this leaf's tensors
@@ -184,12 +186,15 @@ def module_tree(report: Report) -> Node:
     for leaf in root.leaves():
         by_template.setdefault(leaf.template or "", []).append(leaf)
     members: dict[int, set[str]] = {}  # id(leaf) -> its names, built only where a template has several leaves
-    groups = {(g.template, g.dtype, g.shape): g for g in report.groups}
+    # a leaf is one (template, dtype, shape): usually one group, several where a grid with holes was split
+    groups: dict[tuple[str, str, tuple[int, ...]], list[Group]] = {}
+    for g in report.groups:
+        groups.setdefault((g.template, g.dtype, g.shape), []).append(g)
     categories = report.reconciliation.categories
     if categories:
         for leaf in root.leaves():
-            g = groups[(leaf.template or "", leaf.dtype or "", leaf.shape or ())]
-            leaf.categories.update(c for c in map(categories.get, g.names) if c and c != "model")
+            for g in groups.get((leaf.template or "", leaf.dtype or "", leaf.shape or ()), []):
+                leaf.categories.update(c for c in map(categories.get, g.names) if c and c != "model")
     for f in report.active_findings:
         if not f.tensors:
             continue
@@ -202,8 +207,8 @@ def module_tree(report: Report) -> Node:
             if len(leaves) > 1:
                 for leaf in leaves:
                     if id(leaf) not in members:
-                        g = groups[(template, leaf.dtype or "", leaf.shape or ())]
-                        members[id(leaf)] = set(g.names)
+                        members[id(leaf)] = {n for g in groups.get((template, leaf.dtype or "", leaf.shape or ()), [])
+                                             for n in g.names}
                 leaves = [leaf for leaf in leaves if name in members[id(leaf)]]
             for leaf in leaves:
                 leaf.codes.add(f.code)
@@ -233,6 +238,8 @@ def _add_missing(root: Node, names: Iterable[str], by_template: dict[str, list[N
         if axis is not None:
             leaf.missing_values |= {ix[axis] for ix in index_list if ix[axis] not in leaf.values}
         leaf.codes.add("missing-tensor")
+        width = len(index_list[0])
+        leaf.missing_pattern = render(template, [{ix[k] for ix in index_list} for k in range(width)])
         leaf.mark(severity, missing=len(index_list))
 
 
