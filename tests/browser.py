@@ -27,7 +27,7 @@ def find_chromium() -> str | None:
     """$ST_AUDIT_CHROMIUM, else the first of the usual names on PATH."""
     given = os.environ.get("ST_AUDIT_CHROMIUM")
     if given:
-        return given
+        return shutil.which(given)
     return next((path for name in NAMES if (path := shutil.which(name))), None)
 
 

@@ -86,19 +86,15 @@ def _kinds(report: Report) -> dict[str, tuple[int, int | None]]:
 
 
 def per_layer(report: Report, root: Node, uid: str) -> str:
-    """One bar per layer of each stack (largest first), stored against what its kind's formula expects. The
-    largest stack takes the formula's layer types: one type of the same count, or all of them (a hybrid stack:
-    each layer is matched to the type whose count it equals)."""
-    found = stacks(root)[:MAX_STACKS]
-    if not found:
+    """One bar per layer of each stack, stored against what its kind's formula expects. The formula's layer types
+    go to the stacks of their count: one type, or all of them together (a hybrid stack, each layer matched to the
+    type whose count it equals)."""
+    assigned = _assign(stacks(root), _kinds(report))
+    if not assigned:
         return ""
-    kinds = _kinds(report)
     compare = not report.reconciliation.packed_extra  # packed weights store fewer elements than they encode
     out = ["<h2>Per layer</h2>"]
-    for n, stack in enumerate(found):
-        size = len(stack.values | stack.missing_values)
-        mine = {k: v for k, v in kinds.items() if v[0] == size} or (kinds if n == 0 else {})
-        kinds = {k: v for k, v in kinds.items() if k not in mine}
+    for n, (stack, mine) in enumerate(assigned):
         declared = sum(v[0] for v in mine.values()) or max(stack.values | stack.missing_values) + 1
         stored, every = layer_params(report, stack)
         severities = layer_severities(report, stack)
@@ -130,6 +126,36 @@ def per_layer(report: Report, root: Node, uid: str) -> str:
                    f'<div class="legend">{legend}<span class="muted">hatched: missing; amber: differs or warning; '
                    f'red: error; grey: beyond config.json</span></div>{note}</div>')
     return "".join(out)
+
+
+def _assign(found: list[Node], kinds: dict[str, tuple[int, int | None]]
+            ) -> list[tuple[Node, dict[str, tuple[int, int | None]]]]:
+    """(stack, its layer types), the stacks with types first, at most ``MAX_STACKS``. A type goes to the largest
+    stack of its count; the types left, together, to the largest stack of their summed count (hybrid), else to
+    the largest stack. Index runs with holes no type explains (``mlp.{0,2}``: a Sequential around an activation)
+    are not layers."""
+    sizes = {id(s): len(s.values | s.missing_values) for s in found}
+    found = [s for s in found if (s.values | s.missing_values) == set(range(sizes[id(s)]))]
+    mine: dict[int, dict[str, tuple[int, int | None]]] = {}
+    left = dict(kinds)
+    for name, (count, per) in kinds.items():
+        # of the stacks of that count (a decoder and a vision tower may both have 2), the one holding the
+        # formula's parameters first
+        same = sorted((s for s in found if sizes[id(s)] == count), key=lambda s: s.parameters != count * (per or 0))
+        match = same[0] if same else None
+        if match is not None and not mine.get(id(match)):
+            mine[id(match)] = {name: (count, per)}
+            del left[name]
+    if left:
+        total = sum(count for count, _ in left.values())
+        match = next((s for s in found if sizes[id(s)] == total and id(s) not in mine), None)
+        if match is None:
+            match = next((s for s in found if id(s) not in mine), None)
+        if match is not None:
+            mine[id(match)] = left
+    layered = [s for s in found if id(s) in mine]
+    plain = [s for s in found if id(s) not in mine]
+    return [(s, mine.get(id(s), {})) for s in layered + plain][:MAX_STACKS]
 
 
 def _match(value: int, kinds: dict[str, tuple[int, int | None]]) -> tuple[str, int | None]:
