@@ -24,7 +24,7 @@ demo: install
 	@echo "HTML report of the broken checkpoint: demo/report.html (open it in a browser)"
 
 test: install
-	$(BIN)/ruff check auditor
+	$(BIN)/ruff check auditor tests tools bench fixtures
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 

@@ -4,15 +4,15 @@
     >>> report = auditor.audit("path/to/checkpoint")   # or "org/name" on the Hub
     >>> report.verdict, report.total_counts()["parameters"]
 
-``auditor.audit`` audits a target as ``st-audit audit`` does (its kind discovered: a PEFT adapter, a diffusers
+``auditor.run.audit`` audits a target as ``st-audit audit`` does (its kind discovered: a PEFT adapter, a diffusers
 pipeline or component, a sentence-transformers model ...) and returns the report ``st-audit audit -f json``
 prints (``to_dict()``): a ``Report`` for one checkpoint, a ``CompositeReport`` of sections otherwise.
 """
 
 from __future__ import annotations
 
-from .dispatch import audit_target as audit
-from .report import Report
-from .version import __version__
+from .core.version import __version__
+from .report.single import Report
+from .run.dispatch import audit_target as audit
 
 __all__ = ["audit", "Report", "__version__"]

@@ -1,4 +1,4 @@
-"""The ``st-audit`` command: a thin shell over ``auditor.audit``.
+"""The ``st-audit`` command: a thin shell over ``auditor.run.audit``.
 
 Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage error, 3 could not audit at all, 4 internal
 error (a bug). Shared options and helpers live in ``clikit``.
@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 import typer.core
 
-from .clikit import (
+from .commands.kit import (
     TEXT_FORMATS,
     Color,
     ColorOpt,
@@ -75,10 +75,11 @@ OpenOpt = Annotated[bool, typer.Option("--open", help="Open the report in a web 
                                                       "written to a temporary file first).")]
 
 
-def _policy(policy: Path | None, no_policy: bool, **overrides: Any) -> Any:
-    """The policy in force: the file (given or discovered) with command-line flags overriding its keys."""
-    from .policy import load
-    return load(None if no_policy else policy, discover=not no_policy).merged(overrides)
+def _policy(policy: Path | None, no_policy: bool, near: Sequence[str] = (), **overrides: Any) -> Any:
+    """The policy in force: the file (given, or found from the targets ``near`` and the working directory) with
+    command-line flags overriding its keys."""
+    from .gate.policy import load
+    return load(None if no_policy else policy, discover=not no_policy, near=near).merged(overrides)
 
 
 @app.command("audit")
@@ -136,35 +137,37 @@ def audit_command(
     """Audit checkpoints as what they are (transformers model, PEFT adapter, diffusers pipeline or component,
     sentence-transformers model, independent files): validate headers and index, inventory every tensor,
     reconcile with the config, then check the policy and the lock, if any."""
-    from .multi import expand_targets, gated_audit_target
+    from .run.multi import expand_targets, gated_audit_target
 
     def body() -> int:
         prepare_output(output)
         progress = None if quiet else stderr
-        rules = _policy(policy, no_policy, fail_on=value(fail_on), ignore=ignore or None,
+        rules = _policy(policy, no_policy, targets, fail_on=value(fail_on), ignore=ignore or None,
                         lock=str(lock) if lock is not None else None, expect_parameters=expect_parameters,
                         expect_model_parameters=expect_model_parameters, tolerance=tolerance,
                         allowed_dtypes=allow_dtype or None, forbid_unexplained=forbid_unexplained,
                         tied_head=value(tied_head), max_shard_bytes=max_shard_bytes)
-        target = html_output(format.value, output, open_report)
+        page = html_output(format.value, output, open_report)
         names = expand_targets(targets, recursive)
         report: Any = gated_audit_target(names, rules, base=base, revision=revision, token=token,
                                     include_tensors=tensors, use_cache=not no_cache, progress=progress, hub=hub,
                                     variant=variant, use_config=not no_config)
-        emit(formatter(format.value)(report), target,
+        emit(formatter(format.value)(report), page,
              format.value in ("table", "summary") and use_color(color, sys.stdout))
         if not quiet and format.value != "summary" and (format.value != "table" or output is not None):
             from .formats.common import summary_line
             line = summary_line(report)
             stderr(_colored(line, color))
-        show_html(format.value, target, open_report, quiet)
+        for name, why in report.could_not:  # after the others' reports, as a shell loop would
+            stderr(f"st-audit: error: {why if why.startswith(name) else f'{name}: {why}'}")
+        show_html(format.value, page, open_report, quiet)
         return report.exit_code
 
     run(debug, body)
 
 
 def _colored(line: str, color: Color) -> str:
-    from .clikit import colorize
+    from .commands.kit import colorize
     return colorize(line) if use_color(color, sys.stderr) else line
 
 
@@ -207,7 +210,7 @@ def verify_command(
 
     def body() -> int:
         prepare_output(output)
-        rules = _policy(policy, no_policy, fail_on=value(fail_on), ignore=ignore or None,
+        rules = _policy(policy, no_policy, [target], fail_on=value(fail_on), ignore=ignore or None,
                         lock=str(lock) if lock is not None else None, expect_parameters=expect_parameters,
                         tolerance=tolerance, allowed_dtypes=allow_dtype or None,
                         forbid_unexplained=forbid_unexplained, tied_head=value(tied_head),
@@ -244,9 +247,9 @@ def lock_command(
     """Write a deterministic JSON snapshot of the checkpoint (inventory, totals, ledger, files with their
     sha256 when known, source repo and commit) to compare later checkpoints against with `audit --lock`,
     `verify --lock` or `diff`. A checkpoint that fails is not locked (exit 1) unless --force."""
-    from . import lock
-    from .dispatch import audit_target as audit
-    from .sections import stamp_source
+    from .gate import lock
+    from .report.composite import stamp_source
+    from .run.dispatch import audit_target as audit
 
     def body() -> int:
         prepare_output(output)
@@ -259,7 +262,7 @@ def lock_command(
             known = known_content(target)  # a Hugging Face cache snapshot: the Hub's digests, not read
             source = None
             if known is not None:
-                from .sources.local import LocalSource
+                from .read.sources.local import LocalSource
                 source = LocalSource(known.path, {n: e.digest for n, e in known.expected.items()
                                                   if e.algorithm == "sha256"})
             report = audit(target, revision=revision, token=token, use_cache=not no_cache, progress=progress,
@@ -304,7 +307,7 @@ def diff_command(
     """Compare two checkpoints, two revisions of one Hub repo (org/name@v1 org/name@refs/pr/3), or lock files:
     tensors added and removed, shape and dtype changes, files whose content differs (sha256 when both sides know
     it, else size), parameter deltas. Exit 0 when identical, 1 when they differ."""
-    from .diff import diff
+    from .commands.diff import diff
     from .formats.diff import format_diff
 
     def body() -> int:
@@ -314,9 +317,9 @@ def diff_command(
         options: dict[str, Any] = {"token": token, "use_cache": not no_cache,
                                    "progress": None if quiet else stderr, "hub": hub, "content": verify}
         if fmt == "html":  # the page draws both sides' trees: it needs the snapshots, not only the changes
-            from .diff import load_side
-            from .drift import compare_sections
+            from .commands.diff import load_side
             from .formats.htmldiff import format_diff_html
+            from .gate.drift import compare_sections
             side_a, side_b = load_side(a, **options), load_side(b, **options)
             changes = compare_sections(side_a, side_b)
             emit(format_diff_html(dict(side_a), dict(side_b), changes, a, b), where)
@@ -342,10 +345,11 @@ def precommit_command(
 ) -> None:
     """The pre-commit hook: audit the checkpoint directories of the files passed (see .pre-commit-hooks.yaml).
     Same exit codes as audit (the worst over all directories)."""
-    from .precommit import run as run_hook
+    from .commands.precommit import run as run_hook
 
     def body() -> int:
-        return run_hook(files or (), _policy(policy, no_policy, fail_on=value(fail_on), ignore=ignore or None),
+        return run_hook(files or (), _policy(policy, no_policy, files or (), fail_on=value(fail_on),
+                                             ignore=ignore or None),
                         quiet=quiet)
 
     run(debug, body)
@@ -364,9 +368,9 @@ def formula_command(
     debug: DebugOpt = False,
 ) -> None:
     """Compute what config.json says the model contains: parameters, activated, MTP, per component."""
-    from .configfile import read_config
     from .formats.formula import format_formula
-    from .reconcile import formula_report
+    from .reconcile.engine import formula_report
+    from .run.configfile import read_config
 
     _print_text(debug, output, lambda: format_formula(formula_report(read_config(config, revision, token, hub)),
                                                       env_format(value(format), TEXT_FORMATS)))
@@ -380,7 +384,7 @@ def codes_command(
     debug: DebugOpt = False,
 ) -> None:
     """List every finding code with its default severity and meaning (for --ignore and policies)."""
-    from .explain import codes_text
+    from .commands.explain import codes_text
 
     _print_text(debug, output, lambda: codes_text(env_format(value(format), TEXT_FORMATS)))
 
@@ -392,7 +396,7 @@ def explain_command(
     debug: DebugOpt = False,
 ) -> None:
     """Explain one finding code: its severity, what it means, what to do, how to silence it."""
-    from .explain import explain
+    from .commands.explain import explain
 
     _print_text(debug, None, lambda: explain(code))
 

@@ -21,11 +21,11 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from .clikit import EXIT_INTERNAL
-from .errors import AuditError, UsageError
+from .commands.kit import EXIT_INTERNAL
+from .core.errors import AuditError, UsageError
 from .formats import formatter
-from .multi import gated_audit
-from .policy import load
+from .gate.policy import load
+from .run.multi import gated_audit
 
 
 def _append(path: str | None, text: str) -> None:
@@ -46,7 +46,7 @@ def run(env: Mapping[str, str] | None = None) -> int:
     try:
         if not target:
             raise UsageError("the action needs a target: a checkpoint path or a Hub repo id")
-        policy = load(env.get("INPUT_POLICY") or env.get("ST_AUDIT_POLICY") or None)
+        policy = load(env.get("INPUT_POLICY") or env.get("ST_AUDIT_POLICY") or None, near=[target])
         overrides = {"fail_on": env.get("INPUT_FAIL_ON") or None, "lock": env.get("INPUT_LOCK") or None,
                      "ignore": [c for c in re.split(r"[\s,]+", env.get("INPUT_IGNORE", "")) if c] or None}
         policy = policy.merged(overrides, origin="the action's inputs")

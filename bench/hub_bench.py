@@ -4,7 +4,7 @@ The repo is served by the stand-in Hub (tests/hubstub.py) from header-only spars
 to every request, so nothing touches the network. Measured in one process, one after the other, each
 with a fresh huggingface_hub cache:
 
-* ``st-audit`` (``auditor.audit`` on a Hub repo id: listing, index, config, every header, full audit);
+* ``st-audit`` (``auditor.run.audit`` on a Hub repo id: listing, index, config, every header, full audit);
 * ``huggingface_hub.HfApi().get_safetensors_metadata`` (index + every header, no validation);
 * ``st-audit`` again on the same commit (header cache: no header requests);
 * ``st-audit`` against a server that ignores Range (answers 200 with the whole 685B-parameter files);
@@ -85,8 +85,8 @@ def _shard_traffic(hub: Any) -> tuple[int, int]:
 
 
 def run_st_audit(hub: Any, home: Path, *, use_cache: bool = False) -> dict[str, Any]:
-    from auditor.audit import audit
-    from auditor.sources.hub import HubSource
+    from auditor.read.sources.hub import HubSource
+    from auditor.run.audit import audit
     _isolate(home, hub.url)
     hub.reset_log()
     marks: dict[str, float] = {}
@@ -153,14 +153,14 @@ def main(argv: list[str] | None = None) -> int:
               f"index {index_bytes / MB:.2f} MB (built in {time.perf_counter() - t0:.1f} s); "
               f"{args.latency * 1000:.0f} ms added per request")
 
-        from auditor.audit import audit
+        from auditor.run.audit import audit
         t1 = time.perf_counter()
         audit(directory)
         local_wall = time.perf_counter() - t1
         with HubStub(latency=args.latency) as hub:
             hub.add_repo_from_dir(REPO, directory)
             _isolate(work / "hf-warmup", hub.url)
-            import auditor.sources.hub  # noqa: F401  (imports out of the timings, for both tools)
+            import auditor.read.sources.hub  # noqa: F401  (imports out of the timings, for both tools)
 
             ours = run_st_audit(hub, work / "hf-st-audit")
             theirs = run_hf(hub, work / "hf-hub")

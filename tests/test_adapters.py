@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from auditor.dispatch import audit_target
+from auditor.run.dispatch import audit_target
 from fixtures import build
 
 PEFT = Path(__file__).resolve().parent.parent / "fixtures" / "peft"

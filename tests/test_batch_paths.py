@@ -70,8 +70,8 @@ def test_batch_and_per_tensor_paths_agree(tmp_path: Path, monkeypatch: pytest.Mo
     tensors, config = _case(case)
     directory = build.build_checkpoint(tmp_path / "ckpt", _mutate(tensors, how), config=config)
     taken: list[str] = []
-    for module, name in (("auditor.quant.assess", "all_as_planned"), ("auditor.compare", "_all_matched"),
-                         ("auditor.compare", "_all_bookkeeping")):
+    for module, name in (("auditor.quant.assess", "all_as_planned"), ("auditor.reconcile.compare", "_all_matched"),
+                         ("auditor.reconcile.compare", "_all_bookkeeping")):
         real = getattr(import_module(module), name)
         monkeypatch.setattr(import_module(module), name,
                             lambda *args, real=real, name=name: bool(real(*args)) and not taken.append(name))
@@ -79,8 +79,8 @@ def test_batch_and_per_tensor_paths_agree(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.undo()
     # the modules by name: auditor.quant.assess is also the name of the function the package exports
     monkeypatch.setattr(import_module("auditor.quant.assess"), "all_as_planned", lambda *args: False)
-    monkeypatch.setattr(import_module("auditor.compare"), "_all_matched", lambda *args: False)
-    monkeypatch.setattr(import_module("auditor.compare"), "_all_bookkeeping", lambda *args: False)
+    monkeypatch.setattr(import_module("auditor.reconcile.compare"), "_all_matched", lambda *args: False)
+    monkeypatch.setattr(import_module("auditor.reconcile.compare"), "_all_bookkeeping", lambda *args: False)
     assert _report(directory) == batched
     assert "_all_matched" in taken  # the batch paths ran, then the per-tensor ones they were compared with
     if case.startswith("tiny-deepseek"):
@@ -96,9 +96,9 @@ def test_the_large_checkpoint_string_sharing_changes_nothing_but_memory(tmp_path
     names reuse the headers' string objects: the same report, and the experts' expected names are the stored
     strings (all but the layer whose instance lacks one). An index that disagrees with the headers (an entry no
     shard holds, one tensor in another shard) is rebuilt entry by entry, with the same findings."""
-    from auditor.audit import build_inventory
-    from auditor.checkpoint import collect
-    from auditor.sources.local import LocalSource
+    from auditor.read.checkpoint import collect
+    from auditor.read.sources.local import LocalSource
+    from auditor.run.audit import build_inventory
     from auditor.specs import select
     tensors, config = _case("tiny-deepseek_v3-fp8")
     directory = build.build_checkpoint(tmp_path / "ckpt", _mutate(tensors, how), config=config, shards=2)
@@ -113,8 +113,8 @@ def test_the_large_checkpoint_string_sharing_changes_nothing_but_memory(tmp_path
     plain = _report(directory)
     if how == "index-disagrees":
         assert {"index-tensor-missing", "index-tensor-misplaced"} <= {f["code"] for f in plain["findings"]}
-    reconcile = import_module("auditor.reconcile")
-    for module in ("auditor.checkpoint", "auditor.reconcile"):
+    reconcile = import_module("auditor.reconcile.engine")
+    for module in ("auditor.read.checkpoint", "auditor.reconcile.engine"):
         monkeypatch.setattr(import_module(module), "SHARE_NAMES_FROM", 0)
     assert _report(directory) == plain
     checkpoint = collect(LocalSource(directory))

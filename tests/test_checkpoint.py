@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import auditor
-from auditor.errors import NotASafetensorsCheckpoint, TargetNotFound
-from auditor.groups import group_tensors, ranges, split_name
+from auditor.core.errors import NotASafetensorsCheckpoint, TargetNotFound
+from auditor.inventory.groups import group_tensors, ranges, split_name
 from fixtures.build import write_file
 
 TENSORS = [("a.weight", "F32", [4, 4]), ("b.weight", "F32", [4]), ("c.weight", "BF16", [8, 2])]
@@ -178,7 +178,7 @@ def test_groups_collapse_layers_and_experts(make_checkpoint: Callable[..., Path]
 
 
 def test_groups_split_on_shape_and_dtype() -> None:
-    from auditor.header import Tensor
+    from auditor.read.header import Tensor
     tensors = [Tensor(f"l.{i}.w", "BF16", (4, 4), 16, "f", 0, 32) for i in range(4)]
     tensors[2] = Tensor("l.2.w", "F32", (4, 4), 16, "f", 0, 64)
     groups = group_tensors(tensors)
@@ -189,7 +189,7 @@ def test_groups_split_on_shape_and_dtype() -> None:
 def test_group_indices_past_64_bits_are_kept_exactly() -> None:
     """Indices are stored in a 64-bit array; a crafted name's index past that switches the group to plain ints
     with nothing lost or reordered."""
-    from auditor.header import Tensor
+    from auditor.read.header import Tensor
     huge = 2**70
     tensors = [Tensor(f"l.{i}.e.{j}.w", "BF16", (4,), 4, "f", 0, 8) for i, j in ((0, 1), (1, huge), (2, 3))]
     (group,) = group_tensors(tensors)
@@ -200,8 +200,8 @@ def test_group_indices_past_64_bits_are_kept_exactly() -> None:
 
 def test_tensor_budget_stops_reading_and_says_so(make_checkpoint: Callable[..., Path],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    import auditor.checkpoint
-    monkeypatch.setattr(auditor.checkpoint, "MAX_TENSORS", 5)
+    import auditor.read.checkpoint
+    monkeypatch.setattr(auditor.read.checkpoint, "MAX_TENSORS", 5)
     path = make_checkpoint([(f"t{i}.w", "F32", [1]) for i in range(30)], shards=3)
     index_path = path / "model.safetensors.index.json"
     index = json.loads(index_path.read_text())
@@ -219,16 +219,16 @@ def test_limits_scale_with_the_checkpoint(make_checkpoint: Callable[..., Path],
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """A large healthy checkpoint is never failed by a fixed cap: the index may grow with the shards listed
     beside it, and the tensor budget with the tensors the index names."""
-    import auditor.checkpoint
+    import auditor.read.checkpoint
     path = make_checkpoint([(f"t{i}.w", "F32", [1]) for i in range(30)], shards=3)
     index_size = (path / "model.safetensors.index.json").stat().st_size
-    monkeypatch.setattr(auditor.checkpoint, "MAX_SMALL_FILE", 64)
-    monkeypatch.setattr(auditor.checkpoint, "MAX_TENSORS", 5)
-    monkeypatch.setattr(auditor.checkpoint, "INDEX_BYTES_PER_SHARD", index_size // 3 + 1)
+    monkeypatch.setattr(auditor.read.checkpoint, "MAX_SMALL_FILE", 64)
+    monkeypatch.setattr(auditor.read.checkpoint, "MAX_TENSORS", 5)
+    monkeypatch.setattr(auditor.read.checkpoint, "INDEX_BYTES_PER_SHARD", index_size // 3 + 1)
     report = auditor.audit(path)
     assert report.totals.tensors == 30
     assert not {"index-invalid", "tensor-limit"} & {f.code for f in report.findings}
-    monkeypatch.setattr(auditor.checkpoint, "INDEX_BYTES_PER_SHARD", index_size // 3 - 30)
+    monkeypatch.setattr(auditor.read.checkpoint, "INDEX_BYTES_PER_SHARD", index_size // 3 - 30)
     too_big = [f for f in auditor.audit(path).findings if f.code == "index-invalid"]
     assert len(too_big) == 1 and "too large" in too_big[0].message
 
@@ -249,8 +249,8 @@ def test_patterns_from_the_groups_equal_patterns_from_splitting_each_name() -> N
     """The report's shortcut (whole full-grid groups take their own pattern, partly named templates are looked up
     in the groups) writes exactly the patterns that splitting every name gives: whole groups, a group with a hole,
     a template named in part, a template split over two shapes, and a name no group holds."""
-    from auditor.header import Tensor
-    from auditor.patterns import patterns, split_holes
+    from auditor.inventory.patterns import patterns, split_holes
+    from auditor.read.header import Tensor
     tensors = [Tensor(f"m.{layer}.e.{e}.w", "BF16", (4,), 4, "f", 0, 8)
                for layer in range(4) for e in range(3) if (layer, e) != (2, 1)]
     tensors += [Tensor(f"m.{layer}.n", "F32" if layer else "BF16", (2,), 2, "f", 0, 8) for layer in range(3)]
@@ -266,7 +266,7 @@ def test_patterns_from_the_groups_equal_patterns_from_splitting_each_name() -> N
 def test_numbered_shard_sets_read_deepseeks_six_digit_totals(make_checkpoint: Callable[..., Path]) -> None:
     """DeepSeek-V3 names its shards -00001-of-000163: a numbered set like save_pretrained's -of-00005, whose
     missing member is named as the set writes its names."""
-    from auditor.checkpoint import numbered_shards, promised_numbers
+    from auditor.read.checkpoint import numbered_shards, promised_numbers
     sets = numbered_shards(["model-00001-of-000163.safetensors", "model-00163-of-000163.safetensors",
                             "sub/model-00002-of-00002.safetensors", "model.safetensors"])
     assert sets == {("model", "000163"): {1: "model-00001-of-000163.safetensors",

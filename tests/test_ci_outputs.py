@@ -15,7 +15,7 @@ import pytest
 import yaml
 from conftest import ROOT, run_cli, run_json
 
-from auditor.findings import CODES
+from auditor.core.findings import CODES
 
 GOOD = [("embed.weight", "BF16", [100, 16]), ("layers.0.w", "BF16", [16, 16]), ("layers.1.w", "BF16", [16, 16])]
 
@@ -277,7 +277,7 @@ def test_action_lock_drift_and_errors(make_checkpoint: Callable[..., Path], tmp_
 
 @pytest.mark.parametrize("name", ["docs/ci.md"])
 def test_docs_show_workflow_and_every_policy_key(name: str) -> None:
-    from auditor.policy import FLAGS, KEYS
+    from auditor.gate.policy import FLAGS, KEYS
     text = (ROOT / name).read_text()
     workflow = re.search(r"```yaml\n(name: checkpoint.*?)```", text, re.S)
     assert workflow is not None

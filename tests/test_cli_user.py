@@ -13,7 +13,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from auditor.findings import CODES
+from auditor.core.findings import CODES
 from fixtures import build
 from tests.conftest import ROOT, run_cli, run_json
 
@@ -116,9 +116,9 @@ def test_st_audit_format_applies_only_where_the_command_has_it(clean: Path, tmp_
 
 
 def test_internal_error_is_exit_4_in_cli_action_and_precommit(clean: Path, tmp_path: Path) -> None:
-    boom = ("import sys, auditor.audit, auditor.dispatch\n"
+    boom = ("import sys, auditor.run.audit, auditor.run.dispatch\n"
             "def broken(*args, **kw):\n    raise RuntimeError('simulated bug')\n"
-            "sys.modules['auditor.audit'].audit = sys.modules['auditor.dispatch'].audit = broken\n")
+            "sys.modules['auditor.run.audit'].audit = sys.modules['auditor.run.dispatch'].audit = broken\n")
     cli = subprocess.run([sys.executable, "-c", boom + "import sys; sys.argv[0] = 'st-audit'\n"
                           "from auditor.cli import main; main()", "audit", str(clean)],
                          capture_output=True, text=True, timeout=120)
@@ -257,7 +257,7 @@ def test_one_shard_of_a_sharded_checkpoint(layout_checkpoint: Callable[..., Path
 
 
 def _header_tensors(path: Path) -> list:
-    from auditor.sources.local import read_local_header
+    from auditor.read.sources.local import read_local_header
     return read_local_header(path, path.name).tensors
 
 
@@ -356,6 +356,38 @@ def test_a_folder_of_files_no_loader_would_use_says_so(make_checkpoint: Callable
     assert "sections" not in doc and "loose-files" not in {f["code"] for f in doc["findings"]}
     # the single-checkpoint stage still says it when handed such a folder as one checkpoint
     (ckpt / "model.safetensors").rename(ckpt / "cnn.safetensors")
-    from auditor.audit import audit as audit_checkpoint
+    from auditor.run.audit import audit as audit_checkpoint
     [note] = [f for f in audit_checkpoint(ckpt).findings if f.code == "loose-files"]
     assert note.severity == "info" and "no loader would use these 2 files" in note.message
+
+
+def test_formula_of_an_unreachable_hub_repo_is_one_sentence(tmp_path: Path) -> None:
+    """As audit, diff, lock and verify: the listing first, so an unreachable Hub is one line at once, not
+    huggingface_hub's retry messages (HF_ENDPOINT is a closed port here)."""
+    proc = run_cli("formula", "org/model", env={"HF_HOME": str(tmp_path / "home")})
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 3 and len(lines) == 1 and lines[0].startswith("st-audit: error: ")
+    assert "Retry" not in proc.stderr and ("org/model" in lines[0] or "Hub" in lines[0])
+
+
+def test_one_missing_target_does_not_throw_the_others_away(make_checkpoint: Callable[..., Path],
+                                                           tmp_path: Path) -> None:
+    ckpt = make_checkpoint(TENSORS)
+    proc = run_cli("audit", str(ckpt), str(tmp_path / "missing"), "--format", "json", "-q")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 3 and [s["name"] for s in doc["sections"]] == [str(ckpt)]
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["errors"] == [{"target": str(tmp_path / "missing"), "error": f"{tmp_path / 'missing'}: no such file "
+                                                                           "or directory"}]
+    assert proc.stderr.strip().splitlines() == [f"st-audit: error: {tmp_path / 'missing'}: no such file or directory"]
+    assert run_cli("audit", str(tmp_path / "missing"), str(tmp_path / "gone")).returncode == 3
+
+
+def test_fail_on_short_forms_and_ignore_typos(make_checkpoint: Callable[..., Path]) -> None:
+    ckpt = make_checkpoint(TENSORS, config={"model_type": "brand_new"})
+    assert run_json("audit", str(ckpt), "--fail-on", "warn")[1]["fail_on"] == "warning"
+    assert run_json("audit", str(ckpt), "--fail-on", "INFO")[1]["fail_on"] == "info"
+    proc = run_cli("audit", str(ckpt), "--ignore", "buffer-storred")
+    assert proc.returncode == 2 and "did you mean buffer-stored?" in proc.stderr
+    proc = run_cli("audit", str(ckpt), "--fail-on", "loud")
+    assert proc.returncode == 2 and "'loud' is not one of error, warning, info, never" in proc.stderr

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import auditor
-from auditor.dispatch import audit_target
+from auditor.run.dispatch import audit_target
 from auditor.specs import select
 from fixtures import build
 from fixtures.truth import problems, split_consistency

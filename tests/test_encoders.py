@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import auditor
-from auditor.dispatch import audit_target
+from auditor.run.dispatch import audit_target
 from fixtures import build
 from fixtures.truth import CASES, tensors, truth, write_case
 from tests.conftest import rebuild_corpus

@@ -96,8 +96,8 @@ def test_malformed_optional_objects_are_ignored(tmp_path: Path, change: dict) ->
 
 
 def test_config_asking_for_a_billion_experts_is_refused_quickly() -> None:
-    from auditor.errors import ConfigError
-    from auditor.reconcile import formula_report
+    from auditor.core.errors import ConfigError
+    from auditor.reconcile.engine import formula_report
     config = load_config("tiny-qwen3_moe.json")
     with pytest.raises(ConfigError, match="implausible expert count"):
         formula_report({**config, "num_experts": 2**40})

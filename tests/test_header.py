@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from safetensors import safe_open
 
-from auditor.header import DTYPE_BITS, MAX_HEADER_BYTES, parse_header, read_header_length
-from auditor.sources.local import read_local_header
+from auditor.read.header import DTYPE_BITS, MAX_HEADER_BYTES, parse_header, read_header_length
+from auditor.read.sources.local import read_local_header
 from fixtures.build import BITS, write_file
 
 
@@ -198,7 +198,7 @@ def test_fixture_writer_output_is_valid_for_the_reference(tmp_path: Path) -> Non
 ])
 def test_fast_json_path_is_used_only_when_it_provably_agrees(text, fast):
     """The orjson path gives the stdlib's result or steps aside; every duplicate goes to the exact path."""
-    from auditor import header as header_module
+    from auditor.read import header as header_module
     doc = header_module._fast_loads(text.encode())
     assert (doc is not None) == (fast and header_module._orjson is not None)
     if doc is not None:
@@ -210,7 +210,7 @@ def test_fast_json_path_is_used_only_when_it_provably_agrees(text, fast):
 
 
 def _exact(text: str) -> list:
-    from auditor import header as header_module
+    from auditor.read import header as header_module
     saved, header_module._orjson = header_module._orjson, None
     try:
         return parse_header("x.safetensors", text.encode(), None).findings

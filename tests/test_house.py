@@ -69,9 +69,41 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_cycles() -> None:
     graph = _import_graph()
-    assert len(graph) > 50 and "auditor.reconcile" in graph["auditor.audit"]  # the graph is really read
+    assert len(graph) > 50 and "auditor.reconcile.engine" in graph["auditor.run.audit"]  # the graph is really read
     assert _cycles(graph) == []
 
 
 def test_the_cycle_check_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+# The stage packages, bottom to top (docs/design.md, "The house"): a module may import its own package and the
+# packages below it, never one above. The entry files (the package itself, __main__, cli, github_action) sit on top.
+LAYERS = ["core", "specs", "read", "kinds", "inventory", "quant", "reconcile", "adapters", "report", "gate", "run",
+          "verify", "formats", "commands"]
+ENTRY_FILES = {"auditor", "auditor.__main__", "auditor.cli", "auditor.github_action"}
+
+
+def _layer(module: str) -> int:
+    parts = module.split(".")
+    return LAYERS.index(parts[1]) if module not in ENTRY_FILES else len(LAYERS)
+
+
+def _upward(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{m} -> {d}" for m, deps in graph.items() for d in deps
+                  if d.split(".")[:2] != m.split(".")[:2] and _layer(d) >= _layer(m)
+                  and not {m, d} <= ENTRY_FILES)
+
+
+def test_every_module_sits_in_a_stage_package() -> None:
+    loose = [m for m in _import_graph() if m not in ENTRY_FILES and m.split(".")[1] not in LAYERS]
+    assert loose == []
+
+
+def test_packages_import_only_downward() -> None:
+    assert _upward(_import_graph()) == []
+
+
+def test_the_layers_check_finds_an_upward_import() -> None:
+    graph = {"auditor.core.findings": {"auditor.report.single"}, "auditor.report.single": {"auditor.core.findings"}}
+    assert _upward(graph) == ["auditor.core.findings -> auditor.report.single"]

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from auditor.formats import formatter
-from auditor.sections import AnyReport
+from auditor.report.composite import AnyReport
 from tests.browser import Page, find_chromium, png_ink
 from tests.conftest import ROOT, run_cli
 from tests.test_html_report import TARGETS, reports  # noqa: F401 (the module-scoped fixture)

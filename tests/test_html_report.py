@@ -18,8 +18,8 @@ import auditor
 from auditor.formats import formatter
 from auditor.formats.markdown import mermaid_pie
 from auditor.formats.tree import Node, module_tree
-from auditor.report import Report
-from auditor.sections import AnyReport
+from auditor.report.composite import AnyReport
+from auditor.report.single import Report
 from fixtures import build
 from fixtures.realistic import deepseek_v3_fp8
 from fixtures.truth import CASES, tensors, write_case

@@ -481,6 +481,6 @@ def test_stub_stops_cleanly():
         stub.add_repo("a", {"f": b"1"})
         assert get_session().get(f"{url}/a/resolve/main/f").content == b"1"
     with pytest.raises(RuntimeError):
-        stub.url
+        _ = stub.url
     with pytest.raises(Exception):  # noqa: B017 - the port is closed: connection refused
         get_session().get(f"{url}/a/resolve/main/f", timeout=2)

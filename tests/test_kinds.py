@@ -12,9 +12,9 @@ from typing import Any
 
 import jsonschema
 
-from auditor.dispatch import audit_target
-from auditor.kinds import classify_config
-from auditor.sections import CompositeReport
+from auditor.kinds.discover import classify_config
+from auditor.report.composite import CompositeReport
+from auditor.run.dispatch import audit_target
 from fixtures import build
 from tests.conftest import run_cli
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from conftest import build, run_cli, run_json
 
-from auditor import lock
-from auditor.audit import audit
-from auditor.drift import compare
 from auditor.formats.diff import format_diff
+from auditor.gate import lock
+from auditor.gate.drift import compare
+from auditor.run.audit import audit
 
 BASE = [("embed.weight", "BF16", [100, 16]), ("layers.0.attn.weight", "BF16", [16, 16]),
         ("layers.1.attn.weight", "BF16", [16, 16]), ("layers.2.attn.weight", "BF16", [16, 16]),

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from conftest import build, run_cli, run_json
 
-from auditor import policy as pol
-from auditor.errors import UsageError
-from auditor.multi import gated_audit
-from auditor.policy import Policy, Tolerance
+from auditor.core.errors import UsageError
+from auditor.gate import policy as pol
+from auditor.gate.policy import Policy, Tolerance
+from auditor.run.multi import gated_audit
 
 QWEN3_8B_PARAMS = sum(build.nbytes(d, s) // 2 for _, d, s in build.load_layout("Qwen__Qwen3-8B")["tensors"])
 
@@ -313,3 +313,36 @@ def test_violation_drives_exit_code_and_json(layout_checkpoint: Callable[..., Pa
     code, doc = run_json("audit", str(ckpt), "--policy", str(f))
     assert code == 0 and doc["verdict"] == "pass" and doc["ignored_codes"] == ["policy-violation"]
     assert json.dumps(doc).count("policy-violation") == 1  # only in ignored_codes
+
+
+def test_the_policy_is_found_walking_up_as_ruff_finds_its_config(tmp_path: Path) -> None:
+    """From the target and from the working directory, up to the repository root (a folder holding .git)."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    sub = repo / "models" / "sub"
+    sub.mkdir(parents=True)
+    write(repo / "st-audit.toml", 'fail_on = "warning"\n')
+    assert pol.load(cwd=sub).fail_on == "warning"
+    assert pol.load(cwd=tmp_path, near=[str(sub)]).fail_on == "warning"          # found from the target
+    assert pol.find(tmp_path) is None                                          # nothing above the repository
+    write(sub / "pyproject.toml", '[tool.st-audit]\nfail_on = "info"\n')
+    assert pol.load(cwd=tmp_path, near=[str(sub)]).fail_on == "info"             # the nearest wins
+    outside = tmp_path / "elsewhere"
+    (outside / ".git").mkdir(parents=True)
+    write(outside / "st-audit.toml", 'fail_on = "never"\n')
+    assert pol.load(cwd=outside).fail_on == "never"
+    assert pol.load(cwd=outside, near=[str(repo / "models")]).fail_on == "warning"  # the target's repository first
+
+
+def test_the_cli_applies_the_same_policy_from_any_directory(layout_checkpoint: Callable[..., Path],
+                                                           tmp_path: Path) -> None:
+    """issue 24: with st-audit.toml at the repository root, `cd sub && st-audit audit ../model` used to pass."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "sub").mkdir()
+    ckpt = layout_checkpoint("Qwen__Qwen3-8B")
+    model = repo / "model"
+    ckpt.rename(model)
+    write(repo / "st-audit.toml", 'expect_parameters = "1B"\n')
+    codes = {cwd: run_json("audit", str(model), cwd=cwd)[0] for cwd in (repo, repo / "sub", tmp_path)}
+    assert codes == {repo: 1, repo / "sub": 1, tmp_path: 1}

@@ -20,7 +20,7 @@ import pytest
 from conftest import run_json
 
 import auditor
-from auditor.findings import Finding
+from auditor.core.findings import Finding
 from fixtures import build, quant_derived
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -329,7 +329,7 @@ def test_moe_with_quantized_experts(tmp_path: Path) -> None:
         return [(f"{module}.weight_packed", "I32", [rows, math.ceil(cols * 4 / 32)]),
                 (f"{module}.weight_scale", "BF16", [rows, cols // 128]), (f"{module}.weight_shape", "I64", [2])]
 
-    for name, (dtype, shape) in shapes.items():
+    for name, (_dtype, shape) in shapes.items():
         if name.endswith(".weight_packed"):
             module = name[: -len(".weight_packed")]
             rows, cols = shape[0], shape[1] * 32 // 4

@@ -16,7 +16,7 @@ import pytest
 from conftest import run_cli
 
 import auditor
-from auditor.findings import Finding
+from auditor.core.findings import Finding
 from fixtures import build, gptq
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -33,7 +33,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from auditor.dispatch import audit_target
+from auditor.run.dispatch import audit_target
 from tests.conftest import CORPUS, corpus_rebuilder, rebuild_corpus
 
 pytestmark = pytest.mark.corpus  # the real-world corpus beside the repository (tests.conftest.CORPUS)
@@ -358,7 +358,7 @@ def test_a_dangling_symlink_is_named_precisely(corpus: Path) -> None:
 
 
 def test_recursive_finds_every_adapter_checkpoint(corpus: Path) -> None:
-    from auditor.multi import expand_targets
+    from auditor.run.multi import expand_targets
     root = corpus / "bayutamawib__orthogonal-auto-interpretability__models_lora_adapter"
     found = expand_targets([str(root)], recursive=True)
     assert [os.path.relpath(f, root) for f in found] == [".", "checkpoint-126", "checkpoint-189", "checkpoint-63"]

@@ -29,7 +29,7 @@ LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\noid sha256:" + b"0" 
 def test_real_world_corpus_has_no_false_secondary_errors(tmp_path: Path) -> None:
     """Every case with an unread file: that file is the only error or warning of its kind; the rest is info."""
     import auditor
-    from auditor.errors import AuditError
+    from auditor.core.errors import AuditError
     offenders: dict[str, list[str]] = {}
     with_roots = 0
     for case in rebuild_corpus(tmp_path):

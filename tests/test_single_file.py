@@ -2,7 +2,7 @@
 
 Truth: fixtures/single-file/<type>.json.gz (tools/dump_single_file.py: the original layout that diffusers 0.42.1's
 converters turn back into each component's exact state dict, and the components' num_parameters()). The
-reconciliation data (auditor/data/single_file.toml) must imply exactly that layout; header-only files built from it
+reconciliation data (auditor/adapters/data/single_file.toml) must imply exactly that layout; header-only files built from it
 must pass, and broken ones must be reported under the original tensor names.
 """
 
@@ -16,8 +16,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from auditor.dispatch import audit_target
-from auditor.singlefile import data, detect, original_layout
+from auditor.adapters.singlefile import data, detect, original_layout
+from auditor.run.dispatch import audit_target
 from fixtures import build
 from tests.conftest import run_cli
 
@@ -58,7 +58,7 @@ def test_data_implies_exactly_the_converters_layout(name: str) -> None:
 
 @pytest.mark.parametrize("name", TYPES)
 def test_each_truth_layout_is_recognised_as_its_type(name: str, tmp_path: Path) -> None:
-    from auditor.header import Tensor
+    from auditor.read.header import Tensor
     stored = {n: Tensor(n, "F16", tuple(s), 0, "f", 0, 0) for n, s in truth(name)["original"].items()}
     found = detect(stored)
     assert found is not None and found[0]["name"] == name and found[1] == ""

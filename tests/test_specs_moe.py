@@ -17,7 +17,7 @@ import pytest
 from conftest import run_cli, run_json
 
 import auditor
-from auditor.reconcile import formula_report
+from auditor.reconcile.engine import formula_report
 from fixtures import build, realistic
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import auditor
-from auditor.reconcile import formula_report
+from auditor.reconcile.engine import formula_report
 from fixtures import build, realistic
 
 # layout -> (model_type, is MoE, a tensor only this family has, which the mutation test drops)

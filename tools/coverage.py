@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import auditor  # noqa: E402
+from auditor.core.findings import codes_table  # noqa: E402
 from auditor.specs import select  # noqa: E402
 from auditor.specs.load import CLAIMS_INDEX, claims_index  # noqa: E402
 from fixtures.truth import CASES, case_dirs, config, problems, write_case  # noqa: E402
@@ -94,7 +95,7 @@ def render(results: dict[str, dict[str, list]]) -> str:
             exact, failing, uncovered = r.get("exact", []), r.get("failing", []), r.get("uncovered", [])
             specs = ", ".join(sorted(set(r.get("specs", [])))) or "-"
             if by_class and isinstance(cls, str):
-                mine = lambda name: name.startswith(f"{cls}-")  # noqa: E731
+                mine = lambda name, cls=cls: name.startswith(f"{cls}-")  # noqa: E731
                 exact = [c for c in exact if mine(c)]
                 failing = [c for c in failing if mine(c[0])]
                 uncovered = [c for c in uncovered if mine(c)]
@@ -143,10 +144,17 @@ def readme_families() -> str:
     return "\n".join(lines)
 
 
+CODES_START = "| code | severity | meaning |"
+
+
 def update_readme(path: Path = ROOT / "README.md") -> None:
+    """The README's family list and its table of finding codes (from auditor/core/codes.toml)."""
     text = path.read_text()
     start, end = text.index(START), text.index(END) + len(END)
-    path.write_text(text[:start] + readme_families() + text[end:])
+    text = text[:start] + readme_families() + text[end:]
+    start = text.index(CODES_START)
+    end = text.index("\n\n", start) + 1
+    path.write_text(text[:start] + codes_table() + text[end:])
 
 
 if __name__ == "__main__":

@@ -29,10 +29,8 @@ import contextlib
 import gzip
 import itertools
 import json
-import math
 import multiprocessing
 import re
-import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -540,7 +538,7 @@ def derive_class(cases: list[dict]) -> dict:
     stack_max = _stack_counts(occ, phs_of)
     # stack counts: the number of entries per stack in each case (max over parents)
     counts = {}
-    for (prefix, depth), per in stack_max.items():
+    for (prefix, _depth), per in stack_max.items():
         per_case: dict[int, int] = {}
         for (ci, _), n in per.items():
             per_case[ci] = max(per_case.get(ci, 0), n)
@@ -561,7 +559,7 @@ def derive_class(cases: list[dict]) -> dict:
         if phs:
             prefix = _stack_prefix(tpl, 0)
 
-            def stack_len(ci: int) -> int:
+            def stack_len(ci: int, prefix: str = prefix) -> int:
                 return max((v for (c, _), v in stack_max[(prefix, 0)].items() if c == ci), default=0)
 
             # first try a per-index rule that also explains the cases where the template is absent (a hybrid

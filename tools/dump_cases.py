@@ -45,7 +45,6 @@ import contextlib
 import copy
 import dataclasses
 import gzip
-import io
 import json
 import math
 import os
@@ -55,7 +54,6 @@ import struct
 import sys
 import tempfile
 import time
-import traceback
 import warnings
 from pathlib import Path
 
@@ -633,7 +631,7 @@ def robust_overrides(model_type, cls_name, base_levels: dict, wanted_levels: dic
     for lvl, ov in wanted_levels.items():
         groups = _group_keys(ov)
         for grp in groups:
-            trial = {l: dict(v) for l, v in cur.items()}
+            trial = {level: dict(v) for level, v in cur.items()}
             trial.setdefault(lvl, {}).update({k: ov[k] for k in grp})
             try:
                 _try_build(model_type, cls_name, *_split(trial), towers)
@@ -1038,7 +1036,7 @@ def _plan_cases_from(model_type: str, cls_name: str, head_labels: bool, towers: 
         cases.append(Case(nm, *_split(got), f"perturbed: {what}", towers))
     for lvl, obj in levels:
         for b in structural_bools(obj):
-            trial = {l: dict(v) for l, v in small.items()}
+            trial = {level: dict(v) for level, v in small.items()}
             trial.setdefault(lvl, {})[b] = not getattr(obj, b)
             field = b if lvl is None else f"{lvl}.{b}"
             cases.append(Case(f"flip-{field}", *_split(trial), f"perturbed: small with {field}={not getattr(obj, b)}",

@@ -53,7 +53,7 @@ from pathlib import Path
 
 import torch
 import transformers
-from transformers import AutoModelForCausalLM, CONFIG_MAPPING
+from transformers import CONFIG_MAPPING, AutoModelForCausalLM
 
 warnings.filterwarnings("ignore")
 transformers.logging.set_verbosity_error()

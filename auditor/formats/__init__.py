@@ -7,7 +7,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..sections import AnyReport
+    from ..report.composite import AnyReport
 
 # format name -> module defining ``format_report(report) -> str`` (imported only when chosen)
 FORMATS: dict[str, str] = {"table": "table", "json": "json_format", "markdown": "markdown", "junit": "junit",

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..findings import plural
-from ..report import Report
+from ..core.findings import plural
+from ..report.single import Report
 from .numbers import human
 
 if TYPE_CHECKING:
-    from ..sections import AnyReport
+    from ..report.composite import AnyReport
 
 LEDGER_LABELS = {"model": "model (the formula's parameters)", "mtp": "MTP module", "tied_duplicates": "tied duplicates",
                  "buffers": "recomputable buffers", "quantization": "quantization bookkeeping",

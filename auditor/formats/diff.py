@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..drift import Changes, value
-from ..findings import plural
-from ..patterns import patterns
+from ..core.findings import plural
+from ..gate.drift import Changes, value
+from ..inventory.patterns import patterns
 
 MAX_LISTED = 50
 

@@ -11,7 +11,7 @@ def format_formula(doc: dict[str, Any], fmt: str) -> str:
         return json.dumps(doc, indent=2) + "\n"
     from tabulate import tabulate
 
-    from ..findings import plural
+    from ..core.findings import plural
     from .common import num
     rows = [[c["component"], c["layer_type"] or "-", c["layers"] or "-", num(c["expected_per_layer"]),
              num(c["expected"])] for c in doc["components"]]

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from ..findings import Finding
-from ..patterns import patterns
-from ..report import Report
-from ..sections import AnyReport, CompositeReport, kind_line
+from ..core.findings import Finding
+from ..inventory.patterns import patterns
+from ..report.composite import AnyReport, CompositeReport, kind_line
+from ..report.single import Report
 from .common import ledger_label, summary_line
 from .htmlstyle import CSS, JS
 from .htmlviews import per_layer, section_slices, tree_view, where_parameters_go
@@ -33,7 +33,7 @@ def format_report(report: AnyReport) -> str:
         body = _header(report, 1) + _body(report, "r")
     else:
         body = _composite(report)
-    from ..version import __version__
+    from ..core.version import __version__
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width,initial-scale=1">'
             f'<meta name="color-scheme" content="light dark"><title>{escape(title)}</title>'

@@ -11,8 +11,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from ..drift import Changes
-from ..lock import sections as snapshot_sections
+from ..gate.drift import Changes
+from ..gate.lock import sections as snapshot_sections
 from .htmlstyle import CSS, JS
 from .htmlviews import size
 from .tree import Node, build, snapshot_rows
@@ -36,7 +36,7 @@ def format_diff_html(a_doc: dict[str, Any], b_doc: dict[str, Any], changes: list
             out.append(f'<section class="part"><h2>{title}: {state}</h2>{body}</section>')
         else:
             out.append(body)
-    from ..version import __version__
+    from ..core.version import __version__
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="color-scheme" '
             f'content="light dark"><title>st-audit diff: {escape(a)} -&gt; {escape(b)}</title><style>{CSS}</style>'
             f'</head><body>{"".join(out)}<footer>st-audit {escape(__version__)} diff; this page is self-contained.'
@@ -57,7 +57,7 @@ def _signed(n: int) -> str:
 
 
 def _lists(ch: Changes) -> str:
-    from ..patterns import patterns
+    from ..inventory.patterns import patterns
     out = []
 
     def part(title: str, lines: list[str]) -> None:

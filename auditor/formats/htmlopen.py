@@ -8,8 +8,8 @@ import os
 from enum import Enum
 from pathlib import Path
 
-from ..clikit import stderr
-from ..errors import UsageError
+from ..commands.kit import stderr
+from ..core.errors import UsageError
 
 
 class DiffFormat(str, Enum):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from html import escape
 
-from ..report import Report
-from ..sections import CompositeReport
+from ..report.composite import CompositeReport
+from ..report.single import Report
 from .charts import LayerBar, colour, donut, hbars, layer_bars
 from .numbers import human
 from .tree import Node, layer_params, layer_severities, stacks
@@ -197,7 +197,7 @@ def _row(node: Node, total: int, extra: str = "") -> str:
 
 
 def _ranges(values: set[int]) -> str:
-    from ..groups import ranges
+    from ..inventory.groups import ranges
     return ranges(values)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..report import Report
+from ..report.single import Report
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from ..findings import CODES, SEVERITY_RANK, Finding, plural
-from ..report import Report
+from ..core.findings import CODES, SEVERITY_RANK, Finding, plural
+from ..report.single import Report
 
 MAX_NAMES = 1000
 # characters XML 1.0 cannot carry at all (a hostile header may put them in tensor names)

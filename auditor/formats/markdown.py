@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tabulate import tabulate
 
-from ..findings import plural
-from ..report import Report
+from ..core.findings import plural
+from ..report.single import Report
 from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line
 
 
@@ -27,7 +27,7 @@ def mermaid_pie(report: Report) -> list[str]:
 def format_report(report: Report) -> str:
     rec = report.reconciliation
     icon = "✅" if report.verdict == "pass" else "❌"
-    from ..sections import kind_line
+    from ..report.composite import kind_line
     kind = kind_line(report.extra.get("kind"))
     out = [f"## {icon} st-audit: `{report.target}`" + (f" ({_cell(kind)})" if kind else ""), "",
            summary_line(report), ""]

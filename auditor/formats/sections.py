@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from typing import Any
 
-from ..sections import CompositeReport, kind_line
+from ..report.composite import CompositeReport, kind_line
 from .numbers import human
 
 

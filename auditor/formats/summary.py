@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..report import Report
+from ..report.single import Report
 from .common import summary_line
 
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from tabulate import tabulate
 
-from ..report import Report
+from ..report.single import Report
 from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line
 
 
 def format_report(report: Report) -> str:
     rec = report.reconciliation
     t = report.totals
-    from ..sections import kind_line
+    from ..report.composite import kind_line
     kind = kind_line(report.extra.get("kind"))
     out = [f"st-audit report for {report.target}" + (f": {kind}" if kind else "")]
     out += [f"  note: {n}" for n in (report.extra.get("kind") or {}).get("notes", [])]

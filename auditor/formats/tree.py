@@ -17,9 +17,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..findings import SEVERITY_RANK
-from ..groups import Group, ranges, render, split_name
-from ..report import Report
+from ..core.findings import SEVERITY_RANK
+from ..inventory.groups import Group, ranges, render, split_name
+from ..report.single import Report
 
 
 @dataclass
@@ -168,7 +168,7 @@ def report_rows(report: Report) -> list[Row]:
 
 def snapshot_rows(doc: dict[str, Any]) -> list[Row]:
     """A lock snapshot's groups as rows (``st-audit diff`` draws both sides)."""
-    from ..lock import decode_indices
+    from ..gate.lock import decode_indices
     rows = []
     for g in doc.get("groups", []):
         tuples = decode_indices(g["indices"]) if g.get("indices") else []

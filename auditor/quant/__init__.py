@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..inventory import Tensor
+from ..inventory.build import Tensor
 from .assess import assess
 from .configs import QuantConfig, read
 from .verdicts import Assessment, QuantVerdict, looks_quantized, rule_suffixes, unconfigured

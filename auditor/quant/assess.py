@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..header import DTYPE_BITS, Tensor
+from ..read.header import DTYPE_BITS, Tensor
 from ..specs.expr import ExprError
 from ..specs.model import rule_instances
 from .batch import Lacking, Plan, all_as_planned, make_plan, strays, suffixes, verdict

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from itertools import chain
 from typing import Any, NamedTuple, cast
 
-from ..header import FORM, NAME, Tensor
+from ..read.header import FORM, NAME, Tensor
 from .schemes import Part, Resolved
 from .verdicts import FLOAT_DTYPES, SORTED, Assessment, QuantVerdict
 

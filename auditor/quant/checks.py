@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from itertools import groupby
 from typing import Any
 
-from ..findings import Finding, finding, plural
-from ..header import DTYPE, DTYPE_BITS, ELEMENTS, Tensor
-from ..names import shown
+from ..core.findings import Finding, finding, plural
+from ..core.names import shown
+from ..read.header import DTYPE, DTYPE_BITS, ELEMENTS, Tensor
 from . import Quantization
 from .verdicts import FLOAT_DTYPES, unconfigured
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, NamedTuple
 
-from ..header import Tensor
+from ..read.header import Tensor
 from .schemes import all_schemes
 
 FLOAT_DTYPES = ("F16", "BF16", "F32", "F64")

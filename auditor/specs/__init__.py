@@ -64,7 +64,7 @@ def select(config: Mapping[str, Any]) -> tuple[Spec | None, dict[str, Any]]:
         return (found if found is not None and applies(found, cfg) else None), cfg
     arch = architecture(cfg)
     library = load_all()
-    claimed = library.claims()[1].get(arch) if arch else None
+    claimed = library.claimant(1, arch) if arch else None
     spec = library[claimed] if claimed is not None else find_spec(cfg)
     if spec is None or class_for(spec, cfg) is None or not applies(spec, cfg):
         return None, cfg
@@ -74,7 +74,7 @@ def select(config: Mapping[str, Any]) -> tuple[Spec | None, dict[str, Any]]:
 def _diffusers_spec(class_name: str) -> Spec | None:
     """The spec claiming a diffusers ``_class_name``, built alone."""
     library = load_all()
-    name = library.claims()[2].get(class_name)
+    name = library.claimant(2, class_name)
     return library[name] if name is not None else None
 
 

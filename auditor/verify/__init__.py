@@ -18,18 +18,16 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ..findings import SEVERITY_RANK, Finding
-from ..header import Tensor
-from ..report import Report
-from ..sections import AnyReport
-from ..sources.protocol import MAX_TENSORS
+from ..core.findings import SEVERITY_RANK, Finding, codes_where
+from ..read.header import Tensor
+from ..read.sources.protocol import MAX_TENSORS
+from ..report.composite import AnyReport
+from ..report.single import Report
 from . import digests, engine
 from .target import Expected, resolve
 
-# header problems after which a file's tensor table cannot be trusted for reading values
-UNTRUSTED = frozenset({"not-safetensors", "header-too-small", "header-too-large", "header-length-invalid",
-                       "header-invalid-utf8", "header-invalid-json", "header-duplicate-key", "tensor-entry-invalid",
-                       "dtype-unknown", "tensor-size-mismatch", "offsets-invalid", "file-unreadable", "tensor-limit"})
+# header problems after which a file's tensor table cannot be trusted for reading values (core/codes.toml)
+UNTRUSTED = codes_where("untrusted")
 
 
 def default_jobs() -> int:
@@ -49,10 +47,10 @@ def verify(target: str, *, policy: Any = None, against: str | None = None, revis
     Each part's pass starts as soon as its headers are parsed and runs while its audit (reconciliation with the
     specs) goes on in this thread: on a free core, the audit costs no wall time.
     """
-    from .. import lock as lockmod
-    from ..multi import gated_audit_target
-    from ..policy import Policy
-    from ..sources.local import LocalSource
+    from ..gate import lock as lockmod
+    from ..gate.policy import Policy
+    from ..read.sources.local import LocalSource
+    from ..run.multi import gated_audit_target
     policy = policy if policy is not None else Policy()
     lock_path = lock or policy.lock
     if lock_path:
@@ -96,7 +94,7 @@ class ContentPass:
         self.hashed: set[str] = set()
 
     def __call__(self, view: Any, variant: str | None, audit_part: Callable[[Any], Report]) -> Report:
-        from ..checkpoint import collect
+        from ..read.checkpoint import collect
         prefix = getattr(view, "prefix", "")  # a part in a folder of the target (a pipeline's unet/)
         root = view.root
         expected = {n[len(prefix):]: e for n, e in self.expected.items() if n.startswith(prefix)}

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from ..findings import Finding, finding, plural
-from ..header import Tensor
-from ..names import shown
+from ..core.findings import Finding, finding, plural
+from ..core.names import shown
+from ..read.header import Tensor
 from .engine import Scan, same_bytes
 from .values import NO_ZERO, elementwise
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..findings import Finding, finding, plural
-from ..names import shown
+from ..core.findings import Finding, finding, plural
+from ..core.names import shown
 from .engine import FileJob
 from .target import Expected
 
@@ -30,8 +30,8 @@ def parse_against(spec: str) -> tuple[str, str | None]:
 def hub_listing(spec: str, *, token: str | None = None,
                 progress: Callable[[str], None] | None = None) -> tuple[dict[str, Expected], set[str], dict[str, Any]]:
     """Expected digests, the listed file names and ``{"repo", "revision", "commit"}`` of ``--against``."""
-    from ..errors import UsageError
-    from ..sources.hub import HubSource  # imports huggingface_hub: only when --against is given
+    from ..core.errors import UsageError
+    from ..read.sources.hub import HubSource  # imports huggingface_hub: only when --against is given
     repo, revision = parse_against(spec)
     if "/" not in repo:
         raise UsageError(f"--against needs a Hub repo id such as org/name[@revision], not {spec!r}")

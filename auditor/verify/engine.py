@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ..header import DTYPE_BITS, Tensor
+from ..read.header import DTYPE_BITS, Tensor
 
 # 1 MiB: the read copy, the hash and the scan of a unit then run from the core's L2 cache; 8 MiB units spill
 # to L3/DRAM between them and cost ~25% more CPU for the same bytes (measured: docs/verify.md)

@@ -1,0 +1,131 @@
+"""Low-rank adapter tensors recognised by name, and their structural checks (no base model needed).
+
+The naming conventions are those the writers use: PEFT (``X.lora_A.weight`` / ``X.lora_B.weight``,
+``X.lora_embedding_A/B``, DoRA ``X.lora_magnitude_vector``), diffusers (``X.lora.down.weight``,
+attention processors' ``X.to_k_lora.down.weight``), kohya / sd-scripts (``lora_unet_X.lora_down.weight`` with
+an ``X.alpha`` scalar), LyCORIS/PEFT LoHa (``hada_w1_a`` ...) and LoKr (``lokr_w1`` ...). A pair is a down
+(A) matrix ``[r, in, ...]`` and an up (B) matrix ``[out, r, ...]``; both must be there and agree on ``r``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..core.findings import Finding, finding, plural
+from ..core.names import shown
+from ..inventory.build import Tensor
+
+# name -> (module, role); roles: down, up, emb_down, emb_up, magnitude, alpha, factor
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^(?P<m>.+)\.lora_A(?:\.[\w-]+)?\.weight$"), "down"),
+    (re.compile(r"^(?P<m>.+)\.lora_B(?:\.[\w-]+)?\.weight$"), "up"),
+    (re.compile(r"^(?P<m>.+)\.lora_embedding_A(?:\.[\w-]+)?$"), "emb_down"),
+    (re.compile(r"^(?P<m>.+)\.lora_embedding_B(?:\.[\w-]+)?$"), "emb_up"),
+    (re.compile(r"^(?P<m>.+)\.lora_magnitude_vector(?:\.[\w-]+)?(?:\.weight)?$"), "magnitude"),
+    (re.compile(r"^(?P<m>.+?)[._]lora[._]down\.weight$"), "down"),
+    (re.compile(r"^(?P<m>.+?)[._]lora[._]up\.weight$"), "up"),
+    (re.compile(r"^(?P<m>.+?)[._]lora[._]mid\.weight$"), "factor"),
+    (re.compile(r"^(?P<m>.+)\.alpha$"), "alpha"),
+    (re.compile(r"^(?P<m>.+)\.(?:hada_w[12]_[ab]|hada_t[12]|lokr_w[12](?:_[ab])?|lokr_t2|ia3_l|oft_r|boft_R|"
+                r"boft_s|vera_lambda_[bd]|dora_scale|diff|diff_b)(?:\.[\w-]+)?$"), "factor"),
+)
+
+
+@dataclass
+class LoraModule:
+    """The adapter tensors attached to one module of the base model."""
+
+    module: str
+    tensors: dict[str, Tensor] = field(default_factory=dict)   # role -> tensor (factor tensors: by name)
+
+    @property
+    def rank(self) -> int | None:
+        for role, dim in (("down", 0), ("up", 1), ("emb_down", 0), ("emb_up", 1)):
+            t = self.tensors.get(role)
+            if t is not None and len(t.shape) > dim:
+                return t.shape[dim]
+        return None
+
+
+def split(tensors: dict[str, Tensor]) -> tuple[dict[str, LoraModule], list[str]]:
+    """Adapter tensors by module, and the names that are not adapter tensors at all."""
+    modules: dict[str, LoraModule] = {}
+    other: list[str] = []
+    for name, t in tensors.items():
+        for pattern, role in _PATTERNS:
+            m = pattern.match(name)
+            if m:
+                mod = modules.setdefault(m["m"], LoraModule(m["m"]))
+                mod.tensors[name if role == "factor" else role] = t
+                break
+        else:
+            other.append(name)
+    # an ".alpha" alone is not a LoRA module (e.g. a model parameter called alpha)
+    for key in [k for k, mod in modules.items() if set(mod.tensors) == {"alpha"}]:
+        other.append(f"{key}.alpha")
+        del modules[key]
+    return modules, other
+
+
+def is_lora_state_dict(tensors: dict[str, Tensor]) -> bool:
+    """Mostly adapter tensors (at least one down/up pair): a LoRA file rather than a model."""
+    modules, other = split(tensors)
+    pairs = sum(1 for m in modules.values() if {"down", "up"} <= set(m.tensors) or {"emb_down", "emb_up"} <= set(m.tensors))
+    return pairs > 0 and pairs * 2 >= len(other)
+
+
+def check_pairs(modules: dict[str, LoraModule], *, expected_rank: dict[str, int] | None = None,
+                file: str | None = None) -> list[Finding]:
+    """Every down has its up and they agree on the rank; DoRA magnitudes fit; alpha scalars are scalars.
+
+    ``expected_rank``: module -> the rank the adapter's config promises (r or its rank_pattern entry).
+    """
+    findings: list[Finding] = []
+    files = [file] if file else []
+    lonely: list[str] = []
+    disagree: list[str] = []
+    wrong_rank: dict[tuple[int, int], list[str]] = {}
+    bad_alpha: list[str] = []
+    for mod in modules.values():
+        t = mod.tensors
+        for a, b in (("down", "up"), ("emb_down", "emb_up")):
+            if (a in t) != (b in t):
+                lonely.append(t[a].name if a in t else t[b].name)
+            elif a in t:
+                down, up = t[a], t[b]
+                if len(down.shape) < 2 or len(up.shape) < 2 or down.shape[0] != up.shape[1]:
+                    disagree.append(f"{down.name} {list(down.shape)} / {up.name} {list(up.shape)}")
+        rank = mod.rank
+        want = (expected_rank or {}).get(mod.module)
+        if want is not None and rank is not None and rank != want:
+            wrong_rank.setdefault((want, rank), []).append(mod.module)
+        mag = t.get("magnitude")
+        if mag is not None and "up" in t and mag.shape[-1:] != t["up"].shape[:1] and mag.elements != t["up"].shape[0]:
+            disagree.append(f"{mag.name} {list(mag.shape)} / {t['up'].name} {list(t['up'].shape)}")
+        alpha = t.get("alpha")
+        if alpha is not None and alpha.elements != 1:
+            bad_alpha.append(f"{alpha.name} {list(alpha.shape)}")
+    if lonely:
+        findings.append(finding("lora-pair-incomplete", f"{plural(len(lonely), 'LoRA matrix')} without its partner "
+                                f"(down/A without up/B or the reverse): {_first(lonely)}; the update cannot be "
+                                "applied", tensors=lonely, files=files))
+    if disagree:
+        findings.append(finding("shape-mismatch", f"{plural(len(disagree), 'LoRA pair')} whose ranks disagree: "
+                                f"{_first(disagree)}", files=files))
+    for (want, got), mods in sorted(wrong_rank.items()):
+        findings.append(finding("adapter-rank-mismatch", f"{plural(len(mods), 'module')} stored with rank {got} but "
+                                f"adapter_config.json says {want} (r or rank_pattern): {_first(mods)}; PEFT builds "
+                                f"rank-{want} layers and fails to load these", tensors=mods, files=files))
+    if bad_alpha:
+        findings.append(finding("shape-mismatch", f"{plural(len(bad_alpha), 'alpha')} that {'is' if len(bad_alpha) == 1 else 'are'} "
+                                f"not a scalar: {_first(bad_alpha)}", files=files))
+    return findings
+
+
+def ranks(modules: dict[str, LoraModule]) -> list[int]:
+    return sorted({r for m in modules.values() if (r := m.rank) is not None})
+
+
+def _first(items: list[str], limit: int = 3) -> str:
+    return shown(items, limit)

@@ -1,0 +1,36 @@
+"""``st-audit codes`` and ``st-audit explain CODE``: every finding code, its severity, meaning and remedy."""
+
+from __future__ import annotations
+
+import difflib
+import json
+
+from ..core.errors import UsageError
+from ..core.findings import CODE_DATA, CODES
+
+# What to do about a finding, where there is more to say than its one-line meaning.
+REMEDIES: dict[str, str] = {code: d["remedy"] for code, d in CODE_DATA.items() if "remedy" in d}
+
+
+def codes_text(fmt: str = "table") -> str:
+    """Every registered code with its default severity and meaning."""
+    if fmt == "json":
+        return json.dumps([{"code": c, "severity": s, "meaning": m} for c, (s, m) in CODES.items()], indent=2) + "\n"
+    from tabulate import tabulate
+    rows = [[f"`{c}`" if fmt == "markdown" else c, s, m] for c, (s, m) in CODES.items()]
+    return tabulate(rows, headers=["code", "severity", "meaning"],
+                    tablefmt="github" if fmt == "markdown" else "simple") + "\n"
+
+
+def explain(code: str) -> str:
+    """Severity, meaning, remedy and how to silence one code; a typo gets the nearest codes."""
+    if code not in CODES:
+        near = difflib.get_close_matches(code, list(CODES), n=3)
+        hint = f"; did you mean {' or '.join(near)}?" if near else "; `st-audit codes` lists them all"
+        raise UsageError(f"unknown finding code {code!r}{hint}")
+    severity, meaning = CODES[code]
+    lines = [f"{code} ({severity} by default)", "", f"  {meaning}."]
+    if code in REMEDIES:
+        lines += ["", f"  What to do: {REMEDIES[code]}"]
+    lines += ["", f"  Silence it with `--ignore {code}` or `ignore = [\"{code}\"]` in st-audit.toml."]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,1 @@
+"""Release gating: the policy's rules, lock snapshots and the drift between a lock and a report."""

@@ -1,0 +1,220 @@
+"""Lock files: a deterministic, diff-friendly JSON snapshot of what a checkpoint contains.
+
+``st-audit lock TARGET -o st-audit.lock.json`` writes it; ``st-audit audit TARGET --lock FILE`` compares a
+checkpoint against it (``lock-drift`` findings naming the tensors); ``st-audit diff`` reads it as one side.
+
+The snapshot holds no timestamps or paths and every list has a fixed order, so the same checkpoint always
+gives the same bytes (for one st-audit version, which it records). Content is recorded when known: each
+file's sha256 (the Hub listing's for a Hub repo, computed for ``lock --verify``) and the source repo and
+commit; locks written before these keys existed still load, and their files are then compared by size. Tensors are stored grouped: one entry per name template, dtype and
+shape, with the exact set of indices written as products of ranges (``"0..35"``, or
+``"3..60 x 0..255"`` for layer x expert), which expands back to every tensor name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from ..core.errors import UsageError
+from ..inventory.groups import fill
+from ..inventory.patterns import encode_indices
+from ..report.single import Report
+
+if TYPE_CHECKING:
+    from ..report.composite import CompositeReport
+
+LOCK_VERSION = 1
+LOCK_KEY = "st_audit_lock"
+MAX_NAMES = 4
+
+TensorMap = dict[str, tuple[str, tuple[int, ...]]]  # name -> (dtype, shape)
+
+
+class LockGroup(TypedDict, total=False):
+    """One name template of one dtype and shape, and the exact indices it covers (``"3..60 x 0..255"``)."""
+
+    pattern: str
+    template: str
+    dtype: str
+    shape: list[int]
+    count: int
+    parameters: int
+    bytes: int
+    indices: list[str]
+
+
+class LockFile(TypedDict, total=False):
+    """One weight file: size, tensors, data bytes, and its sha256 when known."""
+
+    name: str
+    size: int | None
+    tensors: int
+    data_bytes: int
+    sha256: str
+
+
+class LockSnapshot(TypedDict, total=False):
+    """A lock file's document, and what ``st-audit diff`` compares on either side."""
+
+    st_audit_lock: int
+    st_audit_version: str
+    source: dict[str, str]
+    model_type: str | None
+    architecture: str | None
+    totals: dict[str, Any]
+    expected: dict[str, int | None]
+    ledger: dict[str, int]
+    components: list[dict[str, Any]]
+    files: list[LockFile]
+    groups: list[LockGroup]
+    kind: str                              # a composite target's kind (diffusers-pipeline, ...)
+    sections: dict[str, LockSnapshot]      # a composite target: one snapshot per section, by section name
+
+
+# -- index sets as products of ranges ----------------------------------------------------------------------
+
+def parse_ranges(text: str) -> list[int]:
+    """``"0..3,5"`` -> ``[0, 1, 2, 3, 5]``."""
+    out: list[int] = []
+    for part in text.split(","):
+        lo, sep, hi = part.strip().partition("..")
+        if not lo.isdigit() or (sep and not hi.isdigit()):
+            raise ValueError(f"bad range {part!r}")
+        out += range(int(lo), int(hi) + 1) if sep else [int(lo)]
+    return out
+
+
+def decode_indices(entries: Sequence[str]) -> list[tuple[int, ...]]:
+    import itertools
+    out: list[tuple[int, ...]] = []
+    for entry in entries:
+        out += itertools.product(*(parse_ranges(p) for p in entry.split(" x ")))
+    return out
+
+
+def _template(g: Any) -> str:
+    return g.template if isinstance(g.template, str) else ".".join(g.template)
+
+
+# -- snapshot ----------------------------------------------------------------------------------------------
+
+EMPTY_TOTALS = {"tensors": 0, "parameters": 0, "bytes": 0, "by_dtype": {}}
+
+
+def snapshot(report: Report | CompositeReport) -> LockSnapshot:
+    """The lock document of ``report`` (see the module docstring); a pipeline, a sentence-transformers model or a
+    folder of independent files is locked section by section (``sections``), each as a checkpoint of its own."""
+    if not isinstance(report, Report):
+        from ..core.version import __version__
+        return {"st_audit_lock": LOCK_VERSION, "st_audit_version": __version__, "kind": report.kind.kind,
+                "totals": report.total_counts(), "files": [], "groups": [],
+                "sections": {s.part.name: snapshot(s.report) for s in report.sections}}
+    return _checkpoint_snapshot(report)
+
+
+def sections(doc: LockSnapshot) -> dict[str, LockSnapshot]:
+    """A snapshot's sections by name; one checkpoint is the single section ``""``."""
+    return doc["sections"] if "sections" in doc else {"": doc}
+
+
+def _checkpoint_snapshot(report: Report) -> LockSnapshot:
+    rec = report.reconciliation
+    groups: list[LockGroup] = []
+    for g in report.groups:
+        elements = 1
+        for d in g.shape:
+            elements *= d
+        entry: LockGroup = {"pattern": g.pattern, "template": _template(g), "dtype": g.dtype,
+                                 "shape": list(g.shape), "count": g.count, "parameters": elements * g.count,
+                                 "bytes": report.tensors[g.names[0]].nbytes * g.count}
+        codes = encode_indices(g.indices)
+        if codes:
+            entry["indices"] = codes
+        groups.append(entry)
+    groups.sort(key=lambda e: (e["template"], e["dtype"], e["shape"]))
+    from ..core.version import __version__
+    source = {k: report.source[k] for k in ("repo", "revision", "commit") if report.source.get(k) is not None}
+    files: list[LockFile] = sorted(
+        ({"name": f.name, "size": f.size, "tensors": f.tensors, "data_bytes": f.data_bytes,
+          **({"sha256": report.file_sha256[f.name]} if f.name in report.file_sha256 else {})}  # type: ignore[typeddict-item]
+         for f in report.files), key=lambda f: f["name"])
+    doc: LockSnapshot = {
+        "st_audit_lock": LOCK_VERSION,
+        "st_audit_version": __version__,
+        **({"source": source} if source else {}),
+        "model_type": rec.model_type,
+        "architecture": rec.architecture,
+        "totals": report.totals.to_dict(),
+        "expected": {"parameters": rec.expected_parameters, "activated_parameters": rec.activated_parameters,
+                     "mtp_parameters": rec.mtp_parameters},
+        "ledger": dict(rec.ledger),
+        "components": [{"component": c.component, "layer_type": c.layer_type, "layers": c.layers,
+                        "expected": c.expected, "actual": c.actual} for c in rec.components],
+        "files": files,
+        "groups": groups,
+    }
+    return doc
+
+
+_NUMBER_LIST = re.compile(r"\[\n\s*(-?\d+(?:,\n\s*-?\d+)*)\n\s*\]")
+
+
+def dumps(doc: LockSnapshot) -> str:
+    """Indented JSON with number lists (shapes) on one line; raw newlines never occur inside JSON strings,
+    so the collapsing cannot touch a tensor name."""
+    text = json.dumps(doc, indent=2, ensure_ascii=False)
+    return _NUMBER_LIST.sub(lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]", text) + "\n"
+
+
+def read(path: str | os.PathLike[str]) -> LockSnapshot:
+    """Load and sanity-check a lock file; a missing or malformed one is a usage error (exit 2)."""
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"lock file {p} does not exist (create it with: st-audit lock TARGET -o {p})") from None
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise UsageError(f"lock file {p} cannot be read: {e}") from None
+    if not is_lock(doc):
+        raise UsageError(f"{p} is not an st-audit lock file (no \"{LOCK_KEY}\": {LOCK_VERSION})")
+    try:
+        for section in [doc, *doc.get("sections", {}).values()]:
+            if not is_lock({**section, LOCK_KEY: LOCK_VERSION}):
+                raise ValueError("a section is not a snapshot")
+            for g in section["groups"]:
+                tensors_of(g)
+            section["totals"]["parameters"] + section["totals"]["tensors"]
+    except (AttributeError, KeyError, TypeError, ValueError) as e:
+        raise UsageError(f"lock file {p} is malformed: {type(e).__name__}: {e}") from None
+    return doc  # type: ignore[no-any-return]
+
+
+def is_lock(doc: Any) -> bool:
+    return isinstance(doc, dict) and doc.get(LOCK_KEY) == LOCK_VERSION and isinstance(doc.get("groups"), list)
+
+
+def tensors_of(group: LockGroup) -> list[str]:
+    template = group["template"]
+    entries = group.get("indices")
+    if not entries:
+        return [template]
+    names = [fill(template, combo) for combo in decode_indices(entries)]
+    if len(names) != group.get("count", len(names)):
+        raise ValueError(f"group {group.get('pattern', template)} lists {len(names)} tensors, count says "
+                         f"{group['count']}")
+    return names
+
+
+def tensor_map(doc: LockSnapshot) -> TensorMap:
+    """Every tensor of a snapshot: name -> (dtype, shape)."""
+    out: TensorMap = {}
+    for g in doc["groups"]:
+        value = (g["dtype"], tuple(g["shape"]))
+        for name in tensors_of(g):
+            out[name] = value
+    return out

@@ -1,0 +1,1 @@
+"""Every stored tensor once (inventory), grouped by name template (groups, patterns)."""

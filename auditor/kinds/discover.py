@@ -1,0 +1,301 @@
+"""What a target is, decided before it is audited: the "kind" discovery stage.
+
+Most safetensors folders people publish are not one bare causal LM: a PEFT adapter (``adapter_config.json``),
+a diffusers pipeline (``model_index.json`` naming component folders), a diffusers component (a config with
+``_class_name``), a sentence-transformers model (``modules.json``), a timm model (``pretrained_cfg``), or a
+folder of independent files (three alternative LoRAs, ``cnn.safetensors`` + ``mlp.safetensors``). Each is
+audited as what it is: ``discover`` returns the kind and the parts to audit, one section each; the ordinary
+checkpoint discovery (``checkpoint.collect``) then runs on each part through a ``SourceView``.
+
+Only file names and the small JSON manifests are read here (never a safetensors header).
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..core.errors import NotASafetensorsCheckpoint
+from ..read.checkpoint import MAX_SMALL_FILE, choose, weight_file
+
+# kind -> how the first line of the report names it
+KIND_LABELS = {
+    "transformers-model": "transformers model",
+    "peft-adapter": "PEFT adapter",
+    "diffusers-pipeline": "diffusers pipeline",
+    "diffusers-component": "diffusers component",
+    "sentence-transformers": "sentence-transformers model",
+    "timm-model": "timm model",
+    "safetensors-files": "independent safetensors files",
+    "safetensors-file": "safetensors file",
+    "targets": "several targets",
+}
+
+
+@dataclass(frozen=True)
+class Part:
+    """One thing to audit as a checkpoint of its own: a folder, optionally restricted to some weight files."""
+
+    name: str                           # section title: "unet", "unet (fp16)", "2_Dense", "cnn.safetensors"
+    kind: str                           # a KIND_LABELS key
+    folder: str = ""                    # folder inside the target ("" = its root)
+    weights: tuple[str, ...] | None = None   # weight/index files of that folder to audit (None: as a loader picks)
+    role: str | None = None             # e.g. "Dense" (sentence-transformers module), "UNet2DConditionModel"
+    config: dict[str, Any] | None = None     # the part's manifest (Dense config, diffusers config), when read
+    variant: str | None = None          # the weights' variant ("fp16", "non_ema"): audited as --variant would
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What the target is, the parts audited as sections, and facts for the report's first line."""
+
+    kind: str
+    parts: tuple[Part, ...]
+    detail: str = ""                    # "StableDiffusionPipeline: unet, vae, text_encoder (+ 2 without weights)"
+    notes: tuple[str, ...] = ()         # things worth saying that are not findings
+    manifest: dict[str, Any] = field(default_factory=dict)   # adapter_config / model_index / modules.json
+
+    @property
+    def label(self) -> str:
+        return KIND_LABELS[self.kind]
+
+    @property
+    def composite(self) -> bool:
+        """Several sections (pipeline, sentence-transformers, independent files) rather than one checkpoint."""
+        return self.kind in ("diffusers-pipeline", "sentence-transformers", "safetensors-files", "targets") \
+            or len(self.parts) > 1
+
+    def to_dict(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"kind": self.kind, "label": self.label, "detail": self.detail or None,
+                               "sections": [p.name for p in self.parts]}
+        if len(self.parts) == 1 and self.parts[0].variant is not None:
+            doc["variant"] = self.parts[0].variant   # the weights audited are this variant's (model.fp16...)
+        return doc
+
+
+ReadJson = Callable[[str], Any]
+
+
+def discover(files: dict[str, int | None], read_json: ReadJson) -> Kind:
+    """The kind of the folder whose listing is ``files`` (relative posix paths; subfolders included)."""
+    top = {n for n in files if "/" not in n}
+    if "model_index.json" in top:
+        return _pipeline(files, read_json)
+    if "modules.json" in top:
+        kind = _sentence_transformers(files, read_json)
+        if kind is not None:
+            return kind
+    if "adapter_config.json" in top or "adapter_model.safetensors" in top:
+        return _adapter(files, top)
+    config = _json_or_none(read_json, "config.json") if "config.json" in top else None
+    return _single_folder(files, top, config)
+
+
+def for_variant(kind: Kind, variant: str) -> Kind:
+    """The parts ``--variant`` asks for: in each folder its files of that variant, or its default weights where it
+    has none (as diffusers' ``from_pretrained(variant=)`` falls back); a folder never split by variant is kept
+    as it is (its own discovery applies ``--variant``)."""
+    present = sorted({p.variant for p in kind.parts if p.variant})
+    if not present:
+        return kind
+    if variant not in present:
+        raise NotASafetensorsCheckpoint(f"no files of variant {variant!r}; variants present: {', '.join(present)}")
+    folders_with = {p.folder for p in kind.parts if p.variant == variant}
+    parts = tuple(p for p in kind.parts if p.variant == variant or (p.variant is None and p.folder not in folders_with))
+    return replace(kind, parts=parts)
+
+
+def _json_or_none(read_json: ReadJson, name: str) -> Any:
+    try:
+        return read_json(name)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def classify_config(config: Any) -> str:
+    """The kind a ``config.json`` describes (transformers, diffusers component, timm)."""
+    if isinstance(config, dict):
+        if "_class_name" in config and "model_type" not in config:
+            return "diffusers-component"
+        if "model_type" not in config and ("pretrained_cfg" in config or "architecture" in config) \
+                and "num_classes" in config:
+            return "timm-model"
+    return "transformers-model"
+
+
+def variants(folder_files: list[str]) -> dict[str | None, list[str]]:
+    """Weight/index files of one folder grouped by variant (None: the default, else "fp16", "non_ema", ...)."""
+    groups: dict[str | None, list[str]] = {}
+    for name in sorted(folder_files):
+        parsed = weight_file(name)
+        if parsed is not None:
+            groups.setdefault(parsed[1], []).append(name)
+    return groups
+
+
+def _single_folder(files: dict[str, int | None], top: set[str], config: Any) -> Kind:
+    """A folder with no manifest: one model (config, index or model.safetensors), or independent files."""
+    safetensors = sorted(n for n in top if n.endswith(".safetensors"))
+    kind = classify_config(config) if config is not None else None
+    if kind == "diffusers-component":
+        return _component_kind(top, config)
+    try:
+        index, _, _ = choose(files)
+    except NotASafetensorsCheckpoint:  # only variant files (model.fp16.safetensors): each variant is audited
+        kind = kind or "transformers-model"
+        detail = _config_detail(config) if isinstance(config, dict) else ""
+        return Kind(kind, _variant_parts(variants(list(top)), kind, "", "."), detail,
+                    _only_variants_note(variants(list(top))))
+    if config is not None or index is not None or "model.safetensors" in top or len(safetensors) <= 1:
+        if kind is None:  # no config: a state dict, unless an index makes it a (config-less) sharded model
+            kind = "transformers-model" if index is not None else "safetensors-file"
+        detail = _config_detail(config) if isinstance(config, dict) else ""
+        return Kind(kind, (Part(".", kind),), detail)
+    # several .safetensors files, nothing that binds them into one model: each stands alone
+    parts = tuple(Part(n, "safetensors-file", "", (n,)) for n in safetensors)
+    return Kind("safetensors-files", parts, f"{len(parts)} files, no index, no model.safetensors, no manifest",
+                ("audited file by file: nothing (index, model.safetensors, manifest) makes them one model",))
+
+
+def _config_detail(config: dict[str, Any]) -> str:
+    if "_class_name" in config:
+        return str(config["_class_name"])
+    archs = config.get("architectures")
+    arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
+    model_type = config.get("model_type") if isinstance(config.get("model_type"), str) else None
+    if model_type is None and isinstance(config.get("architecture"), str):
+        return config["architecture"]
+    return " / ".join(x for x in (model_type, arch) if x)
+
+
+def _component_kind(top: set[str], config: dict[str, Any]) -> Kind:
+    groups = variants(list(top))
+    role = str(config.get("_class_name"))
+    parts = _variant_parts(groups, "diffusers-component", "", ".", role, config) or \
+        (Part(".", "diffusers-component", role=role, config=config),)
+    return Kind("diffusers-component", parts, role, _only_variants_note(groups))
+
+
+def _variant_parts(groups: dict[str | None, list[str]], kind: str, folder: str, name: str, role: str | None = None,
+                   config: dict[str, Any] | None = None) -> tuple[Part, ...]:
+    """One part per variant of a folder's weights, the default first: ``unet``, ``unet (fp16)``. A folder that
+    audited alone (no pipeline around it) that holds one variant keeps the plain name: its note says which."""
+    plain = len(groups) == 1 and not folder
+    return tuple(Part(name if v is None or plain else f"{name} ({v})", kind, folder, tuple(names), role, config, v)
+                 for v, names in sorted(groups.items(), key=lambda kv: (kv[0] is not None, kv[0] or "")))
+
+
+def _only_variants_note(groups: dict[str | None, list[str]]) -> tuple[str, ...]:
+    """A folder without default weights (only ``model.fp16.safetensors`` or a sharded fp16 set): loaders need
+    ``variant=``, so the report says which variant was audited."""
+    if not groups or None in groups:
+        return ()
+    shown = ", ".join(sorted(v for v in groups if v))
+    return (f"only variant weights are present ({shown}): audited as --variant would; loading needs "
+            f"variant={sorted(v for v in groups if v)[0]!r}",)
+
+
+def _adapter(files: dict[str, int | None], top: set[str]) -> Kind:
+    weights = tuple(n for n in sorted(top) if n.endswith(".safetensors"))
+    main = "adapter_model.safetensors" if "adapter_model.safetensors" in top else None
+    if main is None and weights:
+        main = weights[0] if len(weights) == 1 else ("model.safetensors" if "model.safetensors" in top else None)
+    parts = [Part(".", "peft-adapter", "", (main,) if main else ())]
+    for other in weights:
+        if other != main:  # e.g. a diffusers-format copy beside the PEFT file: its own section
+            parts.append(Part(other, "safetensors-file", "", (other,)))
+    notes = tuple(f"{d}/ holds another adapter (audit it on its own or use --recursive)"
+                  for d in sorted({n.split("/")[0] for n in files if n.endswith("/adapter_config.json")}))
+    return Kind("peft-adapter", tuple(parts), notes=notes)
+
+
+def _pipeline(files: dict[str, int | None], read_json: ReadJson) -> Kind:
+    index = _json_or_none(read_json, "model_index.json")
+    index = index if isinstance(index, dict) else {}
+    named = {k: v for k, v in index.items() if not k.startswith("_") and isinstance(v, list) and len(v) == 2}
+    folders = sorted({n.split("/")[0] for n in files if "/" in n})
+    parts: list[Part] = []
+    without: list[str] = []
+    for folder in sorted(set(named) | set(folders)):
+        in_folder = [n.split("/", 1)[1] for n in files if n.startswith(folder + "/") and n.count("/") == 1]
+        groups = variants(in_folder)
+        library, cls = (named[folder] + [None, None])[:2] if folder in named else (None, None)
+        if not groups:
+            if folder in named and library is not None:
+                without.append(folder)
+            continue
+        config_name = f"{folder}/config.json"
+        config = _json_or_none(read_json, config_name) if config_name in files else None
+        kind = classify_config(config) if config is not None else "transformers-model"
+        role = cls if isinstance(cls, str) else (str(config.get("_class_name")) if isinstance(config, dict)
+                                                 and "_class_name" in config else None)
+        parts += _variant_parts(groups, kind, folder, folder, role, config if isinstance(config, dict) else None)
+    for name in sorted(n for n in files if "/" not in n and n.endswith(".safetensors")):
+        parts.append(Part(name, "safetensors-file", "", (name,), "single-file checkpoint beside the pipeline"))
+    components = sorted({p.folder for p in parts if p.folder})
+    detail = f"{index.get('_class_name', 'pipeline')}: {', '.join(components) or 'no component with weights'}"
+    if without:
+        detail += f" (+ {', '.join(without)} without weights)"
+    notes = tuple(f"{f}/ is not named in model_index.json" for f in components if f not in named)
+    return Kind("diffusers-pipeline", tuple(parts), detail, notes, index)
+
+
+def _sentence_transformers(files: dict[str, int | None], read_json: ReadJson) -> Kind | None:
+    modules = _json_or_none(read_json, "modules.json")
+    if not isinstance(modules, list) or not all(isinstance(m, dict) for m in modules):
+        return None
+    parts: list[Part] = []
+    names: list[str] = []
+    for m in modules:
+        path = str(m.get("path") or "").strip("/")
+        role = str(m.get("type", "?")).rsplit(".", 1)[-1]
+        names.append(role)
+        prefix = f"{path}/" if path else ""
+        here = {n[len(prefix):] for n in files if n.startswith(prefix) and "/" not in n[len(prefix):]}
+        weights = sorted(n for n in here if n.endswith(".safetensors") or ".safetensors.index" in n)
+        if not weights:
+            continue
+        config_name = f"{prefix}config.json"
+        config = _json_or_none(read_json, config_name) if config_name in files else None
+        if role == "Transformer" or (isinstance(config, dict) and "model_type" in config):
+            index, singles, _ = choose(here)
+            chosen = tuple([index] if index else singles)
+            parts.append(Part(path or ".", "transformers-model", path, chosen, role,
+                              config if isinstance(config, dict) else None))
+        else:
+            parts.append(Part(path, "safetensors-file", path, tuple(weights), role,
+                              config if isinstance(config, dict) else None))
+    return Kind("sentence-transformers", tuple(parts), " -> ".join(names), manifest={"modules": modules})
+
+
+def model_folders(root: str, listdir: Callable[[str], tuple[list[str], list[str]]]) -> list[str]:
+    """Every folder under ``root`` that holds something to audit, for ``--recursive``.
+
+    ``listdir(path) -> (subfolders, files)``. A folder that is a pipeline or sentence-transformers model owns
+    its subfolders (they are its components), so the walk does not descend into it.
+    """
+    found: list[str] = []
+    stack = [root]
+    while stack:
+        path = stack.pop()
+        subdirs, names = listdir(path)
+        owns = "model_index.json" in names or "modules.json" in names
+        if owns or any(n.endswith(".safetensors") or n.endswith(".safetensors.index.json") for n in names):
+            found.append(path)
+        if not owns:
+            stack.extend(posixpath.join(path, d) if "/" in path else f"{path}/{d}" for d in sorted(subdirs, reverse=True)
+                         if not d.startswith("."))
+    return sorted(found)
+
+
+def read_json_from(read_small: Callable[[str], bytes], sizes: dict[str, int | None]) -> ReadJson:
+    """A ``read_json`` for ``discover`` that refuses oversized manifests."""
+    def read(name: str) -> Any:
+        size = sizes.get(name)
+        if size is not None and size > MAX_SMALL_FILE:
+            raise ValueError(f"{name} is too large to be a manifest")
+        return json.loads(read_small(name).decode("utf-8"))
+    return read

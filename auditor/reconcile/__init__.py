@@ -1,0 +1,1 @@
+"""What config.json says the model holds (specs -> expectation) against what is stored: findings and the ledger."""

@@ -1,0 +1,214 @@
+"""Reconciliation: what config.json says must be there vs what is stored, every difference explained.
+
+The stages, one module each: ``compare`` (expected x stored -> the ledger and the raw differences), ``messages``
+(differences -> findings), ``breakdown`` (expected counts, component rows, formulas), ``fallback`` (no formula:
+the structural check). This module picks the spec and layout and runs them; architecture knowledge comes from
+the spec files. Every expected tensor that is not stored is a finding; the ledger always sums to the stored
+parameter total.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from typing import Any, cast
+
+from ..core.errors import ConfigError
+from ..core.findings import Finding, finding, plural
+from ..core.names import shown
+from ..inventory.build import Inventory
+from ..quant import Quantization
+from ..quant.checks import quantization_findings
+from ..read.checkpoint import SHARE_NAMES_FROM
+from ..read.header import NAME, Tensor
+from ..specs import Expectation, all_specs, buffer_suffixes, expand, select, selection_note
+from ..specs.expr import ExprError, NoSubSpec
+from ..specs.layouts import best_layout
+from .breakdown import ExpectedSummary, closed_form_text, component_rows, formula_text, summarize
+from .compare import sort_expected, sort_the_rest
+from .fallback import generic_reconciliation
+from .messages import MAX_NAMES_IN_MESSAGE, findings_of
+from .result import LEDGER_KEYS, Component, Reconciliation
+from .structural import checked_note
+
+__all__ = ["LEDGER_KEYS", "Component", "ExpectedSummary", "Reconciliation", "UnknownArchitecture", "formula_report",
+           "reconcile", "summarize"]
+
+
+class UnknownArchitecture(ConfigError):
+    """``st-audit formula`` on a model_type no spec covers."""
+
+
+def reconcile(inventory: Inventory, config: dict[str, Any] | None,
+              indexed: Mapping[str, str] | None = None) -> Reconciliation:
+    """Compare the inventory with what ``config`` implies; never raises for a bad tensor.
+
+    ``indexed``: the index's weight_map, whose names also say which layout the checkpoint uses when shards
+    are absent (an index-only folder, LFS pointers)."""
+    if config is None:
+        rec = generic_reconciliation(inventory, {})
+        rec.findings.append(finding("config-missing", "no config.json next to the weights: the checkpoint was checked "
+                                    "for consistency only, not against an architecture formula"))
+        return rec
+    spec, cfg = select(config)
+    model_type = cfg.get("model_type")
+    architectures = config.get("architectures")
+    architecture = architectures[0] if isinstance(architectures, list) and architectures else None
+    if spec is None:
+        rec = generic_reconciliation(inventory, cfg)
+        rec.findings.append(finding("unknown-architecture", f"{selection_note(cfg)}; {checked_note(inventory)}"))
+    else:
+        try:
+            expectation = expand(spec, cfg, reuse=_stored_strings(inventory.tensors))
+        except NoSubSpec as e:  # a part no formula covers (VisionEncoderDecoder's Swin encoder): structural check
+            rec = generic_reconciliation(inventory, cfg)
+            rec.findings.append(finding("unknown-architecture", f"{e}; {checked_note(inventory)}"))
+        except ExprError as e:
+            rec = generic_reconciliation(inventory, cfg)
+            rec.findings.append(finding("config-mismatch", f"config.json cannot be evaluated by the {spec.file} "
+                                        f"formula: {e}", files=["config.json"]))
+        else:
+            names = (inventory.tensors if not indexed or indexed.keys() == inventory.tensors.keys()
+                     else {**indexed, **inventory.tensors})
+            expectation = best_layout(expectation, names)
+            foreign = _remote_code_layout(config, expectation, names)
+            if foreign is not None:
+                rec = generic_reconciliation(inventory, cfg)
+                rec.findings.append(finding("unknown-architecture", f"{foreign}; {checked_note(inventory)}"))
+            else:
+                rec = _compare(inventory, expectation, cfg)
+                if indexed:
+                    rec.findings += _unexplained_in_unread_shards(indexed, inventory, expectation)
+    rec.model_type = model_type if isinstance(model_type, str) else None
+    rec.architecture = architecture if isinstance(architecture, str) else None
+    assert sum(rec.ledger.values()) == inventory.totals.parameters + rec.packed_extra, "ledger must cover every tensor"
+    return rec
+
+
+def _stored_strings(stored: Mapping[str, Tensor]) -> Callable[[list[str]], list[str]] | None:
+    """For a checkpoint large enough to matter: expected names as the stored string objects when all of them are
+    stored (``expand``'s ``reuse``), at C speed."""
+    if len(stored) < SHARE_NAMES_FROM:
+        return None
+    get = stored.get
+
+    def reuse(names: list[str]) -> list[str]:
+        found = list(map(get, names))
+        return names if None in found else list(map(NAME, cast(list[Tensor], found)))
+    return reuse
+
+
+def _explainer(expectation: Expectation) -> Callable[[str], bool]:
+    """Whether the formula explains a tensor name by name alone: an expected tensor (or a legacy alias of one),
+    stored beside one (a scale or packed form of an expected weight: ``q_proj.qweight``, ``q_proj.weight.absmax``,
+    ``gate_up_proj_blocks``), or a recomputable buffer."""
+    expected = expectation.tensors
+    aliases = {a for e in expected.values() for a in e.aliases}
+    suffixes = buffer_suffixes()
+
+    def explained(name: str) -> bool:
+        if name in expected or name in aliases or name.endswith(suffixes):
+            return True
+        parts = name.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:i])
+            if module in expected or f"{module}.weight" in expected or module.rsplit("_", 1)[0] in expected:
+                return True
+        return name.rsplit("_", 1)[0] in expected
+    return explained
+
+
+def _remote_code_layout(config: Mapping[str, Any], expectation: Expectation, names: Collection[str]) -> str | None:
+    """Why the formula is not this checkpoint's, when config.json's ``auto_map`` loads it with the repo's own
+    code and that code names most tensors its own way (microsoft/Florence-2's ``language_model.model.*`` and
+    ``vision_tower.*``, written before transformers had the class as ``model.language_model.*``): reconciling
+    would report every tensor missing and every stored one unexpected, a wall of false errors. Judged by the
+    share of stored names the formula explains (scales and packed forms count), so a truncated or quantized
+    checkpoint of a remote-code model is still reconciled; None when the formula applies."""
+    if not isinstance(config.get("auto_map"), dict) or not names:
+        return None
+    expected = expectation.tensors
+    if 2 * sum(map(expected.__contains__, names)) >= len(names):  # the common case, without the explainer
+        return None
+    explained = _explainer(expectation)
+    matched = sum(1 for n in names if explained(n))
+    if 2 * matched >= len(names):
+        return None
+    return (f"config.json's auto_map loads the repo's own code, whose tensor names are not transformers' "
+            f"{expectation.cls} layout in {expectation.spec.file} ({matched:,} of {len(names):,} names match), "
+            "so no formula was applied")
+
+
+def _unexplained_in_unread_shards(indexed: Mapping[str, str], inventory: Inventory,
+                                  expectation: Expectation) -> list[Finding]:
+    """Names the index puts in shards that could not be read and that the formula does not explain, judged by
+    name alone: neither an expected tensor, nor stored beside one (a scale or packed form of an expected
+    weight: ``q_proj.qweight``, ``q_proj.weight.absmax``, ``gate_up_proj_blocks``), nor a recomputable buffer."""
+    read = {f.name for f in inventory.files}
+    try:
+        if read.issuperset(indexed.values()):  # the usual case: every shard the index names was read
+            return []
+    except TypeError:  # an unhashable shard name: judged entry by entry below
+        pass
+    explained = _explainer(expectation)
+    names = [n for n, shard in indexed.items() if isinstance(shard, str) and shard not in read
+             and n not in inventory.tensors and not explained(n)]
+    if not names:
+        return []
+    return [finding("unexpected-tensor", f"{plural(len(names), 'tensor name')} that the index puts in shards that "
+                    f"could not be read, and that the {expectation.spec.file} formula does not explain: "
+                    f"{shown(names, MAX_NAMES_IN_MESSAGE)}", tensors=names)]
+
+
+def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]) -> Reconciliation:
+    stored = inventory.tensors
+    expected = expectation.tensors
+    rec = Reconciliation()
+    rec.spec = {"file": expectation.spec.file, "class": _class_of(expectation, cfg), "layout": expectation.layout}
+    rec.heads = [n for n, e in expected.items() if (e.kind == "head" or e.component == "lm_head") and n in stored]
+    quantization = Quantization(cfg)
+    quantization.prepare(stored, expected, expectation.tied)
+    sorted_ = sort_expected(expected, stored, rec, quantization)
+    sort_the_rest(expected, stored, expectation, quantization, rec, sorted_)
+    rec.findings = findings_of(sorted_, expected, stored, expectation, quantization, rec)
+    rec.findings += quantization_findings(quantization, stored, expected, rec.categories, cfg)
+    summary = summarize(expectation, expected)
+    rec.expected_parameters = summary.parameters
+    rec.activated_parameters = summary.activated
+    rec.mtp_parameters = summary.mtp
+    rec.components = component_rows(summary.rows, sorted_.actual_by_row, summary.layers_by_type, summary.uneven)
+    rec.formula_by_component = formula_text(rec.components, summary.parameters)
+    rec.formula = closed_form_text(expectation, summary.parameters) or rec.formula_by_component
+    if summary.mtp is not None:  # a row of its own, outside the model's total
+        rec.components.append(Component("mtp", None, expectation.mtp_layers, summary.mtp, rec.ledger["mtp"]))
+    return rec
+
+
+def _class_of(expectation: Expectation, cfg: dict[str, Any]) -> str:
+    """The task class the formula was built for; for a diffusers model, its class (``UNet2DConditionModel``)."""
+    name = cfg.get("_class_name")
+    return name if expectation.spec.family == "diffusers" and isinstance(name, str) else expectation.cls
+
+
+def formula_report(config: dict[str, Any]) -> dict[str, Any]:
+    """What ``st-audit formula`` prints: the expected counts from config.json alone."""
+    spec, cfg = select(config)
+    if spec is None:
+        raise UnknownArchitecture(f"{selection_note(cfg)}; known: " + ", ".join(sorted(all_specs())))
+    try:
+        expectation = expand(spec, cfg)
+    except NoSubSpec as e:
+        raise UnknownArchitecture(str(e)) from None
+    except ExprError as e:
+        raise ConfigError(f"config.json cannot be evaluated by the {spec.file} formula: {e}") from None
+    summary = summarize(expectation)
+    components = component_rows(summary.rows, {}, summary.layers_by_type, summary.uneven)
+    by_component = formula_text(components, summary.parameters)
+    formula = closed_form_text(expectation, summary.parameters) or by_component
+    if summary.mtp is not None:
+        components.append(Component("mtp", None, expectation.mtp_layers, summary.mtp, 0))
+    return {"model_type": cfg.get("model_type"), "spec": spec.file, "class": _class_of(expectation, cfg),
+            "parameters": summary.parameters,
+            "activated_parameters": summary.activated, "mtp_parameters": summary.mtp,
+            "tied_embeddings": expectation.tied, "layers": expectation.num_layers, "formula": formula,
+            "formula_by_component": by_component,
+            "components": [{k: v for k, v in c.to_dict().items() if k != "actual"} for c in components]}

@@ -1,0 +1,1 @@
+"""The report of one checkpoint, the report of sections, and one root cause per error."""

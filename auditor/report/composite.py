@@ -1,0 +1,113 @@
+"""A report made of sections: a diffusers pipeline, a sentence-transformers model, a folder of independent files.
+
+Each section is an ordinary single-checkpoint ``Report`` (its own files, findings and verdict); the composite
+adds the findings about the whole (a component the manifest names but that has no weights) and one verdict:
+fail when any section or its own findings fail. JSON: ``kind`` + ``sections`` (each a full report) + totals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..core.findings import Finding
+from ..kinds.discover import Kind, Part
+from .single import SCHEMA_VERSION, Judged, Report
+
+
+@dataclass
+class Section:
+    """One part of the target, audited as a checkpoint of its own."""
+
+    part: Part
+    report: Report | CompositeReport
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.part.name, "kind": self.part.kind, "folder": self.part.folder or None,
+                "role": self.part.role, "verdict": self.report.verdict, "report": self.report.to_dict()}
+
+
+@dataclass
+class CompositeReport(Judged):
+    """Several sections and one verdict. Formatters are pure functions of it, as of ``Report``."""
+
+    target: str
+    kind: Kind
+    source: dict[str, Any]
+    sections: list[Section]
+    findings: list[Finding] = field(default_factory=list)
+    fail_on: str = "error"
+    ignored_codes: tuple[str, ...] = ()
+    # targets of a multi-target command that could not be audited at all (target, why): the others are still
+    # reported, and the command exits 3
+    could_not: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return 3 if self.could_not else super().exit_code
+
+    @property
+    def failing(self) -> list[Finding]:
+        own = super().failing
+        return own + [f for s in self.sections for f in s.report.failing] if self.fail_on != "never" else own
+
+    def severity_counts(self) -> dict[str, int]:
+        counts = super().severity_counts()
+        for s in self.sections:
+            for k, v in s.report.severity_counts().items():
+                counts[k] += v
+        return counts
+
+    def total_counts(self) -> dict[str, Any]:
+        """Sums over the sections, in the shape of a single report's totals (by_dtype included)."""
+        out: dict[str, Any] = {"tensors": 0, "parameters": 0, "bytes": 0, "by_dtype": {}}
+        for section in self.sections:
+            inner = section.report.total_counts()
+            for key in ("tensors", "parameters", "bytes"):
+                out[key] += inner[key]
+            for dtype, row in inner["by_dtype"].items():
+                mine = out["by_dtype"].setdefault(dtype, {"tensors": 0, "parameters": 0, "bytes": 0})
+                for key in mine:
+                    mine[key] += row[key]
+        out["by_dtype"] = dict(sorted(out["by_dtype"].items()))
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"schema_version": SCHEMA_VERSION, "target": self.target, "kind": self.kind.to_dict(),
+                "source": self.source, "totals": self.total_counts(),
+                "sections": [s.to_dict() for s in self.sections],
+                "findings": [f.to_dict() for f in self.active_findings],
+                "notes": list(self.kind.notes), "ignored_codes": sorted(self.ignored_codes),
+                "fail_on": self.fail_on, "verdict": self.verdict,
+                **({"errors": [{"target": t, "error": why} for t, why in self.could_not]} if self.could_not else {})}
+
+
+# what an audit returns: one checkpoint's report, or a report of sections
+AnyReport = Report | CompositeReport
+
+
+def stamp_source(report: AnyReport, origin: dict[str, Any]) -> AnyReport:
+    """``report`` with ``origin`` (repo, commit) added to its source, and to every section's."""
+    if isinstance(report, Report):
+        return replace(report, source={**report.source, **origin})
+    return replace(report, source={**report.source, **origin},
+                   sections=[replace(s, report=stamp_source(s.report, origin)) for s in report.sections])
+
+
+def kind_line(kind: dict[str, Any] | None) -> str:
+    """``PEFT adapter: LORA r=8 on gpt2`` — the words after the target on a report's first line."""
+    if not kind:
+        return ""
+    detail = kind.get("detail")
+    return f"{kind['label']}: {detail}" if detail else str(kind["label"])
+
+
+def several(targets: list[str], reports: list[Report | CompositeReport], fail_on: str,
+            ignored_codes: tuple[str, ...]) -> CompositeReport:
+    """Several targets on one command line (or found by --recursive): one section each, one exit code."""
+    parts = tuple(Part(t, r.kind.kind if isinstance(r, CompositeReport) else
+                       (r.extra.get("kind") or {}).get("kind", "transformers-model")) for t, r in zip(targets, reports))
+    kind = Kind("targets", parts, f"{len(parts)} targets")
+    return CompositeReport(", ".join(targets) if len(targets) <= 3 else f"{len(targets)} targets", kind,
+                           {"kind": "local"}, [Section(p, r) for p, r in zip(parts, reports)],  # type: ignore[arg-type]
+                           [], fail_on, ignored_codes)

@@ -1,0 +1,66 @@
+"""Auditing one file of a sharded checkpoint: "shard 2 of 5".
+
+When the target is a single ``.safetensors`` file and an index beside it maps tensors to it, the file is
+checked on its own (header, and its tensors against the formula), and everything the index puts in the
+other shards is out of scope: the other shards become "lost" for ``rootcause.fold``, so the layers they hold
+are not reported missing. One ``partial-checkpoint`` note says which shard this is and how to audit the
+whole model.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..core.findings import Finding, finding, plural
+from ..read.checkpoint import INDEX_NAMES, Checkpoint
+from ..read.sources.protocol import Source
+from .rootcause import Lost
+
+
+def sibling_index(source: Source, checkpoint: Checkpoint) -> tuple[str, dict[str, str]] | None:
+    """The index beside a single audited file that maps tensors to it, as (index name, weight_map)."""
+    single = getattr(source, "single", None)
+    if single is None or len(checkpoint.audited) != 1:
+        return None
+    name = checkpoint.audited[0]
+    candidates = list(INDEX_NAMES) + sorted(p.name for p in single.parent.glob("*.safetensors.index*.json")
+                                            if p.name not in INDEX_NAMES)
+    for index_name in candidates:
+        path = single.parent / index_name
+        if not path.is_file():
+            continue
+        try:
+            doc: Any = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            continue
+        weight_map = doc.get("weight_map") if isinstance(doc, dict) else None
+        if isinstance(weight_map, dict) and name in weight_map.values():
+            return index_name, {str(k): str(v) for k, v in weight_map.items()}
+    return None
+
+
+def one_shard(source: Source, checkpoint: Checkpoint, lost: Lost) -> Finding | None:
+    """The ``partial-checkpoint`` note for a lone shard, with the other shards added to ``lost``."""
+    found = sibling_index(source, checkpoint)
+    if found is None:
+        return None
+    index_name, weight_map = found
+    name = checkpoint.audited[0]
+    shards = sorted(set(weight_map.values()))
+    others = [s for s in shards if s != name]
+    if not others:
+        return None
+    for shard in others:
+        lost.files.setdefault(shard, "partial-checkpoint")
+    for tensor, shard in weight_map.items():
+        if shard != name:
+            lost.tensors.setdefault(tensor, shard)
+    lost.index_name = lost.index_name or index_name
+    lost.present_shards = max(lost.present_shards, 1)
+    elsewhere = sum(1 for s in weight_map.values() if s != name)
+    mine = len(weight_map) - elsewhere
+    return finding("partial-checkpoint", f"{name} is shard {shards.index(name) + 1} of {len(shards)} "
+                   f"({index_name}); its header and its {plural(mine, 'tensor')} were checked, the "
+                   f"{plural(elsewhere, 'tensor')} in the other shards were not: audit the directory to reconcile "
+                   "the model", files=others)

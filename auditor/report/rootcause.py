@@ -1,0 +1,257 @@
+"""One root cause, one error: findings that only follow from a file that could not be read are folded.
+
+A shard that is missing, a Git LFS pointer, unreadable, or whose header is cut short hides every tensor the
+index puts in it. Without this pass each of those tensors would surface again as a "missing" layer, a
+``config-mismatch`` blaming a correct config.json, a "randomly initialised" LM head, a wrong shard count or a
+"stale" total_size. Here the root finding says how many tensors could not be checked and what to do, and
+each consequence becomes ``info`` with ``caused_by`` naming the root finding's code (or is dropped when it
+only repeats the root, like ``index-tensor-missing`` for a pointer file). What is left as an error is
+what the files that *were* read, and the index's own tensor names, prove.
+
+Runs after reconciliation (``audit.audit``) and again after the policy and lock checks.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field, replace
+
+from ..core.findings import CODE_DATA, Finding, codes_where, finding, plural
+from ..core.names import shown
+from ..read.checkpoint import Checkpoint, safe_relative
+
+# the roles codes play here are data (core/codes.toml): roots leave a file's tensors unknown (with advice to say what
+# to do); "counts" codes compare stored counts with a declared one; "tensors" codes name tensors that may only be
+# "missing" because their file could not be read
+ROOT_CODES = codes_where("root")
+ADVICE = {code: d["advice"] for code, d in CODE_DATA.items() if "advice" in d}
+DEFAULT_ADVICE = "download the file again"
+COUNT_CODES = codes_where("folds", "counts")
+TENSOR_CODES = codes_where("folds", "tensors")
+MAX_SHOWN = 4
+# stored forms that replace a module's plain weight (GPTQ/AWQ, compressed-tensors, bitsandbytes, MXFP4): an
+# index naming one accounts, by name alone, for the weight the formula expects
+PACKED_LEAVES = ("qweight", "qzeros", "scales", "g_idx", "weight_packed", "weight_scale", "weight_shape",
+                 "weight_zero_point", "absmax", "quant_map", "weight_scale_inv")
+PACKED_SUFFIXES = ("_blocks", "_scales")
+
+
+@dataclass
+class Lost:
+    """Files that could not be read, and which tensors (per the index) they hold."""
+
+    files: dict[str, str] = field(default_factory=dict)  # file -> code of the root finding about it
+    tensors: dict[str, str] = field(default_factory=dict)  # tensor name -> file (from the weight_map)
+    unindexed: bool = False  # an unread file no index describes: any tensor may have been in it
+    present_shards: int = 0  # shards of the index that exist
+    index_name: str | None = None
+    formula: bool = False  # whether a formula was compared (set by audit)
+    _keys: set[str] | None = field(default=None, repr=False)
+
+    def holds(self, name: str) -> bool:
+        """Whether an expected tensor may be in an unread file, judged by name alone: the index names it, or
+        a tensor of the same module (``q_proj.qweight`` for ``q_proj.weight``, ``gate_up_proj_blocks`` for
+        ``gate_up_proj``), or names it under a wrapper prefix (``language_model.model.layers...``)."""
+        if self.unindexed or name in self.tensors:
+            return True
+        if self._keys is None:
+            self._keys = set()
+            for lost in self.tensors:
+                parts = lost.split(".")
+                packed = parts[-1] in PACKED_LEAVES or parts[-1].endswith(PACKED_SUFFIXES)
+                for i in range(len(parts)):  # every dotted suffix; for packed forms, the module they replace
+                    suffix = ".".join(parts[i:])
+                    self._keys.add(suffix)
+                    if packed:
+                        self._keys.add("module:" + suffix.rpartition(".")[0])
+                        self._keys.add("module:" + suffix.rsplit("_", 1)[0])
+        return name in self._keys or "module:" + name.rpartition(".")[0] in self._keys or \
+            "module:" + name in self._keys
+
+    def __bool__(self) -> bool:
+        return bool(self.files)
+
+    @property
+    def index_only(self) -> bool:
+        """An index with none of its shards present: only tensor names can be checked."""
+        return self.index_name is not None and self.present_shards == 0 and not self.unindexed
+
+
+def lost_files(checkpoint: Checkpoint, findings: list[Finding]) -> Lost:
+    """Which files were not read: named by the index but absent or unsafe, or present without a parsable
+    header. ``findings`` are the inventory's (they name the root codes)."""
+    lost = Lost(index_name=checkpoint.index_name)
+    unread = {name for name in checkpoint.audited
+              if not checkpoint.headers[name].tensors and not checkpoint.headers[name].ok}
+    weight_map = checkpoint.weight_map or {}
+    base = posixpath.dirname(checkpoint.index_name or "")
+    shards = {s: (posixpath.join(base, s) if base else s) for s in set(weight_map.values())}
+    code_of: dict[str, str] = {}
+    for f in findings:
+        if f.code in ROOT_CODES:
+            for file in f.files:
+                code_of.setdefault(file, f.code)
+                # a component folder audited through a view names its files from the repo root (vae/...)
+                code_of.setdefault(file.rpartition("/")[2], f.code)
+    for shard, path in shards.items():
+        if path not in checkpoint.audited:
+            lost.files[shard] = "index-shard-missing" if safe_relative(shard) else "index-path-unsafe"
+        elif path in unread:
+            lost.files[shard] = code_of.get(path, "file-unreadable")
+        else:
+            lost.present_shards += 1
+    for tensor, shard in weight_map.items():
+        if shard in lost.files:
+            lost.tensors[tensor] = shard
+    for name in unread:
+        if name not in shards.values():
+            lost.files[name] = code_of.get(name, "file-unreadable")
+            lost.unindexed = True
+    return lost
+
+
+def _lost_file(file: str, lost: Lost) -> bool:
+    """``file`` (as a finding names it: from the repo root for a pipeline component, ``vae/x.safetensors``) is
+    one of the lost files (named relative to the checkpoint's folder)."""
+    return file in lost.files or any(file.endswith("/" + name) for name in lost.files)
+
+
+def fold(findings: list[Finding], lost: Lost) -> list[Finding]:
+    """The findings with consequences of ``lost`` files folded into their root (see the module docstring)."""
+    if not lost:
+        return _config_invalid_alone(findings)
+    roots = [f for f in findings if f.code in ROOT_CODES and (any(_lost_file(file, lost) for file in f.files) or (
+        f.code == "index-path-unsafe"))]
+    if not roots:
+        return findings
+    by_code: dict[str, list[Finding]] = {}
+    for f in roots:
+        by_code.setdefault(f.code, []).append(f)
+    merged = {code: _merge_roots(code, group, lost) for code, group in by_code.items()}
+    primary = max(merged, key=lambda c: sum(1 for t, s in lost.tensors.items() if lost.files.get(s) == c))
+    root_ids = {id(f) for f in roots}
+    out: list[Finding] = []
+    for f in findings:
+        if id(f) in root_ids:
+            if f is by_code[f.code][0]:
+                out.append(merged[f.code])
+            continue
+        out.extend(_consequence(f, lost, primary, merged))
+    return _config_invalid_alone(out)
+
+
+def _config_invalid_alone(findings: list[Finding]) -> list[Finding]:
+    """An unreadable config.json is ``config-invalid``; "no config.json" would then be wrong."""
+    if any(f.code == "config-invalid" for f in findings):
+        return [f for f in findings if f.code != "config-missing"]
+    return findings
+
+
+def _root_of(tensors: tuple[str, ...], lost: Lost, primary: str, merged: dict[str, Finding]) -> str:
+    codes = [c for c in (lost.files[lost.tensors[t]] for t in tensors if t in lost.tensors) if c in merged]
+    return max(set(codes), key=codes.count) if codes else primary
+
+
+def _consequence(f: Finding, lost: Lost, primary: str, merged: dict[str, Finding]) -> list[Finding]:
+    """``f`` unchanged, as info caused by a root, split in two, or dropped."""
+    if f.severity == "info" or f.caused_by is not None or f.code in ROOT_CODES:
+        return [f]
+    code = f.code
+    if code in ("index-tensor-missing", "shard-count-mismatch") and f.files and all(
+            _lost_file(file, lost) for file in f.files):
+        # a pointer file "lacks" the tensors the index gives it; the names promise the missing shards: the root
+        # finding already says exactly this
+        return []
+    if f.tensors and code in TENSOR_CODES:
+        caused = [t for t in f.tensors if lost.holds(t)]
+        if not caused:
+            return [f]
+        root = _root_of(tuple(caused), lost, primary, merged)
+        if len(caused) == len(f.tensors):
+            return [_caused(f, caused, root, merged)]
+        if code != "missing-tensor":
+            return [f]
+        rest = [t for t in f.tensors if t not in set(caused)]
+        kept = finding(code, f"{plural(len(rest), 'tensor')} required by config.json "
+                       f"{'is' if len(rest) == 1 else 'are'} not stored{_where(lost)}: {_names(rest)}",
+                       tensors=rest, files=f.files, severity=f.severity)
+        return [kept, _caused(f, caused, root, merged)]
+    compares_counts = not f.tensors and (f.expected is not None or f.actual is not None)
+    if code in COUNT_CODES or (code == "config-mismatch" and compares_counts) or (
+            code in ("policy-violation", "lock-drift") and compares_counts and not f.files):  # totals, not a file
+        return [_caused(f, [], primary, merged)]
+    return [f]
+
+
+def _where(lost: Lost) -> str:
+    if lost.index_name and lost.tensors:
+        return f" and not named by {lost.index_name} either"
+    return ""
+
+
+def _caused(f: Finding, tensors: list[str], root: str, merged: dict[str, Finding]) -> Finding:
+    files = merged[root].files
+    listed = shown(files, 2)
+    what = ("could not be read" if root != "index-shard-missing" else "is absent" if len(files) == 1
+            else "are absent")
+    if root == "partial-checkpoint":
+        note = "in the other shards, not audited here (partial-checkpoint)"
+    else:
+        note = f"a consequence of {root}: {listed} {what}; not a separate problem"
+    return replace(f, severity="info", caused_by=root, tensors=tuple(tensors) if tensors else f.tensors,
+                   message=f"not checked ({note}): {f.message}")
+
+
+def _merge_roots(code: str, group: list[Finding], lost: Lost) -> Finding:
+    """One finding per root code, naming every file, how many tensors could not be checked, and what to do."""
+    files = list(dict.fromkeys(file for f in group for file in f.files if file in lost.files))
+    if code == "partial-checkpoint":
+        return group[0]  # a note, already complete: the other shards were left out on purpose
+    if code == "index-path-unsafe":
+        return group[0] if len(group) == 1 else finding(code, "; ".join(f.message for f in group), tensors=[
+            t for f in group for t in f.tensors], files=group[0].files)
+    hidden = sum(1 for shard in lost.tensors.values() if shard in set(files))
+    total = lost.present_shards + len(lost.files) if lost.index_name else None
+    if code == "index-shard-missing" and lost.index_only:
+        checked = ("were checked against config.json's formula by name; their shapes, dtypes and data could not be"
+                   if lost.formula else "could not be checked beyond their names")
+        absent = (f"the only shard named by {lost.index_name}, {files[0]}, is absent" if len(files) == 1 else
+                  f"none of the {len(files):,} shards named by {lost.index_name} is present: {_names(files)}")
+        text = f"{absent} (an index-only folder); the index's {plural(hidden, 'tensor name')} {checked}"
+    elif code == "index-shard-missing":
+        text = (f"{lost.index_name} maps {plural(hidden, 'tensor')} to "
+                f"{plural(len(files), 'shard')} that {'does' if len(files) == 1 else 'do'} not exist "
+                f"(interrupted download?): {_names(files)}")
+    elif len(group) == 1:
+        text = group[0].message
+    else:
+        reasons = list(dict.fromkeys(_reason(f) for f in group))
+        of = f" of {total:,}" if total else ""
+        text = (f"{len(files):,}{of} files could not be read: "
+                + ("; ".join(_each(r, [x for f in group if _reason(f) == r for x in f.files]) for r in reasons)))
+    if hidden and not (code == "index-shard-missing" and lost.index_only):
+        pronoun = "it" if len(files) == 1 else "them"
+        text += f"; {plural(hidden, 'tensor')} in {pronoun} could not be checked"
+    elif lost.unindexed:
+        text += f"; none of {'its' if len(files) == 1 else 'their'} tensors could be checked"
+    if "git lfs pull" not in text:
+        text += f"; {ADVICE.get(code, DEFAULT_ADVICE)}"
+    tensors = [t for t, shard in lost.tensors.items() if shard in set(files)]
+    return finding(code, text, tensors=tensors, files=files, severity="error")
+
+
+def _each(reason: str, files: list[str]) -> str:
+    """``a, b: each is a Git LFS pointer ...`` (the per-file reasons say "this is")."""
+    if len(files) > 1 and reason.startswith("this is "):
+        reason = "each is " + reason[len("this is "):]
+    return f"{_names(files)}: {reason}"
+
+
+def _reason(f: Finding) -> str:
+    file = f.files[0] if f.files else ""
+    message = f.message[len(file) + 2:] if file and f.message.startswith(f"{file}: ") else f.message
+    return message
+
+
+def _names(names: list[str]) -> str:
+    return shown(names, MAX_SHOWN)

@@ -1,0 +1,143 @@
+"""The audit report: everything the formatters print, and the JSON contract (schema_version 1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.findings import SEVERITY_RANK, Finding
+from ..inventory.build import FileSummary, Tensor, Totals
+from ..inventory.groups import Group
+from ..inventory.patterns import patterns
+from ..reconcile.engine import Reconciliation
+from .rootcause import Lost
+
+SCHEMA_VERSION = 1
+FAIL_ON_CHOICES = ("error", "warning", "info", "never")
+
+
+class Judged:
+    """The verdict of anything with findings, ``--ignore``d codes and a ``--fail-on`` threshold: one report, or
+    a report of sections (which adds its sections' findings through ``failing`` and ``severity_counts``)."""
+
+    findings: list[Finding]
+    ignored_codes: tuple[str, ...]
+    fail_on: str
+
+    @property
+    def active_findings(self) -> list[Finding]:
+        """Findings that count: those whose code was not ``--ignore``d."""
+        return [f for f in self.findings if f.code not in self.ignored_codes]
+
+    @property
+    def failing(self) -> list[Finding]:
+        if self.fail_on == "never":
+            return []
+        threshold = SEVERITY_RANK[self.fail_on]
+        return [f for f in self.active_findings if SEVERITY_RANK[f.severity] >= threshold]
+
+    @property
+    def verdict(self) -> str:
+        return "fail" if self.failing else "pass"
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failing else 0
+
+    def severity_counts(self) -> dict[str, int]:
+        counts = {"error": 0, "warning": 0, "info": 0}
+        for f in self.active_findings:
+            counts[f.severity] += 1
+        return counts
+
+    def total_counts(self) -> dict[str, Any]:
+        """What is stored, summed over sections where there are any: tensors, parameters, bytes, by_dtype."""
+        raise NotImplementedError
+
+
+@dataclass
+class Report(Judged):
+    """Result of one audit. Formatters are pure functions of it."""
+
+    target: str
+    source: dict[str, Any]
+    totals: Totals
+    files: list[FileSummary]
+    groups: list[Group]
+    reconciliation: Reconciliation
+    findings: list[Finding]
+    ignored_files: dict[str, str]
+    tensors: dict[str, Tensor]
+    fail_on: str = "error"
+    ignored_codes: tuple[str, ...] = ()
+    include_tensors: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+    lost: Lost = field(default_factory=Lost)  # files that could not be read (rootcause.fold uses it again)
+    # content, when known: file -> sha256 (the Hub listing's LFS digests, or computed by `verify`)
+    file_sha256: dict[str, str] = field(default_factory=dict)
+    tensor_extra: dict[str, dict[str, Any]] = field(default_factory=dict)  # tensor -> more keys (verify's stats)
+
+
+    def total_counts(self) -> dict[str, Any]:
+        return self.totals.to_dict()
+
+    @property
+    def could_not(self) -> list[tuple[str, str]]:
+        """Targets that could not be audited at all: none, for one checkpoint (see ``CompositeReport``)."""
+        return []
+
+    def to_dict(self) -> dict[str, Any]:
+        rec = self.reconciliation
+        # names the groups split already: looked up when findings list thousands (not re-split per name)
+        named = [f.tensors for f in self.active_findings if len(f.tensors) > 1]
+        known = self.groups if sum(map(len, named)) > _MANY_NAMES else None
+        doc: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION,
+            "target": self.target,
+            "source": self.source,
+            "model_type": rec.model_type,
+            "architecture": rec.architecture,
+            "totals": self.totals.to_dict(),
+            "expected": {"parameters": rec.expected_parameters,
+                         "activated_parameters": rec.activated_parameters,
+                         "formula": rec.formula,
+                         "formula_by_component": rec.formula_by_component,
+                         "spec": rec.spec,
+                         "mtp_parameters": rec.mtp_parameters},
+            "ledger": dict(rec.ledger),
+            "components": [c.to_dict() for c in rec.components],
+            "groups": [g.to_dict(_elements(g.shape), self.tensors[g.names[0]].nbytes) for g in self.groups],
+            "files": [f.to_dict() for f in self.files],
+            "ignored_files": dict(sorted(self.ignored_files.items())),
+            "findings": [_finding_dict(f, self.include_tensors, known) for f in self.active_findings],
+            "ignored_codes": sorted(self.ignored_codes),
+            "fail_on": self.fail_on,
+            "verdict": self.verdict,
+        }
+        if self.include_tensors:
+            doc["tensors"] = [{"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "elements": t.elements,
+                               "bytes": t.nbytes, "file": t.file, "offsets": [t.start, t.end],
+                               "category": rec.categories.get(t.name, "unexplained"),
+                               **self.tensor_extra.get(t.name, {})}
+                              for t in self.tensors.values()]
+        doc.update(self.extra)
+        return doc
+
+
+_MANY_NAMES = 5_000
+
+
+def _finding_dict(f: Finding, all_tensors: bool, known: list[Group] | None = None) -> dict[str, Any]:
+    """A finding's JSON: its names (at most 20 unless --tensors), their count, and exact patterns covering
+    all of them, so the grouped view is complete even when the list is cut."""
+    doc = f.to_dict(all_tensors)
+    if len(f.tensors) > 1:
+        doc["patterns"] = patterns(f.tensors, known)
+    return doc
+
+
+def _elements(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n

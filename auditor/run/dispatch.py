@@ -1,0 +1,246 @@
+"""Audit whatever a target is: discover its kind, audit each part as a checkpoint, combine the sections.
+
+``audit_target`` is the entry point the CLI uses. A plain model folder still yields the single ``Report`` it
+always did (with a ``kind`` block); a pipeline, a sentence-transformers model or a folder of independent files
+yields a ``CompositeReport``. Adapters, LoRA files and sentence-transformers modules get their own
+reconciliation (``reconciler=`` of ``audit()``); models and components the ordinary one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..adapters.lora import check_pairs, ranks, split
+from ..adapters.modules import chain_findings, file_reconciler, ledger, unreadable
+from ..adapters.peft import check_adapter
+from ..adapters.peft import data as peft_data
+from ..core.errors import AuditError, HubError, TargetNotFound
+from ..core.findings import Finding, finding
+from ..core.jsonio import json_object
+from ..inventory.build import Inventory
+from ..kinds.discover import Kind, Part, discover, for_variant, read_json_from
+from ..read.sources.protocol import Source
+from ..read.sources.view import Remembering, SourceView
+from ..read.targets import parse as parse_target
+from ..reconcile.engine import Reconciliation, reconcile
+from ..report.composite import CompositeReport, Section
+from ..report.single import Report
+from .audit import VARIANT_DTYPES, audit, check_options, open_source
+
+# verify's pass over a part's bytes, run around the part's audit: (the part's source, the variant it audits, its
+# audit) -> its report
+ContentHook = Callable[[Source, "str | None", Callable[[Source], Report]], Report]
+
+NO_WEIGHTS_SUFFIXES = ("Scheduler", "Tokenizer", "TokenizerFast", "Processor", "FeatureExtractor", "ImageProcessor")
+
+
+def audit_target(target: str, *, base: str | None = None, revision: str | None = None, token: str | None = None,
+                 fail_on: str = "error", ignore: tuple[str, ...] | list[str] = (), include_tensors: bool = False,
+                 use_cache: bool = True, progress: Callable[[str], None] | None = None,
+                 source: Source | None = None, hub: bool = False, variant: str | None = None,
+                 use_config: bool = True, content: ContentHook | None = None) -> Report | CompositeReport:
+    """Audit ``target`` as what it is (see ``auditor.kinds.discover``); ``hub``, ``variant`` and ``use_config`` as for
+    ``audit``. ``content``: verify's pass over each part's bytes, run around that part's audit."""
+    fail_on, codes = check_options(fail_on, ignore)
+    # a plain org/name that is not a local path: a Hub failure also says "no such file or directory"
+    parsed = parse_target(str(target), revision=revision, hub=hub) if source is None else None
+    ambiguous = parsed is not None and parsed.is_hub and not parsed.explicit
+    source = source or open_source(str(target), revision=revision, token=token, use_cache=use_cache,
+                                   progress=progress, hub=hub)
+    try:
+        source, kind = _discover(Remembering(source))
+    except (TargetNotFound, HubError) as e:
+        if ambiguous:
+            raise type(e)(f"{target}: no such file or directory, and not readable as a Hub repo: {e}") from None
+        raise
+    if variant is not None:
+        kind = for_variant(kind, variant)
+    common: dict[str, Any] = dict(fail_on=fail_on, ignore=codes, include_tensors=include_tensors, progress=progress,
+                  variant=variant, use_config=use_config, content=content)
+    if not kind.composite:
+        report = _audit_part(source, kind, kind.parts[0], base=base, token=token, **common)
+        report.target = str(target)
+        report.extra["kind"] = _kind_doc(kind, report)
+        return report
+    sections: list[Section] = []
+    findings: list[Finding] = []
+    for part in kind.parts:
+        try:
+            report = _audit_part(source, kind, part, base=base, token=token, **common)
+        except AuditError as e:
+            findings.append(finding("component-missing", f"{part.name}: could not be audited: {e}",
+                                    files=[part.folder or part.name]))
+            continue
+        _drop_ignored_siblings(report, part, kind)
+        report.extra["kind"] = _kind_doc(Kind(part.kind, (part,), part.role or ""), report)
+        sections.append(Section(part, report))
+    findings += _manifest_findings(source, kind)
+    return CompositeReport(str(target), kind, source.describe(), sections, findings, fail_on, codes)
+
+
+def _discover(source: Source) -> tuple[Source, Kind]:
+    """The kind of the target; a single local file is judged with its folder's manifests."""
+    single = getattr(source, "single", None)
+    if single is not None:
+        parent = single.parent
+        if single.name in ("adapter_model.safetensors",) or (parent / "adapter_config.json").is_file():
+            from ..read.sources.local import LocalSource
+            folder = LocalSource(parent)
+            return folder, Kind("peft-adapter", (Part(".", "peft-adapter", "", (single.name,)),))
+        has_config = (parent / "config.json").is_file()
+        kind = "transformers-model" if has_config else "safetensors-file"
+        return source, Kind(kind, (Part(single.name if kind == "safetensors-file" else ".", kind),))
+    files = source.list_files()
+    return source, discover(files, read_json_from(source.read_small, files))
+
+
+def _kind_doc(kind: Kind, report: Report) -> dict[str, Any]:
+    doc = kind.to_dict()
+    detail = report.extra.pop("_detail", None)
+    if detail:
+        doc["detail"] = detail
+    doc["notes"] = list(kind.notes)
+    return doc
+
+
+def _audit_part(source: Source, kind: Kind, part: Part, *, base: str | None, token: str | None,
+                content: ContentHook | None = None, **common: Any) -> Report:
+    view = SourceView(source, part.folder, part.weights) if (part.folder or part.weights is not None) else source
+    if part.variant is not None:
+        common = {**common, "variant": part.variant}
+    elif any(p.folder == part.folder and p.variant in VARIANT_DTYPES for p in kind.parts if p is not part):
+        common = {**common, "precision_siblings": True}  # one config.json for the main and the fp16 weights
+
+    def audit_part(src: Source) -> Report:
+        if part.kind == "peft-adapter":
+            return _audit_adapter(src, part, base=base, token=token, **common)
+        if part.kind == "safetensors-file":
+            return audit(part.name, source=src, reconciler=file_reconciler(part), **common)
+        if part.kind == "diffusers-component":
+            report = audit(part.name, source=src, reconciler=_component_reconciler, **common)
+            report.extra["_detail"] = part.role
+            return report
+        return audit(part.name, source=src, **common)
+    return content(view, common.get("variant"), audit_part) if content is not None else audit_part(view)
+
+
+# -- PEFT adapters --------------------------------------------------------------------------------------------
+
+def _audit_adapter(view: Source, part: Part, *, base: str | None, token: str | None, **common: Any) -> Report:
+    from ..adapters.base import resolve_base
+    files = view.list_files()
+    config: dict[str, Any] | None = None
+    problems: list[Finding] = []
+    if "adapter_config.json" in files:
+        try:
+            config = json_object(view.read_small("adapter_config.json"), "adapter_config.json")
+        except (OSError, ValueError) as e:
+            problems.append(finding("adapter-config-missing", f"adapter_config.json cannot be read ({e}): PEFT cannot "
+                                    "load this adapter", files=["adapter_config.json"]))
+    weights = (part.weights or ("",))[0]
+    if not weights:
+        raise AuditError(f"{view.target}: adapter_config.json but no adapter_model.safetensors (nothing to audit)")
+    if config is None and not problems:
+        problems.append(finding("adapter-config-missing", f"{weights} holds PEFT adapter tensors but there is no "
+                                "adapter_config.json beside it: PeftModel.from_pretrained cannot load it (save it "
+                                "with save_pretrained, or write the LoraConfig used for training)", files=[weights]))
+    if config is not None and weights != "adapter_model.safetensors":
+        problems.append(finding("adapter-weights-name", f"the adapter weights are in {weights}, but "
+                                "PeftModel.from_pretrained looks for adapter_model.safetensors: rename the file",
+                                files=[weights]))
+    def reconciler(inventory: Inventory, beside: dict[str, Any] | None) -> Reconciliation:
+        rec = Reconciliation(selects_layers=True)
+        rec.findings += problems
+        if unreadable(inventory):
+            rec.detail = "adapter weights unreadable: see the file's finding"
+            return rec
+        if config is None:
+            modules, other = split(inventory.tensors)
+            rec.findings += check_pairs(modules, file=weights)
+            rec.architecture = "PEFT adapter without adapter_config.json"
+            rec.detail = f"LoRA state dict, ranks {ranks(modules) or '?'}; no adapter_config.json"
+            ledger(rec, inventory, {})
+            return rec
+        based = resolve_base(config, beside, base=base, token=token)
+        check = check_adapter(config, inventory.tensors, based, weights)
+        rec.findings += check.findings
+        if based.note:
+            rec.findings.append(finding("adapter-base-unknown", based.note))
+        summary = check.summary
+        rec.expected_parameters = None
+        rec.architecture = f"PEFT {summary['peft_type']} adapter"
+        rec.model_type = based.config.get("model_type") if based.config and isinstance(
+            based.config.get("model_type"), str) else None
+        rec.extra["adapter"] = summary
+        rec.detail = _adapter_detail(summary)
+        ledger(rec, inventory, check.categories)
+        return rec
+
+    return audit(part.name, source=view, reconciler=reconciler, **common)
+
+
+def _adapter_detail(s: dict[str, Any]) -> str:
+    targets = s["target_modules"]
+    what = f"{s['peft_type']}"
+    if s.get("r") is not None and s["peft_type"] not in peft_data()["prompt"]:
+        what += f" r={s['r']}"
+    if s.get("use_dora"):
+        what += " DoRA"
+    if isinstance(targets, list):
+        what += f" on {', '.join(targets[:6])}{' ...' if len(targets) > 6 else ''}"
+    elif isinstance(targets, str):
+        what += f" on /{targets}/"
+    if s.get("base_model"):
+        what += f" of {s['base_model']}"
+    elif s.get("base_class"):
+        what += f" of {s['base_class']}"
+    what += f"; {s['adapter_parameters']:,} parameters"
+    if s.get("share_of_base") is not None:
+        what += f" = {100 * s['share_of_base']:.3f}% of the base model's {s['base_parameters']:,}"
+    return what
+
+
+
+
+
+# -- diffusers components and pipelines -----------------------------------------------------------------------
+
+def _component_reconciler(inventory: Inventory, config: dict[str, Any] | None) -> Reconciliation:
+    """The ordinary reconciliation (the spec is chosen by the config's ``_class_name``); the architecture is the
+    class, and the unknown-architecture note names it (not "model_type None")."""
+    rec = reconcile(inventory, config)
+    cls = (config or {}).get("_class_name")
+    rec.architecture = str(cls) if cls else rec.architecture
+    return rec
+
+
+def _manifest_findings(source: Source, kind: Kind) -> list[Finding]:
+    """model_index.json names a component with weights, but its folder holds none; or the modules of a
+    sentence-transformers model disagree on the embedding width they pass along."""
+    if kind.kind == "sentence-transformers":
+        return chain_findings(source, kind)
+    if kind.kind != "diffusers-pipeline":
+        return []
+    audited = {p.folder for p in kind.parts}
+    files = source.list_files()
+    out = []
+    for name, value in kind.manifest.items():
+        if name.startswith("_") or not isinstance(value, list) or len(value) != 2 or value[0] is None:
+            continue
+        cls = str(value[1])
+        if name in audited or cls.endswith(NO_WEIGHTS_SUFFIXES):
+            continue
+        pickles = [f for f in files if f.startswith(f"{name}/") and f.endswith((".bin", ".ckpt", ".pt"))]
+        why = f"only pickle weights ({', '.join(pickles[:2])})" if pickles else "no safetensors weights"
+        out.append(finding("component-missing", f"model_index.json names {name} ({cls}) but {name}/ has {why}: the "
+                           "pipeline cannot be loaded from safetensors", files=[f"{name}/"]))
+    return out
+
+
+def _drop_ignored_siblings(report: Report, part: Part, kind: Kind) -> None:
+    """Files another section audits are not "ignored" by this one."""
+    others = {f"{p.folder}/{w}" if p.folder else w for p in kind.parts if p is not part for w in (p.weights or ())}
+    prefix = f"{part.folder}/" if part.folder else ""
+    report.ignored_files = {n: why for n, why in report.ignored_files.items()
+                            if f"{prefix}{n}" not in others and "in a subfolder" not in why}

@@ -1,0 +1,111 @@
+"""Several targets per command, and ``--recursive``: every model folder under a directory, one verdict each.
+
+The policy (and lock) apply to each checkpoint: to a single report directly, to each section of a pipeline or
+sentence-transformers model. One target prints as it always did; several print as sections of one report
+whose exit code fails when any of them fails.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import AuditError, TargetNotFound, UsageError
+from ..kinds.discover import model_folders
+from ..report.composite import CompositeReport, several
+from ..report.single import Report
+
+
+def expand_targets(targets: list[str], recursive: bool) -> list[str]:
+    """The targets, with each directory replaced by the model folders under it when ``recursive``."""
+    if not targets:
+        raise UsageError("give at least one target")
+    if not recursive:
+        return list(targets)
+    out: list[str] = []
+    for t in targets:
+        if not Path(t).is_dir():
+            if Path(t).exists() or not recursive:
+                out.append(t)
+                continue
+            raise UsageError(f"--recursive needs directories; {t} is not one")
+        found = model_folders(t, _listdir)
+        if not found:
+            raise TargetNotFound(f"no safetensors file, index or model manifest under {t}")
+        out += found
+    return list(dict.fromkeys(out))
+
+
+def _listdir(path: str) -> tuple[list[str], list[str]]:
+    dirs: list[str] = []
+    files: list[str] = []
+    try:
+        with os.scandir(path) as it:
+            for entry in it:
+                (dirs if entry.is_dir(follow_symlinks=False) else files).append(entry.name)
+    except OSError:
+        pass
+    return dirs, files
+
+
+def gated_audit_target(targets: list[str], policy: Any, *, lock: str | None = None, base: str | None = None,
+                       env: Mapping[str, str] | None = None, **audit_kw: Any) -> Report | CompositeReport:
+    """``audit_target`` for each target under the policy: its rules (and the lock's drift) added to every
+    checkpoint's report, a composite target's section by section. The one gate behind ``audit``, the pre-commit
+    hook, the GitHub Action and the library."""
+    from ..gate import lock as lockmod
+    from ..gate.policy import settings
+    from .dispatch import audit_target
+    fail_on, ignore = settings(policy, env=env)
+    lock_path = lock or policy.lock
+    if lock_path and len(targets) > 1:
+        raise UsageError(f"a lock describes one checkpoint; --lock/lock = {lock_path} cannot apply to "
+                         f"{len(targets)} targets")
+    lock_doc = lockmod.read(lock_path) if lock_path else None  # fails fast (exit 2), before any audit
+    audited: list[tuple[str, Report | CompositeReport]] = []
+    could_not: list[tuple[str, str]] = []
+    for t in targets:
+        try:
+            audited.append((t, gate(audit_target(t, base=base, fail_on=fail_on, ignore=ignore, **audit_kw), policy,
+                                    lock_doc, str(lock_path) if lock_path else None)))
+        except UsageError:
+            raise
+        except AuditError as e:  # one target that cannot be audited does not throw the others away
+            if len(targets) == 1:
+                raise
+            could_not.append((t, str(e)))
+    if len(targets) == 1:
+        return audited[0][1]
+    if not audited:
+        raise AuditError("; ".join(f"{t}: {why}" for t, why in could_not))
+    report = several([t for t, _ in audited], [r for _, r in audited], fail_on, ignore)
+    if could_not:
+        detail = f"{len(targets)} targets, {len(could_not)} of them could not be audited"
+        report = replace(report, could_not=could_not, kind=replace(report.kind, detail=detail))
+    return report
+
+
+def gated_audit(target: str, policy: Any, *, lock: str | None = None, env: Mapping[str, str] | None = None,
+                **audit_kw: Any) -> Report | CompositeReport:
+    """One target audited as ``st-audit audit`` audits it (its kind discovered: adapter, pipeline, ...), under a
+    policy: fail_on/ignore from it, then its rules and the lock's drift as findings. ``lock`` (the --lock flag)
+    wins over the policy's ``lock`` key; the lock file is read before auditing (a bad one: exit 2 at once)."""
+    return gated_audit_target([target], policy, lock=lock, env=env, **audit_kw)
+
+
+def gate(report: Report | CompositeReport, policy: Any, lock_doc: Any = None,
+         lock_name: str | None = None) -> Report | CompositeReport:
+    """``report`` under the policy and the lock: each checkpoint (each section of a composite target) gets the
+    policy's findings and its drift from its own part of the lock."""
+    from ..gate.drift import section_locks
+    from ..gate.policy import apply
+    if isinstance(report, Report):
+        return apply(report, policy, lock_doc=lock_doc, lock_name=lock_name)
+    names = [s.part.name for s in report.sections]
+    locks, own = section_locks(lock_doc, names, lock_name=lock_name or "the lock") if lock_doc is not None \
+        else ({}, [])
+    sections = [replace(s, report=gate(s.report, policy, locks.get(s.part.name), lock_name)) for s in report.sections]
+    return replace(report, sections=sections, findings=report.findings + own)
