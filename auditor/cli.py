@@ -15,6 +15,7 @@ from typing import Annotated, Any, Optional
 import typer
 import typer.core
 
+from .commands.htmlopen import DiffFormat, html_output, show_html
 from .commands.kit import (
     TEXT_FORMATS,
     Color,
@@ -46,7 +47,6 @@ from .commands.kit import (
     version,
 )
 from .formats import formatter
-from .formats.htmlopen import DiffFormat, html_output, show_html
 
 # typer >= 0.20 prints each argument's Python type after it ("TARGET <str>"); the metavar already says it
 if hasattr(typer.core, "TyperArgument") and hasattr(typer.core.TyperArgument, "display_type_rich"):

@@ -8,8 +8,8 @@ import os
 from enum import Enum
 from pathlib import Path
 
-from ..commands.kit import stderr
 from ..core.errors import UsageError
+from .kit import stderr
 
 
 class DiffFormat(str, Enum):
