@@ -20,6 +20,8 @@ demo: install
 	$(BIN)/st-audit audit demo/Qwen3-8B
 	@echo; echo "--- the same checkpoint after three accidents (exit code 1 expected) ---"; echo
 	@$(BIN)/st-audit audit demo/Qwen3-8B-broken || echo "(st-audit exited with $$?: findings at or above --fail-on)"
+	@echo; $(BIN)/st-audit audit demo/Qwen3-8B-broken -f html -o demo/report.html -q || true
+	@echo "HTML report of the broken checkpoint: demo/report.html (open it in a browser)"
 
 test: install
 	$(BIN)/ruff check auditor tests tools bench fixtures

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Optional
 import typer
 import typer.core
 
+from .commands.htmlopen import DiffFormat, html_output, show_html
 from .commands.kit import (
     TEXT_FORMATS,
     Color,
@@ -68,6 +69,10 @@ app = typer.Typer(add_completion=True, no_args_is_help=True, pretty_exceptions_e
 def _main(show_version: Annotated[bool, typer.Option("--version", callback=_version_callback, is_eager=True,
                                                      help="Print the version and exit.")] = False) -> None:
     """Audit safetensors LLM checkpoints from their headers."""
+
+
+OpenOpt = Annotated[bool, typer.Option("--open", help="Open the report in a web browser (-f html; without -o it is "
+                                                      "written to a temporary file first).")]
 
 
 def _policy(policy: Path | None, no_policy: bool, near: Sequence[str] = (), **overrides: Any) -> Any:
@@ -125,6 +130,7 @@ def audit_command(
     token: TokenOpt = None,
     no_cache: NoCacheOpt = False,
     color: ColorOpt = Color.auto,
+    open_report: OpenOpt = False,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -141,18 +147,20 @@ def audit_command(
                         expect_model_parameters=expect_model_parameters, tolerance=tolerance,
                         allowed_dtypes=allow_dtype or None, forbid_unexplained=forbid_unexplained,
                         tied_head=value(tied_head), max_shard_bytes=max_shard_bytes)
+        page = html_output(format.value, output, open_report)
         names = expand_targets(targets, recursive)
         report: Any = gated_audit_target(names, rules, base=base, revision=revision, token=token,
                                     include_tensors=tensors, use_cache=not no_cache, progress=progress, hub=hub,
                                     variant=variant, use_config=not no_config)
-        emit(formatter(format.value)(report), output,
+        emit(formatter(format.value)(report), page,
              format.value in ("table", "summary") and use_color(color, sys.stdout))
         if not quiet and format.value != "summary" and (format.value != "table" or output is not None):
             from .formats.common import summary_line
             line = summary_line(report)
             stderr(_colored(line, color))
-        for target, why in report.could_not:  # after the others' reports, as a shell loop would
-            stderr(f"st-audit: error: {why if why.startswith(target) else f'{target}: {why}'}")
+        for name, why in report.could_not:  # after the others' reports, as a shell loop would
+            stderr(f"st-audit: error: {why if why.startswith(name) else f'{name}: {why}'}")
+        show_html(format.value, page, open_report, quiet)
         return report.exit_code
 
     run(debug, body)
@@ -193,6 +201,7 @@ def verify_command(
     revision: Annotated[Optional[str], typer.Option(
         "--revision", help="Cached revision (branch, tag or commit) of a repo id or cache folder.")] = None,
     token: TokenOpt = None,
+    open_report: OpenOpt = False,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -207,12 +216,14 @@ def verify_command(
                         tolerance=tolerance, allowed_dtypes=allow_dtype or None,
                         forbid_unexplained=forbid_unexplained, tied_head=value(tied_head),
                         max_shard_bytes=max_shard_bytes)
+        where = html_output(format.value, output, open_report)
         report = verify(target, policy=rules, base=base, against=against, revision=revision, token=token, jobs=jobs,
                         include_tensors=tensors, progress=None if quiet else stderr, show_progress=not quiet)
-        emit(formatter(format.value)(report), output)
+        emit(formatter(format.value)(report), where)
         if not quiet and (format.value != "table" or output is not None):
             from .formats.common import summary_line
             stderr(summary_line(report))
+        show_html(format.value, where, open_report, quiet)
         return report.exit_code
 
     run(debug, body)
@@ -291,13 +302,17 @@ def lock_command(
 def diff_command(
     a: Annotated[str, typer.Argument(metavar="A", help="Checkpoint directory, Hub repo (org/name@REV), or lock file.")],
     b: Annotated[str, typer.Argument(metavar="B", help="Checkpoint directory, Hub repo (org/name@REV), or lock file.")],
-    format: TextFormatOpt = None,  # noqa: A002
+    format: Annotated[Optional[DiffFormat], typer.Option(  # noqa: A002
+        "--format", "-f", metavar=choices(DiffFormat), show_default=False,
+        help="Output format (html: the two module trees side by side). Default: ST_AUDIT_FORMAT when it is one "
+             "of these, else table.")] = None,
     output: OutputOpt = None,
     hub: HubOpt = False,
     verify: Annotated[bool, typer.Option("--verify", help="Read every byte of checkpoint sides, so files are "
                                                           "compared by sha256 rather than size.")] = False,
     token: TokenOpt = None,
     no_cache: NoCacheOpt = False,
+    open_report: OpenOpt = False,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -309,10 +324,21 @@ def diff_command(
 
     def body() -> int:
         prepare_output(output)
-        fmt = env_format(value(format), TEXT_FORMATS)
-        changes = diff(a, b, token=token, use_cache=not no_cache, progress=None if quiet else stderr, hub=hub,
-                       content=verify)
-        emit(format_diff(changes, a, b, fmt), output)
+        fmt = env_format(value(format), (*TEXT_FORMATS, "html"))
+        where = html_output(fmt, output, open_report)
+        options: dict[str, Any] = {"token": token, "use_cache": not no_cache,
+                                   "progress": None if quiet else stderr, "hub": hub, "content": verify}
+        if fmt == "html":  # the page draws both sides' trees: it needs the snapshots, not only the changes
+            from .commands.diff import load_side
+            from .formats.htmldiff import format_diff_html
+            from .gate.drift import compare_sections
+            side_a, side_b = load_side(a, **options), load_side(b, **options)
+            changes = compare_sections(side_a, side_b)
+            emit(format_diff_html(dict(side_a), dict(side_b), changes, a, b), where)
+        else:
+            changes = diff(a, b, **options)
+            emit(format_diff(changes, a, b, fmt), where)
+        show_html(fmt, where, open_report, quiet)
         return 0 if all(c.identical for _, c in changes) else 1
 
     run(debug, body)

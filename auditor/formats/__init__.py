@@ -11,15 +11,17 @@ if TYPE_CHECKING:
 
 # format name -> module defining ``format_report(report) -> str`` (imported only when chosen)
 FORMATS: dict[str, str] = {"table": "table", "json": "json_format", "markdown": "markdown", "junit": "junit",
-                           "summary": "summary"}
+                           "summary": "summary", "html": "html"}
 
 
 def formatter(name: str) -> Callable[[AnyReport], str]:
     """The ``format_report`` function of format ``name`` (a sectioned report is printed section by section)."""
-    single = import_module(f".{FORMATS[name]}", __name__).format_report
+    module = import_module(f".{FORMATS[name]}", __name__)
+    single = module.format_report
+    whole = getattr(module, "HANDLES_SECTIONS", False)  # html draws a report of sections as one page
 
     def format_any(report: AnyReport) -> str:
-        if hasattr(report, "sections"):
+        if hasattr(report, "sections") and not whole:
             from .sections import format_composite
             return format_composite(report, name, formatter)  # type: ignore[arg-type]
         return single(report)  # type: ignore[no-any-return]

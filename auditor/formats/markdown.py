@@ -13,6 +13,17 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def mermaid_pie(report: Report) -> list[str]:
+    """The formula's components as a mermaid pie, which GitHub renders in a step summary or a comment (no pie
+    without a formula, or when every component is empty)."""
+    from .htmlviews import component_slices
+    slices = [(label, expected) for label, expected, _ in component_slices(report) if expected > 0]
+    if not slices:
+        return []
+    rows = [f'    "{label.replace(chr(34), chr(39))}" : {value}' for label, value in slices]
+    return ["```mermaid", "pie showData title Parameters by component (expected)", *rows, "```", ""]
+
+
 def format_report(report: Report) -> str:
     rec = report.reconciliation
     icon = "✅" if report.verdict == "pass" else "❌"
@@ -39,6 +50,7 @@ def format_report(report: Report) -> str:
     if rec.components:
         out += ["### Components", "", tabulate(component_rows(report), headers=COMPONENT_HEADERS, tablefmt="github",
                                                disable_numparse=True), ""]
+    out += mermaid_pie(report)
     groups = [[f"`{_cell(g.pattern)}`", f"{g.count:,}", g.dtype, shape(g.shape)] for g in report.groups]
     out += ["<details><summary>Tensor groups</summary>", "",
             tabulate(groups, headers=["pattern", "count", "dtype", "shape"], tablefmt="github", disable_numparse=True),

@@ -1,0 +1,233 @@
+"""The pictures of one checkpoint's HTML report: where the parameters go (components, dtypes), one bar per layer,
+and the module tree. Each function takes the report (and its tree) and returns an HTML fragment; ``html.py``
+puts them on the page."""
+
+from __future__ import annotations
+
+from html import escape
+
+from ..report.composite import CompositeReport
+from ..report.single import Report
+from .charts import LayerBar, colour, donut, hbars, layer_bars
+from .numbers import human
+from .tree import Node, layer_params, layer_severities, stacks
+
+
+def size(n: int) -> str:
+    """Bytes for people: 16.38 GB, 9.22 kB (decimal units, as the Hub shows file sizes)."""
+    for unit, step in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if n >= step:
+            return f"{n / step:.2f} {unit}"
+    return f"{n:,} B"
+
+MAX_STACKS = 3  # per-layer charts per checkpoint: the decoder, a vision tower, an encoder ...
+
+
+def component_slices(report: Report) -> list[tuple[str, int, int]]:
+    """(label, expected, stored) per component row as ``by component`` prints them (layer rows name their type
+    and count); the MTP module is left out, as from the formula. Empty when no formula applies."""
+    out = []
+    for c in report.reconciliation.components:
+        if c.component == "mtp":
+            continue
+        label = c.component + (f" ({c.layers} {c.layer_type} layers)" if c.layer_type else "")
+        out.append((label, c.expected, c.actual))
+    return out
+
+
+def module_slices(root: Node) -> list[tuple[str, int, int]]:
+    """Without a formula: the top modules (below any single-child chain such as ``base_model.model``) by stored
+    parameters, as (label, stored, stored)."""
+    node = root
+    while len(node.children) == 1 and not next(iter(node.children.values())).is_leaf:
+        node = next(iter(node.children.values()))
+    return [(c.label, c.parameters, c.parameters) for c in node.children.values()]
+
+
+def _num(n: int) -> str:
+    return f"{n:,}"
+
+
+def _delta(d: int) -> str:
+    return "" if d == 0 else f'<span class="{"diffneg" if d < 0 else "diffpos"}">{d:+,}</span>'
+
+
+def where_parameters_go(report: Report, root: Node) -> str:
+    """A donut of the formula's components (expected, with stored beside each) and bars of bytes per dtype."""
+    slices = component_slices(report)
+    title = "Parameters by component (the formula's, expected)"
+    if not slices:
+        slices, title = module_slices(root), "Parameters by module (stored; no formula applies)"
+    total = sum(e for _, e, _ in slices)
+    rows = "".join(f'<tr><td><span class="swatch" style="background:{colour(i)}"></span>{escape(label)}</td>'
+                   f'<td class="n">{_num(e)}</td><td class="n">{_num(s)}</td><td class="n">{_delta(s - e)}</td>'
+                   f'<td class="n">{e / total if total else 0:.1%}</td></tr>' for i, (label, e, s) in enumerate(slices))
+    legend = (f'<table class="legend"><tr><th></th><th class="n">expected</th><th class="n">stored</th>'
+              f'<th class="n">difference</th><th class="n">share</th></tr>{rows}</table>')
+    parts = [f'<div class="chart"><h3>{title}</h3><div class="donutbox">'
+             f'{donut([(label, e) for label, e, _ in slices], human(total))}{legend}</div></div>']
+    by_dtype = report.totals.by_dtype
+    if by_dtype:
+        bars = [(d, row.bytes, f"{size(row.bytes)}, {row.tensors:,} tensors") for d, row in by_dtype.items()]
+        parts.append(f'<div class="chart"><h3>Bytes by dtype</h3>{hbars(bars)}</div>')
+    return f'<h2>Where the parameters go</h2><div class="charts">{"".join(parts)}</div>'
+
+
+def _kinds(report: Report) -> dict[str, tuple[int, int | None]]:
+    """Layer type -> (layers, expected parameters per layer; None when its layers differ in size)."""
+    out: dict[str, tuple[int, int | None]] = {}
+    for c in report.reconciliation.components:
+        if not c.layer_type or c.component == "mtp":
+            continue
+        layers, per = out.get(c.layer_type, (c.layers, 0))
+        ok = per is not None and c.uniform and c.layers > 0
+        out[c.layer_type] = (layers, per + c.expected // c.layers if ok and per is not None else None)
+    return out
+
+
+def per_layer(report: Report, root: Node, uid: str) -> str:
+    """One bar per layer of each stack, stored against what its kind's formula expects. The formula's layer types
+    go to the stacks of their count: one type, or all of them together (a hybrid stack, each layer matched to the
+    type whose count it equals)."""
+    assigned = _assign(stacks(root), _kinds(report))
+    if not assigned:
+        return ""
+    compare = not report.reconciliation.packed_extra  # packed weights store fewer elements than they encode
+    out = ["<h2>Per layer</h2>"]
+    for n, (stack, mine) in enumerate(assigned):
+        declared = sum(v[0] for v in mine.values()) or max(stack.values | stack.missing_values) + 1
+        stored, every = layer_params(report, stack)
+        severities = layer_severities(report, stack)
+        names = list(mine)
+        bars = []
+        for i in range(max(declared, max(every, default=-1) + 1)):
+            value = stored.get(i, 0) if i < declared else every.get(i, 0)
+            kind, expected = _match(value, mine) if compare else ("", None)
+            if i >= declared:
+                status = "beyond"
+            elif value == 0:
+                status = "missing"
+            elif i in severities and severities[i] != "info":
+                status = severities[i]
+            elif expected is not None and value != expected:
+                status = "differs"
+            else:
+                status = "ok"  # a note (scales stored, buffers) does not make a layer wrong
+            bars.append(LayerBar(i, value, expected if i < declared else None, status, kind))
+        legend = "".join(f'<span><span class="swatch" style="background:{colour(k)}"></span>{escape(name)}: '
+                         f'{layers:,} layers x {"varies" if per is None else _num(per)}</span>'
+                         for k, (name, (layers, per)) in enumerate(mine.items()))
+        flagged = sorted({b.index for b in bars if b.status not in ("ok", "info")})
+        note = (f'<p>Layers that differ: <b>{", ".join(map(str, flagged[:40]))}</b>'
+                f'{" ..." if len(flagged) > 40 else ""}</p>' if flagged else
+                '<p class="muted">Every layer holds what its formula expects.</p>' if names and compare else "")
+        out.append(f'<div class="chart"><h3><code>{escape(stack.label)}</code>: {len(bars):,} layers, stored '
+                   f'parameters (the line: expected)</h3>{layer_bars(bars, names, uid=f"{uid}-{n}")}'
+                   f'<div class="legend">{legend}<span class="muted">hatched: missing; amber: differs or warning; '
+                   f'red: error; grey: beyond config.json</span></div>{note}</div>')
+    return "".join(out)
+
+
+def _assign(found: list[Node], kinds: dict[str, tuple[int, int | None]]
+            ) -> list[tuple[Node, dict[str, tuple[int, int | None]]]]:
+    """(stack, its layer types), the stacks with types first, at most ``MAX_STACKS``. A type goes to the largest
+    stack of its count; the types left, together, to the largest stack of their summed count (hybrid), else to
+    the largest stack. Index runs with holes no type explains (``mlp.{0,2}``: a Sequential around an activation)
+    are not layers."""
+    sizes = {id(s): len(s.values | s.missing_values) for s in found}
+    found = [s for s in found if (s.values | s.missing_values) == set(range(sizes[id(s)]))]
+    mine: dict[int, dict[str, tuple[int, int | None]]] = {}
+    left = dict(kinds)
+    for name, (count, per) in kinds.items():
+        # of the stacks of that count (a decoder and a vision tower may both have 2), the one holding the
+        # formula's parameters first
+        same = sorted((s for s in found if sizes[id(s)] == count), key=lambda s: s.parameters != count * (per or 0))
+        match = same[0] if same else None
+        if match is not None and not mine.get(id(match)):
+            mine[id(match)] = {name: (count, per)}
+            del left[name]
+    if left:
+        total = sum(count for count, _ in left.values())
+        match = next((s for s in found if sizes[id(s)] == total and id(s) not in mine), None)
+        if match is None:
+            match = next((s for s in found if id(s) not in mine), None)
+        if match is not None:
+            mine[id(match)] = left
+    layered = [s for s in found if id(s) in mine]
+    plain = [s for s in found if id(s) not in mine]
+    return [(s, mine.get(id(s), {})) for s in layered + plain][:MAX_STACKS]
+
+
+def _match(value: int, kinds: dict[str, tuple[int, int | None]]) -> tuple[str, int | None]:
+    """The layer type a layer of ``value`` parameters is (equal count first, else the closest)."""
+    known = [(k, per) for k, (_, per) in kinds.items() if per is not None]
+    if not known:
+        return (next(iter(kinds)) if len(kinds) == 1 else ""), None
+    for k, per in known:
+        if per == value:
+            return k, per
+    return min(known, key=lambda kp: abs((kp[1] or 0) - value))
+
+
+def tree_view(root: Node, total: int) -> str:
+    """The module tree as nested ``<details>`` (two levels open), one row per node: parameters, share of the
+    stored total, bytes, tensors; missing tensors where they belong, findings as severity dots."""
+    head = ('<div class="row head"><span>module</span><span class="n">parameters</span><span>share</span>'
+            '<span class="n">bytes</span><span class="n">tensors</span></div>')
+    body = "".join(_node(c, total, 1) for c in root.children.values())
+    return ('<h2>Module tree</h2><div class="treebox"><div class="toolbar"><button data-tree="all">expand all'
+            '</button><button data-tree="none">collapse all</button><button data-tree="findings">open findings'
+            f'</button><span class="muted">numbers are stored parameters; n x: a repeated module</span></div>'
+            f'<div class="tree">{head}{body}</div></div>')
+
+
+def _row(node: Node, total: int, extra: str = "") -> str:
+    share = node.parameters / total if total else 0
+    rep = f'<span class="rep">{node.repeat:,} x</span>' if node.repeat > 1 else ""
+    dot = f'<span class="dot {node.severity}" title="{node.severity}"></span>' if node.severity else ""
+    missing = (f'<span class="tag-missing"> {node.missing:,} missing</span>' if node.missing else "")
+    if node.missing_pattern and node.dtype is not None:
+        missing += f' <code class="tag-missing">{escape(node.missing_pattern)}</code>'
+    if node.missing_values and node.values:
+        missing += f'<span class="tag-missing"> (index {_ranges(node.missing_values)} absent)</span>'
+    return (f'<div class="name"><code>{escape(node.label)}</code>{rep}{extra}{missing}{dot}</div>'
+            f'<span class="n">{_num(node.parameters)}</span>'
+            f'<div class="share"><i style="width:{share * 100:.2f}%"></i><b>{share:.2%}</b></div>'
+            f'<span class="n">{size(node.bytes)}</span><span class="n">{_num(node.tensors)}</span>')
+
+
+def _ranges(values: set[int]) -> str:
+    from ..inventory.groups import ranges
+    return ranges(values)
+
+
+def _node(node: Node, total: int, depth: int) -> str:
+    if node.is_leaf:
+        if node.dtype is None:
+            extra = ' <span class="tag-missing">missing</span>'
+        else:
+            extra = (f' <span class="badge">{node.dtype} [{", ".join(map(str, node.shape or ()))}]</span>'
+                     + "".join(f' <span class="{"tag-unexplained" if c == "unexplained" else "badge"}">{escape(c)}'
+                               f' x{n:,}</span>' for c, n in node.categories.items()))
+        codes = f' title="{escape(", ".join(sorted(node.codes)))}"' if node.codes else ""
+        cls = "row leaf" + (" missing" if node.dtype is None else "")
+        return f'<div class="{cls}"{codes}>{_row(node, total, extra)}</div>'
+    flagged = " flagged" if node.severity else ""
+    # open: the first two levels, and the way to every error or warning (a missing tensor shows where it belongs)
+    opened = depth <= 2 or node.severity in ("error", "warning")
+    missing = " missing" if node.tensors == 0 else ""
+    kids = "".join(_node(c, total, depth + 1) for c in node.children.values())
+    return (f'<details class="node{flagged}"{" open" if opened else ""}><summary class="row{missing}">'
+            f'{_row(node, total)}</summary><div class="kids">{kids}</div></details>')
+
+
+def section_slices(report: CompositeReport) -> str:
+    """A pipeline's donut: each section's stored parameters."""
+    slices = [(s.part.name, int(s.report.total_counts()["parameters"])) for s in report.sections]
+    total = sum(v for _, v in slices)
+    rows = "".join(f'<tr><td><span class="swatch" style="background:{colour(i)}"></span>{escape(name)}</td>'
+                   f'<td class="n">{_num(v)}</td><td class="n">{v / total if total else 0:.1%}</td></tr>'
+                   for i, (name, v) in enumerate(slices))
+    return (f'<h2>Where the parameters go</h2><div class="charts"><div class="chart"><h3>Parameters by section '
+            f'(stored)</h3><div class="donutbox">{donut(slices, human(total))}<table><tr><th></th><th class="n">'
+            f'parameters</th><th class="n">share</th></tr>{rows}</table></div></div></div>')
