@@ -346,3 +346,19 @@ def test_the_cli_applies_the_same_policy_from_any_directory(layout_checkpoint: C
     write(repo / "st-audit.toml", 'expect_parameters = "1B"\n')
     codes = {cwd: run_json("audit", str(model), cwd=cwd)[0] for cwd in (repo, repo / "sub", tmp_path)}
     assert codes == {repo: 1, repo / "sub": 1, tmp_path: 1}
+
+
+def test_every_format_says_which_policy_applied(layout_checkpoint: Callable[..., Path], tmp_path: Path) -> None:
+    import jsonschema
+    ckpt = layout_checkpoint("Qwen__Qwen3-8B")
+    rules = write(tmp_path / "st-audit.toml", 'expect_parameters = "1B"\nfail_on = "never"\n')
+    code, doc = run_json("audit", str(ckpt), cwd=tmp_path)
+    jsonschema.validate(doc, json.loads((Path(__file__).parents[1] / "auditor/schema/report.schema.json").read_text()))
+    assert doc["policy"]["path"] == str(rules) and [r["key"] for r in doc["policy"]["rules"]] == [
+        "expect_parameters", "tolerance", "fail_on"]
+    table = run_cli("audit", str(ckpt), cwd=tmp_path).stdout
+    assert f"policy: {rules} (3 rules: expect_parameters, tolerance, fail_on)" in table.splitlines()[1]
+    assert f"_policy: {rules} (3 rules" in run_cli("audit", str(ckpt), "-f", "markdown", cwd=tmp_path).stdout
+    assert "policy" not in run_json("audit", str(ckpt), "--no-policy", cwd=tmp_path)[1]
+    flags = run_json("audit", str(ckpt), "--no-policy", "--fail-on", "warning", cwd=tmp_path)[1]["policy"]
+    assert flags == {"path": None, "rules": [{"key": "fail_on", "from": "the command line"}]}

@@ -7,6 +7,7 @@ from tabulate import tabulate
 from ..core.findings import plural
 from ..report.single import Report
 from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line
+from .numbers import policy_line
 
 
 def _cell(text: str) -> str:
@@ -31,6 +32,9 @@ def format_report(report: Report) -> str:
     kind = kind_line(report.extra.get("kind"))
     out = [f"## {icon} st-audit: `{report.target}`" + (f" ({_cell(kind)})" if kind else ""), "",
            summary_line(report), ""]
+    policy = policy_line(report.extra.get("policy"))
+    if policy:
+        out += [f"_{policy}_", ""]
     if rec.expected_parameters is not None:
         out += [f"- **Expected from config.json:** {rec.expected_parameters:,} parameters"
                 + (f" ({rec.activated_parameters:,} activated)" if rec.activated_parameters is not None else ""),

@@ -3,6 +3,10 @@ the other at load time)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..core.findings import plural
+
 
 def human(n: int) -> str:
     """1234567 -> '1.23M' (for the one-line summary; exact numbers are printed beside it)."""
@@ -10,3 +14,12 @@ def human(n: int) -> str:
         if abs(n) >= size:
             return f"{n / size:.2f}{unit}"
     return str(n)
+
+
+def policy_line(policy: dict[str, Any] | None) -> str | None:
+    """``policy: st-audit.toml (5 rules)``: which policy applied, so a verdict that depends on it says so."""
+    if not policy:
+        return None
+    rules = policy["rules"]
+    return f"policy: {policy['path'] or 'command-line flags'} ({plural(len(rules), 'rule')}: " \
+           f"{', '.join(r['key'] for r in rules)})"

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..report.composite import CompositeReport, kind_line
-from .numbers import human
+from .numbers import human, policy_line
 
 
 def summary_line(report: CompositeReport) -> str:
@@ -49,6 +49,9 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
     md = fmt == "markdown"
     out = [f"{'# ' if md else ''}st-audit report for {report.target}: {kind_line(report.kind.to_dict())}"]
     out += [f"{'- ' if md else '  '}{n}" for n in report.kind.notes]
+    policy = policy_line(report.policy)
+    if policy:
+        out.append(f"_{policy}_" if md else policy)
     out.append("")
     for s in report.sections:
         out.append(f"{'## ' if md else '=== '}section {_section_title(s)}{'' if md else ' ==='}")

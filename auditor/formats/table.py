@@ -6,6 +6,7 @@ from tabulate import tabulate
 
 from ..report.single import Report
 from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line
+from .numbers import policy_line
 
 
 def format_report(report: Report) -> str:
@@ -15,6 +16,9 @@ def format_report(report: Report) -> str:
     kind = kind_line(report.extra.get("kind"))
     out = [f"st-audit report for {report.target}" + (f": {kind}" if kind else "")]
     out += [f"  note: {n}" for n in (report.extra.get("kind") or {}).get("notes", [])]
+    policy = policy_line(report.extra.get("policy"))
+    if policy:
+        out.append(policy)
     adapter = report.extra.get("adapter")
     if adapter and adapter.get("base_source"):
         out.append(f"base model: {adapter['base_source']}")

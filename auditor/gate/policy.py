@@ -94,6 +94,15 @@ class Policy:
     def is_empty(self) -> bool:
         return all(getattr(self, key) is None for key in KEYS)
 
+    def describe(self) -> dict[str, Any] | None:
+        """What a report says of the policy in force (None when there is none): the file it came from (None for
+        flags alone) and each key it sets with where that came from, so a reader knows why a rule fired."""
+        keys = [k for k in KEYS if getattr(self, k) is not None]
+        if not keys:
+            return None
+        path = self.origin if self.origin not in (None, COMMAND_LINE) else None
+        return {"path": path, "rules": [{"key": k, "from": self.origin_of(k)} for k in keys]}
+
 
 KEYS = tuple(f.name for f in fields(Policy) if f.name not in ("origin", "origins", "model_rounding"))
 

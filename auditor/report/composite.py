@@ -41,6 +41,7 @@ class CompositeReport(Judged):
     # targets of a multi-target command that could not be audited at all (target, why): the others are still
     # reported, and the command exits 3
     could_not: list[tuple[str, str]] = field(default_factory=list)
+    policy: dict[str, Any] | None = None   # the policy in force (gate.policy.Policy.describe), said once
 
     @property
     def exit_code(self) -> int:
@@ -79,7 +80,8 @@ class CompositeReport(Judged):
                 "findings": [f.to_dict() for f in self.active_findings],
                 "notes": list(self.kind.notes), "ignored_codes": sorted(self.ignored_codes),
                 "fail_on": self.fail_on, "verdict": self.verdict,
-                **({"errors": [{"target": t, "error": why} for t, why in self.could_not]} if self.could_not else {})}
+                **({"errors": [{"target": t, "error": why} for t, why in self.could_not]} if self.could_not else {}),
+                **({"policy": self.policy} if self.policy else {})}
 
 
 # what an audit returns: one checkpoint's report, or a report of sections

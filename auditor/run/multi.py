@@ -97,15 +97,20 @@ def gated_audit(target: str, policy: Any, *, lock: str | None = None, env: Mappi
 
 
 def gate(report: Report | CompositeReport, policy: Any, lock_doc: Any = None,
-         lock_name: str | None = None) -> Report | CompositeReport:
+         lock_name: str | None = None, said: bool = False) -> Report | CompositeReport:
     """``report`` under the policy and the lock: each checkpoint (each section of a composite target) gets the
     policy's findings and its drift from its own part of the lock."""
     from ..gate.drift import section_locks
     from ..gate.policy import apply
     if isinstance(report, Report):
-        return apply(report, policy, lock_doc=lock_doc, lock_name=lock_name)
+        gated = apply(report, policy, lock_doc=lock_doc, lock_name=lock_name)
+        described = None if said else policy.describe()  # said once, by the whole, for a composite target
+        if described is not None:
+            gated = replace(gated, extra={**gated.extra, "policy": described})
+        return gated
     names = [s.part.name for s in report.sections]
     locks, own = section_locks(lock_doc, names, lock_name=lock_name or "the lock") if lock_doc is not None \
         else ({}, [])
-    sections = [replace(s, report=gate(s.report, policy, locks.get(s.part.name), lock_name)) for s in report.sections]
-    return replace(report, sections=sections, findings=report.findings + own)
+    sections = [replace(s, report=gate(s.report, policy, locks.get(s.part.name), lock_name, said=True))
+                for s in report.sections]
+    return replace(report, sections=sections, findings=report.findings + own, policy=policy.describe())
