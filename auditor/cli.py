@@ -220,7 +220,7 @@ def verify_command(
         report = verify(target, policy=rules, base=base, against=against, revision=revision, token=token, jobs=jobs,
                         include_tensors=tensors, progress=None if quiet else stderr, show_progress=not quiet)
         emit(formatter(format.value)(report), where)
-        if not quiet and (format.value != "table" or output is not None):
+        if not quiet and format.value != "summary" and (format.value != "table" or output is not None):
             from .formats.common import summary_line
             stderr(summary_line(report))
         show_html(format.value, where, open_report, quiet)

@@ -406,3 +406,14 @@ def test_help_lists_every_command_uncut_and_offers_completion() -> None:
     listed = text.split("Commands:", 1)[1].strip().splitlines()  # COMMANDS and verify
     assert len(listed) == len(COMMANDS) + 1 and not any(line.rstrip().endswith("...") for line in listed)
     assert "--install-completion" in text
+
+
+def test_summary_is_one_line_per_target_and_one_for_the_whole(make_checkpoint: Callable[..., Path],
+                                                               tmp_path: Path) -> None:
+    one, two = make_checkpoint(TENSORS), make_checkpoint(TENSORS)
+    pipe = build.build_folder_dump("tiny-sd-pipeline", tmp_path / "sd")
+    lines = run_cli("audit", str(one), str(two), str(pipe), "-f", "summary", "-q").stdout.splitlines()
+    assert len(lines) == 4 and lines[2].startswith(f"PASS: {pipe} (diffusers pipeline") and "3 sections" in lines[3]
+    assert len(run_cli("audit", str(pipe), "-f", "summary", "-q").stdout.splitlines()) == 1
+    proc = run_cli("verify", str(one), "-f", "summary")
+    assert len(proc.stdout.splitlines()) == 1 and proc.stdout.strip() not in proc.stderr  # the verdict once

@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from typing import Any
 
+from ..core.findings import plural
 from ..report.composite import CompositeReport, kind_line
 from .numbers import human, policy_line
 
@@ -19,8 +20,9 @@ def summary_line(report: CompositeReport) -> str:
     counts = report.severity_counts()
     t = report.total_counts()
     return (f"{report.verdict.upper()}: {report.target} ({kind_line(report.kind.to_dict())}): "
-            f"{len(report.sections)} sections, {t['tensors']:,} tensors, {t['parameters']:,} parameters "
-            f"({human(t['parameters'])}); {counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes")
+            f"{plural(len(report.sections), 'section')}, {plural(t['tensors'], 'tensor')}, "
+            f"{plural(t['parameters'], 'parameter')} ({human(t['parameters'])}); {plural(counts['error'], 'error')}, "
+            f"{plural(counts['warning'], 'warning')}, {plural(counts['info'], 'note')}")
 
 
 def _section_title(s: object) -> str:
@@ -34,6 +36,10 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
     if fmt == "json":
         from .json_format import dumps
         return dumps(report.to_dict())
+    if fmt == "summary":  # one line per target, then the whole's: sections of one target are in its own line
+        lines = [formatter(fmt)(s.report).rstrip("\n") for s in report.sections] if report.kind.kind == "targets" \
+            else []
+        return "\n".join([*lines, summary_line(report)]) + "\n"
     inner_format = formatter(fmt)  # sections may themselves be sectioned (several targets)
     if fmt == "junit":
         root = ET.Element("testsuites", {"name": f"st-audit {report.target}"})
