@@ -114,8 +114,9 @@ def audit_command(
         show_default=False)] = None,
     max_shard_bytes: Annotated[Optional[str], typer.Option(
         "--max-shard-bytes", metavar="SIZE", help="Largest allowed file: 5GB, 4.5GiB, 5000000000.")] = None,
-    tensors: Annotated[bool, typer.Option("--tensors", help="Include every tensor in the JSON report, and every "
-                                                            "tensor name of every finding.")] = False,
+    tensors: Annotated[bool, typer.Option("--tensors", "-v", help="The long view: every tensor pattern in the table, "
+                                                                  "every tensor in JSON, every tensor name of every "
+                                                                  "finding.")] = False,
     variant: Annotated[Optional[str], typer.Option(
         "--variant", metavar="VARIANT", help="Audit the variant weights model.VARIANT.safetensors (or its index), e.g. fp16.")] = None,
     no_config: Annotated[bool, typer.Option("--no-config", help="Ignore config.json: check the files' structure "
@@ -195,8 +196,8 @@ def verify_command(
         "--forbid-unexplained/--allow-unexplained", help="As for audit.", show_default=False)] = None,
     tied_head: Annotated[Optional[str], typer.Option("--tied-head", help="As for audit.")] = None,
     max_shard_bytes: Annotated[Optional[str], typer.Option("--max-shard-bytes", help="As for audit.")] = None,
-    tensors: Annotated[bool, typer.Option("--tensors", help="Include every tensor, with value statistics "
-                                                            "(min, max, mean |x|, zero fraction).")] = False,
+    tensors: Annotated[bool, typer.Option("--tensors", "-v", help="The long view, every tensor with value statistics "
+                                                                  "(min, max, mean |x|, zero fraction).")] = False,
     base: Annotated[Optional[str], typer.Option("--base", metavar="DIR_OR_REPO", help="As for audit.")] = None,
     revision: Annotated[Optional[str], typer.Option(
         "--revision", help="Cached revision (branch, tag or commit) of a repo id or cache folder.")] = None,

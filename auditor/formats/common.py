@@ -51,8 +51,13 @@ def component_rows(report: Report) -> list[list[Any]]:
     rows: list[list[Any]] = []
     everything = report.reconciliation.components
     components = [c for c in everything if c.component != "mtp"]
+    whole = sum(c.expected for c in components)
+
+    def share(expected: int) -> str:
+        return f"{100 * expected / whole:.1f}%" if whole else ""
+
     for i, c in enumerate(components):
-        rows.append(_row(c.component, c))
+        rows.append(_row(c.component, c) + [share(c.expected)])
         last_of_type = c.layer_type is not None and (i + 1 == len(components)
                                                     or components[i + 1].layer_type != c.layer_type)
         if last_of_type:
@@ -60,12 +65,11 @@ def component_rows(report: Report) -> list[list[Any]]:
             expected, actual = sum(r.expected for r in same), sum(r.actual for r in same)
             per_layer = expected // c.layers if c.layers and expected % c.layers == 0 else None
             rows.append([f"= {c.layer_type} layers", c.layer_type, c.layers, num(per_layer), num(expected),
-                         num(actual), _diff(actual - expected)])
+                         num(actual), _diff(actual - expected), share(expected)])
     if components:
-        expected = sum(r.expected for r in components)
         actual = sum(r.actual for r in components)
-        rows.append(["= total", "", "", "", num(expected), num(actual), _diff(actual - expected)])
-    rows += [_row("mtp (beside the model)", c) for c in everything if c.component == "mtp"]
+        rows.append(["= total", "", "", "", num(whole), num(actual), _diff(actual - whole), share(whole)])
+    rows += [_row("mtp (beside the model)", c) + [""] for c in everything if c.component == "mtp"]
     return rows
 
 
@@ -79,4 +83,5 @@ def _diff(delta: int) -> str:
     return "" if delta == 0 else f"{delta:+,}"
 
 
-COMPONENT_HEADERS = ["component", "layer type", "layers", "expected/layer", "expected", "stored", "difference"]
+COMPONENT_HEADERS = ["component", "layer type", "layers", "expected/layer", "expected", "stored", "difference",
+                     "% of total"]

@@ -55,11 +55,12 @@ def format_report(report: Report) -> str:
     out.append("")
     if rec.components:
         out.append(tabulate(component_rows(report), headers=COMPONENT_HEADERS, disable_numparse=True,
-                            colalign=("left", "left", "right", "right", "right", "right", "right")))
+                            colalign=("left", "left", "right", "right", "right", "right", "right", "right")))
         out.append("")
-    group_rows = [[g.pattern, f"x{g.count:,}", g.dtype, shape(g.shape)] for g in report.groups]
-    out.append(tabulate(group_rows, headers=["tensor pattern", "count", "dtype", "shape"], disable_numparse=True))
-    out.append("")
+    if report.include_tensors or not rec.components:  # the brief view: the breakdown says it, --tensors lists all
+        group_rows = [[g.pattern, f"x{g.count:,}", g.dtype, shape(g.shape)] for g in report.groups]
+        out.append(tabulate(group_rows, headers=["tensor pattern", "count", "dtype", "shape"], disable_numparse=True))
+        out.append("")
     findings = report.active_findings
     if findings:
         out.append("findings:")
