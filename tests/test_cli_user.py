@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -417,3 +418,17 @@ def test_summary_is_one_line_per_target_and_one_for_the_whole(make_checkpoint: C
     assert len(run_cli("audit", str(pipe), "-f", "summary", "-q").stdout.splitlines()) == 1
     proc = run_cli("verify", str(one), "-f", "summary")
     assert len(proc.stdout.splitlines()) == 1 and proc.stdout.strip() not in proc.stderr  # the verdict once
+
+
+def test_one_json_shape_for_ci(make_checkpoint: Callable[..., Path], tmp_path: Path) -> None:
+    """Whatever the target, CI reads the verdict the same way: exit_code, counts by severity, the tool; diff too."""
+    ckpt = make_checkpoint(TENSORS)
+    pipe = build.build_folder_dump("tiny-sd-pipeline", tmp_path / "sd")
+    shutil.rmtree(pipe / "text_encoder")  # one component missing: an error of the whole
+    for target, expected_code in ((ckpt, 0), (pipe, 1)):
+        code, doc = run_json("audit", str(target), "-q")
+        jsonschema.validate(doc, SCHEMA)
+        assert code == doc["exit_code"] == expected_code and doc["tool"]["name"] == "st-audit"
+        assert (doc["counts"]["error"] > 0) == bool(expected_code)
+    diff = json.loads(run_cli("diff", str(ckpt), str(ckpt), "-f", "json", "-q").stdout)
+    assert diff["schema_version"] == 1 and diff["tool"]["name"] == "st-audit"

@@ -32,7 +32,7 @@ def format_diff(sections: list[tuple[str, Changes]] | Changes, a: str, b: str, f
         return _format_one(sections[0][1], a, b, fmt)
     identical = all(c.identical for _, c in sections)
     if fmt == "json":
-        return json.dumps({"a": a, "b": b, "identical": identical,
+        return json.dumps({**_head(), "a": a, "b": b, "identical": identical,
                            "sections": [{"name": name, **c.to_dict()} for name, c in sections]},
                           indent=2, ensure_ascii=False) + "\n"
     verdict = "identical" if identical else "different"
@@ -44,7 +44,7 @@ def format_diff(sections: list[tuple[str, Changes]] | Changes, a: str, b: str, f
 
 def _format_one(changes: Changes, a: str, b: str, fmt: str) -> str:
     if fmt == "json":
-        return json.dumps({"a": a, "b": b, **changes.to_dict()}, indent=2, ensure_ascii=False) + "\n"
+        return json.dumps({**_head(), "a": a, "b": b, **changes.to_dict()}, indent=2, ensure_ascii=False) + "\n"
     md = fmt == "markdown"
     from tabulate import tabulate
     tablefmt = "github" if md else "simple"
@@ -86,6 +86,13 @@ def _format_one(changes: Changes, a: str, b: str, fmt: str) -> str:
                 out += [f"... and {len(rows) - MAX_LISTED:,} more", ""]
     section("file layout (informational)", changes.files_changed)
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _head() -> dict[str, Any]:
+    """What every JSON document of st-audit starts with: its schema version and the tool that wrote it."""
+    from ..core.version import __version__
+    from ..report.single import SCHEMA_VERSION
+    return {"schema_version": SCHEMA_VERSION, "tool": {"name": "st-audit", "version": __version__}}
 
 
 def _signed(n: int) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..core.findings import Finding
 from ..kinds.discover import Kind, Part
-from .single import SCHEMA_VERSION, Judged, Report
+from .single import SCHEMA_VERSION, Judged, Report, judged_keys
 
 
 @dataclass
@@ -79,7 +79,7 @@ class CompositeReport(Judged):
                 "sections": [s.to_dict() for s in self.sections],
                 "findings": [f.to_dict() for f in self.active_findings],
                 "notes": list(self.kind.notes), "ignored_codes": sorted(self.ignored_codes),
-                "fail_on": self.fail_on, "verdict": self.verdict,
+                "fail_on": self.fail_on, "verdict": self.verdict, **judged_keys(self),
                 **({"errors": [{"target": t, "error": why} for t, why in self.could_not]} if self.could_not else {}),
                 **({"policy": self.policy} if self.policy else {})}
 

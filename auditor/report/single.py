@@ -113,6 +113,7 @@ class Report(Judged):
             "ignored_codes": sorted(self.ignored_codes),
             "fail_on": self.fail_on,
             "verdict": self.verdict,
+            **judged_keys(self),
         }
         if self.include_tensors:
             doc["tensors"] = [{"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "elements": t.elements,
@@ -122,6 +123,14 @@ class Report(Judged):
                               for t in self.tensors.values()]
         doc.update(self.extra)
         return doc
+
+
+def judged_keys(report: Judged) -> dict[str, Any]:
+    """The keys CI reads the same way from every report, one checkpoint or sections: the exit code, the counts by
+    severity (over every section) and the tool that judged."""
+    from ..core.version import __version__
+    return {"exit_code": report.exit_code, "counts": report.severity_counts(),
+            "tool": {"name": "st-audit", "version": __version__}}
 
 
 _MANY_NAMES = 5_000
