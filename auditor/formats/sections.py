@@ -13,6 +13,7 @@ from typing import Any
 
 from ..core.findings import plural
 from ..report.composite import CompositeReport, kind_line
+from ..report.single import Report
 from .numbers import human, policy_line
 
 
@@ -29,6 +30,16 @@ def _section_title(s: object) -> str:
     part = s.part  # type: ignore[attr-defined]
     role = f", {part.role}" if part.role else ""
     return f"{part.name} ({part.kind}{role})"
+
+
+def _unread(report: Any) -> str | None:
+    """The root cause's code when none of a section's tensors could be read (its files are Git LFS pointers,
+    truncated, not safetensors) and nothing else failed: such a section's full report says nothing more."""
+    from ..report.rootcause import ROOT_CODES
+    if not isinstance(report, Report) or report.totals.tensors:
+        return None
+    codes = {f.code for f in report.failing}
+    return codes.pop() if len(codes) == 1 and codes <= ROOT_CODES else None
 
 
 def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str], Callable[[Any], str]]) -> str:
@@ -59,7 +70,18 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
     if policy:
         out.append(f"_{policy}_" if md else policy)
     out.append("")
+    unread = {id(s): code for s in report.sections if (code := _unread(s.report)) is not None}
+    for code in dict.fromkeys(unread.values()):  # one root cause shared by several sections is said once
+        alike = [s for s in report.sections if unread.get(id(s)) == code]
+        first = next(f for f in alike[0].report.failing if f.code == code)
+        out.append(f"{'## ' if md else '=== '}{plural(len(alike), 'section')} with no readable weights "
+                   f"({code}){'' if md else ' ==='}")
+        out.append(f"{'- ' if md else '  '}{', '.join(s.part.name for s in alike)}")
+        out.append(f"{'- ' if md else '  '}e.g. {first.message}")
+        out.append("")
     for s in report.sections:
+        if id(s) in unread:
+            continue
         out.append(f"{'## ' if md else '=== '}section {_section_title(s)}{'' if md else ' ==='}")
         out.append(inner_format(s.report))  # type: ignore[arg-type]
     findings = report.active_findings
