@@ -110,7 +110,7 @@ def audit_command(
         "--forbid-unexplained/--allow-unexplained", help="Fail on tensors the architecture does not explain.",
         show_default=False)] = None,
     tied_head: Annotated[Optional[TiedHead], typer.Option(
-        "--tied-head", metavar=choices(TiedHead), help="required: no separate LM head stored; forbidden: a separate head is stored.",
+        "--tied-head", metavar=choices(TiedHead), help="required: the LM head must be tied to the embeddings (no head stored); forbidden: a separate head must be stored.",
         show_default=False)] = None,
     max_shard_bytes: Annotated[Optional[str], typer.Option(
         "--max-shard-bytes", metavar="SIZE", help="Largest allowed file: 5GB, 4.5GiB, 5000000000.")] = None,

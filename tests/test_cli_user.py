@@ -304,10 +304,10 @@ def test_config_json_that_is_a_directory_or_missing_from_a_directory(make_checkp
     assert proc.returncode == 3 and "without a config.json" in proc.stderr
 
 
-def test_readme_usage_matches_help() -> None:
-    """Every option README's usage block shows exists in --help, and every --help option is in README."""
-    readme = (ROOT / "README.md").read_text()
-    usage = readme.split("## Usage", 1)[1].split("```", 2)[1]
+def test_usage_doc_matches_help() -> None:
+    """Every option docs/usage.md's usage block shows exists in --help, and every --help option is in it."""
+    doc = (ROOT / "docs" / "usage.md").read_text()
+    usage = doc.split("## Commands", 1)[1].split("```", 2)[1]
     chunks: dict[str, str] = {}
     current = None
     for line in usage.splitlines():
@@ -319,7 +319,7 @@ def test_readme_usage_matches_help() -> None:
         else:
             current = None
     for command in COMMANDS:
-        assert command in chunks, f"README usage lacks st-audit {command}"
+        assert command in chunks, f"docs/usage.md lacks st-audit {command}"
         block = chunks[command]
         shown = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-[a-zA-Z])\b", block))
         helptext = run_cli(command, "--help").stdout.split("Options:", 1)[1]
@@ -329,7 +329,7 @@ def test_readme_usage_matches_help() -> None:
         missing = {o for o in offered if o not in shown and o not in aliases and
                    not any(long == o and short in shown for short, long in aliases.items())}
         assert not missing, (command, missing)
-    assert "st-audit --version" in readme
+    assert "st-audit --version" in usage and "docs/usage.md" in (ROOT / "README.md").read_text()
 
 
 def test_ci_examples_name_this_repository() -> None:
@@ -432,3 +432,17 @@ def test_one_json_shape_for_ci(make_checkpoint: Callable[..., Path], tmp_path: P
         assert (doc["counts"]["error"] > 0) == bool(expected_code)
     diff = json.loads(run_cli("diff", str(ckpt), str(ckpt), "-f", "json", "-q").stdout)
     assert diff["schema_version"] == 1 and diff["tool"]["name"] == "st-audit"
+
+
+def test_polish_of_the_table(tmp_path: Path) -> None:
+    """issue 24 point 9: no "12 layers layers x"; the spec and the formula are two different labels; an adapter's
+    ledger row names the adapter, not a missing formula."""
+    from fixtures.truth import CASES, write_case
+    text = run_cli("audit", str(write_case(CASES / "clip_text_model" / "CLIPTextModel-default", tmp_path / "c"))).stdout
+    assert "layers layers" not in text and "12 layers x (attention" in text
+    assert [line.split(":")[0] for line in text.splitlines() if line.startswith(("spec:", "formula:"))] == \
+        ["spec", "formula"]
+    from tests.test_adapters import load, make
+    adapter, base = make(tmp_path / "a", load("llama-qv"))
+    text = run_cli("audit", str(adapter), "--base", str(base)).stdout
+    assert "adapter (its own tensors)" in text and "no formula applies" not in text

@@ -137,7 +137,7 @@ def test_cli_audits_the_text_only_class_of_a_composite_config(tmp_path: Path) ->
     assert config["model_type"] == "qwen3_5" and "text_config" in config
     proc = run_cli("audit", str(folder))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "formula: qwen3_5_text.toml (ForCausalLM)" in proc.stdout
+    assert "spec: qwen3_5_text.toml (ForCausalLM)" in proc.stdout
     assert "expected from config.json: 656,384 parameters" in proc.stdout
     assert "31 tensors, 656,384 parameters (656.38K), expected 656,384; 0 errors, 0 warnings, 0 notes" in proc.stdout
     code, report = run_json("audit", str(folder))

@@ -18,6 +18,8 @@ LEDGER_LABELS = {"model": "model (the formula's parameters)", "mtp": "MTP module
 
 def ledger_label(key: str, report: Report) -> str:
     """The ledger row's label; "the formula's parameters" only when a formula was compared."""
+    if key == "model" and "adapter" in report.extra:
+        return "adapter (its own tensors)"
     if key == "model" and report.reconciliation.expected_parameters is None:
         return "model (no formula applies: every tensor not classified otherwise)"
     return LEDGER_LABELS[key]
@@ -64,7 +66,8 @@ def component_rows(report: Report) -> list[list[Any]]:
             same = [r for r in components if r.layer_type == c.layer_type]
             expected, actual = sum(r.expected for r in same), sum(r.actual for r in same)
             per_layer = expected // c.layers if c.layers and expected % c.layers == 0 else None
-            rows.append([f"= {c.layer_type} layers", c.layer_type, c.layers, num(per_layer), num(expected),
+            label = "= layers" if c.layer_type in ("layer", "layers") else f"= {c.layer_type} layers"
+            rows.append([label, c.layer_type, c.layers, num(per_layer), num(expected),
                          num(actual), _diff(actual - expected), share(expected)])
     if components:
         actual = sum(r.actual for r in components)

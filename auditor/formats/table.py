@@ -27,7 +27,7 @@ def format_report(report: Report) -> str:
         out.append(f"architecture: {arch}")
     if rec.spec is not None:
         layout = "" if rec.spec["layout"] == "default" else f", stored as {rec.spec['layout']}"
-        out.append(f"formula: {rec.spec['file']} ({rec.spec['class']}{layout})")
+        out.append(f"spec: {rec.spec['file']} ({rec.spec['class']}{layout})")
     out.append(f"files audited: {len(report.files)}" + (f"; not audited: {len(report.ignored_files)}"
                                                       if report.ignored_files else ""))
     for name, why in sorted(report.ignored_files.items()):

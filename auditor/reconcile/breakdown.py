@@ -108,7 +108,8 @@ def formula_text(components: list[Component], total: int) -> str:
         layers = c.layers
         if layers and c.uniform and all(r.expected % layers == 0 for r in rows):
             inner = " + ".join(f"{r.component} {r.expected // layers:,}" for r in rows)
-            parts.append(f"{layers} {c.layer_type} layers x ({inner})")
+            kind = "" if c.layer_type in ("layer", "layers") else f"{c.layer_type} "  # not "12 layers layers x"
+            parts.append(f"{layers} {kind}layers x ({inner})")
         elif layers and not c.uniform:  # blocks of different sizes (a UNet's down blocks): their sums
             inner = " + ".join(f"{r.component} {r.expected:,}" for r in rows)
             parts.append(f"{layers} {c.layer_type} layers ({inner})")
