@@ -6,13 +6,15 @@
 
 ``auditor.run.audit`` audits a target as ``st-audit audit`` does (its kind discovered: a PEFT adapter, a diffusers
 pipeline or component, a sentence-transformers model ...) and returns the report ``st-audit audit -f json``
-prints (``to_dict()``): a ``Report`` for one checkpoint, a ``CompositeReport`` of sections otherwise.
+prints (``to_dict()``): a ``Report`` for one checkpoint, a ``CompositeReport`` of sections otherwise. Settings come
+as one ``AuditOptions`` (``audit(path, AuditOptions(fail_on="warning"))``) or as its fields by keyword.
 """
 
 from __future__ import annotations
 
 from .core.version import __version__
 from .report.single import Report
+from .run.options import AuditOptions
 from .run.dispatch import audit_target as audit
 
-__all__ = ["audit", "Report", "__version__"]
+__all__ = ["audit", "AuditOptions", "Report", "__version__"]

@@ -139,6 +139,7 @@ def audit_command(
     sentence-transformers model, independent files): validate headers and index, inventory every tensor,
     reconcile with the config, then check the policy and the lock, if any."""
     from .run.multi import expand_targets, gated_audit_target
+    from .run.options import AuditOptions
 
     def body() -> int:
         prepare_output(output)
@@ -150,9 +151,9 @@ def audit_command(
                         tied_head=value(tied_head), max_shard_bytes=max_shard_bytes)
         page = html_output(format.value, output, open_report)
         names = expand_targets(targets, recursive)
-        report: Any = gated_audit_target(names, rules, base=base, revision=revision, token=token,
-                                    include_tensors=tensors, use_cache=not no_cache, progress=progress, hub=hub,
-                                    variant=variant, use_config=not no_config)
+        options = AuditOptions(variant=variant, use_config=not no_config, include_tensors=tensors, base=base,
+                               revision=revision, token=token, use_cache=not no_cache, hub=hub, progress=progress)
+        report: Any = gated_audit_target(names, rules, options=options)
         emit(formatter(format.value)(report), page,
              format.value in ("table", "summary") and use_color(color, sys.stdout))
         if not quiet and format.value != "summary" and (format.value != "table" or output is not None):
@@ -260,6 +261,7 @@ def lock_command(
     from .gate import lock
     from .report.composite import stamp_source
     from .run.multi import gated_audit
+    from .run.options import AuditOptions
 
     def body() -> int:
         prepare_output(output)
@@ -278,8 +280,9 @@ def lock_command(
                 from .read.sources.local import LocalSource
                 source = LocalSource(known.path, {n: e.digest for n, e in known.expected.items()
                                                   if e.algorithm == "sha256"})
-            report = gated_audit(target, rules, base=base, revision=revision, token=token, use_cache=not no_cache,
-                                 progress=progress, hub=hub, variant=variant, source=source)
+            options = AuditOptions(variant=variant, base=base, revision=revision, token=token,
+                                   use_cache=not no_cache, hub=hub, progress=progress)
+            report = gated_audit(target, rules, options=options, source=source)
             if known is not None:
                 origin = {**({"repo": known.repo_id} if known.repo_id else {}),
                           **({"commit": known.commit} if known.commit else {})}

@@ -143,3 +143,12 @@ def test_diff_of_two_pipelines_goes_component_by_component(tmp_path: Path) -> No
     changed = {s["name"]: s["removed"]["tensors"] for s in doc["sections"]
                if s["removed"]["count"] or s["added"]["count"]}
     assert changed == {"unet": ["conv_out.weight"]}
+
+
+def test_the_library_takes_one_options_object_or_its_fields(tmp_path: Path) -> None:
+    path = _plain(tmp_path / "p", broken=True)
+    by_object = auditor.audit(str(path), auditor.AuditOptions(fail_on="never", ignore=("missing-tensor",)))
+    by_keywords = auditor.audit(str(path), fail_on="never", ignore=["missing-tensor"])
+    assert by_object.to_dict() == by_keywords.to_dict() and by_object.exit_code == 0
+    with pytest.raises(TypeError, match="unknown audit option"):
+        auditor.audit(str(path), fail_om="never")

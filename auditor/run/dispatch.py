@@ -27,6 +27,7 @@ from ..reconcile.engine import Reconciliation, reconcile
 from ..report.composite import CompositeReport, Section
 from ..report.single import Report
 from .audit import VARIANT_DTYPES, audit, check_options, open_source
+from .options import AuditOptions
 
 # verify's pass over a part's bytes, run around the part's audit: (the part's source, the variant it audits, its
 # audit) -> its report
@@ -35,14 +36,16 @@ ContentHook = Callable[[Source, "str | None", Callable[[Source], Report]], Repor
 NO_WEIGHTS_SUFFIXES = ("Scheduler", "Tokenizer", "TokenizerFast", "Processor", "FeatureExtractor", "ImageProcessor")
 
 
-def audit_target(target: str, *, base: str | None = None, revision: str | None = None, token: str | None = None,
-                 fail_on: str = "error", ignore: tuple[str, ...] | list[str] = (), include_tensors: bool = False,
-                 use_cache: bool = True, progress: Callable[[str], None] | None = None,
-                 source: Source | None = None, hub: bool = False, variant: str | None = None,
-                 use_config: bool = True, content: ContentHook | None = None) -> Report | CompositeReport:
-    """Audit ``target`` as what it is (see ``auditor.kinds.discover``); ``hub``, ``variant`` and ``use_config`` as for
-    ``audit``. ``content``: verify's pass over each part's bytes, run around that part's audit."""
-    fail_on, codes = check_options(fail_on, ignore)
+def audit_target(target: str, options: AuditOptions | None = None, *, source: Source | None = None,
+                 content: ContentHook | None = None, **settings: Any) -> Report | CompositeReport:
+    """Audit ``target`` as what it is (see ``auditor.kinds.discover``), under ``options`` (``AuditOptions``; the
+    library may pass its fields as keywords instead: ``audit(path, fail_on="warning", base=...)``). ``source``: an
+    opened source instead of the target's; ``content``: verify's pass over each part's bytes, around its audit."""
+    options = (options or AuditOptions()).with_(**settings)
+    fail_on, codes = check_options(options.fail_on, options.ignore)
+    base, revision, token, hub, variant = options.base, options.revision, options.token, options.hub, options.variant
+    include_tensors, use_cache, progress = options.include_tensors, options.use_cache, options.progress
+    use_config = options.use_config
     # a plain org/name that is not a local path: a Hub failure also says "no such file or directory"
     parsed = parse_target(str(target), revision=revision, hub=hub) if source is None else None
     ambiguous = parsed is not None and parsed.is_hub and not parsed.explicit

@@ -17,6 +17,7 @@ from ..core.errors import AuditError, TargetNotFound, UsageError
 from ..kinds.discover import model_folders
 from ..report.composite import CompositeReport, several
 from ..report.single import Report
+from .options import AuditOptions
 
 
 def expand_targets(targets: list[str], recursive: bool) -> list[str]:
@@ -51,15 +52,17 @@ def _listdir(path: str) -> tuple[list[str], list[str]]:
     return dirs, files
 
 
-def gated_audit_target(targets: list[str], policy: Any, *, lock: str | None = None, base: str | None = None,
-                       env: Mapping[str, str] | None = None, **audit_kw: Any) -> Report | CompositeReport:
+def gated_audit_target(targets: list[str], policy: Any, *, lock: str | None = None,
+                       env: Mapping[str, str] | None = None, options: AuditOptions | None = None,
+                       source: Any = None, content: Any = None, **settings: Any) -> Report | CompositeReport:
     """``audit_target`` for each target under the policy: its rules (and the lock's drift) added to every
     checkpoint's report, a composite target's section by section. The one gate behind ``audit``, the pre-commit
     hook, the GitHub Action and the library."""
     from ..gate import lock as lockmod
-    from ..gate.policy import settings
+    from ..gate.policy import settings as policy_settings
     from .dispatch import audit_target
-    fail_on, ignore = settings(policy, env=env)
+    fail_on, ignore = policy_settings(policy, env=env)
+    options = (options or AuditOptions()).with_(**settings).with_(fail_on=fail_on, ignore=ignore)
     lock_path = lock or policy.lock
     if lock_path and len(targets) > 1:
         raise UsageError(f"a lock describes one checkpoint; --lock/lock = {lock_path} cannot apply to "
@@ -69,8 +72,8 @@ def gated_audit_target(targets: list[str], policy: Any, *, lock: str | None = No
     could_not: list[tuple[str, str]] = []
     for t in targets:
         try:
-            audited.append((t, gate(audit_target(t, base=base, fail_on=fail_on, ignore=ignore, **audit_kw), policy,
-                                    lock_doc, str(lock_path) if lock_path else None)))
+            audited.append((t, gate(audit_target(t, options, source=source, content=content), policy, lock_doc,
+                                    str(lock_path) if lock_path else None)))
         except UsageError:
             raise
         except AuditError as e:  # one target that cannot be audited does not throw the others away
