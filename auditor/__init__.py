@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .core.version import __version__
 from .report.single import Report
-from .run.options import AuditOptions
 from .run.dispatch import audit_target as audit
+from .run.options import AuditOptions
 
 __all__ = ["audit", "AuditOptions", "Report", "__version__"]

@@ -116,16 +116,23 @@ def _audit_part(source: Source, kind: Kind, part: Part, *, base: str | None, tok
         common = {**common, "precision_siblings": True}  # one config.json for the main and the fp16 weights
 
     def audit_part(src: Source) -> Report:
-        if part.kind == "peft-adapter":
-            return _audit_adapter(src, part, base=base, token=token, **common)
-        if part.kind == "safetensors-file":
-            return audit(part.name, source=src, reconciler=file_reconciler(part), **common)
-        if part.kind == "diffusers-component":
-            report = audit(part.name, source=src, reconciler=_component_reconciler, **common)
-            report.extra["_detail"] = part.role
-            return report
-        return audit(part.name, source=src, **common)
+        return PART_AUDITS.get(part.kind, _audit_model)(src, part, base=base, token=token, **common)
     return content(view, common.get("variant"), audit_part) if content is not None else audit_part(view)
+
+
+def _audit_model(src: Source, part: Part, *, base: str | None, token: str | None, **common: Any) -> Report:
+    """A transformers (or timm) model: the ordinary reconciliation, the spec chosen by its config."""
+    return audit(part.name, source=src, **common)
+
+
+def _audit_file(src: Source, part: Part, *, base: str | None, token: str | None, **common: Any) -> Report:
+    """A file that is not a model of its own: a LoRA file, an embedding, a module, a single-file checkpoint."""
+    return audit(part.name, source=src, reconciler=file_reconciler(part), **common)
+
+
+def _audit_component(src: Source, part: Part, *, base: str | None, token: str | None, **common: Any) -> Report:
+    """A diffusers component: the ordinary reconciliation, the spec chosen by its ``_class_name``."""
+    return audit(part.name, source=src, reconciler=_component_reconciler, **common)
 
 
 # -- PEFT adapters --------------------------------------------------------------------------------------------
@@ -215,7 +222,13 @@ def _component_reconciler(inventory: Inventory, config: dict[str, Any] | None) -
     rec = reconcile(inventory, config)
     cls = (config or {}).get("_class_name")
     rec.architecture = str(cls) if cls else rec.architecture
+    rec.detail = str(cls) if cls else None
     return rec
+
+
+# how each kind of part (kinds.discover) is audited; any other kind is audited as a model
+PART_AUDITS: dict[str, Callable[..., Report]] = {"peft-adapter": _audit_adapter, "safetensors-file": _audit_file,
+                                                 "diffusers-component": _audit_component}
 
 
 def _manifest_findings(source: Source, kind: Kind) -> list[Finding]:
