@@ -106,3 +106,42 @@ def test_dark_report_and_diff(reports: dict[str, tuple[Path, AnyReport]], tmp_pa
     with Page(_chromium()) as light:
         _shoot(light, diff, "diff")
         assert light.evaluate("document.querySelectorAll('.drow.added, .drow.removed, .drow.changed').length") > 0
+
+
+MERMAID = ROOT / "build" / "mermaid" / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"
+
+
+def test_the_markdown_summary_pie_renders_as_mermaid(page: Page, reports: dict[str, tuple[Path, AnyReport]],  # noqa: F811
+                                                     tmp_path: Path) -> None:
+    """The step summary's pie, rendered by mermaid itself (what GitHub runs) in the browser: one slice per
+    component, no error. mermaid comes from the npm registry (.ci/run installs it; locally
+    ``npm install --prefix build/mermaid mermaid@11``)."""
+    import html as html_module
+    import time
+    if not MERMAID.is_file():
+        why = f"mermaid.js is not installed at {MERMAID} (npm install --prefix build/mermaid mermaid@11)"
+        if os.environ.get(REQUIRE):
+            pytest.fail(f"{why}, and {REQUIRE} is set")
+        pytest.skip(why)
+    md = formatter("markdown")(reports["moe"][1])
+    start = md.index("```mermaid\n") + len("```mermaid\n")
+    block = md[start:md.index("```", start)]
+    values = [float(line.rsplit(":", 1)[1]) for line in block.splitlines() if line.strip().startswith('"')]
+    # mermaid draws a slice for each share that rounds to at least 1%, and lists every one in its legend
+    drawn = sum(1 for v in values if round(100 * v / sum(values)) >= 1)
+    page_file = tmp_path / "mermaid.html"
+    page_file.write_text(
+        f'<!doctype html><html><body><pre class="mermaid">{html_module.escape(block)}</pre>'
+        f'<script src="{MERMAID.as_uri()}"></script><script>mermaid.initialize({{startOnLoad: false}});'
+        'mermaid.run().then(() => document.body.dataset.done = "yes", e => console.error(String(e)));'
+        '</script></body></html>')
+    page.load(page_file)
+    deadline = time.monotonic() + 20
+    while page.evaluate("document.body.dataset.done || ''") != "yes" and time.monotonic() < deadline and \
+            not page.errors:
+        time.sleep(0.1)
+    assert page.errors == [] and page.evaluate("document.body.dataset.done") == "yes"
+    assert len(values) > 2 and drawn > 2
+    assert page.evaluate("document.querySelectorAll('pre.mermaid svg path.pieCircle').length") == drawn
+    assert page.evaluate("document.querySelectorAll('pre.mermaid svg g.legend').length") == len(values)
+    page.screenshot(OUTPUT / "mermaid-pie.png")
