@@ -446,3 +446,11 @@ def test_polish_of_the_table(tmp_path: Path) -> None:
     adapter, base = make(tmp_path / "a", load("llama-qv"))
     text = run_cli("audit", str(adapter), "--base", str(base)).stdout
     assert "adapter (its own tensors)" in text and "no formula applies" not in text
+
+
+def test_formula_right_aligns_its_numbers_with_short_forms(layout_checkpoint: Callable[..., Path]) -> None:
+    text = run_cli("formula", str(layout_checkpoint("Qwen__Qwen3-8B"))).stdout
+    mlp = next(line for line in text.splitlines() if line.startswith("mlp"))
+    assert mlp.split()[-3:] == ["5,435,817,984", "5.44B", "66.4%"] and "parameters: 8,190,735,360 (8.19B)" in text
+    lines = [line for line in text.splitlines() if line.startswith(("embedding", "mlp"))]
+    assert len({line.index(line.split()[-3]) + len(line.split()[-3]) for line in lines}) == 1  # right-aligned

@@ -13,10 +13,14 @@ def format_formula(doc: dict[str, Any], fmt: str) -> str:
 
     from ..core.findings import plural
     from .common import num
+    from .numbers import human
+    whole = sum(c["expected"] for c in doc["components"]) or 1
     rows = [[c["component"], c["layer_type"] or "-", c["layers"] or "-", num(c["expected_per_layer"]),
-             num(c["expected"])] for c in doc["components"]]
-    table = tabulate(rows, headers=["component", "layer type", "layers", "per layer", "parameters"],
-                     tablefmt="github" if fmt == "markdown" else "simple", disable_numparse=True)
+             num(c["expected"]), human(c["expected"]), f"{100 * c['expected'] / whole:.1f}%"]
+            for c in doc["components"]]
+    table = tabulate(rows, headers=["component", "layer type", "layers", "per layer", "parameters", "", "share"],
+                     tablefmt="github" if fmt == "markdown" else "simple", disable_numparse=True,
+                     colalign=("left", "left", "right", "right", "right", "right", "right"))
     # a model of several stacks (an encoder and a decoder) has no one layer count: name each stack's
     stacks = dict.fromkeys((c["layer_type"], c["layers"]) for c in doc["components"] if c["layer_type"] and c["layers"])
     layers = (plural(doc["layers"], "layer") if doc["layers"] or not stacks
@@ -25,9 +29,9 @@ def format_formula(doc: dict[str, Any], fmt: str) -> str:
             f"tied embeddings: {'yes' if doc['tied_embeddings'] else 'no'}") if doc["model_type"] is not None \
         else f"{doc['class']} ({doc['spec']})"  # a diffusers model: its class
     lines = [head, "", table, "",
-             f"parameters: {doc['parameters']:,}"]
+             f"parameters: {doc['parameters']:,} ({human(doc['parameters'])})"]
     if doc["activated_parameters"] is not None:
-        lines.append(f"activated:  {doc['activated_parameters']:,}")
+        lines.append(f"activated:  {doc['activated_parameters']:,} ({human(doc['activated_parameters'])})")
     if doc["mtp_parameters"] is not None:
         lines.append(f"MTP module: {doc['mtp_parameters']:,} (beside the model, not in parameters)")
     lines.append(f"formula: {doc['formula']}")
