@@ -233,3 +233,11 @@ def test_kohya_lora_file_written_by_diffusers(tmp_path: Path) -> None:
     build.write_file(folder / "alpha.safetensors", bad_alpha)
     doc = audit_target(str(folder / "alpha.safetensors")).to_dict()
     assert codes(doc) == ["shape-mismatch"] and "not a scalar" in doc["findings"][0]["message"]
+
+
+def test_a_sentence_transformers_manifest_without_any_weights_is_not_a_pass(tmp_path: Path) -> None:
+    model = rebuild("tiny-sentence-transformers", tmp_path / "st")
+    for weights in model.rglob("*.safetensors"):
+        weights.unlink()
+    proc = run_cli("audit", str(model))
+    assert proc.returncode == 3 and "hold no safetensors weights" in proc.stderr

@@ -248,3 +248,19 @@ def test_diff_bad_side_is_error(tmp_path: Path, make_checkpoint: Callable[..., P
     assert proc.returncode == 2 and "not an st-audit lock file" in proc.stderr
     proc = run_cli("diff", str(tmp_path / "missing-dir"), str(make_checkpoint(BASE)))
     assert proc.returncode == 3
+
+
+def test_diff_shows_config_changes_beside_tensor_changes(layout_checkpoint: Callable[..., Path],
+                                                         tmp_path: Path) -> None:
+    a = layout_checkpoint("Qwen__Qwen3-0.6B")
+    b = layout_checkpoint("Qwen__Qwen3-0.6B")
+    config = json.loads((b / "config.json").read_text())
+    (b / "config.json").write_text(json.dumps({**config, "rope_theta": 2_000_000.0}))
+    proc = run_cli("diff", str(a), str(b), "-q")
+    assert proc.returncode == 1 and f"rope_theta: {config['rope_theta']!r} -> 2000000.0" in proc.stdout
+    doc = json.loads(run_cli("diff", str(a), str(b), "-q", "-f", "json").stdout)
+    assert doc["config_changes"] == [{"key": "rope_theta", "a": config["rope_theta"], "b": 2_000_000.0}]
+    lock_file = tmp_path / "a.lock.json"
+    assert run_cli("lock", str(a), "-o", str(lock_file), "-q").returncode == 0
+    assert json.loads(lock_file.read_text())["config"]["num_hidden_layers"] == config["num_hidden_layers"]
+    assert run_cli("diff", str(lock_file), str(a), "-q").returncode == 0

@@ -2,7 +2,7 @@
 
 Every code the tool can emit is declared once, in ``core/codes.toml``: its default severity, a one-line meaning,
 what to do about it and how root causes treat it; ``CODES``, ``st-audit explain``, root-cause folding, verify and
-the README table all read it.
+the table in docs/codes.md all read it.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def codes_where(key: str, value: Any = True) -> frozenset[str]:
 
 
 def codes_table() -> str:
-    """The README's table of codes (a test keeps README.md equal to it)."""
+    """The table of codes in docs/codes.md (make coverage writes it; a test keeps it equal)."""
     rows = [f"| `{code}` | {severity} | {meaning} |" for code, (severity, meaning) in CODES.items()]
     return "\n".join(["| code | severity | meaning |", "|---|---|---|", *rows]) + "\n"
 

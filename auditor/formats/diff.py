@@ -70,6 +70,7 @@ def _format_one(changes: Changes, a: str, b: str, fmt: str) -> str:
     section(f"dtype changes ({plural(len(changes.retyped), 'tensor')})",
             [f"{code(p)} {x} -> {y}" for p, x, y in changes.grouped(changes.retyped)])
     section("metadata changes", [f"{f}: {value(x)} -> {value(y)}" for f, x, y in changes.meta])
+    section(f"config.json changes ({len(changes.config):,})", [f"{code(k)}: {x!r} -> {y!r}" for k, x, y in changes.config])
     section(f"content changes ({len(changes.content):,} files)",
             [f"{code(n)} {how} {value(x) if how == 'size' else x} -> {value(y) if how == 'size' else y}"
              for n, how, x, y in changes.content])

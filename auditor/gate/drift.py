@@ -36,12 +36,14 @@ class Changes:
     files_changed: list[str] = field(default_factory=list)
     file_names: list[str] = field(default_factory=list)
     content: list[tuple[str, str, Any, Any]] = field(default_factory=list)  # (file, "sha256"|"size", a, b)
+    config: list[tuple[str, Any, Any]] = field(default_factory=list)    # config.json settings (key, a, b)
 
     @property
     def identical(self) -> bool:
         ta, tb = self.totals
         return not (self.added or self.removed or self.reshaped or self.retyped or self.meta or self.content
-                    or ta.get("parameters") != tb.get("parameters") or ta.get("tensors") != tb.get("tensors"))
+                    or self.config or ta.get("parameters") != tb.get("parameters")
+                    or ta.get("tensors") != tb.get("tensors"))
 
     @staticmethod
     def grouped(items: list[tuple[str, Any, Any]]) -> list[tuple[str, Any, Any]]:
@@ -76,6 +78,7 @@ class Changes:
             "dtypes": rows(self.dtypes, "dtype"),
             "file_changes": self.files_changed,
             "content_changes": [{"file": n, "by": how, "a": x, "b": y} for n, how, x, y in self.content],
+            "config_changes": [{"key": k, "a": a, "b": b} for k, a, b in self.config],
         }
 
 
@@ -127,6 +130,10 @@ def compare(a: LockSnapshot, b: LockSnapshot) -> Changes:
             continue
         ch.file_names.append(name)
     ch.content = content_changes(a.get("files", []), b.get("files", []))
+    if "config" in a and "config" in b:  # locks written before settings were kept compare tensors only
+        ca, cb = a["config"], b["config"]
+        ch.config = [(k, ca.get(k), cb.get(k)) for k in sorted(set(ca) | set(cb))
+                     if ca.get(k) != cb.get(k) and not k.startswith("_") and k != "transformers_version"]
     return ch
 
 

@@ -72,6 +72,7 @@ class LockSnapshot(TypedDict, total=False):
     components: list[dict[str, Any]]
     files: list[LockFile]
     groups: list[LockGroup]
+    config: dict[str, Any]                 # config.json's settings (scalars, dotted into sub-configs)
     kind: str                              # a composite target's kind (diffusers-pipeline, ...)
     sections: dict[str, LockSnapshot]      # a composite target: one snapshot per section, by section name
 
@@ -158,7 +159,21 @@ def _checkpoint_snapshot(report: Report) -> LockSnapshot:
         "files": files,
         "groups": groups,
     }
+    if report.config is not None:
+        doc["config"] = settings(report.config)
     return doc
+
+
+def settings(config: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """config.json's scalar settings, sub-configs dotted (``text_config.num_hidden_layers``): what a diff can say
+    changed beside the tensors (lists and maps of ids are left out: they are not the architecture's shape)."""
+    out: dict[str, Any] = {}
+    for key, value in sorted(config.items()):
+        if isinstance(value, dict) and key.endswith("_config"):
+            out.update(settings(value, f"{prefix}{key}."))
+        elif value is None or isinstance(value, (bool, int, float, str)):
+            out[f"{prefix}{key}"] = value
+    return out
 
 
 _NUMBER_LIST = re.compile(r"\[\n\s*(-?\d+(?:,\n\s*-?\d+)*)\n\s*\]")

@@ -75,6 +75,7 @@ class Report(Judged):
     lost: Lost = field(default_factory=Lost)  # files that could not be read (rootcause.fold uses it again)
     # content, when known: file -> sha256 (the Hub listing's LFS digests, or computed by `verify`)
     file_sha256: dict[str, str] = field(default_factory=dict)
+    config: dict[str, Any] | None = None   # config.json as read (a lock keeps its settings, a diff shows them)
     tensor_extra: dict[str, dict[str, Any]] = field(default_factory=dict)  # tensor -> more keys (verify's stats)
 
 

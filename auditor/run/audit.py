@@ -58,7 +58,7 @@ def check_options(fail_on: str, ignore: Iterable[str]) -> tuple[str, tuple[str, 
     codes = tuple(ignore)
     unknown = [c for c in codes if c not in CODES]
     if unknown:
-        raise UsageError(f"unknown finding code(s) {', '.join(unknown)}; see the README's list of codes")
+        raise UsageError(f"unknown finding code(s) {', '.join(unknown)}; see `st-audit codes` (docs/codes.md)")
     return fail_on, codes
 
 
@@ -150,7 +150,7 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
                       groups=groups, reconciliation=reconciliation, findings=findings,
                       ignored_files=checkpoint.ignored, tensors=inventory.tensors, fail_on=fail_on,
                       ignored_codes=codes, include_tensors=include_tensors, lost=lost,
-                      file_sha256=dict(getattr(source, "lfs_sha256", None) or {}))
+                      file_sha256=dict(getattr(source, "lfs_sha256", None) or {}), config=checkpoint.config)
         report.extra.update(reconciliation.extra)
         if reconciliation.detail:
             report.extra["_detail"] = reconciliation.detail

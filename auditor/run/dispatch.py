@@ -15,7 +15,7 @@ from ..adapters.lora import check_pairs, ranks, split
 from ..adapters.modules import chain_findings, file_reconciler, ledger, unreadable
 from ..adapters.peft import check_adapter
 from ..adapters.peft import data as peft_data
-from ..core.errors import AuditError, HubError, TargetNotFound
+from ..core.errors import AuditError, HubError, NotASafetensorsCheckpoint, TargetNotFound
 from ..core.findings import Finding, finding
 from ..core.jsonio import json_object
 from ..inventory.build import Inventory
@@ -79,6 +79,8 @@ def audit_target(target: str, options: AuditOptions | None = None, *, source: So
         report.extra["kind"] = _kind_doc(Kind(part.kind, (part,), part.role or ""), report)
         sections.append(Section(part, report))
     findings += _manifest_findings(source, kind)
+    if not kind.parts and not findings:  # a manifest (modules.json, model_index.json) and not one weight file
+        raise NotASafetensorsCheckpoint(f"{target}: a {kind.label} whose parts hold no safetensors weights")
     return CompositeReport(str(target), kind, source.describe(), sections, findings, fail_on, codes)
 
 
