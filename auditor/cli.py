@@ -155,7 +155,8 @@ def audit_command(
                                revision=revision, token=token, use_cache=not no_cache, hub=hub, progress=progress)
         report: Any = gated_audit_target(names, rules, options=options)
         emit(formatter(format.value)(report), page,
-             format.value in ("table", "summary") and use_color(color, sys.stdout))
+             format.value in ("table", "summary") and use_color(color, sys.stdout),
+             fold_to_terminal=format.value == "table")
         if not quiet and format.value != "summary" and (format.value != "table" or output is not None):
             from .formats.common import summary_line
             line = summary_line(report)

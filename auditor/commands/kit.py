@@ -156,8 +156,32 @@ def prepare_output(output: Path | None) -> None:
         raise UsageError(f"--output {output} is not writable (permission denied)")
 
 
-def emit(text: str, output: Path | None, color: bool = False) -> None:
+# lines of prose in the table report, which a terminal narrower than them gets folded (tables are left whole)
+FOLDED = re.compile(r"^(formula: |by component: |policy: |  note: |  (ERROR|WARNING|INFO) +[a-z-]+: |\S.* \(.*\): .*(error|note)s?$)")
+
+
+def fold(text: str, width: int) -> str:
+    """``text`` with its long prose lines (the closed formula, findings, notes, the verdict) folded to ``width``
+    columns under a hanging indent, as a person reads them in a terminal; tables and short lines as they are."""
+    import textwrap
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width or not FOLDED.match(line):
+            out.append(line)
+            continue
+        indent = " " * min(len(line) - len(line.lstrip()) + 4, width // 3)
+        out += textwrap.wrap(line, width=width, subsequent_indent=indent, break_long_words=True,
+                             break_on_hyphens=False)
+    return "\n".join(out)
+
+
+def emit(text: str, output: Path | None, color: bool = False, fold_to_terminal: bool = False) -> None:
+    """``text`` to ``output`` or stdout; ``fold_to_terminal``: a terminal's long prose lines are folded to its
+    width (a file or a pipe gets every line whole)."""
     if output is None:
+        if fold_to_terminal and sys.stdout.isatty():
+            import shutil
+            text = fold(text, max(40, shutil.get_terminal_size().columns))
         sys.stdout.write(colorize(text) if color else text)
         sys.stdout.flush()
     else:

@@ -86,5 +86,5 @@ def _diff(delta: int) -> str:
     return "" if delta == 0 else f"{delta:+,}"
 
 
-COMPONENT_HEADERS = ["component", "layer type", "layers", "expected/layer", "expected", "stored", "difference",
-                     "% of total"]
+# short headers: the breakdown fits a 100-column terminal (stack = the layer type, share = % of the total)
+COMPONENT_HEADERS = ["component", "stack", "layers", "per layer", "expected", "stored", "diff", "share"]
