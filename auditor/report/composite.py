@@ -59,6 +59,17 @@ class CompositeReport(Judged):
                 counts[k] += v
         return counts
 
+    @staticmethod
+    def _aggregated(own: list[dict[str, Any]], sections: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Every active finding of the target, as CI reads one report: the whole's own first (no ``section``), then
+        each section's as that section's JSON gives it, named by ``section`` (``unet``; ``a/unet`` for a pipeline
+        among several targets: a section's own list is already aggregated)."""
+        out = list(own)
+        for s in sections:
+            out += [{**f, "section": f"{s['name']}/{f['section']}" if "section" in f else s["name"]}
+                    for f in s["report"]["findings"]]
+        return out
+
     def total_counts(self) -> dict[str, Any]:
         """Sums over the sections, in the shape of a single report's totals (by_dtype included)."""
         out: dict[str, Any] = {"tensors": 0, "parameters": 0, "bytes": 0, "by_dtype": {}}
@@ -74,10 +85,11 @@ class CompositeReport(Judged):
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        sections = [s.to_dict() for s in self.sections]
         return {"schema_version": SCHEMA_VERSION, "target": self.target, "kind": self.kind.to_dict(),
                 "source": self.source, "totals": self.total_counts(),
-                "sections": [s.to_dict() for s in self.sections],
-                "findings": [f.to_dict() for f in self.active_findings],
+                "sections": sections,
+                "findings": self._aggregated([f.to_dict() for f in self.active_findings], sections),
                 "notes": list(self.kind.notes), "ignored_codes": sorted(self.ignored_codes),
                 "fail_on": self.fail_on, "verdict": self.verdict, **judged_keys(self),
                 **({"errors": [{"target": t, "error": why} for t, why in self.could_not]} if self.could_not else {}),
