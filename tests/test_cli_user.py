@@ -454,3 +454,17 @@ def test_formula_right_aligns_its_numbers_with_short_forms(layout_checkpoint: Ca
     assert mlp.split()[-3:] == ["5,435,817,984", "5.44B", "66.4%"] and "parameters: 8,190,735,360 (8.19B)" in text
     lines = [line for line in text.splitlines() if line.startswith(("embedding", "mlp"))]
     assert len({line.index(line.split()[-3]) + len(line.split()[-3]) for line in lines}) == 1  # right-aligned
+
+
+def test_ci_snippets_pin_a_commit_that_exists() -> None:
+    """The Action and pre-commit snippets name a version that exists: a commit of this repository's history."""
+    import re
+    import subprocess
+    text = (ROOT / "README.md").read_text() + (ROOT / "docs" / "ci.md").read_text()
+    pins = set(re.findall(r"uses: st-audit/st-audit@(\S+)", text)) | set(re.findall(r"^\s+rev: (\S+)", text, re.M))
+    assert pins and all(re.fullmatch(r"[0-9a-f]{40}", p) for p in pins), pins
+    shallow = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--is-shallow-repository"], capture_output=True,
+                             text=True)
+    if shallow.returncode == 0 and shallow.stdout.strip() == "false":  # a full history: the commit is in it
+        for pin in pins:
+            assert subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{pin}^{{commit}}"]).returncode == 0
