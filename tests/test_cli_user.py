@@ -468,3 +468,10 @@ def test_ci_snippets_pin_a_commit_that_exists() -> None:
     if shallow.returncode == 0 and shallow.stdout.strip() == "false":  # a full history: the commit is in it
         for pin in pins:
             assert subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{pin}^{{commit}}"]).returncode == 0
+
+
+def test_the_readme_is_short_and_starts_with_how_to_install() -> None:
+    text = (ROOT / "README.md").read_text()
+    first_screen = "\n".join(text.splitlines()[:40])
+    assert len(text.encode()) < 15_000 and "../shared" not in text
+    assert all(s in first_screen for s in ("pip install", "make demo", "make test"))
