@@ -222,7 +222,7 @@ def verify_command(
         where = html_output(format.value, output, open_report)
         report = verify(target, policy=rules, base=base, against=against, revision=revision, token=token, jobs=jobs,
                         include_tensors=tensors, progress=None if quiet else stderr, show_progress=not quiet)
-        emit(formatter(format.value)(report), where)
+        emit(formatter(format.value)(report), where, fold_to_terminal=format.value == "table")
         if not quiet and format.value != "summary" and (format.value != "table" or output is not None):
             from .formats.common import summary_line
             stderr(summary_line(report))

@@ -475,3 +475,11 @@ def test_the_readme_is_short_and_starts_with_how_to_install() -> None:
     first_screen = "\n".join(text.splitlines()[:40])
     assert len(text.encode()) < 15_000 and "../shared" not in text
     assert all(s in first_screen for s in ("pip install", "make demo", "make test"))
+
+
+def test_the_brief_view_and_the_long_one(layout_checkpoint: Callable[..., Path]) -> None:
+    ckpt = layout_checkpoint("Qwen__Qwen3-8B")
+    brief = run_cli("audit", str(ckpt), "--no-policy").stdout
+    assert "tensor pattern" not in brief and "share" in brief and len(brief.splitlines()) < 40
+    long = run_cli("audit", str(ckpt), "--no-policy", "-v").stdout
+    assert "tensor pattern" in long and "model.layers.{0..35}.mlp.up_proj.weight" in long
