@@ -259,46 +259,17 @@ def lock_command(
     (exit 1) unless --force."""
     from dataclasses import replace
 
-    from .gate import lock
-    from .report.composite import stamp_source
-    from .run.multi import gated_audit
+    from .commands import lockfile
     from .run.options import AuditOptions
 
     def body() -> int:
         prepare_output(output)
-        progress = None if quiet else stderr
         # the policy's own lock is what this command writes, not a lock to hold the checkpoint to
         rules = replace(_policy(policy, no_policy, [target], fail_on=value(fail_on), ignore=ignore or None), lock=None)
-        if verify:
-            from .verify import verify as run_verify
-            report = run_verify(target, policy=rules, base=base, revision=revision, token=token, progress=progress,
-                                show_progress=not quiet)
-        else:
-            from .verify.target import known_content
-            known = known_content(target)  # a Hugging Face cache snapshot: the Hub's digests, not read
-            source = None
-            if known is not None:
-                from .read.sources.local import LocalSource
-                source = LocalSource(known.path, {n: e.digest for n, e in known.expected.items()
-                                                  if e.algorithm == "sha256"})
-            options = AuditOptions(variant=variant, base=base, revision=revision, token=token,
-                                   use_cache=not no_cache, hub=hub, progress=progress)
-            report = gated_audit(target, rules, options=options, source=source)
-            if known is not None:
-                origin = {**({"repo": known.repo_id} if known.repo_id else {}),
-                          **({"commit": known.commit} if known.commit else {})}
-                report = stamp_source(report, origin)
-        from .formats.common import summary_line
-        if report.failing and not force:
-            stderr(summary_line(report))
-            for f in report.failing[:5]:
-                stderr(f"  {f.severity.upper()} {f.code}: {f.message}")
-            stderr("st-audit: not writing a lock of a failing checkpoint (fix it, or pass --force)")
-            return 1
-        emit(lock.dumps(lock.snapshot(report)), output)
-        if not quiet:
-            stderr(summary_line(report) + (f"; lock written to {output}" if output is not None else ""))
-        return 0
+        options = AuditOptions(variant=variant, base=base, revision=revision, token=token, use_cache=not no_cache,
+                               hub=hub, progress=None if quiet else stderr)
+        report = lockfile.judged(target, rules, options, verify=verify, quiet=quiet)
+        return lockfile.write(report, output, force=force, quiet=quiet, stderr=stderr)
 
     run(debug, body)
 
