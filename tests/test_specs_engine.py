@@ -530,28 +530,29 @@ def test_the_claims_index_is_current_and_a_stale_one_never_gives_a_wrong_answer(
                                                                                  tmp_path: Path) -> None:
     """``data/_claims.json`` spares each start reading every spec file's head; it must equal the heads (run make
     coverage). It is a hint: a same-size edit (a claim renamed) or a claim added since is still answered right."""
+    from auditor.specs import files as store
     from auditor.specs import load
-    assert load.CLAIMS_INDEX.read_text() == load.claims_index(), "run make coverage"
-    files = load._files()
-    assert load.indexed_claims() == load.head_claims(files)
-    library = load.SpecLibrary(files)
+    assert store.CLAIMS_INDEX.read_text() == store.claims_index(), "run make coverage"
+    names = store.spec_files()
+    assert store.indexed_claims() == store.head_claims(names)
+    library = load.SpecLibrary(names)
     assert library.claimant(0, "qwen3") == "qwen3.toml" and library._claims is None  # one head read, not ~700
     # an index written before qwen3.toml's claim was renamed (same size: qwen3 -> qwen9) and before a new claim
-    stale = json.loads(load.CLAIMS_INDEX.read_text())
+    stale = json.loads(store.CLAIMS_INDEX.read_text())
     stale["model_types"] = {**stale["model_types"], "qwen9": "qwen3.toml"}
     del stale["model_types"]["llama"]
-    monkeypatch.setattr(load, "CLAIMS_INDEX", tmp_path / "_claims.json")
-    load.CLAIMS_INDEX.write_text(json.dumps(stale))
-    load.indexed_claims.cache_clear()
+    monkeypatch.setattr(store, "CLAIMS_INDEX", tmp_path / "_claims.json")
+    store.CLAIMS_INDEX.write_text(json.dumps(stale))
+    store.indexed_claims.cache_clear()
     try:
-        fresh = load.SpecLibrary(files)
+        fresh = load.SpecLibrary(names)
         assert fresh.claimant(0, "qwen9") is None              # the hint is not confirmed by qwen3.toml's head
         assert fresh.claimant(0, "llama") == "llama.toml"      # a miss is answered from the heads
-        monkeypatch.setattr(load, "CLAIMS_INDEX", load.DATA / "no-such-index.json")
-        load.indexed_claims.cache_clear()
-        assert load.SpecLibrary(files).claimant(0, "qwen3") == "qwen3.toml"
+        monkeypatch.setattr(store, "CLAIMS_INDEX", store.DATA / "no-such-index.json")
+        store.indexed_claims.cache_clear()
+        assert load.SpecLibrary(names).claimant(0, "qwen3") == "qwen3.toml"
     finally:
-        load.indexed_claims.cache_clear()
+        store.indexed_claims.cache_clear()
 
 
 def test_spec_defaults_are_the_config_classes_defaults() -> None:
@@ -723,7 +724,8 @@ def test_select_builds_only_the_claiming_spec_and_claims_match_the_built_specs()
     """Lazy loading (a start-up cost): selecting DeepSeek-V3 builds its spec alone; the claims read from the
     files' heads are exactly the model_types and classes of the fully built specs."""
     from auditor.specs import select
-    from auditor.specs.load import _files, load_all
+    from auditor.specs.files import spec_files as _files
+    from auditor.specs.load import load_all
 
     load_all.cache_clear()  # a fresh library: nothing built yet
     spec, _ = select({"model_type": "deepseek_v3", "architectures": ["DeepseekV3ForCausalLM"]})

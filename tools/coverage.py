@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 import auditor  # noqa: E402
 from auditor.core.findings import codes_table  # noqa: E402
 from auditor.specs import select  # noqa: E402
-from auditor.specs.load import CLAIMS_INDEX, claims_index  # noqa: E402
+from auditor.specs.files import CLAIMS_INDEX, claims_index  # noqa: E402
 from fixtures.truth import CASES, case_dirs, config, problems, write_case  # noqa: E402
 
 # (title, mapping, rows judged by the mapped class's own cases only: a spec claiming another class of the type,

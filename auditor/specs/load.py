@@ -8,25 +8,20 @@ recomputable buffer suffixes and config defaults every model has (``num_labels``
 
 from __future__ import annotations
 
-import json
 import re
-import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from functools import lru_cache
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from .expr import ExprError, compile_expr
+from .files import CLAIM_KEYS, head_claims, indexed_claims
+from .files import head as _head
+from .files import read as _read
+from .files import spec_files as _files
 from .inherit import resolve
 from .model import Expr, Module, Spec, SpecError, Stack, TaskClass, TensorRule
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 
 KINDS = ("param", "buffer", "state", "unsaved", "head", "shared")
 PLACEHOLDERS = ("{layer}", "{expert}")
@@ -43,23 +38,6 @@ COMMON_KEYS = {"description", "components", "buffer_suffixes", "decoder_prefixes
                "derived", "family", "class", "legacy_names"}
 FAMILY_KEYS = {"default", "classes", "class", "stored_as", "note"}
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
-
-
-DATA = Path(__file__).parent / "data"
-# the claiming keys, one array each at the head of a file (before its first table)
-_CLAIM_LINES = re.compile(r"^(?:model_types|architectures|diffusers_classes)\s*=\s*\[[^\]]*\]", re.MULTILINE)
-
-
-def _read(name: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads((DATA / name).read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as e:
-        raise SpecError(f"{name}: {e}") from None
-
-
-def _files() -> list[str]:
-    return sorted(p.name for p in DATA.iterdir()
-                  if p.name.endswith(".toml") and not p.name.startswith("_"))
 
 
 @lru_cache(maxsize=1)
@@ -154,54 +132,6 @@ class SpecLibrary(Mapping[str, Spec]):
         """The spec claiming a model_type, built alone."""
         name = self.claimant(0, model_type)
         return self[name] if name is not None else None
-
-
-CLAIMS_INDEX = DATA / "_claims.json"
-
-
-CLAIM_KEYS = ("model_types", "architectures", "diffusers_classes")
-
-
-@lru_cache(maxsize=1)
-def indexed_claims() -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
-    """The claims index as written (empty when absent or unreadable): a hint, confirmed by ``claimant``."""
-    try:
-        index = json.loads(CLAIMS_INDEX.read_bytes())
-        return index["model_types"], index["architectures"], index["diffusers_classes"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}, {}, {}
-
-
-def head_claims(files: list[str]) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
-    """The claims read from each file's head."""
-    tables: tuple[dict[str, str], dict[str, str], dict[str, str]] = ({}, {}, {})
-    for name in files:
-        head = _head(name)
-        for table, key in zip(tables, CLAIM_KEYS, strict=True):
-            for claimed in head.get(key, ()):
-                if claimed in table:
-                    raise SpecError(f"{claimed!r} is claimed by both {table[claimed]} and {name}")
-                table[claimed] = name
-    return tables
-
-
-def claims_index() -> str:
-    """What ``data/_claims.json`` must hold for the shipped spec files (``make coverage`` writes it)."""
-    files = _files()
-    model_types, architectures, diffusers_classes = head_claims(files)
-    return json.dumps({"model_types": model_types, "architectures": architectures,
-                       "diffusers_classes": diffusers_classes}, indent=0, sort_keys=True) + "\n"
-
-
-def _head(name: str) -> dict[str, Any]:
-    """The claiming keys of a spec file (top-level keys precede its first table), parsed without the rest of the
-    file; the whole file when they do not parse on their own."""
-    text = (DATA / name).read_text(encoding="utf-8")
-    cut = re.search(r"^\[", text, re.MULTILINE)
-    try:
-        return tomllib.loads("\n".join(_CLAIM_LINES.findall(text, 0, cut.start() if cut else len(text))))
-    except tomllib.TOMLDecodeError:
-        return _read(name)
 
 
 def build_specs(docs: dict[str, dict[str, Any]]) -> dict[str, Spec]:
