@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -87,15 +87,20 @@ def run_json(*args: str, **kw: Any) -> tuple[int, dict[str, Any]]:
     return proc.returncode, json.loads(proc.stdout)
 
 
+def absent(why: str, required_by: str) -> NoReturn:
+    """A resource a test needs (the corpus, a browser, tmux) is not here: skip with one line, or fail where the
+    environment variable ``required_by`` says it must be (.ci/run sets them all)."""
+    if os.environ.get(required_by):
+        pytest.fail(f"{why}, and {required_by} is set")
+    pytest.skip(why)
+
+
 def corpus_rebuilder() -> ModuleType:
     """The corpus' own rebuild.py (``rebuild(case, dest)``, ``cases()``); skips the test when the corpus is absent,
     or fails it where the corpus is required (CI)."""
     script = CORPUS / "rebuild.py"
     if not script.is_file():
-        why = f"the real-world corpus is absent ({CORPUS}: the shared folder beside the repository)"
-        if os.environ.get(REQUIRE_CORPUS):
-            pytest.fail(f"{why}, and {REQUIRE_CORPUS} is set")
-        pytest.skip(why)
+        absent(f"the real-world corpus is absent ({CORPUS}: the shared folder beside the repository)", REQUIRE_CORPUS)
     spec = importlib.util.spec_from_file_location("real_world_rebuild", script)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)

@@ -18,7 +18,7 @@ import pytest
 from auditor.formats import formatter
 from auditor.report.composite import AnyReport
 from tests.browser import Page, find_chromium, png_ink
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, absent, run_cli
 from tests.test_html_report import TARGETS, reports  # noqa: F401 (the module-scoped fixture)
 
 REQUIRE = "ST_AUDIT_REQUIRE_BROWSER"
@@ -28,10 +28,7 @@ OUTPUT = Path(os.environ.get("ST_AUDIT_TEST_OUTPUT", ROOT / "build" / "test-outp
 def _chromium() -> str:
     found = find_chromium()
     if found is None:
-        why = "no Chromium to load the HTML reports in (apt-get install chromium, or set ST_AUDIT_CHROMIUM)"
-        if os.environ.get(REQUIRE):
-            pytest.fail(f"{why}, and {REQUIRE} is set")
-        pytest.skip(why)
+        absent("no Chromium to load the HTML reports in (apt-get install chromium, or set ST_AUDIT_CHROMIUM)", REQUIRE)
     return found
 
 
@@ -119,10 +116,7 @@ def test_the_markdown_summary_pie_renders_as_mermaid(page: Page, reports: dict[s
     import html as html_module
     import time
     if not MERMAID.is_file():
-        why = f"mermaid.js is not installed at {MERMAID} (npm install --prefix build/mermaid mermaid@11)"
-        if os.environ.get(REQUIRE):
-            pytest.fail(f"{why}, and {REQUIRE} is set")
-        pytest.skip(why)
+        absent(f"mermaid.js is not installed at {MERMAID} (npm install --prefix build/mermaid mermaid@11)", REQUIRE)
     md = formatter("markdown")(reports["moe"][1])
     start = md.index("```mermaid\n") + len("```mermaid\n")
     block = md[start:md.index("```", start)]

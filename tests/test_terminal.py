@@ -13,10 +13,8 @@ import time
 import uuid
 from pathlib import Path
 
-import pytest
-
 from fixtures.truth import CASES, tensors, write_case
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, absent, run_cli
 
 REQUIRE = "ST_AUDIT_REQUIRE_TERMINAL"
 WIDTH = 100
@@ -25,9 +23,7 @@ WIDTH = 100
 def _tmux() -> str:
     found = shutil.which("tmux")
     if found is None:
-        if os.environ.get(REQUIRE):
-            pytest.fail(f"no tmux to show the report in a terminal, and {REQUIRE} is set")
-        pytest.skip("no tmux to show the report in a terminal (apt-get install tmux)")
+        absent("no tmux to show the report in a terminal (apt-get install tmux)", REQUIRE)
     return found
 
 
