@@ -6,6 +6,7 @@ sentence-transformers modules. Used by ``auditor.read.targets``.
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from collections.abc import Callable
@@ -154,18 +155,12 @@ def _module_reconcile(inventory: Inventory, part: Part, spec: dict[str, Any]) ->
         rec.findings.append(finding("unexpected-tensor", f"{part.role} module {part.folder}: {', '.join(extra[:4])} "
                                     "is not part of the module", tensors=extra))
     rec.architecture = f"sentence-transformers {part.role}"
-    rec.expected_parameters = sum(_prod(s) for s in expected.values())
+    rec.expected_parameters = sum(math.prod(s) for s in expected.values())
     rec.detail = f"sentence-transformers {part.role} " + ", ".join(f"{k}={v}" for k, v in env.items()
                                                                   if k in ("in_features", "out_features", "dimension"))
     ledger(rec, inventory, {n: "unexplained" for n in extra})
     return rec
 
-
-def _prod(shape: tuple[int, ...]) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def chain_findings(source: Source, kind: Kind) -> list[Finding]:

@@ -147,8 +147,8 @@ def _single_folder(files: dict[str, int | None], top: set[str], config: Any) -> 
     except NotASafetensorsCheckpoint:  # only variant files (model.fp16.safetensors): each variant is audited
         kind = kind or "transformers-model"
         detail = _config_detail(config) if isinstance(config, dict) else ""
-        return Kind(kind, _variant_parts(variants(list(top)), kind, "", "."), detail,
-                    _only_variants_note(variants(list(top))))
+        groups = variants(list(top))
+        return Kind(kind, _variant_parts(groups, kind, "", "."), detail, _only_variants_note(groups))
     if config is not None or index is not None or "model.safetensors" in top or len(safetensors) <= 1:
         if kind is None:  # no config: a state dict, unless an index makes it a (config-less) sharded model
             kind = "transformers-model" if index is not None else "safetensors-file"

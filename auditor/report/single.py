@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -107,7 +108,7 @@ class Report(Judged):
                          "mtp_parameters": rec.mtp_parameters},
             "ledger": dict(rec.ledger),
             "components": [c.to_dict() for c in rec.components],
-            "groups": [g.to_dict(_elements(g.shape), self.tensors[g.names[0]].nbytes) for g in self.groups],
+            "groups": [g.to_dict(math.prod(g.shape), self.tensors[g.names[0]].nbytes) for g in self.groups],
             "files": [f.to_dict() for f in self.files],
             "ignored_files": dict(sorted(self.ignored_files.items())),
             "findings": [_finding_dict(f, self.include_tensors, known) for f in self.active_findings],
@@ -145,9 +146,3 @@ def _finding_dict(f: Finding, all_tensors: bool, known: list[Group] | None = Non
         doc["patterns"] = patterns(f.tensors, known)
     return doc
 
-
-def _elements(shape: tuple[int, ...]) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
