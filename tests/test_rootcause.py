@@ -196,3 +196,38 @@ def test_a_pipeline_of_lfs_pointers_says_the_cause_once(tmp_path: Path) -> None:
     code, doc = run_json("audit", str(pipe))  # the JSON keeps each section's own finding
     assert [f["code"] for s in doc["sections"] for f in s["report"]["findings"] if f["severity"] == "error"] == \
         ["not-safetensors"] * 6
+
+
+# one rule for "a quantized form of an expected tensor, by name" (quant.stand_ins): the reconciler's explainer, the
+# no-config check and the root-cause pass must agree on it
+FORMS = {
+    "model.layers.0.self_attn.q_proj.qweight": "model.layers.0.self_attn.q_proj.weight",           # GPTQ / AWQ
+    "model.layers.0.self_attn.q_proj.weight.absmax": "model.layers.0.self_attn.q_proj.weight",     # bitsandbytes
+    "model.layers.0.mlp.down_proj.weight.quant_state.bitsandbytes__nf4": "model.layers.0.mlp.down_proj.weight",
+    "model.layers.0.mlp.experts.gate_up_proj_blocks": "model.layers.0.mlp.experts.gate_up_proj",   # MXFP4
+    "model.layers.0.self_attn.o_proj.weight_scale_inv": "model.layers.0.self_attn.o_proj.weight",  # FP8 blocks
+}
+NOT_FORMS = ["model.layers.0.self_attn.q_proj.bias",        # a plain tensor beside an expected weight
+             "model.layers.0.self_attn.q_proj.weight.extra",  # not a quantization leaf
+             "model.layers.0.self_attn.k_scale"]              # bookkeeping of no expected tensor
+
+
+def test_quantized_forms_are_one_rule_for_explainer_unconfigured_and_lost_files() -> None:
+    from auditor.quant import stands_for
+    from auditor.quant.verdicts import unconfigured
+    from auditor.read.header import Tensor
+    from auditor.report.rootcause import Lost
+    from auditor.specs.model import ExpectedTensor
+
+    weight = ExpectedTensor((4, 4), "attention", "param", 0, None, False, 0, 16, (1, 1), None, False, ())
+    expected = {base: weight for base in FORMS.values()} | {"model.layers.0.self_attn.q_proj.weight": weight}
+    for name, base in FORMS.items():
+        assert stands_for(name, expected) == base, name
+        # lost under a wrapper prefix, the expected weight may be in that file; its bias may not
+        lost = Lost(tensors={"language_model." + name: "model-00002-of-00002.safetensors"})
+        assert lost.holds(base) and not lost.holds(base.rpartition(".")[0] + ".bias"), name
+    for name in NOT_FORMS:
+        assert stands_for(name, expected) is None, name
+        assert not Lost(tensors={name: "x.safetensors"}).holds("model.layers.0.self_attn.q_proj.weight"), name
+    stored = {n: Tensor(n, "F16", (4,), 4, "x.safetensors", 0, 8) for n in [*FORMS, *NOT_FORMS]}
+    assert sorted(unconfigured(stored, expected)) == sorted(FORMS)

@@ -20,9 +20,9 @@ from typing import Any
 from ..inventory.build import Tensor
 from .assess import assess
 from .configs import QuantConfig, read
-from .verdicts import Assessment, QuantVerdict, looks_quantized, rule_suffixes, unconfigured
+from .verdicts import Assessment, QuantVerdict, looks_quantized, rule_suffixes, stand_ins, stands_for, unconfigured
 
-__all__ = ["Quantization", "QuantVerdict", "QuantConfig"]
+__all__ = ["Quantization", "QuantVerdict", "QuantConfig", "stand_ins", "stands_for"]
 
 
 class Quantization:
@@ -46,10 +46,9 @@ class Quantization:
         for name in unconfigured(stored, expected):
             if name in expected:
                 continue
-            parent, _, last = name.rpartition(".")
-            weight = parent + ".weight" if parent + ".weight" in expected else parent
+            weight = stands_for(name, expected) or name
             e = expected.get(weight)
-            if e is not None and last in rule_suffixes()[0] and weight not in stored:
+            if e is not None and name.rpartition(".")[2] in rule_suffixes()[0] and weight not in stored:
                 verdicts[name] = QuantVerdict("packed", weight, None, e.elements)
             else:
                 verdicts[name] = QuantVerdict("quantization", weight)

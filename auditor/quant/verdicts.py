@@ -6,7 +6,7 @@ the name sets come from the scheme files (``schemes/*.toml``), so a new scheme t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, NamedTuple
@@ -58,10 +58,32 @@ def rule_suffixes() -> tuple[frozenset[str], frozenset[str]]:
 
 
 def looks_quantized(name: str) -> bool:
+    """A quantization tensor by its name: a packed weight or bookkeeping some scheme file names."""
     last = name.rpartition(".")[2]
     weight, aux = rule_suffixes()
     return last in weight or last in aux or last.startswith("bitsandbytes__") or \
         name.endswith(("_scale_inv", "_blocks", "_scales"))
+
+
+def stand_ins(name: str) -> tuple[str, ...]:
+    """The one rule for which tensor a stored quantization tensor stands for or beside, by name alone (the
+    reconciler's explainer, the no-config check and the root-cause pass all use it). Nearest first: its module's
+    weight and the module (``q_proj.qweight`` -> ``q_proj.weight``; ``q_proj.weight.absmax`` -> ``q_proj.weight``),
+    the module's module for nested bookkeeping (``q_proj.weight.quant_state.bitsandbytes__nf4`` -> ``q_proj.weight``)
+    and the name without its ``_suffix`` (``experts.gate_up_proj_blocks`` -> ``experts.gate_up_proj``). Empty for
+    a name that does not look quantized: a stray ``q_proj.bias`` is not explained by ``q_proj.weight``."""
+    if not looks_quantized(name):
+        return ()
+    module = name.rpartition(".")[0]
+    unsuffixed = name.rsplit("_", 1)[0]
+    if not module:
+        return (unsuffixed,)
+    return tuple(c for c in (module + ".weight", module, module.rpartition(".")[0], unsuffixed) if c)
+
+
+def stands_for(name: str, expected: Container[str]) -> str | None:
+    """The expected tensor a stored quantization tensor stands for or beside (see ``stand_ins``), or None."""
+    return next((c for c in stand_ins(name) if c in expected), None)
 
 
 def unconfigured(stored: Mapping[str, Tensor], expected: Mapping[str, Any]) -> list[str]:
@@ -73,8 +95,6 @@ def unconfigured(stored: Mapping[str, Tensor], expected: Mapping[str, Any]) -> l
         if e is not None:
             if t.dtype not in FLOAT_DTYPES and t.dtype != "BOOL" and e.kind == "param" and len(e.shape) >= 2:
                 out.append(name)
-        elif looks_quantized(name):
-            parent = name.rpartition(".")[0]
-            if parent in expected or f"{parent}.weight" in expected or name.rsplit("_", 1)[0] in expected:
-                out.append(name)
+        elif stands_for(name, expected):
+            out.append(name)
     return out

@@ -16,7 +16,7 @@ from ..core.errors import ConfigError
 from ..core.findings import Finding, finding, plural
 from ..core.names import shown
 from ..inventory.build import Inventory
-from ..quant import Quantization
+from ..quant import Quantization, stands_for
 from ..quant.checks import quantization_findings
 from ..read.checkpoint import SHARE_NAMES_FROM
 from ..read.header import NAME, Tensor
@@ -98,22 +98,15 @@ def _stored_strings(stored: Mapping[str, Tensor]) -> Callable[[list[str]], list[
 
 
 def _explainer(expectation: Expectation) -> Callable[[str], bool]:
-    """Whether the formula explains a tensor name by name alone: an expected tensor (or a legacy alias of one),
-    stored beside one (a scale or packed form of an expected weight: ``q_proj.qweight``, ``q_proj.weight.absmax``,
+    """Whether the formula explains a tensor name by name alone: an expected tensor (or a legacy alias of one), a
+    quantized form of one (``quant.stands_for``: ``q_proj.qweight``, ``q_proj.weight.absmax``,
     ``gate_up_proj_blocks``), or a recomputable buffer."""
     expected = expectation.tensors
     aliases = {a for e in expected.values() for a in e.aliases}
     suffixes = buffer_suffixes()
 
     def explained(name: str) -> bool:
-        if name in expected or name in aliases or name.endswith(suffixes):
-            return True
-        parts = name.split(".")
-        for i in range(len(parts) - 1, 0, -1):
-            module = ".".join(parts[:i])
-            if module in expected or f"{module}.weight" in expected or module.rsplit("_", 1)[0] in expected:
-                return True
-        return name.rsplit("_", 1)[0] in expected
+        return name in expected or name in aliases or name.endswith(suffixes) or stands_for(name, expected) is not None
     return explained
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from ..core.findings import CODE_DATA, Finding, codes_where, finding, plural
 from ..core.names import shown
+from ..quant import stand_ins
 from ..read.checkpoint import Checkpoint, safe_relative
 
 # the roles codes play here are data (core/codes.toml): roots leave a file's tensors unknown (with advice to say what
@@ -29,11 +30,6 @@ DEFAULT_ADVICE = "download the file again"
 COUNT_CODES = codes_where("folds", "counts")
 TENSOR_CODES = codes_where("folds", "tensors")
 MAX_SHOWN = 4
-# stored forms that replace a module's plain weight (GPTQ/AWQ, compressed-tensors, bitsandbytes, MXFP4): an
-# index naming one accounts, by name alone, for the weight the formula expects
-PACKED_LEAVES = ("qweight", "qzeros", "scales", "g_idx", "weight_packed", "weight_scale", "weight_shape",
-                 "weight_zero_point", "absmax", "quant_map", "weight_scale_inv")
-PACKED_SUFFIXES = ("_blocks", "_scales")
 
 
 @dataclass
@@ -49,24 +45,16 @@ class Lost:
     _keys: set[str] | None = field(default=None, repr=False)
 
     def holds(self, name: str) -> bool:
-        """Whether an expected tensor may be in an unread file, judged by name alone: the index names it, or
-        a tensor of the same module (``q_proj.qweight`` for ``q_proj.weight``, ``gate_up_proj_blocks`` for
-        ``gate_up_proj``), or names it under a wrapper prefix (``language_model.model.layers...``)."""
+        """Whether an expected tensor may be in an unread file, judged by name alone: the index names it or a
+        quantized form of it (``quant.stand_ins``: ``q_proj.qweight`` for ``q_proj.weight``,
+        ``gate_up_proj_blocks`` for ``gate_up_proj``), possibly under a wrapper prefix
+        (``language_model.model.layers...``)."""
         if self.unindexed or name in self.tensors:
             return True
         if self._keys is None:
-            self._keys = set()
-            for lost in self.tensors:
-                parts = lost.split(".")
-                packed = parts[-1] in PACKED_LEAVES or parts[-1].endswith(PACKED_SUFFIXES)
-                for i in range(len(parts)):  # every dotted suffix; for packed forms, the module they replace
-                    suffix = ".".join(parts[i:])
-                    self._keys.add(suffix)
-                    if packed:
-                        self._keys.add("module:" + suffix.rpartition(".")[0])
-                        self._keys.add("module:" + suffix.rsplit("_", 1)[0])
-        return name in self._keys or "module:" + name.rpartition(".")[0] in self._keys or \
-            "module:" + name in self._keys
+            self._keys = {suffix for lost in self.tensors for held in (lost, *stand_ins(lost))
+                          for suffix in _dotted_suffixes(held)}
+        return name in self._keys
 
     def __bool__(self) -> bool:
         return bool(self.files)
@@ -75,6 +63,12 @@ class Lost:
     def index_only(self) -> bool:
         """An index with none of its shards present: only tensor names can be checked."""
         return self.index_name is not None and self.present_shards == 0 and not self.unindexed
+
+
+def _dotted_suffixes(name: str) -> list[str]:
+    """``a.b.c`` -> ``a.b.c``, ``b.c``, ``c``: the name under every wrapper prefix it may have lost."""
+    parts = name.split(".")
+    return [".".join(parts[i:]) for i in range(len(parts))]
 
 
 def lost_files(checkpoint: Checkpoint, findings: list[Finding]) -> Lost:
