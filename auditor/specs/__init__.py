@@ -4,7 +4,7 @@ Each family is one TOML file in ``data/`` (format: docs/specs.md). ``select(conf
 config (``architectures[0]`` first, then ``model_type``; a diffusers config by its ``_class_name``); ``expand(spec, config)`` evaluates it into an
 ``Expectation``: every expected tensor name with its shape, component, stack, layer type and role, for the
 task class the config names. All architecture knowledge lives in the data files; this package only loads
-(``load.py``) and evaluates (``expand.py``) them.
+(``load.py``) and evaluates (``expand.py``, one rule at a time through ``builder.py``) them.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Mapping
 
-from .expand import architecture, class_for, environment, expand, module_scope, relabel, whole
+from .builder import whole
+from .expand import architecture, class_for, environment, expand, module_scope, relabel
 from .expr import ExprError, evaluate
 from .load import SpecError, buffer_suffixes, build_specs, common, load_all
 from .model import Expectation, ExpectedTensor, Module, Spec, StackInfo, TaskClass, TensorRule
