@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..core.findings import SEVERITY_RANK, Finding, codes_where
@@ -23,6 +23,7 @@ from ..read.header import Tensor
 from ..read.sources.protocol import MAX_TENSORS
 from ..report.composite import AnyReport
 from ..report.single import Report
+from ..run.options import AuditOptions
 from . import digests, engine
 from .target import Expected, resolve
 
@@ -64,10 +65,10 @@ def verify(target: str, *, policy: Any = None, base: str | None = None, against:
         listed, hub_files, against_info = digests.hub_listing(against, token=token, progress=progress)
         expected.update(listed)
     source = LocalSource(resolved.path)
-    content = ContentPass(expected, against, against_info, jobs or default_jobs(), chunk, include_tensors,
-                          progress, show_progress, progress_stream, resolved)
-    report = gated_audit_target([target], policy, lock=lock, source=source, include_tensors=include_tensors,
-                                progress=progress, content=content, base=base)
+    options = AuditOptions(include_tensors=include_tensors, progress=progress, base=base)
+    reading = Reading(jobs or default_jobs(), chunk, show_progress, progress_stream, against_info)
+    content = ContentPass(expected, reading, options, resolved)
+    report = gated_audit_target([target], policy, lock=lock, source=source, options=options, content=content)
     if hub_files is not None and source.single is None:  # the Hub's listing against the target's files
         on_hub = digests.listing_findings(set(source.list_files()), hub_files, against)
         if on_hub:
@@ -80,18 +81,27 @@ def _with_findings(report: AnyReport, found: list[Finding]) -> AnyReport:
     return replace(report, findings=findings)
 
 
+@dataclass(frozen=True)
+class Reading:
+    """How verify reads the bytes (what the audit does not need to know): threads, chunk size, the progress
+    display, and what the Hub said of the repo the digests are compared with (``--against``)."""
+
+    threads: int
+    chunk: int
+    show_progress: bool = False
+    progress_stream: Any = None
+    against_info: dict[str, Any] | None = None
+
+
 class ContentPass:
     """verify's pass over one part's files, around that part's audit (``dispatch``'s ``content`` hook): plan the
     files from the part's headers, start reading, audit while the bytes stream, then add what the bytes say.
     A file two parts list (a folder's config.json beside its default and fp16 weights) is read by the first."""
 
-    def __init__(self, expected: dict[str, Expected], against: str | None, against_info: dict[str, Any] | None,
-                 threads: int, chunk: int, include_tensors: bool, progress: Callable[[str], None] | None,
-                 show_progress: bool, progress_stream: Any, resolved: Any) -> None:
-        self.expected, self.against, self.against_info = expected, against, against_info
-        self.threads, self.chunk, self.include_tensors = threads, chunk, include_tensors
-        self.progress, self.show_progress, self.progress_stream = progress, show_progress, progress_stream
-        self.resolved = resolved
+    def __init__(self, expected: dict[str, Expected], reading: Reading, options: AuditOptions,
+                 resolved: Any) -> None:
+        self.expected, self.reading, self.resolved = expected, reading, resolved
+        self.include_tensors, self.progress = options.include_tensors, options.progress  # as the audit is told
         self.hashed: set[str] = set()
 
     def __call__(self, view: Any, variant: str | None, audit_part: Callable[[Any], Report]) -> Report:
@@ -105,15 +115,15 @@ class ContentPass:
         self.hashed.update(prefix + j.name for j in files)
         counter = engine.Progress(sum(j.size for j in files))
         started = time.monotonic()
-        runner = engine.Runner(files, jobs=self.threads, chunk=self.chunk, stats=self.include_tensors,
+        runner = engine.Runner(files, jobs=self.reading.threads, chunk=self.reading.chunk, stats=self.include_tensors,
                                progress=counter).start()
         try:
             report = audit_part(_Parsed(view, checkpoint.headers))
             if self.progress:
-                self.progress(f"verify: reading {len(files)} files, {counter.total:,} bytes, {self.threads} threads")
-            if self.show_progress:
+                self.progress(f"verify: reading {len(files)} files, {counter.total:,} bytes, {self.reading.threads} threads")
+            if self.reading.show_progress:
                 from .progress import Display
-                with Display(counter, self.progress_stream, started=started):
+                with Display(counter, self.reading.progress_stream, started=started):
                     scans = runner.join()
             else:
                 scans = runner.join()
@@ -143,8 +153,8 @@ class ContentPass:
             self.progress(digest_summary(files, expected))
         report.findings = sorted(report.findings + found, key=lambda f: -SEVERITY_RANK[f.severity])
         report.extra["verify"] = {
-            "jobs": self.threads, "bytes": sum(j.size for j in files), "seconds": round(seconds, 3),
-            "against": self.against_info,
+            "jobs": self.reading.threads, "bytes": sum(j.size for j in files), "seconds": round(seconds, 3),
+            "against": self.reading.against_info,
             "files": [{"name": j.name, "size": j.size, "sha256": j.sha256,
                        "expected": ({"algorithm": expected[j.name].algorithm, "digest": expected[j.name].digest,
                                      "origin": expected[j.name].origin} if j.name in expected else None),
