@@ -7,7 +7,7 @@ replaced by a recorder: what it hands the writer (every shard) is the layout, ``
 ``save_config`` wrote (``_class_name``, ``_diffusers_version`` and every init argument). Small models are also
 built for real on CPU and saved for real, and the headers must equal the recording (``notes``).
 
-    /work/devenv/bin/python tools/dump_diffusers.py [--only UNet2DConditionModel,AutoencoderKL]
+    /work/devenv/bin/python tools/dump_diffusers.py [--only UNet2DConditionModel,AutoencoderKL] [--list]
 
 Writes ``fixtures/diffusers-cases/<Class>/<Class>-<case>/{config.json, layout.json.gz, truth.json}`` in the
 format of fixtures/cases (docs/truth.md); ``parameters`` is diffusers' own ``model.num_parameters()``.
@@ -26,7 +26,8 @@ does not matter). A top-level table per class holds its cases, in order::
 The string ``"None"`` stands for Python ``None`` (TOML has no null), also inside arrays; arrays are passed as
 lists. A class with the same ``__init__`` as another takes that class's cases instead of a list of its own:
 ``cases_from = "Class"``, with ``variant_suffix`` appended (after a space) to every variant but the default case's
-and ``[<Class>.change.<case>]`` giving one copied case another ``name`` / ``variant``.
+and ``[<Class>.change.<case>]`` giving one copied case another ``name`` / ``variant``. ``--list`` prints the
+expanded cases (class, case, variant, overrides) as JSON lines and builds nothing.
 """
 
 from __future__ import annotations
@@ -220,12 +221,19 @@ def verify(cls: Any, overrides: dict[str, Any], layout: list[tuple[str, str, lis
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="comma-separated class names")
+    parser.add_argument("--list", action="store_true", help="print the expanded cases as JSON lines, build nothing")
     args = parser.parse_args(argv)
     only = {c for c in args.only.split(",") if c}
-    for cls_name, cases in load_cases().items():
+    all_cases = load_cases()
+    if only - set(all_cases):
+        parser.error(f"no cases for {', '.join(sorted(only - set(all_cases)))} in {DATA}")
+    for cls_name, cases in all_cases.items():
         if only and cls_name not in only:
             continue
         for case, variant, overrides in cases:
+            if args.list:
+                print(json.dumps({"class": cls_name, "case": case, "variant": variant, "overrides": overrides}))
+                continue
             try:
                 dump(cls_name, case, variant, overrides)
             except SystemExit:
