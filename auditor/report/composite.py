@@ -7,6 +7,7 @@ fail when any section or its own findings fail. JSON: ``kind`` + ``sections`` (e
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -51,6 +52,17 @@ class CompositeReport(Judged):
     def failing(self) -> list[Finding]:
         own = super().failing
         return own + [f for s in self.sections for f in s.report.failing] if self.fail_on != "never" else own
+
+    def section_names(self) -> list[str]:
+        return [s.part.name for s in self.sections]
+
+    def each_checkpoint(self, change: Callable[[Report, str], Report]) -> CompositeReport:
+        def named(section: Section) -> Section:  # a checkpoint goes by its section's name, however deep
+            return replace(section, report=section.report.each_checkpoint(lambda r, _: change(r, section.part.name)))
+        return replace(self, sections=[named(s) for s in self.sections])
+
+    def with_whole(self, findings: list[Finding], policy: dict[str, Any] | None) -> CompositeReport:
+        return replace(self, findings=self.findings + findings, policy=policy)
 
     def severity_counts(self) -> dict[str, int]:
         counts = super().severity_counts()

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 from ..core.findings import SEVERITY_RANK, Finding
 from ..inventory.build import FileSummary, Tensor, Totals
@@ -15,6 +16,9 @@ from .rootcause import Lost
 
 SCHEMA_VERSION = 1
 FAIL_ON_CHOICES = ("error", "warning", "info", "never")
+
+
+J = TypeVar("J", bound="Judged")
 
 
 class Judged:
@@ -55,6 +59,19 @@ class Judged:
         """What is stored, summed over sections where there are any: tensors, parameters, bytes, by_dtype."""
         raise NotImplementedError
 
+    def section_names(self) -> list[str]:
+        """The names the checkpoints in it go by in a lock ("" for one checkpoint)."""
+        raise NotImplementedError
+
+    def each_checkpoint(self: J, change: Callable[[Report, str], Report]) -> J:
+        """This report with ``change`` applied to every checkpoint in it, each with its section's name ("" for
+        one checkpoint): how the gate walks both shapes alike."""
+        raise NotImplementedError
+
+    def with_whole(self: J, findings: list[Finding], policy: dict[str, Any] | None) -> J:
+        """With findings about the whole target and the policy in force (said once, by the whole)."""
+        raise NotImplementedError
+
 
 @dataclass
 class Report(Judged):
@@ -82,6 +99,17 @@ class Report(Judged):
 
     def total_counts(self) -> dict[str, Any]:
         return self.totals.to_dict()
+
+    def section_names(self) -> list[str]:
+        return [""]
+
+    def each_checkpoint(self, change: Callable[[Report, str], Report]) -> Report:
+        return change(self, "")
+
+    def with_whole(self, findings: list[Finding], policy: dict[str, Any] | None) -> Report:
+        extra = {**self.extra, "policy": policy} if policy is not None else self.extra
+        return replace(self, findings=self.findings + findings, extra=extra) if findings or policy is not None \
+            else self
 
     @property
     def could_not(self) -> list[tuple[str, str]]:

@@ -100,20 +100,14 @@ def gated_audit(target: str, policy: Any, *, lock: str | None = None, env: Mappi
 
 
 def gate(report: Report | CompositeReport, policy: Any, lock_doc: Any = None,
-         lock_name: str | None = None, said: bool = False) -> Report | CompositeReport:
+         lock_name: str | None = None) -> Report | CompositeReport:
     """``report`` under the policy and the lock: each checkpoint (each section of a composite target) gets the
-    policy's findings and its drift from its own part of the lock."""
+    policy's findings and its drift from its own part of the lock; the whole gets what the lock holds that the
+    target lacks, and the policy in force."""
     from ..gate.drift import section_locks
     from ..gate.policy import apply
-    if isinstance(report, Report):
-        gated = apply(report, policy, lock_doc=lock_doc, lock_name=lock_name)
-        described = None if said else policy.describe()  # said once, by the whole, for a composite target
-        if described is not None:
-            gated = replace(gated, extra={**gated.extra, "policy": described})
-        return gated
-    names = [s.part.name for s in report.sections]
-    locks, own = section_locks(lock_doc, names, lock_name=lock_name or "the lock") if lock_doc is not None \
-        else ({}, [])
-    sections = [replace(s, report=gate(s.report, policy, locks.get(s.part.name), lock_name, said=True))
-                for s in report.sections]
-    return replace(report, sections=sections, findings=report.findings + own, policy=policy.describe())
+    locks, own = section_locks(lock_doc, report.section_names(), lock_name=lock_name or "the lock") \
+        if lock_doc is not None else ({}, [])
+    gated = report.each_checkpoint(lambda checkpoint, name: apply(checkpoint, policy, lock_doc=locks.get(name),
+                                                                  lock_name=lock_name))
+    return gated.with_whole(own, policy.describe())
