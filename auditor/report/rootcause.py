@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from ..core.findings import CODE_DATA, Finding, codes_where, finding, plural
 from ..core.names import shown
+from ..quant.schemes import packed_forms
 from ..read.checkpoint import Checkpoint, safe_relative
 
 # the roles codes play here are data (core/codes.toml): roots leave a file's tensors unknown (with advice to say what
@@ -30,10 +31,8 @@ COUNT_CODES = codes_where("folds", "counts")
 TENSOR_CODES = codes_where("folds", "tensors")
 MAX_SHOWN = 4
 # stored forms that replace a module's plain weight (GPTQ/AWQ, compressed-tensors, bitsandbytes, MXFP4): an
-# index naming one accounts, by name alone, for the weight the formula expects
-PACKED_LEAVES = ("qweight", "qzeros", "scales", "g_idx", "weight_packed", "weight_scale", "weight_shape",
-                 "weight_zero_point", "absmax", "quant_map", "weight_scale_inv")
-PACKED_SUFFIXES = ("_blocks", "_scales")
+# index naming one accounts, by name alone, for the weight the formula expects (data: quant/packed.toml)
+PACKED_LEAVES, PACKED_SUFFIXES = packed_forms()
 
 
 @dataclass
