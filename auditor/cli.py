@@ -46,6 +46,7 @@ from .commands.kit import (
     value,
     version,
 )
+from .core.conventions import main_file
 from .formats import formatter
 
 # typer >= 0.20 prints each argument's Python type after it ("TARGET <str>"); the metavar already says it
@@ -118,7 +119,7 @@ def audit_command(
                                                                   "every tensor in JSON, every tensor name of every "
                                                                   "finding.")] = False,
     variant: Annotated[Optional[str], typer.Option(
-        "--variant", metavar="VARIANT", help="Audit the variant weights model.VARIANT.safetensors (or its index), e.g. fp16.")] = None,
+        "--variant", metavar="VARIANT", help=f"Audit the variant weights {main_file('VARIANT')} (or its index), e.g. fp16.")] = None,
     no_config: Annotated[bool, typer.Option("--no-config", help="Ignore config.json: check the files' structure "
                                                                 "only.")] = False,
     hub: HubOpt = False,
@@ -237,7 +238,7 @@ def lock_command(
     target: Annotated[str, typer.Argument(metavar="TARGET", help="Checkpoint directory, .safetensors file, or Hub repo (org/name"
                                                "[@REV]).")],
     output: OutputOpt = None,
-    variant: Annotated[Optional[str], typer.Option("--variant", metavar="VARIANT", help="Lock model.VARIANT.safetensors.")] = None,
+    variant: Annotated[Optional[str], typer.Option("--variant", metavar="VARIANT", help=f"Lock {main_file('VARIANT')}.")] = None,
     hub: HubOpt = False,
     verify: Annotated[bool, typer.Option("--verify", help="Read every byte (as `st-audit verify`): record each "
                                                           "file's sha256 and refuse NaN/Inf/broken copies.")] = False,

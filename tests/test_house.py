@@ -4,6 +4,8 @@ count too: they are cycles that only bite later)."""
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "auditor"
@@ -107,3 +109,52 @@ def test_packages_import_only_downward() -> None:
 def test_the_layers_check_finds_an_upward_import() -> None:
     graph = {"auditor.core.findings": {"auditor.report.single"}, "auditor.report.single": {"auditor.core.findings"}}
     assert _upward(graph) == ["auditor.core.findings -> auditor.report.single"]
+
+
+# Conventions are data (docs/design.md, "The house"): the file names loaders look for and manifests that make a
+# folder a pipeline, a sentence-transformers model or an adapter are in core/conventions.toml (read by
+# core/conventions.py), exporters' tensor names beside the data of the stage that owns them. No string in the code
+# names a fixed file or a kohya-style prefix; docstrings may. Generic: config.json (every checkpoint's, the format
+# itself), names whose stem is computed (f"{stem}.safetensors"), st-audit's own data files.
+GENERIC_NAMES = {"config.json", "_claims.json"}
+_HOLE = "\0"  # a computed part of an f-string
+_FIXED_NAME = re.compile(r"(?<![\w.\0-])[\w-]+(?:\.[\w\0-]+)*\.(?:json|safetensors)\b")
+_EXPORTER_PREFIX = re.compile(r"^lora_(?:(?:unet|te\d*)_)?$")
+
+
+def _strings(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """Every string of a module but its docstrings, f-strings with their computed parts as holes."""
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body \
+                and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
+            skip.add(id(node.body[0].value))
+        elif isinstance(node, ast.JoinedStr):
+            skip.update(id(v) for v in ast.walk(node) if v is not node)
+            yield node.lineno, "".join(v.value if isinstance(v, ast.Constant) else _HOLE for v in node.values)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            yield node.lineno, node.value
+
+
+def _conventions_in_code(source: str) -> list[str]:
+    out: list[tuple[int, str]] = []
+    for line, text in _strings(ast.parse(source)):
+        out += [(line, name.replace(_HOLE, "{}")) for name in _FIXED_NAME.findall(text) if name not in GENERIC_NAMES]
+        out += [(line, text)] if _EXPORTER_PREFIX.match(text) else []
+    return [f"{line}: {name}" for line, name in sorted(out)]
+
+
+def test_file_name_conventions_are_data() -> None:
+    found = [f"{path.relative_to(ROOT.parent)}:{hit}" for path in sorted(ROOT.rglob("*.py"))
+             for hit in _conventions_in_code(path.read_text(encoding="utf-8"))]
+    assert found == []
+
+
+def test_the_conventions_check_finds_a_file_name() -> None:
+    source = ('"""Reads model_index.json (a docstring may say so)."""\n'
+              'A = "adapter_config.json"\nB = f"model.{v}.safetensors"\nC = f"{stem}.safetensors"\n'
+              'D = "config.json"\nE = "lora_te1_"\nF = f"{p}-{i:05d}-of-{n}.safetensors"\nG = "*.safetensors.index*.json"\n'
+              'H = f"no {name} beside params.json"\nI = "lora_only"\n')
+    assert _conventions_in_code(source) == ["2: adapter_config.json", "3: model.{}.safetensors", "6: lora_te1_",
+                                            "9: params.json"]

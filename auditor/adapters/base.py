@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..core.conventions import ADAPTER_CONFIG
 from ..core.errors import ConfigError
 from ..core.jsonio import json_object
 from ..reconcile.expected import expected_layout
@@ -64,7 +65,7 @@ def resolve_base(adapter_config: dict[str, Any] | None, beside: dict[str, Any] |
         else:
             why = f"base_model_name_or_path {name!r} is neither a local folder nor a Hub repo id; pass --base"
     if config is None:
-        return BaseModel(None, "", note=why or "adapter_config.json names no base model "
+        return BaseModel(None, "", note=why or f"{ADAPTER_CONFIG} names no base model "
                          "(base_model_name_or_path); pass --base DIR_OR_REPO for exact shapes")
     task = (adapter_config or {}).get("task_type")
     layout = expected_layout(config, data()["task_class"].get(task) if isinstance(task, str) else None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..core.conventions import ADAPTER_CONFIG
 from ..core.findings import Finding, finding, plural
 from ..core.names import shown
 from ..inventory.build import Tensor
@@ -115,7 +116,7 @@ def check_pairs(modules: dict[str, LoraModule], *, expected_rank: dict[str, int]
                                 f"{_first(disagree)}", files=files))
     for (want, got), mods in sorted(wrong_rank.items()):
         findings.append(finding("adapter-rank-mismatch", f"{plural(len(mods), 'module')} stored with rank {got} but "
-                                f"adapter_config.json says {want} (r or rank_pattern): {_first(mods)}; PEFT builds "
+                                f"{ADAPTER_CONFIG} says {want} (r or rank_pattern): {_first(mods)}; PEFT builds "
                                 f"rank-{want} layers and fails to load these", tensors=mods, files=files))
     if bad_alpha:
         findings.append(finding("shape-mismatch", f"{plural(len(bad_alpha), 'alpha')} that {'is' if len(bad_alpha) == 1 else 'are'} "

@@ -1,6 +1,6 @@
-"""Reconciliation for parts that are not a model of their own: LoRA files, textual-inversion embeddings,
-sentence-transformers modules (Dense, LayerNorm, from ``data/modules.toml``) and the width chain between
-sentence-transformers modules. Used by ``auditor.read.targets``.
+"""Reconciliation for parts that are not a model of their own: LoRA files, textual-inversion embeddings (their
+names in ``data/files.toml``), sentence-transformers modules (Dense, LayerNorm, from ``data/modules.toml``) and the
+width chain between sentence-transformers modules. Used by ``auditor.read.targets``.
 """
 
 from __future__ import annotations
@@ -10,9 +10,11 @@ import math
 import re
 import sys
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..core.conventions import ADAPTER_CONFIG
 from ..core.findings import Finding, finding, plural
 from ..inventory.build import Inventory
 from ..kinds.discover import Kind, Part
@@ -29,22 +31,22 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 
-# original (non-diffusers) single-file layouts, recognised by their top-level module names, when they are none of
-# the types data/single_file.toml reconciles exactly (auditor/singlefile.py)
-SINGLE_FILE_LAYOUTS = (
-    ("model.diffusion_model.", "single-file Stable Diffusion checkpoint (original layout: model.diffusion_model.*)"),
-    ("double_blocks.", "single-file Flux transformer (original layout)"),
-)
+@lru_cache(maxsize=1)
+def files_data() -> dict[str, Any]:
+    """``data/files.toml``: the names of LoRA files outside PEFT (kohya), textual-inversion embeddings and original
+    single-file layouts."""
+    with open(Path(__file__).parent / "data" / "files.toml", "rb") as f:
+        return tomllib.load(f)
 
 
-KOHYA_PREFIXES = ("lora_unet_", "lora_te_", "lora_te1_", "lora_te2_", "lora_te3_")
 _KOHYA_BAD_SUFFIX = re.compile(r"_lora_(?:down|up)\.weight$")
 
 
 def kohya_names(tensors: dict[str, Any], file: str) -> list[Finding]:
     """kohya/sd-scripts files name a pair ``<module>.lora_down.weight`` / ``.lora_up.weight``: diffusers'
     converter splits the module off at the dot and looks the partner up by that name."""
-    bad = sorted(n for n in tensors if n.startswith(KOHYA_PREFIXES) and _KOHYA_BAD_SUFFIX.search(n))
+    prefixes = tuple(files_data()["kohya"]["prefixes"])
+    bad = sorted(n for n in tensors if n.startswith(prefixes) and _KOHYA_BAD_SUFFIX.search(n))
     if not bad:
         return []
     return [finding("lora-names-invalid", f"{plural(len(bad), 'tensor')} with kohya-style names end in "
@@ -87,12 +89,13 @@ def file_reconciler(part: Part) -> Callable[[Inventory, dict[str, Any] | None], 
             rec.findings += check_pairs(modules, file=part.name)
             if all(n.startswith(prefix) for n in tensors):
                 rec.findings.append(finding("adapter-config-missing", f"{part.name} holds PEFT adapter tensors "
-                                            f"({prefix}...) but no adapter_config.json is beside it: PEFT cannot "
+                                            f"({prefix}...) but no {ADAPTER_CONFIG} is beside it: PEFT cannot "
                                             "load it", files=[part.name]))
-                rec.detail = f"PEFT LoRA state dict without adapter_config.json, ranks {ranks(modules)}"
+                rec.detail = f"PEFT LoRA state dict without {ADAPTER_CONFIG}, ranks {ranks(modules)}"
             else:
                 rec.findings += kohya_names(tensors, part.name)
-                style = "kohya/sd-scripts names" if any(n.startswith("lora_") for n in tensors) else "diffusers names"
+                kohya = files_data()["kohya"]["style"]
+                style = "kohya/sd-scripts names" if any(n.startswith(kohya) for n in tensors) else "diffusers names"
                 alphas = sum(1 for m in modules.values() if "alpha" in m.tensors)
                 rec.detail = (f"diffusion LoRA ({style}): {plural(len(modules), 'module')}, ranks "
                               f"{ranks(modules)}" + (f", {plural(alphas, 'alpha')}" if alphas else ""))
@@ -110,7 +113,8 @@ def file_reconciler(part: Part) -> Callable[[Inventory, dict[str, Any] | None], 
             rec_single = reconcile_single_file(inventory)
             if rec_single is not None:
                 return rec_single
-            single_file = [what for prefix, what in SINGLE_FILE_LAYOUTS if any(n.startswith(prefix) for n in tensors)]
+            single_file = [layout["detail"] for layout in files_data()["original_layout"]
+                           if any(n.startswith(layout["prefix"]) for n in tensors)]
             rec = reconcile(inventory, config)
             rec.detail = single_file[0] if single_file else "state dict with no config"
             return rec
@@ -122,9 +126,10 @@ def _textual_inversion(name: str, tensors: dict[str, Any]) -> bool:
     if not tensors or len(tensors) > 4:
         return False
     names = set(tensors)
-    return ("learned_embeds" in name or "embedding" in name or any(n.startswith("<") and n.endswith(">") for n in names)
-            or names <= {"emb_params", "string_to_param.*", "clip_l", "clip_g"}) and \
-        all(len(t.shape) in (1, 2) for t in tensors.values())
+    known = files_data()["textual_inversion"]
+    token = any(n.startswith("<") and n.endswith(">") for n in names)
+    return (any(word in name for word in known["file_words"]) or token or names <= set(known["tensor_names"])) \
+        and all(len(t.shape) in (1, 2) for t in tensors.values())
 
 
 def _module_reconcile(inventory: Inventory, part: Part, spec: dict[str, Any]) -> Reconciliation:

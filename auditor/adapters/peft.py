@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..core.conventions import ADAPTER_CONFIG
 from ..core.findings import Finding, finding, plural
 from ..core.names import shown
 from ..inventory.build import Tensor
@@ -222,10 +223,10 @@ def _check_modules(config: dict[str, Any], modules: dict[str, LoraModule], targe
             result.findings.append(finding(
                 "adapter-target-unmatched", f"target_modules {', '.join(repr(t) for t in dead)} "
                 f"match{'es' if len(dead) == 1 else ''} no module of {where} (a typo, or copied from another "
-                "architecture): nothing is adapted there", files=["adapter_config.json"]))
+                "architecture): nothing is adapted there", files=[ADAPTER_CONFIG]))
     elif isinstance(targets, str) and targets != "all-linear" and not modules:
         result.findings.append(finding("adapter-target-unmatched", f"target_modules regex {targets!r} matches no "
-                                       "stored module", files=["adapter_config.json"]))
+                                       "stored module", files=[ADAPTER_CONFIG]))
 
 
 def _check_against_base(config: dict[str, Any], modules: dict[str, LoraModule], base: BaseModel,
@@ -355,7 +356,7 @@ def _check_prompt(config: dict[str, Any], prompt: dict[str, Any], tensors: dict[
         result.findings.append(finding("missing-tensor", f"{name} is not stored: a {config.get('peft_type')} adapter "
                                        "is nothing but that tensor", tensors=[name], files=[file]))
     elif shape is not None and tuple(t.shape) != shape:
-        result.findings.append(finding("shape-mismatch", f"{name} is {list(t.shape)} but adapter_config.json implies "
+        result.findings.append(finding("shape-mismatch", f"{name} is {list(t.shape)} but {ADAPTER_CONFIG} implies "
                                        f"{list(shape)}", tensors=[name], files=[file]))
     extra = [n for n in tensors if n != name]
     if extra:

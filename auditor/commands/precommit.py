@@ -12,14 +12,15 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from ..core.conventions import OWNING_MANIFESTS
 from ..core.errors import AuditError, UsageError
 from ..formats.common import summary_line
 from ..gate.policy import Policy
 from ..run.multi import gated_audit
 
 WEIGHT_SUFFIXES = (".safetensors", ".safetensors.index.json")
-# manifests that make a folder one target whose subfolders are its parts (a pipeline, a sentence-transformers model)
-OWNING_MANIFESTS = ("model_index.json", "modules.json")
+# OWNING_MANIFESTS (core/conventions.toml): the manifests that make a folder one target whose subfolders are its
+# parts (a pipeline, a sentence-transformers model)
 
 
 def _owner(directory: Path) -> Path:

@@ -18,21 +18,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..core.conventions import (
+    ADAPTER_CONFIG,
+    ADAPTER_WEIGHTS,
+    KIND_LABELS,
+    OWNING_MANIFESTS,
+    PIPELINE_INDEX,
+    ST_MODULES,
+    main_file,
+)
 from ..core.errors import NotASafetensorsCheckpoint
 from ..read.checkpoint import MAX_SMALL_FILE, choose, weight_file
 
-# kind -> how the first line of the report names it
-KIND_LABELS = {
-    "transformers-model": "transformers model",
-    "peft-adapter": "PEFT adapter",
-    "diffusers-pipeline": "diffusers pipeline",
-    "diffusers-component": "diffusers component",
-    "sentence-transformers": "sentence-transformers model",
-    "timm-model": "timm model",
-    "safetensors-files": "independent safetensors files",
-    "safetensors-file": "safetensors file",
-    "targets": "several targets",
-}
+# the kinds (kind -> how the first line of the report names it) and the manifests that make them are data:
+# core/conventions.toml
 
 
 @dataclass(frozen=True)
@@ -82,13 +81,13 @@ ReadJson = Callable[[str], Any]
 def discover(files: dict[str, int | None], read_json: ReadJson) -> Kind:
     """The kind of the folder whose listing is ``files`` (relative posix paths; subfolders included)."""
     top = {n for n in files if "/" not in n}
-    if "model_index.json" in top:
+    if PIPELINE_INDEX in top:
         return _pipeline(files, read_json)
-    if "modules.json" in top:
+    if ST_MODULES in top:
         kind = _sentence_transformers(files, read_json)
         if kind is not None:
             return kind
-    if "adapter_config.json" in top or "adapter_model.safetensors" in top:
+    if ADAPTER_CONFIG in top or ADAPTER_WEIGHTS in top:
         return _adapter(files, top)
     config = _json_or_none(read_json, "config.json") if "config.json" in top else None
     return _single_folder(files, top, config)
@@ -149,15 +148,15 @@ def _single_folder(files: dict[str, int | None], top: set[str], config: Any) -> 
         detail = _config_detail(config) if isinstance(config, dict) else ""
         groups = variants(list(top))
         return Kind(kind, _variant_parts(groups, kind, "", "."), detail, _only_variants_note(groups))
-    if config is not None or index is not None or "model.safetensors" in top or len(safetensors) <= 1:
+    if config is not None or index is not None or main_file() in top or len(safetensors) <= 1:
         if kind is None:  # no config: a state dict, unless an index makes it a (config-less) sharded model
             kind = "transformers-model" if index is not None else "safetensors-file"
         detail = _config_detail(config) if isinstance(config, dict) else ""
         return Kind(kind, (Part(".", kind),), detail)
     # several .safetensors files, nothing that binds them into one model: each stands alone
     parts = tuple(Part(n, "safetensors-file", "", (n,)) for n in safetensors)
-    return Kind("safetensors-files", parts, f"{len(parts)} files, no index, no model.safetensors, no manifest",
-                ("audited file by file: nothing (index, model.safetensors, manifest) makes them one model",))
+    return Kind("safetensors-files", parts, f"{len(parts)} files, no index, no {main_file()}, no manifest",
+                (f"audited file by file: nothing (index, {main_file()}, manifest) makes them one model",))
 
 
 def _config_detail(config: dict[str, Any]) -> str:
@@ -200,20 +199,20 @@ def _only_variants_note(groups: dict[str | None, list[str]]) -> tuple[str, ...]:
 
 def _adapter(files: dict[str, int | None], top: set[str]) -> Kind:
     weights = tuple(n for n in sorted(top) if n.endswith(".safetensors"))
-    main = "adapter_model.safetensors" if "adapter_model.safetensors" in top else None
+    main = ADAPTER_WEIGHTS if ADAPTER_WEIGHTS in top else None
     if main is None and weights:
-        main = weights[0] if len(weights) == 1 else ("model.safetensors" if "model.safetensors" in top else None)
+        main = weights[0] if len(weights) == 1 else (main_file() if main_file() in top else None)
     parts = [Part(".", "peft-adapter", "", (main,) if main else ())]
     for other in weights:
         if other != main:  # e.g. a diffusers-format copy beside the PEFT file: its own section
             parts.append(Part(other, "safetensors-file", "", (other,)))
     notes = tuple(f"{d}/ holds another adapter (audit it on its own or use --recursive)"
-                  for d in sorted({n.split("/")[0] for n in files if n.endswith("/adapter_config.json")}))
+                  for d in sorted({n.split("/")[0] for n in files if n.endswith(f"/{ADAPTER_CONFIG}")}))
     return Kind("peft-adapter", tuple(parts), notes=notes)
 
 
 def _pipeline(files: dict[str, int | None], read_json: ReadJson) -> Kind:
-    index = _json_or_none(read_json, "model_index.json")
+    index = _json_or_none(read_json, PIPELINE_INDEX)
     index = index if isinstance(index, dict) else {}
     named = {k: v for k, v in index.items() if not k.startswith("_") and isinstance(v, list) and len(v) == 2}
     folders = sorted({n.split("/")[0] for n in files if "/" in n})
@@ -239,12 +238,12 @@ def _pipeline(files: dict[str, int | None], read_json: ReadJson) -> Kind:
     detail = f"{index.get('_class_name', 'pipeline')}: {', '.join(components) or 'no component with weights'}"
     if without:
         detail += f" (+ {', '.join(without)} without weights)"
-    notes = tuple(f"{f}/ is not named in model_index.json" for f in components if f not in named)
+    notes = tuple(f"{f}/ is not named in {PIPELINE_INDEX}" for f in components if f not in named)
     return Kind("diffusers-pipeline", tuple(parts), detail, notes, index)
 
 
 def _sentence_transformers(files: dict[str, int | None], read_json: ReadJson) -> Kind | None:
-    modules = _json_or_none(read_json, "modules.json")
+    modules = _json_or_none(read_json, ST_MODULES)
     if not isinstance(modules, list) or not all(isinstance(m, dict) for m in modules):
         return None
     parts: list[Part] = []
@@ -282,7 +281,7 @@ def model_folders(root: str, listdir: Callable[[str], tuple[list[str], list[str]
     while stack:
         path = stack.pop()
         subdirs, names = listdir(path)
-        owns = "model_index.json" in names or "modules.json" in names
+        owns = any(m in names for m in OWNING_MANIFESTS)
         if owns or any(n.endswith(".safetensors") or n.endswith(".safetensors.index.json") for n in names):
             found.append(path)
         if not owns:

@@ -138,6 +138,14 @@ def all_schemes() -> tuple[Scheme, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1)
+def packed_forms() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``packed.toml``: prefixes and endings of a last name segment that mark a quantization tensor beyond the
+    schemes' own rule names, recognised by name alone (no scheme evaluated): ``(prefixes, suffixes)``."""
+    doc = tomllib.loads((Path(__file__).parent / "packed.toml").read_text(encoding="utf-8"))
+    return tuple(doc["prefixes"]), tuple(doc["suffixes"])
+
+
 def choose(method: str, params: dict[str, Any]) -> Scheme | None:
     """The first scheme of ``method`` whose ``when`` holds for ``params``."""
     for scheme in all_schemes():

@@ -12,7 +12,7 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from ..read.header import Tensor
-from .schemes import all_schemes
+from .schemes import all_schemes, packed_forms
 
 FLOAT_DTYPES = ("F16", "BF16", "F32", "F64")
 
@@ -61,8 +61,8 @@ def looks_quantized(name: str) -> bool:
     """A quantization tensor by its name: a packed weight or bookkeeping some scheme file names."""
     last = name.rpartition(".")[2]
     weight, aux = rule_suffixes()
-    return last in weight or last in aux or last.startswith("bitsandbytes__") or \
-        name.endswith(("_scale_inv", "_blocks", "_scales"))
+    prefixes, suffixes = packed_forms()
+    return last in weight or last in aux or last.startswith(prefixes) or last.endswith(suffixes)
 
 
 def stand_ins(name: str) -> tuple[str, ...]:

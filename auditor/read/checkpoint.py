@@ -14,25 +14,29 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.conventions import (
+    INDEX_NAMES,
+    LOADER_NAMES,
+    MISTRAL_NATIVE,
+    MISTRAL_PARAMS,
+    MODELOPT_CONFIG,
+    PIPELINE_INDEX,
+    VARIANT_STEMS,
+    main_file,
+    main_index,
+)
 from ..core.errors import NotASafetensorsCheckpoint
 from ..core.findings import Finding, finding, plural
 from .header import FILE, NAME, Header
 from .sources.protocol import MAX_TENSORS, Source
 
-INDEX_NAMES = ("model.safetensors.index.json", "consolidated.safetensors.index.json",
-               "diffusion_pytorch_model.safetensors.index.json")
+# the names loaders look for (INDEX_NAMES, LOADER_NAMES, VARIANT_STEMS ...) are data: core/conventions.toml
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
-# names loaders look for: transformers/sentence-transformers, PEFT, diffusers, diffusers LoRA, Mistral
-LOADER_NAMES = ("model.safetensors", "adapter_model.safetensors", "diffusion_pytorch_model.safetensors",
-                "pytorch_lora_weights.safetensors", "consolidated.safetensors")
-MISTRAL_NATIVE = re.compile(r"^consolidated(\.\d+|-\d{5}-of-\d{5})?\.safetensors$")
 # Weight files as save_pretrained names them, transformers' and diffusers' alike:
 # <stem>[.<variant>][-<n>-of-<total>].safetensors and <stem>.safetensors.index[.<variant>].json
 # (model.fp16-00001-of-00002.safetensors, diffusion_pytorch_model.safetensors.index.fp16.json)
 WEIGHT_FILE = re.compile(r"^(?P<stem>[^.]+?)(?:\.(?P<variant>[A-Za-z0-9_]+))?(?:-\d{5,}-of-\d{5,})?\.safetensors$")
 WEIGHT_INDEX = re.compile(r"^(?P<stem>[^.]+)\.safetensors\.index(?:\.(?P<variant>[A-Za-z0-9_]+))?\.json$")
-# the stems whose variants loaders pick by name (transformers / sentence-transformers, diffusers, PEFT)
-VARIANT_STEMS = ("model", "diffusion_pytorch_model", "adapter_model")
 # save_pretrained writes 5 digits (more past 99,999); DeepSeek-V3 names its 163 shards -00001-of-000163
 SHARD_RE = re.compile(r"^(?P<prefix>.*?)-(?P<index>\d{5,})-of-(?P<total>\d{5,})\.safetensors$")
 MAX_SMALL_FILE = 64 * 1024 * 1024  # index.json / config.json larger than this are refused, not read
@@ -145,7 +149,7 @@ def choose(names: Iterable[str], variant: str | None = None) -> tuple[str | None
     present = sorted({v for v in variants.values() if v})
     if variant is not None and variant not in present:
         raise NotASafetensorsCheckpoint(
-            f"no files of variant {variant!r} (model.{variant}.safetensors or model.safetensors.index.{variant}.json)"
+            f"no files of variant {variant!r} ({main_file(variant)} or {main_index(variant)})"
             + (f"; variants present: {', '.join(present)}" if present else "; there are no variant files"))
     for n, v in variants.items():
         if v != variant and (v is not None or variant is not None) and n.endswith((".safetensors", ".json")) \
@@ -157,7 +161,7 @@ def choose(names: Iterable[str], variant: str | None = None) -> tuple[str | None
     for n in names:
         if "/" in n and n.endswith(".safetensors"):
             ignored[n] = "in a subfolder (audit that folder on its own)"
-    main = f"model.{variant}.safetensors" if variant else "model.safetensors"
+    main = main_file(variant)
     if main in safetensors:
         # transformers and huggingface_hub both try model.safetensors before any index
         for other in safetensors:
@@ -232,18 +236,18 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
             findings.append(finding("config-invalid", f"{error or 'config.json is not a JSON object'}: the "
                                     "architecture could not be checked; fix or re-download config.json",
                                     files=["config.json"]))
-    if config is not None and "quantization_config" not in config and "hf_quant_config.json" in files:
+    if config is not None and "quantization_config" not in config and MODELOPT_CONFIG in files:
         # NVIDIA ModelOpt writes its quantization settings to a side file; read as the config's own
-        doc, _ = _load_json(source, files, "hf_quant_config.json")
+        doc, _ = _load_json(source, files, MODELOPT_CONFIG)
         if isinstance(doc, dict) and isinstance(doc.get("quantization"), dict):
             config = {**config, "quantization_config": {"quant_method": "modelopt", **doc["quantization"]}}
     _check_shard_names(audited, findings)
-    if index is None and index_name is None and len(audited) > 1 and "model_index.json" not in files and not any(
+    if index is None and index_name is None and len(audited) > 1 and PIPELINE_INDEX not in files and not any(
             posixpath.basename(n) in LOADER_NAMES or SHARD_RE.match(posixpath.basename(n)) for n in audited):
         findings.append(finding("loose-files", f"no loader would use these {plural(len(audited), 'file')} as one "
                                 f"checkpoint ({', '.join(audited[:4])}{' ...' if len(audited) > 4 else ''}): none "
-                                "has a name loaders look for (model.safetensors, an index, adapter_model.safetensors, "
-                                "diffusion_pytorch_model.safetensors) and no index ties them together; they were "
+                                f"has a name loaders look for ({LOADER_NAMES[0]}, an index, "
+                                f"{', '.join(LOADER_NAMES[1:3])}) and no index ties them together; they were "
                                 "audited as one set: audit each file on its own if they are separate",
                                 files=audited))
     return Checkpoint(source.target, files, audited, headers, index_name, index, config, ignored, findings,
@@ -279,10 +283,10 @@ def _plan_shards(index_name: str, index: dict[str, Any], files: dict[str, int | 
     referenced = set(audited)
     stray = sorted(n for n in files if n.endswith(".safetensors") and "/" not in n and n not in referenced
                    and n not in ignored)
-    if "params.json" in files:  # Mistral ships its native format beside the HF shards: a normal layout
+    if MISTRAL_PARAMS in files:  # Mistral ships its native format beside the HF shards: a normal layout
         native = [n for n in stray if MISTRAL_NATIVE.match(n)]
         for n in native:
-            ignored[n] = ("Mistral's native format (with params.json, for mistral-inference and vLLM); "
+            ignored[n] = (f"Mistral's native format (with {MISTRAL_PARAMS}, for mistral-inference and vLLM); "
                           "transformers loads the indexed shards")
         stray = [n for n in stray if n not in native]
     for n in stray:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..core.conventions import INDEX_NAMES
 from ..core.findings import Finding, finding, plural
-from ..read.checkpoint import INDEX_NAMES, Checkpoint
+from ..read.checkpoint import Checkpoint
 from ..read.sources.protocol import Source
 from .rootcause import Lost
 

@@ -15,6 +15,7 @@ from ..adapters.lora import check_pairs, ranks, split
 from ..adapters.modules import chain_findings, file_reconciler, ledger, unreadable
 from ..adapters.peft import check_adapter
 from ..adapters.peft import data as peft_data
+from ..core.conventions import ADAPTER_CONFIG, ADAPTER_WEIGHTS, PIPELINE_INDEX, WEIGHTLESS_CLASSES
 from ..core.errors import AuditError, HubError, NotASafetensorsCheckpoint, TargetNotFound
 from ..core.findings import Finding, finding
 from ..core.jsonio import json_object
@@ -32,8 +33,6 @@ from .options import AuditOptions
 # verify's pass over a part's bytes, run around the part's audit: (the part's source, the variant it audits, its
 # audit) -> its report
 ContentHook = Callable[[Source, "str | None", Callable[[Source], Report]], Report]
-
-NO_WEIGHTS_SUFFIXES = ("Scheduler", "Tokenizer", "TokenizerFast", "Processor", "FeatureExtractor", "ImageProcessor")
 
 
 def audit_target(target: str, options: AuditOptions | None = None, *, source: Source | None = None,
@@ -89,7 +88,7 @@ def _discover(source: Source) -> tuple[Source, Kind]:
     single = getattr(source, "single", None)
     if single is not None:
         parent = single.parent
-        if single.name in ("adapter_model.safetensors",) or (parent / "adapter_config.json").is_file():
+        if single.name == ADAPTER_WEIGHTS or (parent / ADAPTER_CONFIG).is_file():
             from ..read.sources.local import LocalSource
             folder = LocalSource(parent)
             return folder, Kind("peft-adapter", (Part(".", "peft-adapter", "", (single.name,)),))
@@ -144,22 +143,22 @@ def _audit_adapter(view: Source, part: Part, *, base: str | None, token: str | N
     files = view.list_files()
     config: dict[str, Any] | None = None
     problems: list[Finding] = []
-    if "adapter_config.json" in files:
+    if ADAPTER_CONFIG in files:
         try:
-            config = json_object(view.read_small("adapter_config.json"), "adapter_config.json")
+            config = json_object(view.read_small(ADAPTER_CONFIG), ADAPTER_CONFIG)
         except (OSError, ValueError) as e:
-            problems.append(finding("adapter-config-missing", f"adapter_config.json cannot be read ({e}): PEFT cannot "
-                                    "load this adapter", files=["adapter_config.json"]))
+            problems.append(finding("adapter-config-missing", f"{ADAPTER_CONFIG} cannot be read ({e}): PEFT cannot "
+                                    "load this adapter", files=[ADAPTER_CONFIG]))
     weights = (part.weights or ("",))[0]
     if not weights:
-        raise AuditError(f"{view.target}: adapter_config.json but no adapter_model.safetensors (nothing to audit)")
+        raise AuditError(f"{view.target}: {ADAPTER_CONFIG} but no {ADAPTER_WEIGHTS} (nothing to audit)")
     if config is None and not problems:
         problems.append(finding("adapter-config-missing", f"{weights} holds PEFT adapter tensors but there is no "
-                                "adapter_config.json beside it: PeftModel.from_pretrained cannot load it (save it "
+                                f"{ADAPTER_CONFIG} beside it: PeftModel.from_pretrained cannot load it (save it "
                                 "with save_pretrained, or write the LoraConfig used for training)", files=[weights]))
-    if config is not None and weights != "adapter_model.safetensors":
+    if config is not None and weights != ADAPTER_WEIGHTS:
         problems.append(finding("adapter-weights-name", f"the adapter weights are in {weights}, but "
-                                "PeftModel.from_pretrained looks for adapter_model.safetensors: rename the file",
+                                f"PeftModel.from_pretrained looks for {ADAPTER_WEIGHTS}: rename the file",
                                 files=[weights]))
     def reconciler(inventory: Inventory, beside: dict[str, Any] | None) -> Reconciliation:
         rec = Reconciliation(selects_layers=True)
@@ -170,8 +169,8 @@ def _audit_adapter(view: Source, part: Part, *, base: str | None, token: str | N
         if config is None:
             modules, other = split(inventory.tensors)
             rec.findings += check_pairs(modules, file=weights)
-            rec.architecture = "PEFT adapter without adapter_config.json"
-            rec.detail = f"LoRA state dict, ranks {ranks(modules) or '?'}; no adapter_config.json"
+            rec.architecture = f"PEFT adapter without {ADAPTER_CONFIG}"
+            rec.detail = f"LoRA state dict, ranks {ranks(modules) or '?'}; no {ADAPTER_CONFIG}"
             ledger(rec, inventory, {})
             return rec
         based = resolve_base(config, beside, base=base, token=token)
@@ -247,11 +246,11 @@ def _manifest_findings(source: Source, kind: Kind) -> list[Finding]:
         if name.startswith("_") or not isinstance(value, list) or len(value) != 2 or value[0] is None:
             continue
         cls = str(value[1])
-        if name in audited or cls.endswith(NO_WEIGHTS_SUFFIXES):
+        if name in audited or cls.endswith(WEIGHTLESS_CLASSES):
             continue
         pickles = [f for f in files if f.startswith(f"{name}/") and f.endswith((".bin", ".ckpt", ".pt"))]
         why = f"only pickle weights ({', '.join(pickles[:2])})" if pickles else "no safetensors weights"
-        out.append(finding("component-missing", f"model_index.json names {name} ({cls}) but {name}/ has {why}: the "
+        out.append(finding("component-missing", f"{PIPELINE_INDEX} names {name} ({cls}) but {name}/ has {why}: the "
                            "pipeline cannot be loaded from safetensors", files=[f"{name}/"]))
     return out
 
