@@ -7,7 +7,6 @@ base model's config.json and its parameter count. The adapter is rebuilt header-
 
 from __future__ import annotations
 
-import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -15,29 +14,12 @@ from typing import Any
 import pytest
 
 from auditor.run.dispatch import audit_target
-from fixtures import build
+from tests.support import build
+from tests.support.peft import PEFT, load, make
 
-PEFT = Path(__file__).resolve().parent.parent / "fixtures" / "peft"
 CASES = sorted(p.name[: -len(".json.gz")] for p in PEFT.glob("*.json.gz"))
 # bases with a formula: shapes are checked exactly against the base layers
 EXACT = ("llama", "qwen2", "gemma", "gpt2", "bert", "t5")
-
-
-def load(case: str) -> dict[str, Any]:
-    return json.loads(gzip.decompress((PEFT / f"{case}.json.gz").read_bytes()))
-
-
-def make(tmp: Path, doc: dict[str, Any], *, tensors: list[Any] | None = None, config: dict[str, Any] | None = None,
-         with_config: bool = True, weights: str = "adapter_model.safetensors") -> tuple[Path, Path]:
-    adapter = tmp / "adapter"
-    base = tmp / "base"
-    adapter.mkdir(parents=True)
-    base.mkdir()
-    (base / "config.json").write_text(json.dumps(doc["base_config"]))
-    if with_config:
-        (adapter / "adapter_config.json").write_text(json.dumps(config or doc["adapter_config"]))
-    build.write_file(adapter / weights, [tuple(t) for t in (tensors or doc["tensors"])])
-    return adapter, base
 
 
 def codes(report: Any) -> dict[str, int]:

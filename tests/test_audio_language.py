@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import auditor
-from fixtures.truth import CASES, problems, tensors, truth, write_case
+from tests.support.truth import CASES, problems, tensors, truth, write_case
 
 TYPES = ("qwen2_audio", "voxtral", "voxtral_realtime", "audioflamingo3", "musicflamingo")
 SMALL = sorted(c for t in TYPES for c in (CASES / t).glob("*-small"))

@@ -18,7 +18,7 @@ import pytest
 
 import auditor
 from auditor.formats import formatter
-from fixtures import build, realistic
+from tests.support import build, realistic
 
 QUANTIZED = Path(__file__).resolve().parent.parent / "fixtures" / "quantized"
 # library-written compressed-tensors / bitsandbytes MoE cases, and DeepSeek-V3's FP8 release convention (no ignore

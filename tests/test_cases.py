@@ -16,7 +16,7 @@ import pytest
 
 import auditor
 from auditor.specs import select
-from fixtures.truth import CASES, case_dirs, config, problems, tensors, write_case
+from tests.support.truth import CASES, case_dirs, config, problems, tensors, write_case
 
 COVERED = [case for case in case_dirs() if select(config(case))[0] is not None]
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.truth import split_consistency
+from tests.support.truth import split_consistency
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "fixtures" / "cases"

@@ -11,7 +11,7 @@ import pytest
 import auditor
 from auditor.core.errors import NotASafetensorsCheckpoint, TargetNotFound
 from auditor.inventory.groups import group_tensors, ranges, split_name
-from fixtures.build import write_file
+from tests.support.build import write_file
 
 TENSORS = [("a.weight", "F32", [4, 4]), ("b.weight", "F32", [4]), ("c.weight", "BF16", [8, 2])]
 
@@ -127,7 +127,7 @@ def test_model_safetensors_wins_over_index(make_checkpoint: Callable[..., Path])
 
 
 def test_other_index_names(tmp_path: Path) -> None:
-    from fixtures.build import build_checkpoint
+    from tests.support.build import build_checkpoint
     path = build_checkpoint(tmp_path / "mistral", TENSORS, shards=2, prefix="consolidated")
     report = auditor.audit(path)
     assert report.totals.tensors == 3

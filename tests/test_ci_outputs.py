@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import ROOT, run_cli, run_json
 
 from auditor.core.findings import CODES
+from tests.support.cli import run_cli, run_json
+from tests.support.paths import ROOT
 
 GOOD = [("embed.weight", "BF16", [100, 16]), ("layers.0.w", "BF16", [16, 16]), ("layers.1.w", "BF16", [16, 16])]
 

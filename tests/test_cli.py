@@ -10,7 +10,8 @@ import jsonschema
 import pytest
 
 from auditor.core.findings import CODES, codes_table
-from tests.conftest import ROOT, run_cli, run_json
+from tests.support.cli import run_cli, run_json
+from tests.support.paths import ROOT
 
 SCHEMA = json.loads((ROOT / "auditor" / "schema" / "report.schema.json").read_text())
 TENSORS = [("model.embed_tokens.weight", "BF16", [64, 16]), ("model.norm.weight", "BF16", [16])]

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from fixtures import build
-from tests.conftest import run_cli
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hubstub import HubStub, fake_commit  # noqa: E402
+from tests.support import build
+from tests.support.cli import run_cli
+from tests.support.hubstub import HubStub, fake_commit
 
 PR_COMMIT = fake_commit("pr-3")
 TAG_COMMIT = fake_commit("v1")

@@ -15,8 +15,9 @@ import jsonschema
 import pytest
 
 from auditor.core.findings import CODES
-from fixtures import build
-from tests.conftest import ROOT, run_cli, run_json
+from tests.support import build
+from tests.support.cli import run_cli, run_json
+from tests.support.paths import ROOT
 
 SCHEMA = json.loads((ROOT / "auditor" / "schema" / "report.schema.json").read_text())
 TENSORS = [("model.embed_tokens.weight", "BF16", [64, 16]), ("model.norm.weight", "BF16", [16])]
@@ -437,12 +438,12 @@ def test_one_json_shape_for_ci(make_checkpoint: Callable[..., Path], tmp_path: P
 def test_polish_of_the_table(tmp_path: Path) -> None:
     """issue 24 point 9: no "12 layers layers x"; the spec and the formula are two different labels; an adapter's
     ledger row names the adapter, not a missing formula."""
-    from fixtures.truth import CASES, write_case
+    from tests.support.truth import CASES, write_case
     text = run_cli("audit", str(write_case(CASES / "clip_text_model" / "CLIPTextModel-default", tmp_path / "c"))).stdout
     assert "layers layers" not in text and "12 layers x (attention" in text
     assert [line.split(":")[0] for line in text.splitlines() if line.startswith(("spec:", "formula:"))] == \
         ["spec", "formula"]
-    from tests.test_adapters import load, make
+    from tests.support.peft import load, make
     adapter, base = make(tmp_path / "a", load("llama-qv"))
     text = run_cli("audit", str(adapter), "--base", str(base)).stdout
     assert "adapter (its own tensors)" in text and "no formula applies" not in text

@@ -18,8 +18,8 @@ import pytest
 import auditor
 from auditor.run.dispatch import audit_target
 from auditor.specs import select
-from fixtures import build
-from fixtures.truth import problems, split_consistency
+from tests.support import build
+from tests.support.truth import problems, split_consistency
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "diffusers-cases"
 FOLDERS = sorted(p.parent for p in CASES.glob("*/*/truth.json"))

@@ -18,9 +18,9 @@ import pytest
 
 import auditor
 from auditor.run.dispatch import audit_target
-from fixtures import build
-from fixtures.truth import CASES, tensors, truth, write_case
-from tests.conftest import rebuild_corpus
+from tests.support import build
+from tests.support.resources import rebuild_corpus
+from tests.support.truth import CASES, tensors, truth, write_case
 
 CONFIGS = Path(__file__).resolve().parent.parent / "fixtures" / "configs" / "encoders"
 

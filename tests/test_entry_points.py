@@ -18,10 +18,10 @@ import pytest
 
 import auditor
 from auditor import github_action
-from fixtures import build
-from fixtures.truth import CASES, tensors, write_case
-from tests.conftest import run_cli, run_json
-from tests.test_adapters import load, make
+from tests.support import build
+from tests.support.cli import run_cli, run_json
+from tests.support.peft import load, make
+from tests.support.truth import CASES, tensors, write_case
 
 
 def _plain(dest: Path, broken: bool) -> Path:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import auditor
-from fixtures.build import build_checkpoint, load_config, load_layout
+from tests.support.build import build_checkpoint, load_config, load_layout
 
 LAYOUT = load_layout("Qwen__Qwen3-4B")
 CONFIG = load_config(LAYOUT["config_file"])

@@ -16,7 +16,7 @@ from safetensors import safe_open
 
 from auditor.read.header import DTYPE_BITS, MAX_HEADER_BYTES, parse_header, read_header_length
 from auditor.read.sources.local import read_local_header
-from fixtures.build import BITS, write_file
+from tests.support.build import BITS, write_file
 
 
 def frame(header: bytes | str, data: bytes | int = b"") -> bytes:

@@ -17,9 +17,11 @@ import pytest
 
 from auditor.formats import formatter
 from auditor.report.composite import AnyReport
-from tests.browser import Page, find_chromium, png_ink
-from tests.conftest import ROOT, absent, run_cli
-from tests.test_html_report import TARGETS, reports  # noqa: F401 (the module-scoped fixture)
+from tests.support.browser import Page, find_chromium, png_ink
+from tests.support.cli import run_cli
+from tests.support.paths import ROOT
+from tests.support.report_targets import TARGETS
+from tests.support.resources import absent
 
 REQUIRE = "ST_AUDIT_REQUIRE_BROWSER"
 OUTPUT = Path(os.environ.get("ST_AUDIT_TEST_OUTPUT", ROOT / "build" / "test-output")) / "html"

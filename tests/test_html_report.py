@@ -5,11 +5,9 @@ The same targets are loaded in a real browser by tests/test_html_browser.py."""
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,59 +18,10 @@ from auditor.formats.markdown import mermaid_pie
 from auditor.formats.tree import Node, module_tree
 from auditor.report.composite import AnyReport
 from auditor.report.single import Report
-from fixtures import build
-from fixtures.realistic import deepseek_v3_fp8
-from fixtures.truth import CASES, tensors, write_case
-from tests.conftest import run_cli
-from tests.test_adapters import load, make
-
-BROKEN_DROP = "model.layers.7.self_attn.k_norm.weight"
-
-
-def _dense(dest: Path) -> Path:
-    return write_case(CASES / "qwen3" / "Qwen3ForCausalLM-small", dest)
-
-
-def _moe(dest: Path) -> Path:
-    return write_case(CASES / "qwen3_moe" / "Qwen3MoeForCausalLM-small", dest)
-
-
-def _vlm(dest: Path) -> Path:
-    return write_case(CASES / "qwen2_5_vl" / "Qwen2_5_VLForConditionalGeneration-small", dest)
-
-
-def _pipeline(dest: Path) -> Path:
-    return build.build_folder_dump("tiny-sd-pipeline", dest)
-
-
-def _adapter(dest: Path) -> Path:
-    doc = load("llama-qv")
-    adapter, _ = make(dest, doc, tensors=[tuple(t) for t in doc["tensors"]])
-    return adapter
-
-
-def _broken(dest: Path) -> Path:
-    """The demo's accidents: a lost k_norm, rotary buffers saved, the last shard truncated."""
-    ckpt = build.build_layout(dest, "Qwen__Qwen3-8B", shards=5, drop=[BROKEN_DROP],
-                              extra=[(f"model.layers.{i}.self_attn.rotary_emb.inv_freq", "F32", [64])
-                                     for i in range(36)])
-    last = sorted(ckpt.glob("model-*.safetensors"))[-1]
-    os.truncate(last, last.stat().st_size - 1000)  # sparse: never read
-    return ckpt
-
-
-TARGETS: dict[str, Callable[[Path], Path]] = {"dense": _dense, "moe": _moe, "vlm": _vlm, "pipeline": _pipeline,
-                                              "adapter": _adapter, "broken": _broken}
-
-
-@pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, AnyReport]]:
-    root = tmp_path_factory.mktemp("html-targets")
-    out = {}
-    for name, make_target in TARGETS.items():
-        path = make_target(root / name)
-        out[name] = (path, auditor.audit(str(path)))
-    return out
+from tests.support.cli import run_cli
+from tests.support.realistic import deepseek_v3_fp8
+from tests.support.report_targets import BROKEN_DROP, TARGETS
+from tests.support.truth import CASES, tensors, write_case
 
 
 def _singles(report: AnyReport) -> list[Report]:

@@ -15,47 +15,22 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from huggingface_hub import constants
 
 from auditor.core.errors import HubError, NotASafetensorsCheckpoint, TargetNotFound
 from auditor.run.audit import audit
-from fixtures import build
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from conftest import ROOT, run_cli  # noqa: E402
-from hubstub import DEFAULT_TOKEN, HubStub, RepoFile  # noqa: E402
-from huggingface_hub import constants  # noqa: E402
-
-from auditor.read.sources.hub import HubSource  # noqa: E402
+from tests.support import build
+from tests.support.cli import run_cli
+from tests.support.hub import source
+from tests.support.hubstub import DEFAULT_TOKEN, HubStub, RepoFile
+from tests.support.paths import ROOT
 
 TAG_COMMIT = "2" * 40
 
 
 @pytest.fixture
-def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """A started stub; huggingface_hub's constants point at it and at a private HF_HOME."""
-    with HubStub() as stub:
-        home = tmp_path / "hf_home"
-        monkeypatch.setenv("HF_HOME", str(home))
-        monkeypatch.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)
-        monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-        monkeypatch.setattr(constants, "ENDPOINT", stub.url)
-        monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE",
-                            stub.url + "/{repo_id}/resolve/{revision}/{filename}")
-        old_home = constants.HF_HOME
-        for name, value in list(vars(constants).items()):
-            if isinstance(value, str) and value.startswith(old_home):
-                monkeypatch.setattr(constants, name, str(home) + value[len(old_home):])
-        yield stub
-
-
-@pytest.fixture
 def qwen(tmp_path: Path) -> Path:
     return build.build_layout(tmp_path / "qwen3-8b", "Qwen__Qwen3-8B", shards=5)
-
-
-def source(repo: str, **kw) -> HubSource:
-    kw.setdefault("backoff", 0.01)
-    return HubSource(repo, **kw)
 
 
 def header_sizes(directory: Path) -> dict[str, int]:
@@ -485,7 +460,7 @@ def test_cli_subprocesses_cannot_reach_the_network() -> None:
     import subprocess
     import sys
 
-    from tests.conftest import NETGUARD
+    from tests.support.cli import NETGUARD
     code = "import socket; s = socket.socket(); s.settimeout(1); s.connect(('192.0.2.1', 443))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                           env={"PYTHONPATH": NETGUARD, "PATH": ""})

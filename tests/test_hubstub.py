@@ -29,8 +29,7 @@ from huggingface_hub.errors import (
 from huggingface_hub.utils import get_session
 from safetensors.numpy import save_file
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hubstub import DEFAULT_TOKEN, HubStub, RepoFile, fake_commit  # noqa: E402
+from tests.support.hubstub import DEFAULT_TOKEN, HubStub, RepoFile, fake_commit
 
 PR_COMMIT = "1" * 40
 

@@ -15,8 +15,8 @@ import jsonschema
 from auditor.kinds.discover import classify_config
 from auditor.report.composite import CompositeReport
 from auditor.run.dispatch import audit_target
-from fixtures import build
-from tests.conftest import run_cli
+from tests.support import build
+from tests.support.cli import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "auditor" / "schema" / "report.schema.json").read_text())

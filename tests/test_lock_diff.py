@@ -8,12 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import build, run_cli, run_json
 
 from auditor.formats.diff import format_diff
 from auditor.gate import lock
 from auditor.gate.drift import compare
 from auditor.run.audit import audit
+from tests.support import build
+from tests.support.cli import run_cli, run_json
 
 BASE = [("embed.weight", "BF16", [100, 16]), ("layers.0.attn.weight", "BF16", [16, 16]),
         ("layers.1.attn.weight", "BF16", [16, 16]), ("layers.2.attn.weight", "BF16", [16, 16]),

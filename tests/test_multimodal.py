@@ -17,12 +17,12 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import run_cli, run_json
 
 import auditor
 from auditor.reconcile.engine import formula_report
-from fixtures import build, multimodal
-from fixtures.truth import write_case
+from tests.support import build, multimodal
+from tests.support.cli import run_cli, run_json
+from tests.support.truth import write_case
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = {e["model"]: e for e in json.loads((ROOT / "fixtures" / "published-counts.json").read_text())}
@@ -290,7 +290,7 @@ def test_text_only_checkpoint_with_the_multimodal_config_is_the_language_model_a
 
 
 def test_gemma3_formula_prints_the_towers_and_evaluates_exactly() -> None:
-    from tests.test_formula_notation import evaluate_printed
+    from tests.support.formula import evaluate_printed
     folder = next(CASES.glob("gemma3/*-default"))
     _, tensors, truth = _case("gemma3", "default")
     vision = _elements([t for t in tensors if t[0].startswith("vision_tower.")])

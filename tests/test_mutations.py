@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_cli, run_json
 
-from fixtures import build
+from tests.support import build
+from tests.support.cli import run_cli, run_json
 
 QWEN3 = "Qwen__Qwen3-8B"
 QWEN2 = "Qwen__Qwen2.5-7B"

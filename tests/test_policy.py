@@ -7,12 +7,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import build, run_cli, run_json
 
 from auditor.core.errors import UsageError
 from auditor.gate import policy as pol
 from auditor.gate.policy import Policy, Tolerance
 from auditor.run.multi import gated_audit
+from tests.support import build
+from tests.support.cli import run_cli, run_json
 
 QWEN3_8B_PARAMS = sum(build.nbytes(d, s) // 2 for _, d, s in build.load_layout("Qwen__Qwen3-8B")["tensors"])
 
@@ -282,7 +283,7 @@ def test_tied_head(layout_checkpoint: Callable[..., Path]) -> None:
 def test_tied_head_knows_heads_by_the_formula_not_by_name(tmp_path: Path) -> None:
     """MusicGen has one head per codebook (``lm_heads.0.weight`` ...): the spec's head tensors, not a name list;
     a checkpoint no formula covers falls back to the head names in _common.toml."""
-    from fixtures.truth import CASES, write_case
+    from tests.support.truth import CASES, write_case
 
     case = CASES / "musicgen_decoder" / "MusicgenForCausalLM-p1"
     musicgen = write_case(case, tmp_path / "musicgen")

@@ -17,11 +17,11 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import run_json
 
 import auditor
 from auditor.core.findings import Finding
-from fixtures import build, quant_derived
+from tests.support import build, quant_derived
+from tests.support.cli import run_json
 
 ROOT = Path(__file__).resolve().parent.parent
 QUANTIZED = ROOT / "fixtures" / "quantized"
@@ -297,7 +297,7 @@ def test_cli_json_on_nvfp4_and_a_broken_copy(tmp_path: Path) -> None:
 
 def test_gptqmodel_dynamic_skip_and_override(tmp_path: Path) -> None:
     """GPTQModel's ``dynamic``: "-:regex" leaves modules unquantized, "+:regex" overrides bits / group_size."""
-    from fixtures import gptq
+    from tests.support import gptq
     base = build.load_layout("tiny-llama-bias")["tensors"]
     down = [t for t in base if ".down_proj." in t[0]]
     rest = [t for t in base if ".down_proj." not in t[0]]

@@ -13,11 +13,11 @@ import math
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
 
 import auditor
 from auditor.core.findings import Finding
-from fixtures import build, gptq
+from tests.support import build, gptq
+from tests.support.cli import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = {e["config_file"]: e["published_params"]

@@ -34,9 +34,9 @@ import jsonschema
 import pytest
 
 from auditor.run.dispatch import audit_target
-from tests.conftest import CORPUS, corpus_rebuilder, rebuild_corpus
+from tests.support.resources import CORPUS, corpus_rebuilder, rebuild_corpus
 
-pytestmark = pytest.mark.corpus  # the real-world corpus beside the repository (tests.conftest.CORPUS)
+pytestmark = pytest.mark.corpus  # the real-world corpus beside the repository (tests.support.resources.CORPUS)
 
 CONFIGS = Path(__file__).resolve().parent.parent / "fixtures" / "configs"
 SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "auditor" / "schema" / "report.schema.json").read_text())

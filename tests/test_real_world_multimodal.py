@@ -21,9 +21,10 @@ import pytest
 import auditor
 from auditor.specs import expand, select
 from auditor.specs.layouts import best_layout
-from tests.conftest import rebuild_corpus, run_cli
+from tests.support.cli import run_cli
+from tests.support.resources import rebuild_corpus
 
-pytestmark = pytest.mark.corpus  # the real-world corpus beside the repository (tests.conftest.CORPUS)
+pytestmark = pytest.mark.corpus  # the real-world corpus beside the repository (tests.support.resources.CORPUS)
 
 MEDGEMMA = "Ibtasam-98__medgemma-27b-it"
 LLAVA_REMOTE = "wyler-max__llava-v1.5-7b"

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from fixtures import build
-from tests.conftest import run_cli, run_json
+from tests.support import build
+from tests.support.cli import run_cli, run_json
 
 RELEASES = sorted(p.name.removesuffix(".json.gz") for p in build.KINDS.glob("release-*.json.gz"))
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import auditor
-from fixtures import build
-from fixtures.truth import CASES, config, tensors, truth
+from tests.support import build
+from tests.support.truth import CASES, config, tensors, truth
 
 CASE = CASES / "florence2" / "Florence2ForConditionalGeneration-small"
 AUTO_MAP = {"AutoConfig": "configuration_florence2.Florence2Config",

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from fixtures import build
-from tests.conftest import rebuild_corpus, run_cli, run_json
+from tests.support import build
+from tests.support.cli import run_cli, run_json
+from tests.support.resources import rebuild_corpus
 
 # problems that leave a file's tensors unknown
 ROOT_CODES = {"index-shard-missing", "not-safetensors", "file-unreadable", "header-too-small", "header-too-large",
@@ -172,7 +173,7 @@ def test_index_only_folder_names_a_tensor_the_formula_does_not_explain(tmp_path:
     """Shards absent, index present: its names are checked against the formula in both directions; a name no
     rule explains is an error of its own (the index proves it), not a consequence of the absent shards."""
     import auditor
-    from fixtures.truth import CASES, config, tensors
+    from tests.support.truth import CASES, config, tensors
     case = CASES / "qwen3" / "Qwen3ForSequenceClassification-small"
     layout = tensors(case) + [("model.layers.0.mlp.extra_proj.weight", "F32", [4, 4])]
     ckpt = build.build_checkpoint(tmp_path / "ckpt", layout, config=config(case), shards=2)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import auditor
-from fixtures.truth import CASES, config, tensors, write_case
+from tests.support.truth import CASES, config, tensors, write_case
 
 
 def _audit(case: Path, dest: Path, layout: list, **overrides: object) -> auditor.Report:
@@ -121,7 +121,7 @@ def test_precision_variant_beside_the_main_weights_is_not_a_dtype_mismatch(tmp_p
     of them, so neither is held to it; without a variant beside it, a main file in another dtype is a warning."""
     import json
 
-    from fixtures import build
+    from tests.support import build
     case = CASES / "clip_text_model" / "CLIPTextModel-small"
     layout = tensors(case)
     dest = write_case(case, tmp_path / "te")

@@ -18,8 +18,8 @@ import pytest
 
 from auditor.adapters.singlefile import data, detect, original_layout
 from auditor.run.dispatch import audit_target
-from fixtures import build
-from tests.conftest import run_cli
+from tests.support import build
+from tests.support.cli import run_cli
 
 TRUTH = Path(__file__).resolve().parent.parent / "fixtures" / "single-file"
 TYPES = [t["name"] for t in data()["type"]]

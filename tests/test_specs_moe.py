@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_cli, run_json
 
 import auditor
 from auditor.reconcile.engine import formula_report
-from fixtures import build, realistic
+from tests.support import build, realistic
+from tests.support.cli import run_cli, run_json
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = {e["config_file"]: e for e in json.loads((ROOT / "fixtures" / "published-counts.json").read_text())}

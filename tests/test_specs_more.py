@@ -17,7 +17,7 @@ import pytest
 
 import auditor
 from auditor.reconcile.engine import formula_report
-from fixtures import build, realistic
+from tests.support import build, realistic
 
 # layout -> (model_type, is MoE, a tensor only this family has, which the mutation test drops)
 FAMILIES: dict[str, tuple[str, bool, str]] = {

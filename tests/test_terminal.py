@@ -13,8 +13,10 @@ import time
 import uuid
 from pathlib import Path
 
-from fixtures.truth import CASES, tensors, write_case
-from tests.conftest import ROOT, absent, run_cli
+from tests.support.cli import run_cli
+from tests.support.paths import ROOT
+from tests.support.resources import absent
+from tests.support.truth import CASES, tensors, write_case
 
 REQUIRE = "ST_AUDIT_REQUIRE_TERMINAL"
 WIDTH = 100

@@ -16,48 +16,16 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 import pytest
-from safetensors import TensorSpec, serialize_file
 
-from fixtures.build import load_config, load_layout
-from tests.conftest import ROOT, run_cli
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hubstub import HubStub  # noqa: E402
+from tests.support.arrays import bf16, config, flip_byte, tiny_arrays, write
+from tests.support.build import load_config, load_layout
+from tests.support.cli import run_cli
+from tests.support.hubstub import HubStub
+from tests.support.paths import ROOT
 
 SCHEMA = json.loads((ROOT / "auditor" / "schema" / "report.schema.json").read_text())
-LAYOUT = "tiny-qwen2-tied"
-NUMPY_DTYPES = {"BF16": "bfloat16", "F16": "float16", "F32": "float32", "F64": "float64", "F8_E4M3": "float8_e4m3fn",
-                "F8_E5M2": "float8_e5m2", "F8_E4M3FNUZ": "float8_e4m3fnuz", "F8_E5M2FNUZ": "float8_e5m2fnuz",
-                "F8_E8M0": "float8_e8m0fnu", "I32": "int32"}
 BITS = {"BF16": np.uint16, "F16": np.uint16, "F32": np.uint32, "F64": np.uint64, "F8_E4M3": np.uint8,
         "F8_E5M2": np.uint8, "F8_E4M3FNUZ": np.uint8, "F8_E5M2FNUZ": np.uint8, "F8_E8M0": np.uint8}
-
-
-def bf16(values: np.ndarray) -> np.ndarray:
-    """float32 -> bfloat16 bit patterns (the upper half of each float32, as torch truncates)."""
-    return (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
-
-
-def write(directory: Path, arrays: dict[str, tuple[str, np.ndarray]], config: dict | None,
-          file_name: str = "model.safetensors") -> Path:
-    """Write ``{name: (dtype, bit-pattern array)}`` with the safetensors library itself."""
-    directory.mkdir(parents=True, exist_ok=True)
-    specs = {name: TensorSpec(dtype=NUMPY_DTYPES[dtype], shape=a.shape, data_ptr=a.ctypes.data, data_len=a.nbytes)
-             for name, (dtype, a) in arrays.items()}
-    serialize_file(specs, str(directory / file_name), metadata={"format": "pt"})
-    if config is not None:
-        (directory / "config.json").write_text(json.dumps(config))
-    return directory
-
-
-def tiny_arrays(seed: int = 0) -> dict[str, tuple[str, np.ndarray]]:
-    rng = np.random.default_rng(seed)
-    return {name: ("BF16", bf16(rng.standard_normal(shape) * 0.02))
-            for name, dtype, shape in load_layout(LAYOUT)["tensors"]}
-
-
-def config() -> dict:
-    return load_config(load_layout(LAYOUT)["config_file"])
 
 
 def verify(*args: str, **kw) -> tuple[int, dict, str]:
@@ -209,18 +177,6 @@ def test_large_tensor_split_across_chunks_and_threads(tmp_path: Path) -> None:
 # -- hashes against the Hub ----------------------------------------------------------------------------------
 
 
-def flip_byte(path: Path, offset_from_end: int = 1000) -> None:
-    """Change one low-order mantissa byte near the end of the data: a different file, still finite values."""
-    size = path.stat().st_size
-    with open(path, "r+b") as f:
-        pos = size - offset_from_end
-        pos -= pos % 2  # BF16 little-endian: the even byte holds the low mantissa bits
-        f.seek(pos)
-        b = f.read(1)
-        f.seek(pos)
-        f.write(bytes([b[0] ^ 0x01]))
-
-
 def test_against_hub_listing(clean_dir: Path, tmp_path: Path) -> None:
     local = tmp_path / "local"
     shutil.copytree(clean_dir, local)
@@ -293,7 +249,7 @@ def test_progress_lines_and_quiet(clean_dir: Path) -> None:
 def test_mtp_copy_of_the_embedding_must_match(tmp_path: Path) -> None:
     """DeepSeek-V3 stores the MTP module as model.layers.N with its own copy of the embedding (README_WEIGHTS);
     the layout is transformers' tiny DeepSeek-V3 plus that module as fixtures/realistic.py builds it."""
-    from fixtures.realistic import deepseek_mtp_layer
+    from tests.support.realistic import deepseek_mtp_layer
     layout = load_layout("tiny-deepseek_v3")
     cfg = {**load_config(layout["config_file"]), "num_nextn_predict_layers": 1}
     tensors = layout["tensors"]

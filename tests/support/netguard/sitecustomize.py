@@ -1,6 +1,6 @@
-"""The network guard for the CLI subprocesses the tests start (``conftest.run_cli`` puts this folder first on
-PYTHONPATH, so every child Python imports it at start-up): a connection to any host but loopback fails, as
-it does in the test process itself (``conftest.no_network``)."""
+"""The network guard for the CLI subprocesses the tests start (``tests.support.cli.run_cli`` puts this folder
+first on PYTHONPATH, so every child Python imports it at start-up): a connection to any host but loopback fails,
+as it does in the test process itself (``no_network`` in tests/conftest.py)."""
 
 import socket
 
