@@ -327,7 +327,7 @@ def test_llama4_published_includes_vision() -> None:
     """The Hub total counts the whole Llama4ForConditionalGeneration; the text model is what the llama4_text spec
     counts, and the difference is exactly the vision tower + projector of the conditional-generation dump.
     (The multimodal config itself now selects llama4_multimodal.toml, whose formula is the Hub total:
-    tests/test_multimodal.py.)"""
+    tests/test_specs_multimodal.py.)"""
     published = PUBLISHED["meta-llama__Llama-4-Scout-17B-16E.json"]["published_params"]
     config = build.load_config("meta-llama__Llama-4-Scout-17B-16E.json")
     text = formula_report(config["text_config"])["parameters"]

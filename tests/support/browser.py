@@ -1,6 +1,6 @@
 """A tiny Chrome DevTools Protocol client over ``--remote-debugging-pipe`` (no new dependency): load a page in
 headless Chromium, collect every JavaScript exception and console error, evaluate expressions, take a full-page
-screenshot. Used by tests/test_html_browser.py; ``find_chromium()`` says where the browser is, if anywhere.
+screenshot. Used by tests/test_formats_html_browser.py; ``find_chromium()`` says where the browser is, if anywhere.
 
 The pipe protocol: the browser reads NUL-terminated JSON commands from fd 3 and writes replies and events to fd 4.
 """

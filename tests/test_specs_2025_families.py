@@ -227,7 +227,7 @@ def test_hunyuan_moe_per_layer_lists(tmp_path: Path) -> None:
     """num_experts=[4, 3], moe_topk=[2, 1] (HunYuanMoEV1Moe indexes the lists by layer). transformers 4.57.6 built
     from that config has exactly the tiny-hunyuan_v1_moe tensors minus layer 1's expert 3, with a [3, H] router
     (checked with tools/dump_layouts.py while writing the spec; not kept as a fixture because such a config has
-    no closed-form formula, see tests/test_formula_notation.py). The spec counts it exactly, and with a formula
+    no closed-form formula, see tests/test_formats_formula.py). The spec counts it exactly, and with a formula
     the generic range-gap check stays quiet: layer 1 having no expert 3 is what the config says."""
     config = _config("tiny-hunyuan_v1_moe")
     config.update(num_experts=[4, 3], moe_topk=[2, 1])

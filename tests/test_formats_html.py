@@ -1,7 +1,7 @@
 """The HTML report's structure (issue 23): the module tree adds up to the stored totals exactly, every tensor group
 is one leaf, missing tensors sit where they should have been, findings mark their path; the page is self-contained
 and a DeepSeek-V3-sized report stays small. The markdown summary's mermaid pie; ``diff -f html``; ``--open``.
-The same targets are loaded in a real browser by tests/test_html_browser.py."""
+The same targets are loaded in a real browser by tests/test_formats_html_browser.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Audio-language composites (Qwen2-Audio, Voxtral, Voxtral Realtime, Audio Flamingo 3, Music Flamingo): the dumped
-cases are what save_pretrained writes (tests/test_cases.py); a checkpoint written from the in-memory state_dict
+cases are what save_pretrained writes (tests/test_specs_cases.py); a checkpoint written from the in-memory state_dict
 holds transformers 5's names instead. The in-memory names come from the truth's own `renamed_on_save` pairs
 (recorded by tools/dump_cases.py from transformers' conversion mapping), not from the specs."""
 

@@ -1,7 +1,7 @@
 """Text encoders (BERT, RoBERTa, XLM-R, DistilBERT, DeBERTa-v2, ModernBERT, MPNet, ELECTRA, ALBERT) as real
 embedding models and rerankers store them.
 
-Every task class of these families reconciles exactly on the cases dumped from transformers (tests/test_cases.py);
+Every task class of these families reconciles exactly on the cases dumped from transformers (tests/test_specs_cases.py);
 here the checkpoints are the shapes real releases take: a sentence-transformers folder (modules.json, a Pooling
 module, the base model at the root) around the layout transformers saves for a *real* config.json
 (fixtures/configs/encoders/, provenance in SOURCES.md; the layouts are fixtures/cases/*/<Class>-real-*, dumped by

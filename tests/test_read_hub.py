@@ -1,7 +1,7 @@
 """Auditing a Hub repo (auditor/read/sources/hub.py) against the stand-in Hub: outcomes, requests and bytes.
 
 In-process tests patch huggingface_hub's import-time constants (endpoint, cache paths) as
-tests/test_hubstub.py does; CLI tests run ``python -m auditor`` with ``HubStub.hf_env``.
+tests/test_support_hubstub.py does; CLI tests run ``python -m auditor`` with ``HubStub.hf_env``.
 """
 
 from __future__ import annotations
