@@ -248,7 +248,7 @@ def test_progress_lines_and_quiet(clean_dir: Path) -> None:
 
 def test_mtp_copy_of_the_embedding_must_match(tmp_path: Path) -> None:
     """DeepSeek-V3 stores the MTP module as model.layers.N with its own copy of the embedding (README_WEIGHTS);
-    the layout is transformers' tiny DeepSeek-V3 plus that module as fixtures/realistic.py builds it."""
+    the layout is transformers' tiny DeepSeek-V3 plus that module as tests/support/realistic.py builds it."""
     from tests.support.realistic import deepseek_mtp_layer
     layout = load_layout("tiny-deepseek_v3")
     cfg = {**load_config(layout["config_file"]), "num_nextn_predict_layers": 1}

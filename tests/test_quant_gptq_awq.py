@@ -1,6 +1,6 @@
 """GPTQ and AWQ checkpoints: packed I32 weights count as the values they encode, their bookkeeping is checked.
 
-Ground truth is never the auditor's own spec or quant.py: ``fixtures/gptq.py`` derives the released layouts from
+Ground truth is never the auditor's own spec or quant.py: ``tests/support/gptq.py`` derives the released layouts from
 transformers' dumps by the quantizers' documented storage rules (AutoGPTQ ``QuantLinear``, AutoAWQ
 ``WQLinear_GEMM`` / ``WQLinear_GEMV``), and the bookkeeping totals are hand computations written out below
 from the model sizes in config.json.

@@ -3,7 +3,7 @@
 Ground truth: ``fixtures/quantized/<case>/layout.json.gz`` holds what compressed-tensors 0.20 and bitsandbytes 0.50
 (through transformers 5.23 ``save_pretrained``) wrote for tiny Llama / Qwen3 / Qwen3-MoE models, with
 config.json and the unquantized model's parameter count (``tools/dump_quantized.py``). MLX and ModelOpt layouts are
-derived from their libraries' source by ``fixtures/quant_derived.py``. Nothing here comes from st-audit's scheme
+derived from their libraries' source by ``tests/support/quant_derived.py``. Nothing here comes from st-audit's scheme
 files: the expected numbers are the dumps' own counts or hand computations written out below.
 """
 

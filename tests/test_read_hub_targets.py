@@ -1,4 +1,4 @@
-"""Hub targets as users write them, against the local Hub stand-in (tests/hubstub.py), run through the CLI."""
+"""Hub targets as users write them, against the local Hub stand-in (tests/support/hubstub.py), run through the CLI."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Ground truth is never the auditor's own spec: tensor lists come from ``fixtures/layouts`` (transformers'
 state_dict on the meta device), parameter counts from ``fixtures/published-counts.json`` and the documented
-real-repo quirks in ``fixtures/quirks.py``.
+real-repo quirks in ``tests/support/quirks.py``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """MoE / MLA families: every dumped layout reconciles exactly; real released layouts (FP8, MXFP4, MTP) too.
 
 Ground truth is never the auditor's own spec: tensor lists come from ``fixtures/layouts`` (transformers'
-state_dict on the meta device), ``fixtures/realistic.py`` rebuilds the released DeepSeek-V3 (FP8 + MTP) and
+state_dict on the meta device), ``tests/support/realistic.py`` rebuilds the released DeepSeek-V3 (FP8 + MTP) and
 gpt-oss (MXFP4) layouts from those dumps plus the publishers' documented conventions, and the figures come
 from ``fixtures/published-counts.json`` or from hand computations written out below.
 """

@@ -2,7 +2,7 @@
 projector) reconciles exactly against its multimodal config.json.
 
 Ground truth: the tensor list is transformers 4.57.6's ``Llama4ForConditionalGeneration`` state_dict
-(``fixtures/layouts/...-conditional-generation``), renamed to the released names by ``fixtures/multimodal.py``
+(``fixtures/layouts/...-conditional-generation``), renamed to the released names by ``tests/support/multimodal.py``
 (the documented mapping is empty: saved names are the module names). The figure is the Hub total from
 ``fixtures/published-counts.json``; the vision-default count below is a hand computation from
 modeling_llama4.py. Nothing here comes from the auditor's specs.

@@ -1,4 +1,4 @@
-"""The fake Hub (tests/hubstub.py) speaks the protocol the real huggingface_hub client expects.
+"""The fake Hub (tests/support/hubstub.py) speaks the protocol the real huggingface_hub client expects.
 
 Every huggingface_hub call here goes to the stub: ``endpoint=`` is passed
 explicitly and the import-time constants (endpoint, HF_HOME paths, telemetry)
