@@ -43,6 +43,7 @@ def test_there_are_cases() -> None:
     assert len(folders) >= 300, f"only {len(folders)} case folders under {CASES}"
 
 
+@pytest.mark.cases
 @pytest.mark.parametrize("model_type", model_types())
 def test_case_folders_are_well_formed(model_type: str) -> None:
     folders = sorted(p for p in (CASES / model_type).iterdir() if p.is_dir())
@@ -88,6 +89,7 @@ def test_case_folders_are_well_formed(model_type: str) -> None:
         assert sum(v.startswith("perturbed") for v in variants) >= 2, f"{model_type}/{cls}: < 2 perturbed cases"
 
 
+@pytest.mark.cases
 @pytest.mark.parametrize("model_type", model_types())
 def test_config_class_facts_present(model_type: str) -> None:
     doc = json.loads((CONFIG_CLASSES / f"{model_type}.json").read_text())

@@ -25,6 +25,7 @@ def test_the_case_corpus_is_there() -> None:
     assert len(case_dirs()) >= 100 and len(COVERED) >= 50
 
 
+@pytest.mark.cases
 @pytest.mark.parametrize("case", COVERED, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_case_reconciles_exactly(case: Path, tmp_path: Path) -> None:
     report = auditor.audit(write_case(case, tmp_path / "ckpt"))
@@ -38,6 +39,7 @@ UNCOVERED = [case for case in case_dirs() if case not in set(COVERED)]
 DISGUISED = [case for case in COVERED if select(config(case))[0].family == "multimodal"]
 
 
+@pytest.mark.cases
 @pytest.mark.parametrize("case", UNCOVERED + DISGUISED, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_structural_check_gives_no_false_alarm_on_a_healthy_layout(case: Path, tmp_path: Path) -> None:
     """An architecture no spec covers gets the structural check: on what transformers writes it must pass

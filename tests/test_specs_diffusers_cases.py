@@ -65,6 +65,7 @@ def test_the_diffusers_cases_are_there_and_well_formed() -> None:
         "sd15": 859_520_964, "sd21": 865_910_724, "sdxl": 2_567_463_684}
 
 
+@pytest.mark.cases
 @pytest.mark.parametrize("case", COVERED, ids=lambda p: p.name)
 def test_diffusers_component_reconciles_exactly(case: Path, tmp_path: Path) -> None:
     report = auditor.audit(_component(case, tmp_path / "unet"))
