@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: install
-	@rm -rf demo && $(BIN)/python fixtures/demo.py demo
+	@rm -rf demo && $(BIN)/python tools/demo.py demo
 	$(BIN)/st-audit audit demo/Qwen3-8B
 	@echo; echo "--- the same checkpoint after three accidents (exit code 1 expected) ---"; echo
 	@$(BIN)/st-audit audit demo/Qwen3-8B-broken || echo "(st-audit exited with $$?: findings at or above --fail-on)"

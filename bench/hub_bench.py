@@ -1,6 +1,6 @@
 """Hub benchmark: st-audit vs huggingface_hub on a DeepSeek-V3-shaped repo (163 shards), side by side.
 
-The repo is served by the stand-in Hub (tests/hubstub.py) from header-only sparse files, with 50 ms added
+The repo is served by the stand-in Hub (tests/support/hubstub.py) from header-only sparse files, with 50 ms added
 to every request, so nothing touches the network. Measured in one process, one after the other, each
 with a fresh huggingface_hub cache:
 
@@ -30,24 +30,23 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-for extra in (ROOT, ROOT / "tests"):
-    if str(extra) not in sys.path:
-        sys.path.insert(0, str(extra))
+if str(ROOT) not in sys.path:  # run as a script: the repository root, for tests.support
+    sys.path.insert(0, str(ROOT))
 
 REPO = "deepseek-ai/DeepSeek-V3"
 MB = 1_000_000
 
 
 def build_repo(directory: Path, shards: int) -> Path:
-    """The DeepSeek-V3 layout as header-only shards (fixtures.realistic when available)."""
+    """The DeepSeek-V3 layout as header-only shards (tests.support.realistic when available)."""
     try:
-        from fixtures.realistic import deepseek_v3_fp8  # type: ignore[import-not-found]
+        from tests.support.realistic import deepseek_v3_fp8  # type: ignore[import-not-found]
     except ImportError:
         deepseek_v3_fp8 = None
     if deepseek_v3_fp8 is not None and shards == 163:
         result = deepseek_v3_fp8(directory)
         return Path(result) if result is not None else directory
-    from fixtures import build
+    from tests.support import build
     return build.build_layout(directory, "deepseek-ai__DeepSeek-V3", shards=shards)
 
 
@@ -140,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args(argv)
 
-    from hubstub import HubStub
+    from tests.support.hubstub import HubStub
 
     with tempfile.TemporaryDirectory(prefix="st-audit-hub-bench-") as tmp:
         work = Path(tmp)

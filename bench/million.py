@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "bench" / "work"
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # run as a script: the repository root, for tests.support
 sys.path.insert(0, str(ROOT / "bench"))
 
 from run import FLOOR, SAFE_OPEN, run  # noqa: E402
@@ -32,8 +32,8 @@ PER_SHARD = 500  # tensors per shard, as in the issue's 1M-tensor / 2,000-shard 
 
 def build(directory: Path, target: int) -> tuple[Path, int, int]:
     """DeepSeek-V3 (FP8, MTP) with its last MoE layer repeated until ~``target`` tensors; (dir, tensors, shards)."""
-    from fixtures import build as fb
-    from fixtures.realistic import deepseek_mtp_layer, fp8_block_quantize
+    from tests.support import build as fb
+    from tests.support.realistic import deepseek_mtp_layer, fp8_block_quantize
 
     layout = fb.load_layout("deepseek-ai__DeepSeek-V3")
     config = dict(fb.load_config(layout["config_file"]))

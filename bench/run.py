@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "bench" / "work"
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # run as a script: the repository root, for tests.support
 ROUNDS = 5
 
 SAFE_OPEN = """
@@ -90,9 +90,9 @@ def build_deepseek(directory: Path) -> Path:
     if marker.exists():
         return directory
     try:
-        from fixtures.realistic import deepseek_v3_fp8
+        from tests.support.realistic import deepseek_v3_fp8
     except ImportError:  # pragma: no cover - the FP8 builder ships with the MoE fixtures
-        from fixtures.build import build_layout
+        from tests.support.build import build_layout
         return build_layout(directory, "deepseek-ai__DeepSeek-V3", shards=163)
     return deepseek_v3_fp8(directory)
 

@@ -29,8 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "bench" / "work" / "verify"
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))  # run as a script: the repository root, for tests.support
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 REPO = "bench/tinyllama"
 LAYOUT = "TinyLlama__TinyLlama-1.1B-Chat-v1.0"
@@ -50,7 +49,7 @@ for p in sys.argv[1:]:
 
 def build(cache: Path, repo: str, shards: int) -> tuple[Path, dict[str, tuple[Path, str]]]:
     """The fake cache of ``repo`` (built once); returns the snapshot and {file: (blob path, sha256)}."""
-    from hubstub import fake_commit
+    from tests.support.hubstub import fake_commit
 
     commit = fake_commit(repo)
     folder = cache / ("models--" + repo.replace("/", "--"))
@@ -62,7 +61,7 @@ def build(cache: Path, repo: str, shards: int) -> tuple[Path, dict[str, tuple[Pa
     import numpy as np
     from safetensors import TensorSpec, serialize_file
 
-    from fixtures.build import load_config, load_layout, shard
+    from tests.support.build import load_config, load_layout, shard
     layout = load_layout(LAYOUT)
     (folder / "blobs").mkdir(parents=True, exist_ok=True)
     snapshot.mkdir(parents=True, exist_ok=True)
@@ -127,7 +126,7 @@ def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int, int, st
 
 
 def bench(repo: str, shards: int) -> None:
-    from hubstub import HubStub, RepoFile
+    from tests.support.hubstub import HubStub, RepoFile
 
     cache = WORK / "hub"
     if not (cache / ("models--" + repo.replace("/", "--")) / "bench-manifest.json").exists():

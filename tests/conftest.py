@@ -1,31 +1,20 @@
-"""Shared test fixtures: a network guard, checkpoint builders and a CLI runner."""
+"""pytest's fixtures and hooks for the whole suite: the network guard, checkpoint builders, the stand-in Hub and
+the audited targets of the HTML tests. Plain helpers live in ``tests.support``; tests import them from there."""
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import os
 import socket
-import subprocess
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from types import ModuleType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # so tests can import fixtures.build
+from tests.support import build
 
-from fixtures import build  # noqa: E402
+if TYPE_CHECKING:
+    from auditor.report.composite import AnyReport
 
-# The real-world corpus (97 cases from public repositories) lives in the project's workspace beside the repository,
-# not in it: on a bare clone its tests skip; CI sets ST_AUDIT_REQUIRE_CORPUS=1 (.ci/run), so there they fail instead
-CORPUS = ROOT.parent / "shared" / "real-world"
-REQUIRE_CORPUS = "ST_AUDIT_REQUIRE_CORPUS"
-
-NETGUARD = str(Path(__file__).resolve().parent / "netguard")
 _real_connect = socket.socket.connect
 _LOOPBACK = ("127.", "::1", "localhost")
 
@@ -71,44 +60,32 @@ def layout_checkpoint(tmp_path: Path) -> Callable[..., Path]:
     return make
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m auditor ARGS`` as a user would; returns the completed process."""
-    full_env = {**os.environ, **(env or {})}
-    # the child Python imports tests/netguard/sitecustomize.py first: no connection but loopback there either
-    full_env["PYTHONPATH"] = os.pathsep.join(p for p in (NETGUARD, full_env.get("PYTHONPATH", "")) if p)
-    return subprocess.run([sys.executable, "-m", "auditor", *args], capture_output=True, text=True,
-                          env=full_env, cwd=cwd, timeout=300)
+@pytest.fixture
+def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A started stand-in Hub (tests/support/hubstub.py); huggingface_hub's constants point at it and at a private
+    HF_HOME."""
+    from huggingface_hub import constants
+
+    from tests.support.hubstub import HubStub
+
+    with HubStub() as stub:
+        home = tmp_path / "hf_home"
+        monkeypatch.setenv("HF_HOME", str(home))
+        monkeypatch.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)
+        monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+        monkeypatch.setattr(constants, "ENDPOINT", stub.url)
+        monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE",
+                            stub.url + "/{repo_id}/resolve/{revision}/{filename}")
+        old_home = constants.HF_HOME
+        for name, value in list(vars(constants).items()):
+            if isinstance(value, str) and value.startswith(old_home):
+                monkeypatch.setattr(constants, name, str(home) + value[len(old_home):])
+        yield stub
 
 
-def run_json(*args: str, **kw: Any) -> tuple[int, dict[str, Any]]:
-    """Run ``st-audit audit ... --format json`` and parse the report."""
-    proc = run_cli(*args, "--format", "json", **kw)
-    assert proc.stdout, proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, AnyReport]]:
+    """The HTML tests' targets (tests/support/report_targets.py), built and audited once per module."""
+    from tests.support.report_targets import audit_targets
 
-
-def absent(why: str, required_by: str) -> NoReturn:
-    """A resource a test needs (the corpus, a browser, tmux) is not here: skip with one line, or fail where the
-    environment variable ``required_by`` says it must be (.ci/run sets them all)."""
-    if os.environ.get(required_by):
-        pytest.fail(f"{why}, and {required_by} is set")
-    pytest.skip(why)
-
-
-def corpus_rebuilder() -> ModuleType:
-    """The corpus' own rebuild.py (``rebuild(case, dest)``, ``cases()``); skips the test when the corpus is absent,
-    or fails it where the corpus is required (CI)."""
-    script = CORPUS / "rebuild.py"
-    if not script.is_file():
-        absent(f"the real-world corpus is absent ({CORPUS}: the shared folder beside the repository)", REQUIRE_CORPUS)
-    spec = importlib.util.spec_from_file_location("real_world_rebuild", script)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def rebuild_corpus(dest: Path, cases: Sequence[str] | None = None) -> list[Path]:
-    """Corpus cases (all by default) rebuilt header-only under ``dest``; skips as ``corpus_rebuilder`` does."""
-    module = corpus_rebuilder()
-    return [Path(module.rebuild(name, str(dest))) for name in (cases or module.cases())]
+    return audit_targets(tmp_path_factory.mktemp("html-targets"))

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from auditor.run.dispatch import audit_target
-from tests.test_adapters import load, make
-from tests.test_hub import hub, source  # noqa: F401  (the stub fixture)
-from tests.test_kinds import rebuild
+from tests.support.build import build_folder_dump as rebuild
+from tests.support.hub import source
+from tests.support.peft import load, make
 
 
 def _files(root: Path) -> dict[str, Any]:
@@ -57,7 +57,7 @@ def test_adapter_base_config_fetched_from_the_hub(hub: Any, tmp_path: Path,  # n
 
 def test_kind_discovery_costs_no_extra_hub_request(hub: Any, tmp_path: Path) -> None:  # noqa: F811
     from auditor.run.audit import audit
-    from fixtures import build
+    from tests.support import build
     model = build.build_layout(tmp_path / "qwen", "Qwen__Qwen3-0.6B", shards=2)
     hub.add_repo("org/qwen-a", _files(model))  # two repos: neither audit finds the other's downloads cached
     hub.add_repo("org/qwen-b", _files(model))

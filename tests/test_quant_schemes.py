@@ -3,7 +3,7 @@
 Ground truth: ``fixtures/quantized/<case>/layout.json.gz`` holds what compressed-tensors 0.20 and bitsandbytes 0.50
 (through transformers 5.23 ``save_pretrained``) wrote for tiny Llama / Qwen3 / Qwen3-MoE models, with
 config.json and the unquantized model's parameter count (``tools/dump_quantized.py``). MLX and ModelOpt layouts are
-derived from their libraries' source by ``fixtures/quant_derived.py``. Nothing here comes from st-audit's scheme
+derived from their libraries' source by ``tests/support/quant_derived.py``. Nothing here comes from st-audit's scheme
 files: the expected numbers are the dumps' own counts or hand computations written out below.
 """
 
@@ -17,11 +17,11 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import run_json
 
 import auditor
 from auditor.core.findings import Finding
-from fixtures import build, quant_derived
+from tests.support import build, quant_derived
+from tests.support.cli import run_json
 
 ROOT = Path(__file__).resolve().parent.parent
 QUANTIZED = ROOT / "fixtures" / "quantized"
@@ -297,7 +297,7 @@ def test_cli_json_on_nvfp4_and_a_broken_copy(tmp_path: Path) -> None:
 
 def test_gptqmodel_dynamic_skip_and_override(tmp_path: Path) -> None:
     """GPTQModel's ``dynamic``: "-:regex" leaves modules unquantized, "+:regex" overrides bits / group_size."""
-    from fixtures import gptq
+    from tests.support import gptq
     base = build.load_layout("tiny-llama-bias")["tensors"]
     down = [t for t in base if ".down_proj." in t[0]]
     rest = [t for t in base if ".down_proj." not in t[0]]

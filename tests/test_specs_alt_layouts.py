@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import auditor
-from fixtures.truth import CASES, config, problems, tensors, write_case
+from tests.support.truth import CASES, config, problems, tensors, write_case
 
 MOLMO2 = CASES / "molmo2" / "Molmo2ForConditionalGeneration-default"
 QWEN4 = CASES / "qwen4_exp_text" / "Qwen4ExpForCausalLM-qsa-ple"

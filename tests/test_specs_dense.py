@@ -2,7 +2,7 @@
 
 Ground truth is never the auditor's own spec: tensor lists come from ``fixtures/layouts`` (transformers'
 state_dict on the meta device), parameter counts from ``fixtures/published-counts.json`` and the documented
-real-repo quirks in ``fixtures/quirks.py``.
+real-repo quirks in ``tests/support/quirks.py``.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_cli, run_json
 
 import auditor
 from auditor.reconcile.engine import formula_report
-from fixtures import build, quirks
+from tests.support import build, quirks
+from tests.support.cli import run_cli, run_json
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = {e["config_file"]: e for e in json.loads((ROOT / "fixtures" / "published-counts.json").read_text())}

@@ -289,7 +289,7 @@ def test_alt_shape_accepts_a_release_that_stores_the_weight_transposed(tmp_path)
     import json
 
     import auditor
-    from fixtures.build import write_file
+    from tests.support.build import write_file
 
     doc = {**STACKED, "tensor": [*STACKED["tensor"][:2],
                                  {"name": "model.layers.{layer}.experts.w", "shape": ["n_experts", "2 * d", "d"],

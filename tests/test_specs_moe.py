@@ -1,7 +1,7 @@
 """MoE / MLA families: every dumped layout reconciles exactly; real released layouts (FP8, MXFP4, MTP) too.
 
 Ground truth is never the auditor's own spec: tensor lists come from ``fixtures/layouts`` (transformers'
-state_dict on the meta device), ``fixtures/realistic.py`` rebuilds the released DeepSeek-V3 (FP8 + MTP) and
+state_dict on the meta device), ``tests/support/realistic.py`` rebuilds the released DeepSeek-V3 (FP8 + MTP) and
 gpt-oss (MXFP4) layouts from those dumps plus the publishers' documented conventions, and the figures come
 from ``fixtures/published-counts.json`` or from hand computations written out below.
 """
@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_cli, run_json
 
 import auditor
 from auditor.reconcile.engine import formula_report
-from fixtures import build, realistic
+from tests.support import build, realistic
+from tests.support.cli import run_cli, run_json
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = {e["config_file"]: e for e in json.loads((ROOT / "fixtures" / "published-counts.json").read_text())}
@@ -327,7 +327,7 @@ def test_llama4_published_includes_vision() -> None:
     """The Hub total counts the whole Llama4ForConditionalGeneration; the text model is what the llama4_text spec
     counts, and the difference is exactly the vision tower + projector of the conditional-generation dump.
     (The multimodal config itself now selects llama4_multimodal.toml, whose formula is the Hub total:
-    tests/test_multimodal.py.)"""
+    tests/test_specs_multimodal.py.)"""
     published = PUBLISHED["meta-llama__Llama-4-Scout-17B-16E.json"]["published_params"]
     config = build.load_config("meta-llama__Llama-4-Scout-17B-16E.json")
     text = formula_report(config["text_config"])["parameters"]

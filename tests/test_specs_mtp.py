@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import auditor
-from fixtures.truth import CASES, config, problems, tensors, write_case
+from tests.support.truth import CASES, config, problems, tensors, write_case
 
 Layout = list[tuple[str, str, list[int]]]
 

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import auditor
-from fixtures.truth import CASES, config, problems, tensors, write_case
+from tests.support.truth import CASES, config, problems, tensors, write_case
 
 GEMMA4 = CASES / "gemma4" / "Gemma4ForConditionalGeneration-towers-small"
 OMNI = CASES / "nemotron_h_omni" / "NemotronH_Omni_Reasoning_V3-towers-small"

@@ -11,11 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.conftest import run_cli
-from tests.test_verify import config, flip_byte, tiny_arrays, write
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hubstub import HubStub  # noqa: E402
+from tests.support.arrays import config, flip_byte, tiny_arrays, write
+from tests.support.cli import run_cli
+from tests.support.hubstub import HubStub
 
 
 @pytest.fixture

@@ -17,13 +17,13 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # run as a script: the repository root, for tests.support
 
 import auditor  # noqa: E402
 from auditor.core.findings import codes_table  # noqa: E402
 from auditor.specs import select  # noqa: E402
 from auditor.specs.files import CLAIMS_INDEX, claims_index  # noqa: E402
-from fixtures.truth import CASES, case_dirs, config, problems, write_case  # noqa: E402
+from tests.support.truth import CASES, case_dirs, config, problems, write_case  # noqa: E402
 
 # (title, mapping, rows judged by the mapped class's own cases only: a spec claiming another class of the type,
 # BigBirdForCausalLM, says nothing about BigBirdForMaskedLM; and Qwen3_5ForCausalLM, built from a qwen3_5 config's

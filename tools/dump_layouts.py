@@ -196,7 +196,7 @@ TINY = {
     "tiny-gpt2": ("gpt2", dict(vocab_size=1024, n_embd=128, n_layer=2, n_head=4),
                   "gpt2 small: n_layer=2, n_embd=128. Names carry the 'transformer.' prefix (GPT2LMHeadModel); the real "
                   "openai-community/gpt2 file has no prefix and stores h.N.attn.bias buffers. " + GPT2_NOTE),
-    # 2025-2026 families (tests/test_specs_more.py); features switched on where the config class has a switch
+    # 2025-2026 families (tests/test_specs_2025_families.py); features switched on where the config class has a switch
     "tiny-glm4_moe": ("glm4_moe", dict(LLAMA_SMALL, num_hidden_layers=3, head_dim=48, attention_bias=True,
                                        use_qk_norm=True, first_k_dense_replace=1, n_routed_experts=4, n_shared_experts=1,
                                        num_experts_per_tok=2, moe_intermediate_size=64, num_nextn_predict_layers=1),

@@ -5,7 +5,7 @@ output. For each real config in ``fixtures/configs/encoders/`` (provenance in it
 real checkpoint of it stores, the class is built from that config with transformers' own config class, saved
 through the real ``save_pretrained`` with the safetensors writer recording (tools/dump_cases.py does the
 building, recording and the real CPU cross-check), and written as a case folder
-``fixtures/cases/<model_type>/<Class>-real-<slug>/`` (docs/truth.md). tests/test_cases.py then checks those
+``fixtures/cases/<model_type>/<Class>-real-<slug>/`` (docs/truth.md). tests/test_specs_cases.py then checks those
 cases like every other one.
 
     /work/devenv/bin/python tools/dump_real_configs.py

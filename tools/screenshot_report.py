@@ -1,7 +1,7 @@
 """Screenshot an HTML report in headless Chromium (dev-only): the README's docs/report-demo.png.
 
 Usage: python tools/screenshot_report.py demo/report.html docs/report-demo.png [MAX_HEIGHT]
-(after `make demo`). Uses the tests' small DevTools client (tests/browser.py); fails on any script error.
+(after `make demo`). Uses the tests' small DevTools client (tests/support/browser.py); fails on any script error.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.browser import Page, find_chromium  # noqa: E402
+from tests.support.browser import Page, find_chromium  # noqa: E402
 
 
 def main() -> None:

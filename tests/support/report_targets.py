@@ -1,0 +1,62 @@
+"""The targets whose reports the HTML tests render (tests/test_formats_html.py, in a real browser
+tests/test_formats_html_browser.py): a dense LLM, an MoE, a VLM, a pipeline, an adapter and a broken checkpoint."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import auditor
+from auditor.report.composite import AnyReport
+
+from . import build
+from .peft import load, make
+from .truth import CASES, write_case
+
+BROKEN_DROP = "model.layers.7.self_attn.k_norm.weight"
+
+
+def _dense(dest: Path) -> Path:
+    return write_case(CASES / "qwen3" / "Qwen3ForCausalLM-small", dest)
+
+
+def _moe(dest: Path) -> Path:
+    return write_case(CASES / "qwen3_moe" / "Qwen3MoeForCausalLM-small", dest)
+
+
+def _vlm(dest: Path) -> Path:
+    return write_case(CASES / "qwen2_5_vl" / "Qwen2_5_VLForConditionalGeneration-small", dest)
+
+
+def _pipeline(dest: Path) -> Path:
+    return build.build_folder_dump("tiny-sd-pipeline", dest)
+
+
+def _adapter(dest: Path) -> Path:
+    doc = load("llama-qv")
+    adapter, _ = make(dest, doc, tensors=[tuple(t) for t in doc["tensors"]])
+    return adapter
+
+
+def _broken(dest: Path) -> Path:
+    """The demo's accidents: a lost k_norm, rotary buffers saved, the last shard truncated."""
+    ckpt = build.build_layout(dest, "Qwen__Qwen3-8B", shards=5, drop=[BROKEN_DROP],
+                              extra=[(f"model.layers.{i}.self_attn.rotary_emb.inv_freq", "F32", [64])
+                                     for i in range(36)])
+    last = sorted(ckpt.glob("model-*.safetensors"))[-1]
+    os.truncate(last, last.stat().st_size - 1000)  # sparse: never read
+    return ckpt
+
+
+TARGETS: dict[str, Callable[[Path], Path]] = {"dense": _dense, "moe": _moe, "vlm": _vlm, "pipeline": _pipeline,
+                                              "adapter": _adapter, "broken": _broken}
+
+
+def audit_targets(root: Path) -> dict[str, tuple[Path, AnyReport]]:
+    """Every target built under ``root`` and audited: ``{name: (path, report)}``."""
+    out = {}
+    for name, make_target in TARGETS.items():
+        path = make_target(root / name)
+        out[name] = (path, auditor.audit(str(path)))
+    return out

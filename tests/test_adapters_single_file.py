@@ -1,0 +1,169 @@
+"""Single-file checkpoints in their original layout, against diffusers' own single-file converters.
+
+Truth: fixtures/single-file/<type>.json.gz (tools/dump_single_file.py: the original layout that diffusers 0.42.1's
+converters turn back into each component's exact state dict, and the components' num_parameters()). The
+reconciliation data (auditor/adapters/data/single_file.toml) must imply exactly that layout; header-only files built from it
+must pass, and broken ones must be reported under the original tensor names.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from auditor.adapters.singlefile import data, detect, original_layout
+from auditor.run.dispatch import audit_target
+from tests.support import build
+from tests.support.cli import run_cli
+
+TRUTH = Path(__file__).resolve().parent.parent / "fixtures" / "single-file"
+TYPES = [t["name"] for t in data()["type"]]
+
+
+def truth(name: str) -> dict[str, Any]:
+    return json.loads(gzip.decompress((TRUTH / f"{name}.json.gz").read_bytes()))
+
+
+def kind(name: str) -> dict[str, Any]:
+    return next(t for t in data()["type"] if t["name"] == name)
+
+
+def write(path: Path, layout: dict[str, Any], extra: list[tuple[str, str, tuple[int, ...]]] = (),  # type: ignore[assignment]
+          drop: tuple[str, ...] = (), reshape: dict[str, tuple[int, ...]] | None = None, prefix: str = "") -> Path:
+    reshape = reshape or {}
+    tensors = [(prefix + n, "F16", tuple(reshape.get(n, s))) for n, s in layout.items() if n not in drop]
+    build.write_file(path, tensors + list(extra))
+    return path
+
+
+def test_every_type_has_truth() -> None:
+    assert sorted(TYPES) == sorted(p.name.removesuffix(".json.gz") for p in TRUTH.glob("*.json.gz"))
+
+
+@pytest.mark.parametrize("name", TYPES)
+def test_data_implies_exactly_the_converters_layout(name: str) -> None:
+    t = truth(name)
+    expected, counts = original_layout(kind(name))
+    assert {n: list(e.shape) for n, e in expected.items()} == t["original"]
+    assert counts == {c: v["parameters"] for c, v in t["components"].items()}
+    assert kind(name).get("model_type") == t["inferred_model_type"]
+    for comp, v in t["components"].items():
+        assert sum(1 for e in expected.values() if e.component == comp) == v["original_tensors"]
+
+
+@pytest.mark.parametrize("name", TYPES)
+def test_each_truth_layout_is_recognised_as_its_type(name: str, tmp_path: Path) -> None:
+    from auditor.read.header import Tensor
+    stored = {n: Tensor(n, "F16", tuple(s), 0, "f", 0, 0) for n, s in truth(name)["original"].items()}
+    found = detect(stored)
+    assert found is not None and found[0]["name"] == name and found[1] == ""
+
+
+@pytest.mark.parametrize("name", TYPES)
+def test_healthy_file_passes_with_the_exact_count_per_component(name: str, tmp_path: Path) -> None:
+    t = truth(name)
+    path = write(tmp_path / f"{name}.safetensors", t["original"])
+    doc = audit_target(str(path)).to_dict()
+    assert doc["verdict"] == "pass", [f["message"] for f in doc["findings"]]
+    assert [f for f in doc["findings"] if f["severity"] != "info"] == []
+    total = sum(v["parameters"] for v in t["components"].values())
+    assert doc["expected"]["parameters"] == total == doc["totals"]["parameters"]
+    assert doc["single_file"]["components"] == {c: {"expected": v["parameters"], "actual": v["parameters"]}
+                                                for c, v in t["components"].items()}
+    assert doc["kind"]["detail"].startswith(f"single-file {kind(name)['label']}")
+
+
+def test_comfyui_style_flux_with_model_prefix(tmp_path: Path) -> None:
+    path = write(tmp_path / "flux1-dev-comfy.safetensors", truth("flux-dev")["original"], prefix="model.diffusion_model.")
+    doc = audit_target(str(path)).to_dict()
+    assert doc["verdict"] == "pass" and doc["single_file"]["prefix"] == "model.diffusion_model."
+    assert doc["expected"]["parameters"] == 11_901_408_320
+
+
+def test_released_sd15_extras_are_notes_not_errors(tmp_path: Path) -> None:
+    """What ldm wrote beside the weights (schedule buffers, EMA bookkeeping, CLIP's position_ids) and a full
+    v1-5-pruned file's EMA copy of the UNet (model_ema.<flattened name>, read by extract_ema) are not errors."""
+    t = truth("sd15")
+    unet = {n: s for n, s in t["original"].items() if n.startswith("model.diffusion_model.")}
+    ema = [("model_ema." + "".join(n.split(".")[1:]), "F32", tuple(s)) for n, s in unet.items()]
+    extras = [("betas", "F32", (1000,)), ("alphas_cumprod", "F32", (1000,)), ("posterior_mean_coef2", "F32", (1000,)),
+              ("model_ema.decay", "F32", ()), ("model_ema.num_updates", "I32", ()),
+              ("cond_stage_model.transformer.text_model.embeddings.position_ids", "I64", (1, 77))]
+    path = write(tmp_path / "v1-5-pruned.safetensors", t["original"], extra=extras + ema)
+    doc = audit_target(str(path)).to_dict()
+    assert doc["verdict"] == "pass" and {f["code"] for f in doc["findings"]} == {"buffer-stored"}
+    assert doc["ledger"]["model"] == doc["expected"]["parameters"] == 1_066_235_307
+    # a model_ema tensor of the wrong shape is no EMA copy
+    bad = ema[:1] and [(ema[0][0], "F32", (1, 2))]
+    path = write(tmp_path / "bad-ema.safetensors", t["original"], extra=bad)
+    doc = audit_target(str(path)).to_dict()
+    assert [f["code"] for f in doc["findings"] if f["severity"] == "error"] == ["unexpected-tensor"]
+
+
+def errors(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    return [(f["code"], f["tensors"]) for f in doc["findings"] if f["severity"] == "error"]
+
+
+@pytest.mark.parametrize("name,dropped,reshaped,shape", [
+    ("sd15", "model.diffusion_model.input_blocks.4.1.proj_in.weight", "first_stage_model.decoder.conv_out.weight",
+     (3, 64, 3, 3)),
+    ("sdxl-base", "conditioner.embedders.1.model.transformer.resblocks.31.attn.in_proj_bias",
+     "model.diffusion_model.label_emb.0.0.weight", (1280, 2048)),
+    ("flux-dev", "single_blocks.37.linear2.weight", "double_blocks.3.img_attn.qkv.weight", (3072, 3072)),
+    ("flux-schnell", "txt_in.bias", "single_blocks.0.linear1.weight", (18432, 3072)),
+    ("flux-vae", "decoder.up.0.block.2.conv2.weight", "encoder.mid.attn_1.q.weight", (512, 512)),
+])
+def test_broken_file_names_the_original_tensors(name: str, dropped: str, reshaped: str, shape: tuple[int, ...],
+                                                tmp_path: Path) -> None:
+    t = truth(name)
+    assert dropped in t["original"] and reshaped in t["original"]
+    path = write(tmp_path / f"{name}.safetensors", t["original"], drop=(dropped,), reshape={reshaped: shape},
+                 extra=[("stray.weight", "F16", (4,))])
+    doc = audit_target(str(path)).to_dict()
+    assert doc["verdict"] == "fail"
+    assert errors(doc) == [("missing-tensor", [dropped]), ("shape-mismatch", [reshaped]),
+                           ("unexpected-tensor", ["stray.weight"])]
+    message = next(f["message"] for f in doc["findings"] if f["code"] == "shape-mismatch")
+    assert f"{reshaped} {list(shape)}, expected {t['original'][reshaped]}" in message
+
+
+def test_a_whole_component_missing_is_said_once(tmp_path: Path) -> None:
+    t = truth("sd15")
+    path = write(tmp_path / "no-vae.safetensors", t["original"],
+                 drop=tuple(n for n in t["original"] if n.startswith("first_stage_model.")))
+    doc = audit_target(str(path)).to_dict()
+    (code, _), = errors(doc)
+    assert code == "missing-tensor" and doc["findings"][0]["count"] == 248
+    assert "the vae component is missing entirely (248 tensors)" in doc["findings"][0]["message"]
+
+
+def test_other_original_files_keep_the_structural_check(tmp_path: Path) -> None:
+    """SD 2.x (1024-wide cross-attention), inpainting (9 input channels) and partial files are no exact type."""
+    t = truth("sd15")
+    path = write(tmp_path / "v2.safetensors", t["original"],
+                 reshape={"model.diffusion_model.input_blocks.2.1.transformer_blocks.0.attn2.to_k.weight": (320, 1024)})
+    doc = audit_target(str(path)).to_dict()
+    assert doc["verdict"] == "pass" and "single_file" not in doc
+    assert doc["kind"]["detail"].startswith("single-file Stable Diffusion checkpoint (original layout")
+
+
+def test_cli_as_a_user_runs_it(tmp_path: Path) -> None:
+    path = write(tmp_path / "ae.safetensors", truth("flux-vae")["original"])
+    proc = run_cli("audit", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert "FLUX.1 VAE (BFL ae.safetensors layout)" in proc.stdout
+    assert "expected 83,819,683; 0 errors, 0 warnings" in proc.stdout + proc.stderr
+    broken = write(tmp_path / "broken-ae.safetensors", truth("flux-vae")["original"], drop=("encoder.conv_in.bias",))
+    proc = run_cli("audit", str(broken), "-f", "json")
+    assert proc.returncode == 1
+    doc = json.loads(proc.stdout)
+    assert errors(doc) == [("missing-tensor", ["encoder.conv_in.bias"])]
+    schema = json.loads((Path(__file__).resolve().parent.parent / "auditor/schema/report.schema.json").read_text())
+    jsonschema.validate(doc, schema)
+    assert doc["single_file"] == {"type": "flux-vae", "model_type": None, "prefix": "",
+                                  "components": {"vae": {"expected": 83_819_683, "actual": 83_819_555}}}

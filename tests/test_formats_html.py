@@ -1,0 +1,150 @@
+"""The HTML report's structure (issue 23): the module tree adds up to the stored totals exactly, every tensor group
+is one leaf, missing tensors sit where they should have been, findings mark their path; the page is self-contained
+and a DeepSeek-V3-sized report stays small. The markdown summary's mermaid pie; ``diff -f html``; ``--open``.
+The same targets are loaded in a real browser by tests/test_formats_html_browser.py."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import auditor
+from auditor.formats import formatter
+from auditor.formats.markdown import mermaid_pie
+from auditor.formats.tree import Node, module_tree
+from auditor.report.composite import AnyReport
+from auditor.report.single import Report
+from tests.support.cli import run_cli
+from tests.support.realistic import deepseek_v3_fp8
+from tests.support.report_targets import BROKEN_DROP, TARGETS
+from tests.support.truth import CASES, tensors, write_case
+
+
+def _singles(report: AnyReport) -> list[Report]:
+    if isinstance(report, Report):
+        return [report]
+    return [r for s in report.sections for r in _singles(s.report)]
+
+
+def _check_sums(node: Node) -> None:
+    if node.is_leaf:
+        return
+    stored = [c for c in node.children.values() if c.tensors]
+    assert sum(c.parameters for c in stored) == node.parameters, node.path
+    assert sum(c.bytes for c in stored) == node.bytes, node.path
+    assert sum(c.tensors for c in stored) == node.tensors, node.path
+    for child in node.children.values():
+        _check_sums(child)
+
+
+@pytest.mark.parametrize("name", list(TARGETS))
+def test_tree_adds_up_to_the_json_report(reports: dict[str, tuple[Path, AnyReport]], name: str) -> None:
+    for report in _singles(reports[name][1]):
+        doc = report.to_dict()
+        root = module_tree(report)
+        totals = doc["totals"]
+        assert (root.tensors, root.bytes) == (totals["tensors"], totals["bytes"])
+        assert root.parameters + report.reconciliation.packed_extra == totals["parameters"]
+        _check_sums(root)
+        # every group is in exactly one leaf (a grid split around its holes: its pieces in one), with the JSON
+        # groups' numbers
+        leaves = Counter((leaf.template, leaf.dtype, leaf.shape) for leaf in root.leaves() if leaf.dtype is not None)
+        assert set(leaves.values()) == {1}
+        sums: dict[tuple[object, ...], list[int]] = {}
+        for g, d in zip(report.groups, doc["groups"]):
+            row = sums.setdefault((g.template, g.dtype, g.shape), [0, 0, 0])
+            for i, key in enumerate(("count", "parameters", "bytes")):
+                row[i] += d[key]
+        assert {(leaf.template, leaf.dtype, leaf.shape): [leaf.tensors, leaf.parameters, leaf.bytes]
+                for leaf in root.leaves() if leaf.dtype is not None} == sums
+
+
+def test_missing_tensor_sits_where_it_belongs(reports: dict[str, tuple[Path, AnyReport]]) -> None:
+    report = reports["broken"][1]
+    assert isinstance(report, Report)
+    root = module_tree(report)
+    layers = root.children[("model",)].children[("layers.{}",)]
+    assert layers.repeat == 36 and layers.severity == "error" and layers.missing == 1
+    k_norm = layers.children[("self_attn",)].children[("k_norm",)]
+    [leaf] = k_norm.leaves()  # the 35 stored and the one lost: one leaf
+    assert (leaf.tensors, leaf.missing, leaf.severity) == (35, 1, "error") and "missing-tensor" in leaf.codes
+    assert leaf.missing_pattern == BROKEN_DROP
+    assert root.children[("lm_head",)].severity is None  # untouched branches stay unmarked
+    buffers = [leaf for leaf in root.leaves() if leaf.categories.get("buffers")]
+    assert [leaf.path for leaf in buffers] == ["model.layers.{}.self_attn.rotary_emb.inv_freq"]
+
+
+@pytest.mark.parametrize("name", list(TARGETS))
+def test_page_is_self_contained(reports: dict[str, tuple[Path, AnyReport]], name: str) -> None:
+    page = formatter("html")(reports[name][1])
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page), "the page must fetch nothing"
+    assert "<link" not in page and "@import" not in page and "prefers-color-scheme:dark" in page
+    assert page.count("<details") == page.count("</details>")
+    if name != "broken":  # a healthy checkpoint: no layer drawn missing or different from its formula
+        assert 'class="bar missing"' not in page and 'class="bar differs"' not in page
+    if name == "vlm":  # the decoder's layers take the formula's type, not the vision tower's blocks of equal count
+        assert re.search(r"<code>layers\.\{0\.\.1\}</code>: 2 layers.*?decoder: 2 layers", page)
+
+
+def test_deepseek_v3_report_is_small_and_fast(tmp_path: Path) -> None:
+    """92k tensors, a layer's experts lost: the tree comes from ~45 groups, not 92k nodes."""
+    lost = [f"model.layers.40.mlp.experts.{e}.{w}.weight" for e in range(17, 20) for w in ("gate_proj", "up_proj")]
+    ckpt = deepseek_v3_fp8(tmp_path / "ds3", drop=lost)
+    report = auditor.audit(str(ckpt))
+    assert isinstance(report, Report) and report.totals.tensors > 90_000
+    started = time.perf_counter()
+    page = formatter("html")(report)
+    elapsed = time.perf_counter() - started
+    assert len(page.encode()) < 2_000_000, len(page)
+    assert elapsed < 5, elapsed  # measured ~0.3 s; generous for a loaded machine
+    root = module_tree(report)
+    assert sum(1 for _ in root.walk()) < 500
+    experts = root.children[("model",)].children[("layers.{}",)].children[("mlp",)].children[("experts.{}",)]
+    assert experts.repeat == 256 and experts.severity == "error" and experts.missing == len(lost)
+
+
+def test_markdown_has_a_mermaid_pie_of_the_components(reports: dict[str, tuple[Path, AnyReport]]) -> None:
+    report = reports["dense"][1]
+    assert isinstance(report, Report)
+    md = formatter("markdown")(report)
+    block = md[md.index("```mermaid"):]
+    block = block[:block.index("```", 3) + 3]
+    lines = block.splitlines()
+    assert lines[1].startswith("pie showData title ")
+    values = [re.fullmatch(r'    "[^"]+" : (\d+)', line) for line in lines[2:-1]]
+    assert all(values)
+    assert sum(int(m.group(1)) for m in values if m) == report.reconciliation.expected_parameters
+    adapter = reports["adapter"][1]
+    assert isinstance(adapter, Report) and mermaid_pie(adapter) == []  # no formula, no pie
+
+
+def test_cli_html_output_diff_and_open(reports: dict[str, tuple[Path, AnyReport]], tmp_path: Path) -> None:
+    dense = reports["dense"][0]
+    out = tmp_path / "r.html"
+    proc = run_cli("audit", str(dense), "-f", "html", "-o", str(out))
+    assert proc.returncode == 0 and out.read_text().startswith("<!DOCTYPE html>")
+    assert f"HTML report: {out.resolve().as_uri()}" in proc.stderr
+    # --open: a browser is started on the file ($BROWSER=true stands in for it); without -o, a temporary file
+    proc = run_cli("audit", str(dense), "-f", "html", "--open", env={"BROWSER": "true"})
+    assert proc.returncode == 0 and proc.stdout == ""
+    opened = Path(re.search(r"HTML report: file://(\S+)", proc.stderr).group(1))  # type: ignore[union-attr]
+    assert opened.read_text().startswith("<!DOCTYPE html>")
+    opened.unlink()
+    proc = run_cli("audit", str(dense), "--open")
+    assert proc.returncode == 2 and "-f html" in proc.stderr
+    # diff: the two trees side by side, what changed highlighted
+    case = CASES / "qwen3" / "Qwen3ForCausalLM-small"
+    other = write_case(case, tmp_path / "other", [t for t in tensors(case) if not t[0].endswith("layers.1.mlp.up_proj.weight")
+                                                  and not t[0].startswith("lm_head.")])
+    page = tmp_path / "diff.html"
+    proc = run_cli("diff", str(dense), str(other), "-f", "html", "-o", str(page))
+    assert proc.returncode == 1, proc.stderr
+    text = page.read_text()
+    assert 'class="drow leaf changed"' in text  # up_proj: 2 tensors -> 1
+    assert 'class="drow removed"' in text  # lm_head: only in a
+    assert "IDENTICAL" not in text and "DIFFERENT" in text

@@ -1,0 +1,152 @@
+"""Every entry point sees what ``st-audit audit`` sees: the library, ``verify``, ``lock``, ``audit --lock``,
+``diff``, the pre-commit hook and the GitHub Action, on a plain model, a PEFT adapter, a diffusers pipeline and a
+sentence-transformers model, each healthy and broken. The gate must never pass what ``audit`` fails.
+
+Targets come from what the libraries wrote (fixtures/cases, fixtures/peft, fixtures/kinds), rebuilt header-only;
+each broken one has one real fault: a lost tensor, a LoRA B matrix of the wrong rank, a lost UNet tensor, a
+Dense layer whose config disagrees with its weights.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import auditor
+from auditor import github_action
+from tests.support import build
+from tests.support.cli import run_cli, run_json
+from tests.support.peft import load, make
+from tests.support.truth import CASES, tensors, write_case
+
+
+def _plain(dest: Path, broken: bool) -> Path:
+    case = CASES / "qwen3" / "Qwen3ForCausalLM-small"
+    layout = [t for t in tensors(case) if not (broken and t[0].endswith("layers.1.mlp.up_proj.weight"))]
+    return write_case(case, dest, layout)
+
+
+def _adapter(dest: Path, broken: bool) -> Path:
+    doc = load("llama-qv")
+    layout = [tuple(t) for t in doc["tensors"]]
+    if broken:  # one lora_B with rank r + 1: PEFT cannot load it into the r-rank module
+        victim = next(i for i, t in enumerate(layout) if ".lora_B." in t[0])
+        name, dtype, shape = layout[victim]
+        layout[victim] = (name, dtype, [shape[0], shape[1] + 1])
+    adapter, _ = make(dest, doc, tensors=layout)
+    return adapter
+
+
+def _pipeline(dest: Path, broken: bool) -> Path:
+    pipe = build.build_folder_dump("tiny-sd-pipeline", dest / "sd")
+    if broken:  # the default unet loses one tensor
+        files = build.load_folder_dump("tiny-sd-pipeline")["files"]
+        kept = [tuple(t) for t in files["unet/diffusion_pytorch_model.safetensors"]["tensors"]
+                if not t[0].endswith("conv_out.weight")]
+        build.write_file(pipe / "unet" / "diffusion_pytorch_model.safetensors", kept)
+    return pipe
+
+
+def _sentence_transformers(dest: Path, broken: bool) -> Path:
+    model = build.build_folder_dump("tiny-sentence-transformers", dest / "st")
+    if broken:  # the Dense layer's config no longer matches its weights
+        config = json.loads((model / "2_Dense" / "config.json").read_text())
+        (model / "2_Dense" / "config.json").write_text(json.dumps(dict(config, out_features=10)))
+    return model
+
+
+BUILDERS: dict[str, Callable[[Path, bool], Path]] = {
+    "plain": _plain, "adapter": _adapter, "pipeline": _pipeline, "sentence-transformers": _sentence_transformers}
+TARGETS = [(kind, broken) for kind in BUILDERS for broken in (False, True)]
+IDS = [f"{kind}-{'broken' if broken else 'healthy'}" for kind, broken in TARGETS]
+
+
+@pytest.fixture(params=TARGETS, ids=IDS)
+def target(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, bool]:
+    kind, broken = request.param
+    return BUILDERS[kind](tmp_path / "t", broken), broken
+
+
+def _codes(doc: dict[str, Any]) -> set[str]:
+    """Every section's findings are in the top-level list too (each naming its section)."""
+    return {f["code"] for f in doc["findings"] if f["severity"] != "info"}
+
+
+def test_every_entry_point_gives_audits_verdict(target: tuple[Path, bool], tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    path, broken = target
+    code, doc = run_json("audit", str(path), "-q")
+    assert code == (1 if broken else 0), _codes(doc)
+    assert bool(_codes(doc)) == broken
+
+    # the library returns the report `audit -f json` prints
+    assert json.loads(json.dumps(auditor.audit(str(path)).to_dict())) == doc
+
+    # verify: the same audit, plus the bytes (header-only files read as zeros: content notes, no other verdict)
+    proc = run_cli("verify", str(path), "-q", "--format", "json")
+    verified = json.loads(proc.stdout)
+    assert proc.returncode == code and _codes(doc) <= _codes(verified)
+    assert verified.get("kind", {}).get("kind") == doc.get("kind", {}).get("kind")
+
+    # lock refuses what audit fails; a lock of a healthy target holds it, section by section
+    lock_file = tmp_path / "lock.json"
+    proc = run_cli("lock", str(path), "-o", str(lock_file), "-q")
+    assert proc.returncode == code, proc.stderr
+    if not broken:
+        assert run_cli("audit", str(path), "--lock", str(lock_file), "-q").returncode == 0
+        assert run_cli("diff", str(lock_file), str(path), "-q").returncode == 0
+    assert run_cli("diff", str(path), str(path), "-q").returncode == 0
+
+    # the pre-commit hook, given the files a commit touches (weights inside a component folder included)
+    touched = [str(p) for p in path.rglob("*.safetensors")]
+    proc = run_cli("precommit", *touched)
+    assert proc.returncode == code
+    assert proc.stdout.count("PASS" if code == 0 else "FAIL") == 1  # one target: a pipeline, not its folders
+
+    # the GitHub Action
+    out = tmp_path / "action.json"
+    monkeypatch.chdir(tmp_path)
+    env = {"INPUT_TARGET": str(path), "INPUT_JSON": str(out), "GITHUB_OUTPUT": str(tmp_path / "outputs")}
+    assert github_action.run(env) == code
+    assert json.loads(out.read_text()) == doc
+
+
+def test_a_lock_of_a_pipeline_catches_a_change_in_one_component(tmp_path: Path) -> None:
+    pipe = _pipeline(tmp_path / "a", broken=False)
+    lock_file = tmp_path / "lock.json"
+    assert run_cli("lock", str(pipe), "-o", str(lock_file), "-q").returncode == 0
+    locked = json.loads(lock_file.read_text())
+    assert locked["kind"] == "diffusers-pipeline" and "unet" in locked["sections"]
+    files = build.load_folder_dump("tiny-sd-pipeline")["files"]
+    retyped = [(n, "BF16" if n.endswith("conv_in.weight") else d, s)
+               for n, d, s in files["vae/diffusion_pytorch_model.safetensors"]["tensors"]]
+    build.write_file(pipe / "vae" / "diffusion_pytorch_model.safetensors", retyped)
+    code, doc = run_json("audit", str(pipe), "--lock", str(lock_file), "-q")
+    drift = {s["name"]: [f["message"] for f in s["report"]["findings"] if f["code"] == "lock-drift"]
+             for s in doc["sections"]}
+    assert code == 1 and any("changed dtype" in m for m in drift["vae"])
+    assert all(not m for name, m in drift.items() if name != "vae")
+
+
+def test_diff_of_two_pipelines_goes_component_by_component(tmp_path: Path) -> None:
+    a = _pipeline(tmp_path / "a", broken=False)
+    b = _pipeline(tmp_path / "b", broken=True)
+    proc = run_cli("diff", str(a), str(b), "-q", "--format", "json")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 1 and not doc["identical"]
+    changed = {s["name"]: s["removed"]["tensors"] for s in doc["sections"]
+               if s["removed"]["count"] or s["added"]["count"]}
+    assert changed == {"unet": ["conv_out.weight"]}
+
+
+def test_the_library_takes_one_options_object_or_its_fields(tmp_path: Path) -> None:
+    path = _plain(tmp_path / "p", broken=True)
+    by_object = auditor.audit(str(path), auditor.AuditOptions(fail_on="never", ignore=("missing-tensor",)))
+    by_keywords = auditor.audit(str(path), fail_on="never", ignore=["missing-tensor"])
+    assert by_object.to_dict() == by_keywords.to_dict() and by_object.exit_code == 0
+    with pytest.raises(TypeError, match="unknown audit option"):
+        auditor.audit(str(path), fail_om="never")
