@@ -70,6 +70,7 @@ def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
     with HubStub() as stub:
         home = tmp_path / "hf_home"
+        monkeypatch.delenv("HF_TOKEN", raising=False)  # the user's token never reaches a test
         monkeypatch.setenv("HF_HOME", str(home))
         monkeypatch.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)
         monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)

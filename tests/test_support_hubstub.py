@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from huggingface_hub import HfApi, constants, hf_hub_download
+from huggingface_hub import HfApi, hf_hub_download
 from huggingface_hub.errors import (
     EntryNotFoundError,
     GatedRepoError,
@@ -35,25 +35,6 @@ PR_COMMIT = "1" * 40
 
 
 # -- fixtures ------------------------------------------------------------------------
-
-
-@pytest.fixture
-def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """A started HubStub; huggingface_hub is isolated from the network and the user's cache."""
-    with HubStub() as stub:
-        monkeypatch.delenv("HF_TOKEN", raising=False)
-        monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))
-        monkeypatch.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)
-        monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-        monkeypatch.setattr(constants, "ENDPOINT", stub.url)
-        monkeypatch.setattr(
-            constants, "HUGGINGFACE_CO_URL_TEMPLATE", stub.url + "/{repo_id}/resolve/{revision}/{filename}"
-        )
-        old_home = constants.HF_HOME
-        for name, value in list(vars(constants).items()):
-            if isinstance(value, str) and value.startswith(old_home):
-                monkeypatch.setattr(constants, name, str(tmp_path / "hf_home") + value[len(old_home) :])
-        yield stub
 
 
 @pytest.fixture
