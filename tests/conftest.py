@@ -26,6 +26,14 @@ def _guarded_connect(self: socket.socket, address: Any) -> Any:
     return _real_connect(self, address)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The user's cache (the spec claims st-audit keeps there) is one of the session's own, never the real one."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("user_cache")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def no_network(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Any connection to a non-loopback host fails; the Hub client is isolated from the user's setup."""

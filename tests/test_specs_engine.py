@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -526,33 +525,46 @@ def test_docs_family_list_is_generated_from_the_spec_files() -> None:
     assert tool.family_list() in (root / "docs" / "families.md").read_text(), "run make coverage"
 
 
-def test_the_claims_index_is_current_and_a_stale_one_never_gives_a_wrong_answer(monkeypatch: pytest.MonkeyPatch,
-                                                                                 tmp_path: Path) -> None:
-    """``data/_claims.json`` spares each start reading every spec file's head; it must equal the heads (run make
-    coverage). It is a hint: a same-size edit (a claim renamed) or a claim added since is still answered right."""
+def test_the_kept_claims_are_the_heads_and_an_edit_is_never_answered_from_a_stale_copy(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Which file claims what is read from ~700 heads once, then from the user's cache while every spec file keeps
+    its name, size and modification time: a same-size edit (a claim renamed, qwen3 -> qwen9) and an added file are
+    read again, and a cache that cannot be written only costs the time."""
+    import os
+    import shutil
+
     from auditor.specs import files as store
     from auditor.specs import load
-    assert store.CLAIMS_INDEX.read_text() == store.claims_index(), "run make coverage"
+    data = tmp_path / "data"
+    shutil.copytree(store.DATA, data)
+    monkeypatch.setattr(store, "DATA", data)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     names = store.spec_files()
-    assert store.indexed_claims() == store.head_claims(names)
-    library = load.SpecLibrary(names)
-    assert library.claimant(0, "qwen3") == "qwen3.toml" and library._claims is None  # one head read, not ~700
-    # an index written before qwen3.toml's claim was renamed (same size: qwen3 -> qwen9) and before a new claim
-    stale = json.loads(store.CLAIMS_INDEX.read_text())
-    stale["model_types"] = {**stale["model_types"], "qwen9": "qwen3.toml"}
-    del stale["model_types"]["llama"]
-    monkeypatch.setattr(store, "CLAIMS_INDEX", tmp_path / "_claims.json")
-    store.CLAIMS_INDEX.write_text(json.dumps(stale))
-    store.indexed_claims.cache_clear()
+    heads = store.head_claims(names)
+    assert load.SpecLibrary(names).claimant(0, "qwen3") == "qwen3.toml"
+    kept = store.cache_file()
+    assert kept is not None and kept.is_file()
+    reads: list[str] = []
+    monkeypatch.setattr(store, "head", lambda name: reads.append(name) or {})  # a kept answer reads no head
+    assert store.claims(names) == heads and not reads
+    monkeypatch.undo()
+    monkeypatch.setattr(store, "DATA", data)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    spec = data / "qwen3.toml"
+    before = spec.stat()
+    spec.write_text(spec.read_text().replace('"qwen3"', '"qwen9"', 1))
+    os.utime(spec, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000))  # an edit within the clock's tick
+    assert spec.stat().st_size == before.st_size
+    fresh = load.SpecLibrary(names)
+    assert fresh.claimant(0, "qwen9") == "qwen3.toml" and fresh.claimant(0, "qwen3") is None
+    (data / "zz-new.toml").write_text('model_types = ["brand-new"]\n')
+    assert load.SpecLibrary(store.spec_files()).claimant(0, "brand-new") == "zz-new.toml"
+    kept.unlink()
+    kept.parent.chmod(0o500)  # a cache that cannot be written: still the right answer
     try:
-        fresh = load.SpecLibrary(names)
-        assert fresh.claimant(0, "qwen9") is None              # the hint is not confirmed by qwen3.toml's head
-        assert fresh.claimant(0, "llama") == "llama.toml"      # a miss is answered from the heads
-        monkeypatch.setattr(store, "CLAIMS_INDEX", store.DATA / "no-such-index.json")
-        store.indexed_claims.cache_clear()
-        assert load.SpecLibrary(names).claimant(0, "qwen3") == "qwen3.toml"
+        assert load.SpecLibrary(store.spec_files()).claimant(0, "brand-new") == "zz-new.toml"
     finally:
-        store.indexed_claims.cache_clear()
+        kept.parent.chmod(0o700)
 
 
 def test_spec_defaults_are_the_config_classes_defaults() -> None:

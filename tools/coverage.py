@@ -22,7 +22,6 @@ sys.path.insert(0, str(ROOT))  # run as a script: the repository root, for tests
 import auditor  # noqa: E402
 from auditor.core.findings import codes_table  # noqa: E402
 from auditor.specs import select  # noqa: E402
-from auditor.specs.files import CLAIMS_INDEX, claims_index  # noqa: E402
 from tests.support.truth import CASES, case_dirs, config, problems, write_case  # noqa: E402
 
 # (title, mapping, rows judged by the mapped class's own cases only: a spec claiming another class of the type,
@@ -169,5 +168,4 @@ def update_docs(families: Path = ROOT / "docs" / "families.md", codes: Path = RO
 
 if __name__ == "__main__":
     update_docs()
-    CLAIMS_INDEX.write_text(claims_index())
     sys.stdout.write(render(verify()))

@@ -11,10 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..adapters.lora import check_pairs, ranks, split
-from ..adapters.modules import chain_findings, file_reconciler, ledger, unreadable
-from ..adapters.peft import check_adapter
-from ..adapters.peft import data as peft_data
 from ..core.conventions import ADAPTER_CONFIG, ADAPTER_WEIGHTS, PIPELINE_INDEX, WEIGHTLESS_CLASSES
 from ..core.errors import AuditError, HubError, NotASafetensorsCheckpoint, TargetNotFound
 from ..core.findings import Finding, finding
@@ -128,6 +124,7 @@ def _audit_model(src: Source, part: Part, *, base: str | None, token: str | None
 
 def _audit_file(src: Source, part: Part, *, base: str | None, token: str | None, **common: Any) -> Report:
     """A file that is not a model of its own: a LoRA file, an embedding, a module, a single-file checkpoint."""
+    from ..adapters.modules import file_reconciler  # adapter code is imported only for adapter parts
     return audit(part.name, source=src, reconciler=file_reconciler(part), **common)
 
 
@@ -140,6 +137,9 @@ def _audit_component(src: Source, part: Part, *, base: str | None, token: str | 
 
 def _audit_adapter(view: Source, part: Part, *, base: str | None, token: str | None, **common: Any) -> Report:
     from ..adapters.base import resolve_base
+    from ..adapters.lora import check_pairs, ranks, split  # imported only for adapter parts (start-up)
+    from ..adapters.modules import ledger, unreadable
+    from ..adapters.peft import check_adapter
     files = view.list_files()
     config: dict[str, Any] | None = None
     problems: list[Finding] = []
@@ -192,6 +192,7 @@ def _audit_adapter(view: Source, part: Part, *, base: str | None, token: str | N
 
 
 def _adapter_detail(s: dict[str, Any]) -> str:
+    from ..adapters.peft import data as peft_data
     targets = s["target_modules"]
     what = f"{s['peft_type']}"
     if s.get("r") is not None and s["peft_type"] not in peft_data()["prompt"]:
@@ -235,6 +236,7 @@ PART_AUDITS: dict[str, Callable[..., Report]] = {"peft-adapter": _audit_adapter,
 def _manifest_findings(source: Source, kind: Kind) -> list[Finding]:
     """model_index.json names a component with weights, but its folder holds none; or the modules of a
     sentence-transformers model disagree on the embedding width they pass along."""
+    from ..adapters.modules import chain_findings
     if kind.kind == "sentence-transformers":
         return chain_findings(source, kind)
     if kind.kind != "diffusers-pipeline":

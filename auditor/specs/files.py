@@ -1,13 +1,13 @@
 """The spec files on disk: reading one, listing them, and which file claims which model_type, architecture or
-diffusers class (read from the files' heads; ``data/_claims.json``, written by ``make coverage``, is a hint the
-library confirms, so a stale index costs time, never a wrong answer)."""
+diffusers class (read from the files' heads, kept in the user's cache while no spec file changes)."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
-from functools import lru_cache
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -36,41 +36,63 @@ def spec_files() -> list[str]:
                   if p.name.endswith(".toml") and not p.name.startswith("_"))
 
 
-CLAIMS_INDEX = DATA / "_claims.json"
-
-
 CLAIM_KEYS = ("model_types", "architectures", "diffusers_classes")
+Claims = tuple[dict[str, str], dict[str, str], dict[str, str]]
 
 
-@lru_cache(maxsize=1)
-def indexed_claims() -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
-    """The claims index as written (empty when absent or unreadable): a hint, confirmed by ``claimant``."""
+def cache_file() -> Path | None:
+    """Where the claims of this install's spec files are kept between runs (the user's cache, one file per
+    data folder: two installs side by side do not share it); None without a home."""
     try:
-        index = json.loads(CLAIMS_INDEX.read_bytes())
-        return index["model_types"], index["architectures"], index["diffusers_classes"]
+        root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    except (RuntimeError, KeyError):
+        return None
+    return root / "st-audit" / f"claims-{zlib.crc32(str(DATA).encode()):08x}.json"
+
+
+def _stamp() -> list[list[Any]]:
+    """Every spec file's name, size and modification time: any edit, addition or removal changes it (~1 ms)."""
+    with os.scandir(DATA) as entries:
+        return sorted([e.name, (st := e.stat()).st_size, st.st_mtime_ns] for e in entries
+                      if e.name.endswith(".toml") and not e.name.startswith("_"))
+
+
+def claims(files: list[str]) -> Claims:
+    """model_type -> file, architecture class -> file and diffusers ``_class_name`` -> file, from every spec
+    file's head. Reading ~700 heads costs ~20 ms at each start, so the answer is kept in the user's cache with the
+    files' stamp and reused while the stamp holds: an edited spec file (even to the same size) is read again,
+    never answered from a stale copy. A cache that cannot be read or written only costs the time."""
+    path, stamp = cache_file(), _stamp()
+    if path is None:
+        return head_claims(files)
+    try:
+        kept = json.loads(path.read_bytes())
+        if kept["stamp"] == stamp and kept["files"] == files:
+            return tuple(kept["claims"])  # type: ignore[return-value]
     except (OSError, ValueError, KeyError, TypeError):
-        return {}, {}, {}
+        pass
+    tables = head_claims(files)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.name}.{os.getpid()}")
+        partial.write_text(json.dumps({"stamp": stamp, "files": files, "claims": tables}))
+        os.replace(partial, path)  # whole or not at all, with concurrent runs
+    except OSError:
+        pass
+    return tables
 
 
-def head_claims(files: list[str]) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
-    """The claims read from each file's head."""
-    tables: tuple[dict[str, str], dict[str, str], dict[str, str]] = ({}, {}, {})
+def head_claims(files: list[str]) -> Claims:
+    """The claims read from each file's head; a claim made by two files is an error."""
+    tables: Claims = ({}, {}, {})
     for name in files:
-        claims = head(name)
+        found = head(name)
         for table, key in zip(tables, CLAIM_KEYS, strict=True):
-            for claimed in claims.get(key, ()):
+            for claimed in found.get(key, ()):
                 if claimed in table:
                     raise SpecError(f"{claimed!r} is claimed by both {table[claimed]} and {name}")
                 table[claimed] = name
     return tables
-
-
-def claims_index() -> str:
-    """What ``data/_claims.json`` must hold for the shipped spec files (``make coverage`` writes it)."""
-    files = spec_files()
-    model_types, architectures, diffusers_classes = head_claims(files)
-    return json.dumps({"model_types": model_types, "architectures": architectures,
-                       "diffusers_classes": diffusers_classes}, indent=0, sort_keys=True) + "\n"
 
 
 def head(name: str) -> dict[str, Any]:

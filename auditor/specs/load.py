@@ -16,8 +16,8 @@ from types import MappingProxyType
 from typing import Any
 
 from .expr import ExprError, compile_expr
-from .files import CLAIM_KEYS, head_claims, indexed_claims
-from .files import head as _head
+from .files import Claims
+from .files import claims as _claims
 from .files import read as _read
 from .files import spec_files as _files
 from .inherit import resolve
@@ -76,7 +76,7 @@ class SpecLibrary(Mapping[str, Spec]):
         self._names = frozenset(files)
         self._docs: dict[str, dict[str, Any]] = {}
         self._specs: dict[str, Spec] = {}
-        self._claims: tuple[dict[str, str], dict[str, str], dict[str, str]] | None = None
+        self._claims: Claims | None = None
 
     def __getitem__(self, name: str) -> Spec:
         spec = self._specs.get(name)
@@ -109,23 +109,15 @@ class SpecLibrary(Mapping[str, Spec]):
     def _doc_or_none(self, name: str) -> dict[str, Any] | None:
         return self.doc(name) if name in self._names else None
 
-    def claims(self) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    def claims(self) -> Claims:
         """model_type -> file, architecture class -> file and diffusers ``_class_name`` -> file, read from every
-        file's head; a claim made by two files is an error."""
+        file's head (or the user's cache of them); a claim made by two files is an error."""
         if self._claims is None:
-            self._claims = head_claims(self._files)
+            self._claims = _claims(self._files)
         return self._claims
 
     def claimant(self, table: int, key: str) -> str | None:
-        """The file claiming ``key`` in claims table ``table`` (0 model_type, 1 architecture, 2 diffusers class).
-
-        ``data/_claims.json`` (written by ``make coverage``) answers first, as a hint: a hit is confirmed by that
-        file's own head (the file is about to be read anyway), and a miss or an unconfirmed hit is answered from
-        every head (~17 ms), so a stale index (a spec added, edited or renamed since) costs time, never a wrong
-        answer. Most audits hit: a start reads one head instead of ~700."""
-        hinted = indexed_claims()[table].get(key) if self._claims is None else None
-        if hinted is not None and hinted in self._names and key in _head(hinted).get(CLAIM_KEYS[table], ()):
-            return hinted
+        """The file claiming ``key`` in claims table ``table`` (0 model_type, 1 architecture, 2 diffusers class)."""
         return self.claims()[table].get(key)
 
     def claiming(self, model_type: str) -> Spec | None:
