@@ -16,7 +16,7 @@ from ..core.conventions import ADAPTER_CONFIG
 from ..core.errors import ConfigError
 from ..core.jsonio import json_object
 from ..reconcile.expected import expected_layout
-from .peft import BaseModel, data
+from .peftconfig import BaseModel, data
 
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[A-Za-z0-9][\w.\-]*)?$")
 

@@ -1,6 +1,6 @@
 """Low-rank adapter tensors recognised by name, and their structural checks (no base model needed).
 
-The naming conventions are those the writers use: PEFT (``X.lora_A.weight`` / ``X.lora_B.weight``,
+The naming conventions (data: ``data/lora.toml``) are those the writers use: PEFT (``X.lora_A.weight`` / ``X.lora_B.weight``,
 ``X.lora_embedding_A/B``, DoRA ``X.lora_magnitude_vector``), diffusers (``X.lora.down.weight``,
 attention processors' ``X.to_k_lora.down.weight``), kohya / sd-scripts (``lora_unet_X.lora_down.weight`` with
 an ``X.alpha`` scalar), LyCORIS/PEFT LoHa (``hada_w1_a`` ...) and LoKr (``lokr_w1`` ...). A pair is a down
@@ -10,27 +10,35 @@ an ``X.alpha`` scalar), LyCORIS/PEFT LoHa (``hada_w1_a`` ...) and LoKr (``lokr_w
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..core.conventions import ADAPTER_CONFIG
 from ..core.findings import Finding, finding, plural
 from ..core.names import shown
 from ..inventory.build import Tensor
 
-# name -> (module, role); roles: down, up, emb_down, emb_up, magnitude, alpha, factor
-_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"^(?P<m>.+)\.lora_A(?:\.[\w-]+)?\.weight$"), "down"),
-    (re.compile(r"^(?P<m>.+)\.lora_B(?:\.[\w-]+)?\.weight$"), "up"),
-    (re.compile(r"^(?P<m>.+)\.lora_embedding_A(?:\.[\w-]+)?$"), "emb_down"),
-    (re.compile(r"^(?P<m>.+)\.lora_embedding_B(?:\.[\w-]+)?$"), "emb_up"),
-    (re.compile(r"^(?P<m>.+)\.lora_magnitude_vector(?:\.[\w-]+)?(?:\.weight)?$"), "magnitude"),
-    (re.compile(r"^(?P<m>.+?)[._]lora[._]down\.weight$"), "down"),
-    (re.compile(r"^(?P<m>.+?)[._]lora[._]up\.weight$"), "up"),
-    (re.compile(r"^(?P<m>.+?)[._]lora[._]mid\.weight$"), "factor"),
-    (re.compile(r"^(?P<m>.+)\.alpha$"), "alpha"),
-    (re.compile(r"^(?P<m>.+)\.(?:hada_w[12]_[ab]|hada_t[12]|lokr_w[12](?:_[ab])?|lokr_t2|ia3_l|oft_r|boft_R|"
-                r"boft_s|vera_lambda_[bd]|dora_scale|diff|diff_b)(?:\.[\w-]+)?$"), "factor"),
-)
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ROLES = ("down", "up", "emb_down", "emb_up", "magnitude", "alpha", "factor")
+
+
+def _load_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """``data/lora.toml``: name pattern -> role, in the order they are tried (the writers' conventions)."""
+    with open(Path(__file__).parent / "data" / "lora.toml", "rb") as f:
+        doc = tomllib.load(f)
+    patterns = tuple((re.compile(p["match"]), p["role"]) for p in doc["pattern"])
+    unknown = sorted({role for _, role in patterns} - set(ROLES))
+    if unknown:
+        raise ValueError(f"adapters/data/lora.toml: unknown role(s) {unknown}")
+    return patterns
+
+
+_PATTERNS = _load_patterns()
 
 
 @dataclass

@@ -22,7 +22,7 @@ from ..read.sources.protocol import Source
 from ..reconcile.engine import Reconciliation, reconcile
 from ..specs.expr import ExprError, evaluate
 from .lora import check_pairs, is_lora_state_dict, ranks, split
-from .peft import data as peft_data
+from .peftconfig import data as peft_data
 from .singlefile import reconcile_single_file
 
 if sys.version_info >= (3, 11):
@@ -39,14 +39,12 @@ def files_data() -> dict[str, Any]:
         return tomllib.load(f)
 
 
-_KOHYA_BAD_SUFFIX = re.compile(r"_lora_(?:down|up)\.weight$")
-
-
 def kohya_names(tensors: dict[str, Any], file: str) -> list[Finding]:
     """kohya/sd-scripts files name a pair ``<module>.lora_down.weight`` / ``.lora_up.weight``: diffusers'
     converter splits the module off at the dot and looks the partner up by that name."""
-    prefixes = tuple(files_data()["kohya"]["prefixes"])
-    bad = sorted(n for n in tensors if n.startswith(prefixes) and _KOHYA_BAD_SUFFIX.search(n))
+    kohya = files_data()["kohya"]
+    prefixes, bad_suffix = tuple(kohya["prefixes"]), re.compile(kohya["bad_suffix"])
+    bad = sorted(n for n in tensors if n.startswith(prefixes) and bad_suffix.search(n))
     if not bad:
         return []
     return [finding("lora-names-invalid", f"{plural(len(bad), 'tensor')} with kohya-style names end in "

@@ -12,11 +12,8 @@ complete, ranks as configured, every tensor explained by a target). Ground truth
 
 from __future__ import annotations
 
-import re
 import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from ..core.conventions import ADAPTER_CONFIG
@@ -25,33 +22,23 @@ from ..core.names import shown
 from ..inventory.build import Tensor
 from ..specs.expr import ExprError, evaluate
 from .lora import LoraModule, check_pairs, ranks, split
+from .peftconfig import (
+    BaseModel,
+    data,
+    expected_rank,
+    in_layers,
+    module_matches,
+    save_names,
+    saved_whole,
+    target_hits,
+    targets_of,
+    wrappers,
+)
 
 if sys.version_info >= (3, 11):
-    import tomllib
+    pass
 else:  # pragma: no cover
-    import tomli as tomllib
-
-_WRAPPERS = re.compile(r"\.(?:modules_to_save|original_module|base_layer)(?=\.|$)")
-_LAYER = re.compile(r"\.(\d+)(?:\.|$)")
-
-
-@lru_cache(maxsize=1)
-def data() -> dict[str, Any]:
-    """``auditor/data/adapters.toml``: PEFT's conventions as data."""
-    with open(Path(__file__).parent / "data" / "adapters.toml", "rb") as f:
-        return tomllib.load(f)
-
-
-@dataclass(frozen=True)
-class BaseModel:
-    """The base model as far as it is known: its config, where it came from, and its expected tensors."""
-
-    config: dict[str, Any] | None
-    source: str                                  # "--base DIR", "config.json beside the adapter", "Hub org/name"
-    tensors: dict[str, tuple[tuple[int, ...], str]] | None = None   # name -> (shape, component) from a formula
-    parameters: int | None = None
-    note: str | None = None                      # why the base is not (fully) known
-
+    pass
 
 @dataclass
 class AdapterCheck:
@@ -60,63 +47,6 @@ class AdapterCheck:
     findings: list[Finding] = field(default_factory=list)
     categories: dict[str, str] = field(default_factory=dict)   # tensor -> "model" | "unexplained"
     summary: dict[str, Any] = field(default_factory=dict)
-
-
-def _targets(config: dict[str, Any]) -> list[str] | str | None:
-    t = config.get("target_modules")
-    if isinstance(t, str) or t is None:
-        return t
-    return [str(x) for x in t] if isinstance(t, (list, tuple)) else None
-
-
-def _module_matches(module: str, targets: list[str] | str | None) -> bool:
-    if targets is None:
-        return False
-    if isinstance(targets, str):
-        return targets == "all-linear" or re.fullmatch(targets, module) is not None
-    return any(module == t or module.endswith("." + t) for t in targets)
-
-
-def _target_hits(target: str, modules: list[str]) -> bool:
-    return any(m == target or m.endswith("." + target) for m in modules)
-
-
-def _in_layers(module: str, config: dict[str, Any]) -> bool:
-    wanted = config.get("layers_to_transform")
-    if wanted is None or wanted == []:
-        return True
-    wanted = [wanted] if isinstance(wanted, int) else list(wanted)
-    pattern = config.get("layers_pattern")
-    patterns = [pattern] if isinstance(pattern, str) else list(pattern or [])
-    for p in patterns:
-        m = re.search(rf"\.{re.escape(p)}\.(\d+)\.", f".{module}.")
-        if m:
-            return int(m[1]) in wanted
-    m = _LAYER.search(module)
-    return m is None or int(m[1]) in wanted
-
-
-def _save_names(config: dict[str, Any]) -> list[str]:
-    names = [str(x) for x in (config.get("modules_to_save") or [])]
-    names += data()["task_modules_to_save"].get(str(config.get("task_type")), [])
-    return list(dict.fromkeys(names))
-
-
-def _saved(module: str, save: list[str]) -> bool:
-    """Inside a module kept whole: PEFT matched modules_to_save as plain suffixes for years ("classifier" wraps
-    "pre_classifier" too), and a kept module's children (``classifier.dense``) are saved with it."""
-    parts = module.split(".")
-    ancestors = [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
-    return any(a.endswith(s) for a in ancestors for s in save)
-
-
-def expected_rank(module: str, config: dict[str, Any]) -> int | None:
-    """``rank_pattern`` entry matching the module (PEFT: ``(.*\\.)?key$``), else ``r``."""
-    for key, value in (config.get("rank_pattern") or {}).items():
-        if re.match(rf"(.*\.)?({key})$", module) and isinstance(value, int):
-            return value
-    r = config.get("r")
-    return r if isinstance(r, int) and not isinstance(r, bool) else None
 
 
 def check_adapter(config: dict[str, Any], tensors: dict[str, Tensor], base: BaseModel | None,
@@ -153,10 +83,10 @@ def check_adapter(config: dict[str, Any], tensors: dict[str, Tensor], base: Base
     modules, other = split(rel)
     if not rel:
         return result  # nothing readable under the prefix: the root cause is already a finding
-    targets = _targets(config)
-    save = _save_names(config)
+    targets = targets_of(config)
+    save = save_names(config)
     if base is not None and base.tensors is not None:
-        base = _aligned(base, [_WRAPPERS.sub("", m) for m in modules], result)
+        base = _aligned(base, [wrappers().sub("", m) for m in modules], result)
     _check_modules(config, modules, targets, save, base, result, file, prefix, rel)
     _check_others(config, other, rel, modules, targets, save, result, file, prefix)
     for name in tensors:
@@ -194,8 +124,8 @@ def _check_modules(config: dict[str, Any], modules: dict[str, LoraModule], targe
     unexplained: list[str] = []
     want_rank: dict[str, int] = {}
     for module, mod in modules.items():
-        plain = _WRAPPERS.sub("", module)
-        if not (_module_matches(plain, targets) and _in_layers(plain, config)):
+        plain = wrappers().sub("", module)
+        if not (module_matches(plain, targets) and in_layers(plain, config)):
             unexplained += [t.name for t in mod.tensors.values()]
             continue
         r = expected_rank(plain, config)
@@ -210,14 +140,14 @@ def _check_modules(config: dict[str, Any], modules: dict[str, LoraModule], targe
             result.categories[n] = "unexplained"
     if str(config.get("peft_type") or "LORA").upper() in data()["pairs"]["peft_types"]:
         result.findings += check_pairs(modules, expected_rank=want_rank, file=file)
-    stored_modules = [_WRAPPERS.sub("", m) for m in modules]
+    stored_modules = [wrappers().sub("", m) for m in modules]
     universe = stored_modules
     if base is not None and base.tensors is not None:
         universe = sorted({n.rsplit(".", 1)[0] for n in base.tensors})
         _check_against_base(config, modules, base, targets, save, result, file, prefix)
         _check_biases(config, rel, base, targets, save, result, file, prefix)
     if isinstance(targets, list):
-        dead = [t for t in targets if not _target_hits(t, universe)]
+        dead = [t for t in targets if not target_hits(t, universe)]
         if dead:
             where = "the base model" if universe is not stored_modules else "the adapter"
             result.findings.append(finding(
@@ -242,8 +172,8 @@ def _check_against_base(config: dict[str, Any], modules: dict[str, LoraModule], 
     wrong: list[str] = []
     for name, (shape, component) in base.tensors.items():
         module, _, leaf = name.rpartition(".")
-        if leaf != "weight" or len(shape) != 2 or _saved(module, save) or not _module_matches(module, targets) \
-                or not _in_layers(module, config):
+        if leaf != "weight" or len(shape) != 2 or saved_whole(module, save) or not module_matches(module, targets) \
+                or not in_layers(module, config):
             continue
         if targets == "all-linear" and (component in ("embedding", "position_embedding", "lm_head")
                                         or module.rsplit(".", 1)[-1] in embeddings):
@@ -294,9 +224,9 @@ def _check_biases(config: dict[str, Any], rel: dict[str, Tensor], base: BaseMode
     wrong: list[str] = []
     for name, (shape, _) in base.tensors.items():
         module, _, leaf = name.rpartition(".")
-        if leaf != "bias" or _saved(module, save):
+        if leaf != "bias" or saved_whole(module, save):
             continue
-        targeted = _module_matches(module, targets) and _in_layers(module, config)
+        targeted = module_matches(module, targets) and in_layers(module, config)
         if bias == "lora_only" and not targeted:
             continue
         stored = rel.get(f"{module}.base_layer.bias") or rel.get(f"{module}.bias")
@@ -327,10 +257,10 @@ def _check_others(config: dict[str, Any], other: list[str], rel: dict[str, Tenso
     unexplained: list[str] = []
     for name in other:
         module, _, leaf = name.rpartition(".")
-        plain = _WRAPPERS.sub("", module)
-        if _saved(plain, save):
+        plain = wrappers().sub("", module)
+        if saved_whole(plain, save):
             continue
-        if leaf == "bias" and (bias == "all" or (bias == "lora_only" and _module_matches(plain, targets))):
+        if leaf == "bias" and (bias == "all" or (bias == "lora_only" and module_matches(plain, targets))):
             continue
         if plain.endswith(embeddings) and (module.endswith(".base_layer") or leaf == "weight"):
             continue  # targeted embeddings keep their base layer; a resized vocabulary saves the full matrix
@@ -371,7 +301,7 @@ def _summary(config: dict[str, Any], peft_type: str, base: BaseModel | None, sto
     share = None
     if base is not None and base.parameters:
         share = stored / base.parameters
-    targets = _targets(config)
+    targets = targets_of(config)
     return {"peft_type": peft_type, "task_type": config.get("task_type"), "r": config.get("r"),
             "lora_alpha": config.get("lora_alpha"), "use_dora": bool(config.get("use_dora")),
             "use_rslora": bool(config.get("use_rslora")),

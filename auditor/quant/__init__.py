@@ -20,7 +20,15 @@ from typing import Any
 from ..inventory.build import Tensor
 from .assess import assess
 from .configs import QuantConfig, read
-from .verdicts import Assessment, QuantVerdict, looks_quantized, rule_suffixes, stand_ins, stands_for, unconfigured
+from .verdicts import (
+    Assessment,
+    QuantVerdict,
+    looks_like_bookkeeping,
+    rule_suffixes,
+    stand_ins,
+    stands_for,
+    unconfigured,
+)
 
 __all__ = ["Quantization", "QuantVerdict", "QuantConfig", "stand_ins", "stands_for"]
 
@@ -63,9 +71,8 @@ class Quantization:
         verdict = self.assessment.verdicts.get(tensor.name)
         if verdict is not None or expected or self.config is None:
             return verdict
-        parent, _, last = tensor.name.rpartition(".")
-        if last in rule_suffixes()[1] or last.startswith("bitsandbytes__") or tensor.name.endswith("_scale_inv") \
-                or (looks_quantized(tensor.name) and tensor.name.endswith("_scales")):
+        parent = tensor.name.rpartition(".")[0]
+        if looks_like_bookkeeping(tensor.name):
             return QuantVerdict("quantization", parent + ".weight")
         return None
 

@@ -139,11 +139,11 @@ def all_schemes() -> tuple[Scheme, ...]:
 
 
 @lru_cache(maxsize=1)
-def packed_forms() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """``packed.toml``: prefixes and endings of a last name segment that mark a quantization tensor beyond the
-    schemes' own rule names, recognised by name alone (no scheme evaluated): ``(prefixes, suffixes)``."""
+def packed_forms() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """``packed.toml``: for packed weights (``"weight"``) and bookkeeping (``"bookkeeping"``), the prefixes and
+    endings of a last name segment that mark a quantization tensor beyond the schemes' own rule names."""
     doc = tomllib.loads((Path(__file__).parent / "packed.toml").read_text(encoding="utf-8"))
-    return tuple(doc["prefixes"]), tuple(doc["suffixes"])
+    return {role: (tuple(doc[role]["prefixes"]), tuple(doc[role]["suffixes"])) for role in ("weight", "bookkeeping")}
 
 
 def choose(method: str, params: dict[str, Any]) -> Scheme | None:

@@ -61,8 +61,15 @@ def looks_quantized(name: str) -> bool:
     """A quantization tensor by its name: a packed weight or bookkeeping some scheme file names."""
     last = name.rpartition(".")[2]
     weight, aux = rule_suffixes()
-    prefixes, suffixes = packed_forms()
-    return last in weight or last in aux or last.startswith(prefixes) or last.endswith(suffixes)
+    return last in weight or last in aux or any(last.startswith(prefixes) or last.endswith(suffixes)
+                                                for prefixes, suffixes in packed_forms().values())
+
+
+def looks_like_bookkeeping(name: str) -> bool:
+    """Quantization bookkeeping by its name alone (no scheme evaluated): scales, zero points, quant state."""
+    last = name.rpartition(".")[2]
+    prefixes, suffixes = packed_forms()["bookkeeping"]
+    return last in rule_suffixes()[1] or last.startswith(prefixes) or last.endswith(suffixes)
 
 
 def stand_ins(name: str) -> tuple[str, ...]:

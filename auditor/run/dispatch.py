@@ -192,7 +192,7 @@ def _audit_adapter(view: Source, part: Part, *, base: str | None, token: str | N
 
 
 def _adapter_detail(s: dict[str, Any]) -> str:
-    from ..adapters.peft import data as peft_data
+    from ..adapters.peftconfig import data as peft_data
     targets = s["target_modules"]
     what = f"{s['peft_type']}"
     if s.get("r") is not None and s["peft_type"] not in peft_data()["prompt"]:
