@@ -116,7 +116,7 @@ def test_the_layers_check_finds_an_upward_import() -> None:
 # core/conventions.py), exporters' tensor names beside the data of the stage that owns them. No string in the code
 # names a fixed file or a kohya-style prefix; docstrings may. Generic: config.json (every checkpoint's, the format
 # itself), names whose stem is computed (f"{stem}.safetensors"), st-audit's own data files.
-GENERIC_NAMES = {"config.json", "_claims.json"}
+GENERIC_NAMES = {"config.json"}
 _HOLE = "\0"  # a computed part of an f-string
 _FIXED_NAME = re.compile(r"(?<![\w.\0-])[\w-]+(?:\.[\w\0-]+)*\.(?:json|safetensors)\b")
 _EXPORTER_PREFIX = re.compile(r"^lora_(?:(?:unet|te\d*)_)?$")
