@@ -530,6 +530,7 @@ def test_the_kept_claims_are_the_heads_and_an_edit_is_never_answered_from_a_stal
     """Which file claims what is read from ~700 heads once, then from the user's cache while every spec file keeps
     its name, size and modification time: a same-size edit (a claim renamed, qwen3 -> qwen9) and an added file are
     read again, and a cache that cannot be written only costs the time."""
+    import json
     import os
     import shutil
 
@@ -559,6 +560,9 @@ def test_the_kept_claims_are_the_heads_and_an_edit_is_never_answered_from_a_stal
     assert fresh.claimant(0, "qwen9") == "qwen3.toml" and fresh.claimant(0, "qwen3") is None
     (data / "zz-new.toml").write_text('model_types = ["brand-new"]\n')
     assert load.SpecLibrary(store.spec_files()).claimant(0, "brand-new") == "zz-new.toml"
+    kept.write_bytes(b'{"stamp": [], "files"')  # damaged on disk: read again (and rewritten whole)
+    assert load.SpecLibrary(store.spec_files()).claimant(0, "brand-new") == "zz-new.toml"
+    assert json.loads(kept.read_bytes())["claims"][0]["brand-new"] == "zz-new.toml"
     kept.unlink()
     kept.parent.chmod(0o500)  # a cache that cannot be written: still the right answer
     try:
