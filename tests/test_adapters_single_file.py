@@ -114,6 +114,8 @@ def errors(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
      (3, 64, 3, 3)),
     ("sdxl-base", "conditioner.embedders.1.model.transformer.resblocks.31.attn.in_proj_bias",
      "model.diffusion_model.label_emb.0.0.weight", (1280, 2048)),
+    ("sdxl-refiner", "conditioner.embedders.0.model.text_projection",
+     "model.diffusion_model.output_blocks.5.1.transformer_blocks.3.attn2.to_k.weight", (1536, 2048)),
     ("flux-dev", "single_blocks.37.linear2.weight", "double_blocks.3.img_attn.qkv.weight", (3072, 3072)),
     ("flux-schnell", "txt_in.bias", "single_blocks.0.linear1.weight", (18432, 3072)),
     ("flux-vae", "decoder.up.0.block.2.conv2.weight", "encoder.mid.attn_1.q.weight", (512, 512)),

@@ -2,7 +2,7 @@
 
 DEV-ONLY TOOL (like tools/dump_diffusers.py): run with /work/devenv/bin/python (diffusers 0.42.1, transformers
 5.23, torch 2.13 CPU). For each supported single-file type (SD 1.x full checkpoint, SDXL base, FLUX.1 dev /
-schnell transformer, FLUX.1 VAE ``ae.safetensors``):
+schnell transformer, FLUX.1 VAE ``ae.safetensors``, SDXL refiner):
 
 1. every component is built on the ``meta`` device from the config diffusers' loader would use (the released
    configs of ``DIFFUSERS_DEFAULT_PIPELINE_PATHS[model_type]``: the diffusers-cases release configs, and the
@@ -39,6 +39,38 @@ CLIP_L = dict(vocab_size=49408, hidden_size=768, intermediate_size=3072, num_hid
               max_position_embeddings=77, hidden_act="quick_gelu", projection_dim=768)
 CLIP_G = dict(vocab_size=49408, hidden_size=1280, intermediate_size=5120, num_hidden_layers=32, num_attention_heads=20,
               max_position_embeddings=77, hidden_act="gelu", projection_dim=1280)
+
+
+# stabilityai/stable-diffusion-xl-refiner-1.0's unet/config.json (the released config; keys other than the class
+# defaults). Cross-checked below against diffusers' own create_unet_diffusers_config_from_ldm on the refiner's sgm
+# config (Stability-AI/generative-models configs/inference/sd_xl_refiner.yaml, network_config and first stage).
+XL_REFINER_UNET = dict(addition_embed_type="text_time", addition_embed_type_num_heads=64, addition_time_embed_dim=256,
+                       attention_head_dim=[6, 12, 24, 24], block_out_channels=[384, 768, 1536, 1536],
+                       cross_attention_dim=1280,
+                       down_block_types=["DownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D", "DownBlock2D"],
+                       up_block_types=["UpBlock2D", "CrossAttnUpBlock2D", "CrossAttnUpBlock2D", "UpBlock2D"],
+                       projection_class_embeddings_input_dim=2560, transformer_layers_per_block=4,
+                       use_linear_projection=True, sample_size=128, layers_per_block=2)
+SD_XL_REFINER_YAML = {"model": {"params": {
+    "network_config": {"params": dict(adm_in_channels=2560, num_classes="sequential", in_channels=4, out_channels=4,
+                                      model_channels=384, attention_resolutions=[4, 2], num_res_blocks=2,
+                                      channel_mult=[1, 2, 4, 4], num_head_channels=64, use_linear_in_transformer=True,
+                                      transformer_depth=4, context_dim=[1280, 1280, 1280, 1280])},
+    "first_stage_config": {"params": {"ddconfig": dict(double_z=True, z_channels=4, resolution=256, in_channels=3,
+                                                       out_ch=3, ch=128, ch_mult=[1, 2, 4, 4], num_res_blocks=2,
+                                                       attn_resolutions=[], dropout=0.0)}}}}}
+
+
+def refiner_unet_config() -> dict[str, Any]:
+    from diffusers.loaders import single_file_utils as sfu
+    derived = sfu.create_unet_diffusers_config_from_ldm(SD_XL_REFINER_YAML, {})
+    # sample_size comes from the image size the loader guesses, not from the sgm config
+    differ = {k: (v, derived[k]) for k, v in XL_REFINER_UNET.items()
+              if k in derived and k != "sample_size" and (list(v) if isinstance(v, (list, tuple)) else v)
+              != (list(derived[k]) if isinstance(derived[k], (list, tuple)) else derived[k])}
+    if differ:
+        raise SystemExit(f"the refiner's unet config differs from the sgm config's: {differ}")
+    return {"_class_name": "UNet2DConditionModel", **XL_REFINER_UNET}
 
 
 def case_config(cls: str, case: str) -> dict[str, Any]:
@@ -237,32 +269,53 @@ def check(component: str, got: dict[str, Any], want: dict[str, tuple[int, ...]],
         raise SystemExit(f"{component}: original tensors the converter did not read: {left[:5]}")
 
 
-def sd_type(name: str, unet_case: str, vae_config: dict[str, Any], text: list[tuple[str, str, dict[str, Any]]]
-            ) -> dict[str, Any]:
+def sd_type(name: str, unet_config: dict[str, Any], vae_config: dict[str, Any],
+            text: list[tuple[str, str, dict[str, Any], str, str]],
+            stored_text: dict[str, tuple[dict[str, Any], str]] | None = None) -> dict[str, Any]:
+    """``text``: (component, prefix, config, class, "hf" | "open_clip"). ``stored_text``: a text component whose
+    original model is larger than the loader's config (SD 2.x's OpenCLIP-H: 24 resblocks and a text_projection,
+    of which diffusers builds 23 layers and no projection): its config and class as the original code stores it;
+    the tensors beyond the loader's model are written too, must change nothing in the conversion, and are kept
+    apart as ``unread``."""
     import torch
     from diffusers import AutoencoderKL, UNet2DConditionModel
     from diffusers.loaders import single_file_utils as sfu
     from transformers import CLIPTextConfig, CLIPTextModel, CLIPTextModelWithProjection
 
-    unet_config = case_config("UNet2DConditionModel", unet_case)
+    classes = {"CLIPTextModel": CLIPTextModel, "CLIPTextModelWithProjection": CLIPTextModelWithProjection}
+    stored_text = stored_text or {}
     components: dict[str, Any] = {}
     original: dict[str, tuple[int, ...]] = {}
+    unread: dict[str, tuple[int, ...]] = {}
     with torch.device("meta"):
         unet = UNet2DConditionModel.from_config(unet_config)
         vae = AutoencoderKL.from_config(vae_config)
     unet_sd, vae_sd = state_shapes(unet), state_shapes(vae)
     original.update(to_original_unet(unet_sd, dict(unet.config)))
     original.update(to_original_vae(vae_sd, vae_config, "first_stage_model."))
-    models: dict[str, Any] = {}
-    for comp, prefix, cfg in text:
-        with torch.device("meta"):
-            cls = CLIPTextModelWithProjection if prefix.endswith(".model.") else CLIPTextModel
-            model = cls(CLIPTextConfig(**cfg))
-        models[comp] = model
+
+    def text_sd(model: Any) -> dict[str, tuple[int, ...]]:
+        # transformers >= 5.6 flattens CLIPTextModel (no text_model. level); the converters speak text_model.
         sd = state_shapes(model)
-        original.update(to_original_open_clip(sd, prefix) if cls is CLIPTextModelWithProjection
-                        else to_original_clip(sd, prefix))
+        return sd if hasattr(model, "text_model") else {"text_model." + k: v for k, v in sd.items()}
+
+    models: dict[str, Any] = {}
+    for comp, prefix, cfg, cls_name, fmt in text:
+        with torch.device("meta"):
+            model = classes[cls_name](CLIPTextConfig(**cfg))
+        models[comp] = model
+        sd = text_sd(model)
+        written = to_original_open_clip(sd, prefix) if fmt == "open_clip" else to_original_clip(sd, prefix)
+        original.update(written)
+        if comp in stored_text:
+            big_cfg, big_cls = stored_text[comp]
+            with torch.device("meta"):
+                big = classes[big_cls](CLIPTextConfig(**big_cfg))
+            full = to_original_open_clip(text_sd(big), prefix)
+            assert all(full[k] == v for k, v in written.items()), f"{comp}: the stored model does not extend the loader's"
+            unread.update({k: v for k, v in full.items() if k not in written})
     ckpt = meta_tensors(original)
+    full_ckpt = meta_tensors({**original, **unread})
     ids = {id(v): k for k, v in ckpt.items()}
 
     def used(out: dict[str, Any]) -> set[str]:
@@ -280,24 +333,33 @@ def sd_type(name: str, unet_case: str, vae_config: dict[str, Any], text: list[tu
     check("vae", out, vae_sd, src, original, "first_stage_model.")
     components["vae"] = dict(cls="AutoencoderKL", config=vae_config, prefix="first_stage_model.",
                              parameters=vae.num_parameters(), original_tensors=len(src))
-    for comp, prefix, cfg in text:
+    for comp, prefix, cfg, _cls, fmt in text:
         model = models[comp]
+        want = state_shapes(model)
         work = Reads(ckpt)
-        if isinstance(model, CLIPTextModelWithProjection):
+        if fmt == "open_clip":
             out = sfu.convert_open_clip_checkpoint(model, work, prefix=prefix)
             src = {k for k in work.read if k.startswith(prefix)}  # sliced and cloned: known by the reads
+            if comp in stored_text:  # the whole original model: the extra tensors change nothing
+                again = sfu.convert_open_clip_checkpoint(model, Reads(full_ckpt), prefix=prefix)
+                if {k: tuple(v.shape) for k, v in again.items()} != {k: tuple(v.shape) for k, v in out.items()}:
+                    raise SystemExit(f"{comp}: the stored model's extra tensors change the conversion")
         else:
-            out = {k.removeprefix("text_model."): v for k, v in sfu.convert_ldm_clip_checkpoint(work).items()
+            out = {k: v for k, v in sfu.convert_ldm_clip_checkpoint(work).items()
                    if k.startswith("text_model.") and (prefix + k) in ckpt}
             src = used(out) | _conv_sources(out, ids)
-        check(comp, out, state_shapes(model), src, original, prefix)
+        if not hasattr(model, "text_model"):  # as create_diffusers_clip_model_from_ldm does
+            out = {k.removeprefix("text_model."): v for k, v in out.items()}
+        check(comp, out, want, src, original, prefix)
         components[comp] = dict(cls=type(model).__name__, config={**cfg, "model_type": "clip_text_model",
                                                                   "architectures": [type(model).__name__]},
                                 prefix=prefix, parameters=model.num_parameters(), original_tensors=len(src))
     inferred = sfu.infer_diffusers_model_type(ckpt)
+    if unread and sfu.infer_diffusers_model_type(full_ckpt) != inferred:
+        raise SystemExit(f"{name}: the whole original file is inferred as another type")
     return dict(type=name, inferred_model_type=inferred,
                 default_pipeline=sfu.DIFFUSERS_DEFAULT_PIPELINE_PATHS[inferred]["pretrained_model_name_or_path"],
-                components=components, original=original)
+                components=components, original=original, unread=unread)
 
 
 def _conv_sources(out: dict[str, Any], ids: dict[int, str]) -> set[str]:
@@ -361,11 +423,17 @@ def main() -> None:
     import torch
     import transformers
     sd_vae = case_config("AutoencoderKL", "sd")
+    xl_vae = {**sd_vae, "scaling_factor": 0.13025, "sample_size": 1024}
     types = [
-        sd_type("sd15", "sd15", sd_vae, [("text_encoder", "cond_stage_model.transformer.", CLIP_L)]),
-        sd_type("sdxl-base", "sdxl", {**sd_vae, "scaling_factor": 0.13025, "sample_size": 1024},
-                [("text_encoder", "conditioner.embedders.0.transformer.", CLIP_L),
-                 ("text_encoder_2", "conditioner.embedders.1.model.", CLIP_G)]),
+        sd_type("sd15", case_config("UNet2DConditionModel", "sd15"), sd_vae,
+                [("text_encoder", "cond_stage_model.transformer.", CLIP_L, "CLIPTextModel", "hf")]),
+        sd_type("sdxl-base", case_config("UNet2DConditionModel", "sdxl"), xl_vae,
+                [("text_encoder", "conditioner.embedders.0.transformer.", CLIP_L, "CLIPTextModel", "hf"),
+                 ("text_encoder_2", "conditioner.embedders.1.model.", CLIP_G, "CLIPTextModelWithProjection",
+                  "open_clip")]),
+        sd_type("sdxl-refiner", refiner_unet_config(), xl_vae,
+                [("text_encoder_2", "conditioner.embedders.0.model.", CLIP_G, "CLIPTextModelWithProjection",
+                  "open_clip")]),
         flux_type("flux-dev", "dev", {}),
         flux_type("flux-schnell", "dev", {"guidance_embeds": False}),
         flux_vae_type(),
@@ -375,6 +443,10 @@ def main() -> None:
         t["produced_by"] = (f"tools/dump_single_file.py: diffusers {diffusers.__version__}, transformers "
                             f"{transformers.__version__}, torch {torch.__version__}")
         t["original"] = {k: list(v) for k, v in sorted(t["original"].items())}
+        if t.get("unread"):  # stored by the original code, not read by the loader
+            t["unread"] = {k: list(v) for k, v in sorted(t["unread"].items())}
+        else:
+            t.pop("unread", None)
         with gzip.open(OUT / f"{t['type']}.json.gz", "wt") as f:
             json.dump(t, f, sort_keys=True)
         counts = ", ".join(f"{c} {v['parameters']:,} from {v['original_tensors']}" for c, v in t["components"].items())
