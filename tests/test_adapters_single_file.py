@@ -105,6 +105,22 @@ def test_released_sd15_extras_are_notes_not_errors(tmp_path: Path) -> None:
     assert [f["code"] for f in doc["findings"] if f["severity"] == "error"] == ["unexpected-tensor"]
 
 
+def test_released_sd2_openclip_extras_are_notes_not_errors(tmp_path: Path) -> None:
+    """A v2-1 file stores OpenCLIP-H whole: 24 resblocks, text_projection and logit_scale. diffusers' text encoder
+    has 23 layers and no projection; the loader skips the rest (SD_2_TEXT_ENCODER_KEYS_TO_IGNORE), so do we."""
+    t = truth("sd2")
+    assert len(t["unread"]) == 13
+    extras = [(n, "F16", tuple(s)) for n, s in t["unread"].items()]
+    extras += [("cond_stage_model.model.logit_scale", "F32", ()), ("betas", "F32", (1000,))]
+    path = write(tmp_path / "v2-1_768-ema-pruned.safetensors", t["original"], extra=extras)
+    doc = audit_target(str(path)).to_dict()
+    assert doc["verdict"] == "pass" and {f["code"] for f in doc["findings"]} == {"buffer-stored"}
+    noted = {n for f in doc["findings"] for n in f["tensors"]}
+    assert set(t["unread"]) <= noted
+    assert doc["ledger"]["model"] == doc["expected"]["parameters"] == 1_289_952_427
+    assert doc["single_file"]["components"]["text_encoder"] == {"expected": 340_387_840, "actual": 340_387_840}
+
+
 def errors(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
     return [(f["code"], f["tensors"]) for f in doc["findings"] if f["severity"] == "error"]
 
@@ -116,6 +132,8 @@ def errors(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
      "model.diffusion_model.label_emb.0.0.weight", (1280, 2048)),
     ("sdxl-refiner", "conditioner.embedders.0.model.text_projection",
      "model.diffusion_model.output_blocks.5.1.transformer_blocks.3.attn2.to_k.weight", (1536, 2048)),
+    ("sd2", "cond_stage_model.model.transformer.resblocks.22.mlp.c_fc.bias",
+     "cond_stage_model.model.transformer.resblocks.0.attn.in_proj_weight", (3 * 1280, 1024)),
     ("flux-dev", "single_blocks.37.linear2.weight", "double_blocks.3.img_attn.qkv.weight", (3072, 3072)),
     ("flux-schnell", "txt_in.bias", "single_blocks.0.linear1.weight", (18432, 3072)),
     ("flux-vae", "decoder.up.0.block.2.conv2.weight", "encoder.mid.attn_1.q.weight", (512, 512)),
@@ -145,7 +163,8 @@ def test_a_whole_component_missing_is_said_once(tmp_path: Path) -> None:
 
 
 def test_other_original_files_keep_the_structural_check(tmp_path: Path) -> None:
-    """SD 2.x (1024-wide cross-attention), inpainting (9 input channels) and partial files are no exact type."""
+    """A 1024-wide cross-attention UNet beside SD 1.x's CLIP (no OpenCLIP-H), inpainting (9 input channels) and
+    partial files are no exact type."""
     t = truth("sd15")
     path = write(tmp_path / "v2.safetensors", t["original"],
                  reshape={"model.diffusion_model.input_blocks.2.1.transformer_blocks.0.attn2.to_k.weight": (320, 1024)})

@@ -2,7 +2,7 @@
 
 DEV-ONLY TOOL (like tools/dump_diffusers.py): run with /work/devenv/bin/python (diffusers 0.42.1, transformers
 5.23, torch 2.13 CPU). For each supported single-file type (SD 1.x full checkpoint, SDXL base, FLUX.1 dev /
-schnell transformer, FLUX.1 VAE ``ae.safetensors``, SDXL refiner):
+schnell transformer, FLUX.1 VAE ``ae.safetensors``, SDXL refiner, SD 2.x):
 
 1. every component is built on the ``meta`` device from the config diffusers' loader would use (the released
    configs of ``DIFFUSERS_DEFAULT_PIPELINE_PATHS[model_type]``: the diffusers-cases release configs, and the
@@ -37,6 +37,11 @@ CASES = ROOT / "fixtures" / "diffusers-cases"
 # openai/clip-vit-large-patch14's text model (SD 1.x, SDXL's first encoder) and OpenCLIP ViT-bigG/14 (SDXL's second)
 CLIP_L = dict(vocab_size=49408, hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12,
               max_position_embeddings=77, hidden_act="quick_gelu", projection_dim=768)
+# stabilityai/stable-diffusion-2-1's text_encoder (SD 2.x): the OpenCLIP ViT-H/14 text tower read as a 23-layer
+# CLIPTextModel (the penultimate layer's output); the original stores all 24 resblocks and the text_projection
+OPEN_CLIP_H_SD2 = dict(vocab_size=49408, hidden_size=1024, intermediate_size=4096, num_hidden_layers=23,
+                       num_attention_heads=16, max_position_embeddings=77, hidden_act="gelu", projection_dim=512)
+OPEN_CLIP_H_STORED = {**OPEN_CLIP_H_SD2, "num_hidden_layers": 24, "projection_dim": 1024}
 CLIP_G = dict(vocab_size=49408, hidden_size=1280, intermediate_size=5120, num_hidden_layers=32, num_attention_heads=20,
               max_position_embeddings=77, hidden_act="gelu", projection_dim=1280)
 
@@ -344,6 +349,8 @@ def sd_type(name: str, unet_config: dict[str, Any], vae_config: dict[str, Any],
                 again = sfu.convert_open_clip_checkpoint(model, Reads(full_ckpt), prefix=prefix)
                 if {k: tuple(v.shape) for k, v in again.items()} != {k: tuple(v.shape) for k, v in out.items()}:
                     raise SystemExit(f"{comp}: the stored model's extra tensors change the conversion")
+                if not set(unread) <= set(sfu.SD_2_TEXT_ENCODER_KEYS_TO_IGNORE):  # what the loader says it skips
+                    raise SystemExit(f"{comp}: unread tensors the loader does not list as ignored")
         else:
             out = {k: v for k, v in sfu.convert_ldm_clip_checkpoint(work).items()
                    if k.startswith("text_model.") and (prefix + k) in ckpt}
@@ -434,6 +441,9 @@ def main() -> None:
         sd_type("sdxl-refiner", refiner_unet_config(), xl_vae,
                 [("text_encoder_2", "conditioner.embedders.0.model.", CLIP_G, "CLIPTextModelWithProjection",
                   "open_clip")]),
+        sd_type("sd2", case_config("UNet2DConditionModel", "sd21"), {**sd_vae, "sample_size": 768},
+                [("text_encoder", "cond_stage_model.model.", OPEN_CLIP_H_SD2, "CLIPTextModel", "open_clip")],
+                stored_text={"text_encoder": (OPEN_CLIP_H_STORED, "CLIPTextModelWithProjection")}),
         flux_type("flux-dev", "dev", {}),
         flux_type("flux-schnell", "dev", {"guidance_embeds": False}),
         flux_vae_type(),
