@@ -1,7 +1,9 @@
 """The HTML reports as a person sees them: headless Chromium loads the report of a dense LLM, an MoE, a VLM, a
-pipeline, an adapter, a broken checkpoint and a diff; any JavaScript exception or console error fails the test;
-the tree opens and closes, the severity filter hides findings; a screenshot of each (light, and one dark) is
-written under build/test-output/html/ (``ST_AUDIT_TEST_OUTPUT``) and must not be blank.
+pipeline, an adapter, a broken checkpoint, one with unread shards, a pipeline with a failing section and a diff;
+any JavaScript exception or console error fails the test; the tree opens and closes, the severity filter hides
+findings (a root cause stays while one of its consequences is shown), a section's fold opens from its link; a
+screenshot of each (light, and one dark) is written under build/test-output/html/ (``ST_AUDIT_TEST_OUTPUT``) and
+must not be blank.
 
 Without a browser these tests skip with one line, except where ``ST_AUDIT_REQUIRE_BROWSER`` is set (CI: .ci/run
 installs Debian's chromium), where they fail.
@@ -89,6 +91,22 @@ def test_broken_report_shows_what_is_wrong(page: Page, reports: dict[str, tuple[
                   "false; c.dispatchEvent(new Event('change', {bubbles: true}));})")
     shown = page.evaluate("[...document.querySelectorAll('.finding:not(.hidden)')].map(f => f.dataset.sev)")
     assert shown and set(shown) == {"error"}
+
+
+def test_pipeline_folds_and_unread_files(page: Page, reports: dict[str, tuple[Path, AnyReport]],  # noqa: F811
+                                         tmp_path: Path) -> None:
+    """A pipeline whose VAE is Git LFS pointers: its two sections open, the rest folded; a link from the sections
+    table opens its fold. The files view shows the pointer with the tree's error mark."""
+    html = tmp_path / "broken-pipeline.html"
+    html.write_text(formatter("html")(reports["broken-pipeline"][1]))
+    page.load(html)
+    assert page.evaluate("document.querySelectorAll('details.part').length") == 6
+    assert page.evaluate("[...document.querySelectorAll('details.part[open]')].map(d => d.id)") == ["s4", "s5"]
+    page.evaluate("document.querySelector('a[href=\"#s0\"]').click()")
+    assert page.evaluate("document.getElementById('s0').open") is True
+    assert page.evaluate("[...document.querySelectorAll('tr.file.unread')].filter(r => r.offsetParent)"
+                         ".map(r => r.querySelector('.dot').className)") == ["dot error", "dot error"]
+    assert page.errors == [], page.errors
 
 
 def test_dark_report_and_diff(reports: dict[str, tuple[Path, AnyReport]], tmp_path: Path) -> None:  # noqa: F811

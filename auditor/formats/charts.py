@@ -83,11 +83,12 @@ class LayerBar:
     index: int
     stored: int
     expected: int | None
-    status: str  # ok | differs | missing | error | warning | info | beyond
+    status: str  # ok | differs | missing | unchecked | error | warning | info | beyond
     kind: str = ""  # the layer kind it was matched to (hybrid stacks)
 
 
 STATUS_TEXT = {"ok": "as expected", "differs": "differs from the formula", "missing": "missing",
+               "unchecked": "not checked (its file could not be read)",
                "error": "error", "warning": "warning", "info": "note", "beyond": "beyond config.json's count"}
 
 
@@ -114,7 +115,13 @@ def layer_bars(bars: list[LayerBar], kinds: list[str], uid: str = "l", height: i
         kind_i = kinds.index(b.kind) if b.kind in kinds else 0
         tip = (f"layer {b.index}{' (' + b.kind + ')' if b.kind else ''}: stored {b.stored:,}"
                + (f", expected {b.expected:,}" if b.expected is not None else "") + f"; {STATUS_TEXT[b.status]}")
-        if b.status == "missing":
+        if b.status == "unchecked":  # a dashed outline; what was read of the layer, muted inside it
+            out.append(f'<rect x="{x:.1f}" y="6" width="{w:.1f}" height="{bottom - 6}" class="bar unchecked">'
+                       f'<title>{escape(tip)}</title></rect>')
+            if h:
+                out.append(f'<rect x="{x:.1f}" y="{bottom - h:.1f}" width="{w:.1f}" height="{h:.1f}" '
+                           f'class="bar read"><title>{escape(tip)}</title></rect>')
+        elif b.status == "missing":
             out.append(f'<rect x="{x:.1f}" y="6" width="{w:.1f}" height="{bottom - 6}" class="bar missing" '
                        f'fill="url(#hatch-{uid})"><title>{escape(tip)}</title></rect>')
         else:

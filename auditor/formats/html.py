@@ -18,8 +18,10 @@ from ..inventory.patterns import patterns
 from ..report.composite import AnyReport, CompositeReport, kind_line
 from ..report.single import Report
 from .common import ledger_label, summary_line
+from .htmlfiles import files_view
 from .htmlstyle import CSS, JS
 from .htmlviews import per_layer, section_slices, tree_view, where_parameters_go
+from .numbers import human
 from .tree import module_tree
 
 HANDLES_SECTIONS = True  # formats.formatter hands a report of sections to format_report whole
@@ -99,8 +101,8 @@ def _body(report: Report, uid: str) -> str:
     packed = report.reconciliation.packed_extra
     note = (f'<p class="muted">The tree counts stored elements: packed weights encode {packed:,} parameters more '
             f'than they store (the totals count those).</p>' if packed else "")
-    return (where_parameters_go(report, root) + per_layer(report, root, uid) + tree_view(root, root.parameters)
-            + note + findings_view(report.active_findings, report.groups))
+    return (where_parameters_go(report, root) + per_layer(report, root, uid) + files_view(report)
+            + tree_view(root, root.parameters) + note + findings_view(report.active_findings, report.groups))
 
 
 def findings_view(findings: Sequence[Finding], groups: Any = None, title: str = "Findings") -> str:
@@ -144,13 +146,14 @@ def _finding(f: Finding, groups: Any, inner: str) -> str:
             f'<code>{escape(f.code)}</code> {escape(f.message)}{pats}{files}{inner}</div>')
 
 
-def _composite(report: CompositeReport) -> str:
-    """The whole's verdict and sections donut, then every section as a report of its own."""
+def _composite(report: CompositeReport, uid: str = "s") -> str:
+    """The whole's verdict and sections donut, then every section as a report of its own, in a fold of its own
+    (open when the section fails) whose summary line says its verdict and counts."""
     out = [f'<h1>{_verdict(report.verdict)}<code>{escape(report.target)}</code></h1>',
            f'<div class="muted">{escape(kind_line(report.kind.to_dict()))}</div>']
     out += [f'<div class="muted">note: {escape(n)}</div>' for n in report.kind.notes]
     out.append(f'<div class="summary">{escape(summary_line(report))}</div>')
-    rows = "".join(f'<tr><td>{_verdict(s.report.verdict)}</td><td><a href="#s{i}"><code>{escape(s.part.name)}'
+    rows = "".join(f'<tr><td>{_verdict(s.report.verdict)}</td><td><a href="#{uid}{i}"><code>{escape(s.part.name)}'
                    f'</code></a></td><td>{escape(s.part.kind)}{", " + escape(s.part.role) if s.part.role else ""}'
                    f'</td><td class="n">{int(s.report.total_counts()["parameters"]):,}</td></tr>'
                    for i, s in enumerate(report.sections))
@@ -161,9 +164,21 @@ def _composite(report: CompositeReport) -> str:
     for i, s in enumerate(report.sections):
         inner = s.report
         if isinstance(inner, Report):
-            content = _header(inner, 2) + _body(inner, f"s{i}")
+            content = _header(inner, 2) + _body(inner, f"{uid}{i}")
         else:
-            content = _composite(inner).replace("<h1>", "<h2>").replace("</h1>", "</h2>")
-        out.append(f'<section class="part" id="s{i}"><div class="muted">section {i + 1} of '
-                   f'{len(report.sections)}: {escape(s.part.name)}</div>{content}</section>')
+            content = _composite(inner, f"{uid}{i}-").replace("<h1>", "<h2>").replace("</h1>", "</h2>")
+        out.append(f'<details class="part" id="{uid}{i}"{" open" if inner.verdict == "fail" else ""}>'
+                   f'<summary>{_fold_line(s, i, len(report.sections))}</summary>{content}</details>')
     return "".join(out)
+
+
+def _fold_line(s: Any, i: int, n: int) -> str:
+    """A section's fold, closed: its verdict, name and kind, then tensors, parameters and findings."""
+    t = s.report.total_counts()
+    c = s.report.severity_counts()
+    role = f", {s.part.role}" if s.part.role else ""
+    counts = ", ".join(f"{c[k]:,} {w}{'' if c[k] == 1 else 's'}" for k, w in
+                       (("error", "error"), ("warning", "warning"), ("info", "note")))
+    return (f'{_verdict(s.report.verdict)}<code>{escape(s.part.name)}</code> <span class="muted">'
+            f'{escape(s.part.kind + role)} &middot; section {i + 1} of {n} &middot; {int(t["tensors"]):,} tensors, '
+            f'{int(t["parameters"]):,} parameters ({human(int(t["parameters"]))}); {counts}</span>')

@@ -61,6 +61,16 @@ margin-left:6px;color:var(--muted)}
 .missing>.name,.leaf.missing .name{color:var(--error);text-decoration:line-through dotted}
 .leaf.missing .name{text-decoration:none}.tag-missing{color:var(--error);font-weight:600}
 .tag-unexplained{color:var(--warning);font-weight:600}
+.tag-unchecked{color:var(--muted);font-style:italic;font-weight:600}
+.unchecked>.name,.leaf.unchecked .name{color:var(--muted);text-decoration:underline dashed}
+.layers .bar.unchecked{fill:none;stroke:var(--muted);stroke-width:1.5;stroke-dasharray:3 2}
+.layers .bar.read{fill:var(--muted);opacity:.45}
+table.files td.mark{width:18px;padding-right:0}table.files .dot{margin-left:0}
+tr.file.missing code{color:var(--error);text-decoration:line-through dotted}tr.file.unread code{color:var(--error)}
+.fcode{display:inline-block;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:11.5px;
+border:1px solid var(--line);border-left-width:3px;border-radius:4px;padding:0 5px;margin:1px 4px 1px 0}
+.fcode.error{border-left-color:var(--error)}.fcode.warning{border-left-color:var(--warning)}
+.fcode.info{border-left-color:var(--info)}
 .finding{border-left:4px solid var(--line);padding:4px 10px;margin:6px 0;background:var(--panel);border-radius:4px}
 .finding.error{border-color:var(--error)}.finding.warning{border-color:var(--warning)}.finding.info{border-color:var(--info)}
 .finding .sev{font-weight:700;text-transform:uppercase;font-size:11px;margin-right:6px}
@@ -71,6 +81,9 @@ margin-left:6px;color:var(--muted)}
 button{background:var(--panel);color:var(--fg);border:1px solid var(--line);border-radius:6px;padding:3px 10px;
 cursor:pointer;font:inherit}
 section.part{border:1px solid var(--line);border-radius:10px;padding:4px 18px 14px;margin:20px 0}
+details.part{border:1px solid var(--line);border-radius:10px;padding:4px 18px;margin:14px 0}
+details.part[open]{padding-bottom:14px}details.part>summary{cursor:pointer;padding:6px 0;font-size:15px}
+details.part>summary .verdict{font-size:12px}
 .drow{display:grid;grid-template-columns:minmax(260px,1fr) 130px 110px 130px 110px 120px;gap:8px;
 align-items:center;padding:2px 10px 2px 0}
 .drow.added{background:var(--add)}.drow.removed{background:var(--del)}.drow.changed{background:var(--chg)}
@@ -82,13 +95,19 @@ JS = """
   function applyFilter(box){
     var scope=box.closest('.findings');var on={};
     box.querySelectorAll('input[data-sev]').forEach(function(c){on[c.dataset.sev]=c.checked;});
-    scope.querySelectorAll('.finding').forEach(function(f){
+    // consequences first (reverse document order): a root stays while one of its consequences is shown
+    Array.prototype.slice.call(scope.querySelectorAll('.finding')).reverse().forEach(function(f){
       f.classList.toggle('hidden',!on[f.dataset.sev]&&!f.querySelector('.finding:not(.hidden)'));});
     var shown=scope.querySelectorAll('.finding:not(.hidden)').length;
     var none=scope.querySelector('.none');if(none){none.classList.toggle('hidden',shown>0);}
   }
   document.querySelectorAll('.sevfilter').forEach(function(box){
     box.addEventListener('change',function(){applyFilter(box);});applyFilter(box);});
+  function openTarget(){  // a link to a closed section opens its fold
+    var t=location.hash&&document.getElementById(location.hash.slice(1));
+    for(;t;t=t.parentElement){if(t.tagName==='DETAILS'){t.open=true;}}
+  }
+  window.addEventListener('hashchange',openTarget);openTarget();
   document.querySelectorAll('button[data-tree]').forEach(function(b){
     b.addEventListener('click',function(){
       var what=b.dataset.tree;var tree=b.closest('.treebox').querySelector('.tree');

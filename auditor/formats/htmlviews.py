@@ -97,7 +97,7 @@ def per_layer(report: Report, root: Node, uid: str) -> str:
     for n, (stack, mine) in enumerate(assigned):
         declared = sum(v[0] for v in mine.values()) or max(stack.values | stack.missing_values) + 1
         stored, every = layer_params(report, stack)
-        severities = layer_severities(report, stack)
+        severities, unread_layers = layer_severities(report, stack)
         names = list(mine)
         bars = []
         for i in range(max(declared, max(every, default=-1) + 1)):
@@ -106,7 +106,9 @@ def per_layer(report: Report, root: Node, uid: str) -> str:
             if i >= declared:
                 status = "beyond"
             elif value == 0:
-                status = "missing"
+                status = "unchecked" if i in unread_layers else "missing"
+            elif i in unread_layers:
+                status = "unchecked"
             elif i in severities and severities[i] != "info":
                 status = severities[i]
             elif expected is not None and value != expected:
@@ -117,13 +119,16 @@ def per_layer(report: Report, root: Node, uid: str) -> str:
         legend = "".join(f'<span><span class="swatch" style="background:{colour(k)}"></span>{escape(name)}: '
                          f'{layers:,} layers x {"varies" if per is None else _num(per)}</span>'
                          for k, (name, (layers, per)) in enumerate(mine.items()))
-        flagged = sorted({b.index for b in bars if b.status not in ("ok", "info")})
-        note = (f'<p>Layers that differ: <b>{", ".join(map(str, flagged[:40]))}</b>'
-                f'{" ..." if len(flagged) > 40 else ""}</p>' if flagged else
-                '<p class="muted">Every layer holds what its formula expects.</p>' if names and compare else "")
+        flagged = sorted({b.index for b in bars if b.status not in ("ok", "info", "unchecked")})
+        unread = [b.index for b in bars if b.status == "unchecked"]
+        note = (f'<p class="tag-unchecked">Layers not checked (their file could not be read): '
+                f'{_ranges(set(unread))}</p>' if unread else "")
+        note += (f'<p>Layers that differ: <b>{", ".join(map(str, flagged[:40]))}</b>'
+                 f'{" ..." if len(flagged) > 40 else ""}</p>' if flagged else "" if unread else
+                 '<p class="muted">Every layer holds what its formula expects.</p>' if names and compare else "")
         out.append(f'<div class="chart"><h3><code>{escape(stack.label)}</code>: {len(bars):,} layers, stored '
                    f'parameters (the line: expected)</h3>{layer_bars(bars, names, uid=f"{uid}-{n}")}'
-                   f'<div class="legend">{legend}<span class="muted">hatched: missing; amber: differs or warning; '
+                   f'<div class="legend">{legend}<span class="muted">hatched: missing; dashed: not checked; amber: differs or warning; '
                    f'red: error; grey: beyond config.json</span></div>{note}</div>')
     return "".join(out)
 
@@ -188,8 +193,13 @@ def _row(node: Node, total: int, extra: str = "") -> str:
     missing = (f'<span class="tag-missing"> {node.missing:,} missing</span>' if node.missing else "")
     if node.missing_pattern and node.dtype is not None:
         missing += f' <code class="tag-missing">{escape(node.missing_pattern)}</code>'
-    if node.missing_values and node.values:
-        missing += f'<span class="tag-missing"> (index {_ranges(node.missing_values)} absent)</span>'
+    absent = node.missing_values - node.unchecked_values
+    if absent and node.values:
+        missing += f'<span class="tag-missing"> (index {_ranges(absent)} absent)</span>'
+    if node.unchecked and (node.dtype is not None or not node.is_leaf):
+        missing += (f'<span class="tag-unchecked" title="{UNREAD}"> {node.unchecked:,} not checked'
+                    + (f' (index {_ranges(node.unchecked_values)})' if node.unchecked_values and node.values else "")
+                    + '</span>')
     return (f'<div class="name"><code>{escape(node.label)}</code>{rep}{extra}{missing}{dot}</div>'
             f'<span class="n">{_num(node.parameters)}</span>'
             f'<div class="share"><i style="width:{share * 100:.2f}%"></i><b>{share:.2%}</b></div>'
@@ -201,21 +211,26 @@ def _ranges(values: set[int]) -> str:
     return ranges(values)
 
 
+UNREAD = "in a file that could not be read: see Files"
+
+
 def _node(node: Node, total: int, depth: int) -> str:
+    unread = node.tensors == 0 and node.unchecked and not node.missing  # only tensors of unread files
     if node.is_leaf:
         if node.dtype is None:
-            extra = ' <span class="tag-missing">missing</span>'
+            extra = (f' <span class="tag-unchecked" title="{UNREAD}">not checked</span>' if unread else
+                     ' <span class="tag-missing">missing</span>')
         else:
             extra = (f' <span class="badge">{node.dtype} [{", ".join(map(str, node.shape or ()))}]</span>'
                      + "".join(f' <span class="{"tag-unexplained" if c == "unexplained" else "badge"}">{escape(c)}'
                                f' x{n:,}</span>' for c, n in node.categories.items()))
         codes = f' title="{escape(", ".join(sorted(node.codes)))}"' if node.codes else ""
-        cls = "row leaf" + (" missing" if node.dtype is None else "")
+        cls = "row leaf" + ((" unchecked" if unread else " missing") if node.dtype is None else "")
         return f'<div class="{cls}"{codes}>{_row(node, total, extra)}</div>'
     flagged = " flagged" if node.severity else ""
     # open: the first two levels, and the way to every error or warning (a missing tensor shows where it belongs)
     opened = depth <= 2 or node.severity in ("error", "warning")
-    missing = " missing" if node.tensors == 0 else ""
+    missing = (" unchecked" if unread else " missing") if node.tensors == 0 else ""
     kids = "".join(_node(c, total, depth + 1) for c in node.children.values())
     return (f'<details class="node{flagged}"{" open" if opened else ""}><summary class="row{missing}">'
             f'{_row(node, total)}</summary><div class="kids">{kids}</div></details>')

@@ -7,7 +7,9 @@ beneath it, so the root holds the stored totals exactly and every group is one l
 (92k tensors) is a few hundred nodes. The HTML report draws it; ``diff`` builds one per side from lock snapshots.
 
 Findings are then laid on the tree: a tensor a finding names marks its leaf (and, by the worst severity, every
-ancestor); tensors reported missing become leaves of their own where they should have been.
+ancestor); tensors reported missing become leaves of their own where they should have been. Tensors that live in a
+file that could not be read (named by a root-cause finding, or by a consequence of one: ``caused_by``) are placed
+the same way but counted as "not checked", not missing.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 from ..core.findings import SEVERITY_RANK
 from ..inventory.groups import Group, ranges, render, split_name
+from ..report.rootcause import ROOT_CODES
 from ..report.single import Report
 
 
@@ -32,6 +35,7 @@ class Node:
     axis: int | None = None  # which "{}" of the template this node's index is (index nodes only)
     values: set[int] = field(default_factory=set)  # stored index values (index nodes)
     missing_values: set[int] = field(default_factory=set)  # index values only missing tensors have
+    unchecked_values: set[int] = field(default_factory=set)  # of those, the ones only unread files hold
     parameters: int = 0
     bytes: int = 0
     tensors: int = 0
@@ -41,6 +45,7 @@ class Node:
     shape: tuple[int, ...] | None = None
     template: str | None = None
     missing: int = 0  # tensors of this leaf reported missing (a leaf holding only missing tensors has tensors == 0)
+    unchecked: int = 0  # tensors of this leaf in a file that could not be read (not stored, not missing either)
     missing_pattern: str = ""  # those tensors as a pattern (``model.layers.7.self_attn.k_norm.weight``)
     categories: Counter[str] = field(default_factory=Counter)  # ledger category -> tensors (non-model only)
     severity: str | None = None  # the worst severity of a finding naming a tensor at or below this node
@@ -73,13 +78,15 @@ class Node:
     def leaves(self) -> Iterator[Node]:
         return (n for n in self.walk() if n.is_leaf)
 
-    def mark(self, severity: str, missing: int = 0) -> None:
-        """This node and its ancestors get ``severity`` if worse than theirs, and count ``missing`` more."""
+    def mark(self, severity: str, missing: int = 0, unchecked: int = 0) -> None:
+        """This node and its ancestors get ``severity`` if worse than theirs, and count ``missing`` and
+        ``unchecked`` more."""
         node: Node | None = self
         while node is not None:
             if node.severity is None or SEVERITY_RANK[severity] > SEVERITY_RANK[node.severity]:
                 node.severity = severity
             node.missing += missing
+            node.unchecked += unchecked
             node = node.parent
 
 
@@ -195,13 +202,22 @@ def module_tree(report: Report) -> Node:
         for leaf in root.leaves():
             for g in groups.get((leaf.template or "", leaf.dtype or "", leaf.shape or ()), []):
                 leaf.categories.update(c for c in map(categories.get, g.names) if c and c != "model")
+    unread: set[str] = set()  # tensors already placed as not checked (roots and consequences name the same)
     for f in report.active_findings:
         if not f.tensors:
             continue
-        if f.code == "missing-tensor":
+        if f.code in ROOT_CODES or f.caused_by is not None:
+            lost = [n for n in f.tensors if n not in report.tensors]
+            if lost:
+                _add_missing(root, lost, by_template, f.severity, f.code, unread)
+            if len(lost) == len(f.tensors):
+                continue
+        elif f.code == "missing-tensor":
             _add_missing(root, f.tensors, by_template, f.severity)
             continue
         for name in f.tensors:
+            if name in unread:
+                continue
             template, _ = split_name(name)
             leaves = by_template.get(template, [])
             if len(leaves) > 1:
@@ -216,19 +232,28 @@ def module_tree(report: Report) -> Node:
     return root
 
 
-def _add_missing(root: Node, names: Iterable[str], by_template: dict[str, list[Node]], severity: str) -> None:
-    """Missing tensors grouped by template, each template one leaf where its stored siblings would be."""
+def _add_missing(root: Node, names: Iterable[str], by_template: dict[str, list[Node]], severity: str,
+                 code: str = "missing-tensor", unread: set[str] | None = None) -> None:
+    """Missing tensors grouped by template, each template one leaf where its stored siblings would be. With
+    ``unread`` (the names placed so far), the tensors are not checked rather than missing: each counted once."""
     found: dict[str, list[tuple[int, ...]]] = {}
+    new: Counter[str] = Counter()  # template -> names not placed before
     for name in names:
         template, indices = split_name(name)
         found.setdefault(template, []).append(indices)
+        if unread is not None and name not in unread:
+            unread.add(name)
+            new[template] += 1
     for template, index_list in found.items():
         parts = segments(template)
         node = root
         for segment, axis in parts[:-1]:
             node = _child(node, segment, axis)
             if axis is not None:
-                node.missing_values |= {ix[axis] for ix in index_list if ix[axis] not in node.values}
+                absent = {ix[axis] for ix in index_list if ix[axis] not in node.values}
+                node.missing_values |= absent
+                if unread is not None:
+                    node.unchecked_values |= absent
         segment, axis = parts[-1]
         leaf = next((n for n in by_template.get(template, []) if n.path == _join(node.path, segment)), None)
         if leaf is None:
@@ -236,8 +261,14 @@ def _add_missing(root: Node, names: Iterable[str], by_template: dict[str, list[N
                                                               template=template, parent=node)
             by_template.setdefault(template, []).append(leaf)
         if axis is not None:
-            leaf.missing_values |= {ix[axis] for ix in index_list if ix[axis] not in leaf.values}
-        leaf.codes.add("missing-tensor")
+            absent = {ix[axis] for ix in index_list if ix[axis] not in leaf.values}
+            leaf.missing_values |= absent
+            if unread is not None:
+                leaf.unchecked_values |= absent
+        leaf.codes.add(code)
+        if unread is not None:
+            leaf.mark(severity, unchecked=new[template])
+            continue
         width = len(index_list[0])
         leaf.missing_pattern = render(template, [{ix[k] for ix in index_list} for k in range(width)])
         leaf.mark(severity, missing=len(index_list))
@@ -265,18 +296,26 @@ def layer_params(report: Report, stack: Node) -> tuple[dict[int, int], dict[int,
     return dict(sorted((model if categories else every).items())), dict(sorted(every.items()))
 
 
-def layer_severities(report: Report, stack: Node) -> dict[int, str]:
-    """Index -> the worst severity of the findings naming a tensor of that layer (missing ones included)."""
+def layer_severities(report: Report, stack: Node) -> tuple[dict[int, str], set[int]]:
+    """Index -> the worst severity of the findings naming a tensor of that layer (missing ones included), and the
+    layers with a tensor in a file that could not be read (not checked: those findings do not count)."""
     out: dict[int, str] = {}
+    unread: set[int] = set()
     prefix = stack.path + "."
     for f in report.active_findings:
+        if f.code in ROOT_CODES or f.caused_by is not None:
+            for name in f.tensors:
+                template, indices = split_name(name)
+                if template.startswith(prefix) and indices and name not in report.tensors:
+                    unread.add(indices[0])
+            continue
         for name in f.tensors:
             template, indices = split_name(name)
             if template.startswith(prefix) and indices:
                 old = out.get(indices[0])
                 if old is None or SEVERITY_RANK[f.severity] > SEVERITY_RANK[old]:
                     out[indices[0]] = f.severity
-    return out
+    return out, unread
 
 
 def _under(report: Report, stack: Node) -> Iterator[Any]:

@@ -1,5 +1,6 @@
 """The targets whose reports the HTML tests render (tests/test_formats_html.py, in a real browser
-tests/test_formats_html_browser.py): a dense LLM, an MoE, a VLM, a pipeline, an adapter and a broken checkpoint."""
+tests/test_formats_html_browser.py): a dense LLM, an MoE, a VLM, a pipeline, an adapter, a broken checkpoint, one
+whose shards could not be read (a Git LFS pointer, a shard missing) and a pipeline with a failing section."""
 
 from __future__ import annotations
 
@@ -49,8 +50,29 @@ def _broken(dest: Path) -> Path:
     return ckpt
 
 
+LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 12\n"
+
+
+def _unread(dest: Path) -> Path:
+    """Files that could not be read: the second shard a Git LFS pointer, the fourth not there at all."""
+    ckpt = build.build_layout(dest, "Qwen__Qwen3-8B", shards=5)
+    shards = sorted(ckpt.glob("model-*.safetensors"))
+    shards[1].write_bytes(LFS_POINTER)
+    shards[3].unlink()
+    return ckpt
+
+
+def _broken_pipeline(dest: Path) -> Path:
+    """A pipeline whose VAE weights are Git LFS pointers: that section fails, the others pass."""
+    pipeline = build.build_folder_dump("tiny-sd-pipeline", dest)
+    for weights in (pipeline / "vae").glob("*.safetensors"):
+        weights.write_bytes(LFS_POINTER)
+    return pipeline
+
+
 TARGETS: dict[str, Callable[[Path], Path]] = {"dense": _dense, "moe": _moe, "vlm": _vlm, "pipeline": _pipeline,
-                                              "adapter": _adapter, "broken": _broken}
+                                              "adapter": _adapter, "broken": _broken, "unread": _unread,
+                                              "broken-pipeline": _broken_pipeline}
 
 
 def audit_targets(root: Path) -> dict[str, tuple[Path, AnyReport]]:
