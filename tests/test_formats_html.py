@@ -65,6 +65,16 @@ def test_tree_adds_up_to_the_json_report(reports: dict[str, tuple[Path, AnyRepor
                 for leaf in root.leaves() if leaf.dtype is not None} == sums
 
 
+def test_layer_chart_keys_only_the_looks_it_has(reports: dict[str, tuple[Path, AnyReport]]) -> None:
+    """The per-layer chart says what hatched / dashed / red bars mean only where it draws them."""
+    def keys(name: str) -> set[str]:
+        page = formatter("html")(reports[name][1])
+        return set(re.findall(r"(hatched|dashed|amber|red|grey): ", page.split("<h2>Per layer</h2>", 1)[1]))
+    assert keys("dense") == set()
+    assert "red" in keys("broken") and "dashed" not in keys("broken")
+    assert "dashed" in keys("unread")
+
+
 def test_missing_tensor_sits_where_it_belongs(reports: dict[str, tuple[Path, AnyReport]]) -> None:
     report = reports["broken"][1]
     assert isinstance(report, Report)

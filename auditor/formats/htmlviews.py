@@ -128,9 +128,19 @@ def per_layer(report: Report, root: Node, uid: str) -> str:
                  '<p class="muted">Every layer holds what its formula expects.</p>' if names and compare else "")
         out.append(f'<div class="chart"><h3><code>{escape(stack.label)}</code>: {len(bars):,} layers, stored '
                    f'parameters (the line: expected)</h3>{layer_bars(bars, names, uid=f"{uid}-{n}")}'
-                   f'<div class="legend">{legend}<span class="muted">hatched: missing; dashed: not checked; amber: differs or warning; '
-                   f'red: error; grey: beyond config.json</span></div>{note}</div>')
+                   f'<div class="legend">{legend}{_bar_key({b.status for b in bars})}</div>{note}</div>')
     return "".join(out)
+
+
+# what a bar's look means, said only for the looks a chart has
+BAR_KEY = (("missing", "hatched: missing"), ("unchecked", "dashed: not checked"),
+           ("differs|warning", "amber: differs or warning"), ("error", "red: error"),
+           ("beyond", "grey: beyond config.json"))
+
+
+def _bar_key(statuses: set[str]) -> str:
+    said = [text for looks, text in BAR_KEY if statuses & set(looks.split("|"))]
+    return f'<span class="muted">{"; ".join(said)}</span>' if said else ""
 
 
 def _assign(found: list[Node], kinds: dict[str, tuple[int, int | None]]
