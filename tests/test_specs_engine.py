@@ -560,8 +560,10 @@ def test_the_kept_claims_are_the_heads_and_an_edit_is_never_answered_from_a_stal
     assert fresh.claimant(0, "qwen9") == "qwen3.toml" and fresh.claimant(0, "qwen3") is None
     (data / "zz-new.toml").write_text('model_types = ["brand-new"]\n')
     assert load.SpecLibrary(store.spec_files()).claimant(0, "brand-new") == "zz-new.toml"
-    kept.write_bytes(b'{"stamp": [], "files"')  # damaged on disk: read again (and rewritten whole)
-    assert load.SpecLibrary(store.spec_files()).claimant(0, "brand-new") == "zz-new.toml"
+    stamped = json.loads(kept.read_bytes())
+    for damaged in (b'{"stamp": [], "files"', json.dumps({**stamped, "claims": [1, 2, 3]}).encode()):
+        kept.write_bytes(damaged)  # damaged on disk: read again (and rewritten whole)
+        assert load.SpecLibrary(store.spec_files()).claimant(0, "brand-new") == "zz-new.toml"
     assert json.loads(kept.read_bytes())["claims"][0]["brand-new"] == "zz-new.toml"
     kept.unlink()
     kept.parent.chmod(0o500)  # a cache that cannot be written: still the right answer

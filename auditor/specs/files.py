@@ -67,8 +67,10 @@ def claims(files: list[str]) -> Claims:
         return head_claims(files)
     try:
         kept = json.loads(path.read_bytes())
-        if kept["stamp"] == stamp and kept["files"] == files:
-            return tuple(kept["claims"])  # type: ignore[return-value]
+        tables = kept["claims"]
+        if kept["stamp"] == stamp and kept["files"] == files and len(tables) == len(CLAIM_KEYS) and all(
+                isinstance(t, dict) and all(isinstance(v, str) for v in t.values()) for t in tables):
+            return tuple(tables)  # type: ignore[return-value]
     except (OSError, ValueError, KeyError, TypeError):
         pass
     tables = head_claims(files)
