@@ -136,6 +136,8 @@ def errors(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
      "cond_stage_model.model.transformer.resblocks.0.attn.in_proj_weight", (3 * 1280, 1024)),
     ("flux-dev", "single_blocks.37.linear2.weight", "double_blocks.3.img_attn.qkv.weight", (3072, 3072)),
     ("flux-schnell", "txt_in.bias", "single_blocks.0.linear1.weight", (18432, 3072)),
+    ("flux-fill", "double_blocks.18.txt_mlp.2.bias", "final_layer.linear.weight", (384, 3072)),
+    ("flux-depth", "guidance_in.out_layer.weight", "final_layer.linear.weight", (128, 3072)),
     ("flux-vae", "decoder.up.0.block.2.conv2.weight", "encoder.mid.attn_1.q.weight", (512, 512)),
 ])
 def test_broken_file_names_the_original_tensors(name: str, dropped: str, reshaped: str, shape: tuple[int, ...],

@@ -2,7 +2,7 @@
 
 DEV-ONLY TOOL (like tools/dump_diffusers.py): run with /work/devenv/bin/python (diffusers 0.42.1, transformers
 5.23, torch 2.13 CPU). For each supported single-file type (SD 1.x full checkpoint, SDXL base, FLUX.1 dev /
-schnell transformer, FLUX.1 VAE ``ae.safetensors``, SDXL refiner, SD 2.x):
+schnell / Fill / Depth transformer, FLUX.1 VAE ``ae.safetensors``, SDXL refiner, SD 2.x):
 
 1. every component is built on the ``meta`` device from the config diffusers' loader would use (the released
    configs of ``DIFFUSERS_DEFAULT_PIPELINE_PATHS[model_type]``: the diffusers-cases release configs, and the
@@ -381,18 +381,46 @@ def _conv_sources(out: dict[str, Any], ids: dict[int, str]) -> set[str]:
     return found
 
 
+# BFL's flux/util.py FluxParams of flux-dev-fill (FLUX.1-Fill-dev) and flux-dev-depth (FLUX.1-Depth-dev), as their
+# released transformer configs repeat: the dev transformer over a wider input (the input widths are the ones
+# infer_diffusers_model_type tests img_in.weight against) and the dev output (out_channels 64). Cross-checked below
+# against what diffusers' own pipelines feed and read back (flux_conditioned_channels).
+FLUX_FILL = dict(in_channels=384, out_channels=64)
+FLUX_DEPTH = dict(in_channels=128, out_channels=64)
+
+
+def flux_conditioned_channels(name: str, config: dict[str, Any]) -> None:
+    """The widths FluxFillPipeline / FluxControlPipeline (diffusers 0.42.1) imply with the FLUX VAE: the output is
+    the packed latents (latent_channels x 2 x 2); Fill's input is the packed noisy latents, the packed masked-image
+    latents and the packed mask (vae_scale_factor ** 2 per latent pixel, x 2 x 2); Control (depth) concatenates the
+    packed control-image latents and takes ``in_channels // 8`` latent channels."""
+    vae = case_config("AutoencoderKL", "flux")
+    packed = vae["latent_channels"] * 4
+    scale = 2 ** (len(vae["block_out_channels"]) - 1)
+    want_in = {"flux-fill": 2 * packed + scale * scale * 4, "flux-depth": 2 * packed}[name]
+    if config["out_channels"] != packed or config["in_channels"] != want_in:
+        raise SystemExit(f"{name}: {config['in_channels']} -> {config['out_channels']} channels, the pipeline "
+                         f"implies {want_in} -> {packed}")
+    if name == "flux-depth" and config["in_channels"] // 8 != vae["latent_channels"]:
+        raise SystemExit(f"{name}: FluxControlPipeline's in_channels // 8 is not the VAE's latent channels")
+
+
 def flux_type(name: str, case: str, overrides: dict[str, Any]) -> dict[str, Any]:
     import torch
     from diffusers import FluxTransformer2DModel
     from diffusers.loaders import single_file_utils as sfu
 
     config = {**case_config("FluxTransformer2DModel", case), **overrides}
+    if name in ("flux-fill", "flux-depth"):
+        flux_conditioned_channels(name, config)
     with torch.device("meta"):
         model = FluxTransformer2DModel.from_config(config)
     sd = state_shapes(model)
     original = to_original_flux(sd)
     ckpt = meta_tensors(original)
     inferred = sfu.infer_diffusers_model_type(ckpt)
+    if inferred != name:
+        raise SystemExit(f"{name}: inferred as {inferred}")
     work = dict(ckpt)
     out = sfu.convert_flux_transformer_checkpoint_to_diffusers(work)
     check("transformer", out, sd, set(original) - set(work), original, "")
@@ -446,6 +474,8 @@ def main() -> None:
                 stored_text={"text_encoder": (OPEN_CLIP_H_STORED, "CLIPTextModelWithProjection")}),
         flux_type("flux-dev", "dev", {}),
         flux_type("flux-schnell", "dev", {"guidance_embeds": False}),
+        flux_type("flux-fill", "dev", FLUX_FILL),
+        flux_type("flux-depth", "dev", FLUX_DEPTH),
         flux_vae_type(),
     ]
     OUT.mkdir(parents=True, exist_ok=True)
