@@ -128,6 +128,8 @@ def errors(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
 @pytest.mark.parametrize("name,dropped,reshaped,shape", [
     ("sd15", "model.diffusion_model.input_blocks.4.1.proj_in.weight", "first_stage_model.decoder.conv_out.weight",
      (3, 64, 3, 3)),
+    ("sd15-inpainting", "cond_stage_model.transformer.text_model.final_layer_norm.bias",
+     "model.diffusion_model.out.2.weight", (9, 320, 3, 3)),
     ("sdxl-base", "conditioner.embedders.1.model.transformer.resblocks.31.attn.in_proj_bias",
      "model.diffusion_model.label_emb.0.0.weight", (1280, 2048)),
     ("sdxl-refiner", "conditioner.embedders.0.model.text_projection",
@@ -165,14 +167,18 @@ def test_a_whole_component_missing_is_said_once(tmp_path: Path) -> None:
 
 
 def test_other_original_files_keep_the_structural_check(tmp_path: Path) -> None:
-    """A 1024-wide cross-attention UNet beside SD 1.x's CLIP (no OpenCLIP-H), inpainting (9 input channels) and
-    partial files are no exact type."""
+    """A 1024-wide cross-attention UNet beside SD 1.x's CLIP (no OpenCLIP-H), SD 2.x inpainting (inpainting_v2: 9
+    input channels) and partial files are no exact type."""
     t = truth("sd15")
     path = write(tmp_path / "v2.safetensors", t["original"],
                  reshape={"model.diffusion_model.input_blocks.2.1.transformer_blocks.0.attn2.to_k.weight": (320, 1024)})
     doc = audit_target(str(path)).to_dict()
     assert doc["verdict"] == "pass" and "single_file" not in doc
     assert doc["kind"]["detail"].startswith("single-file Stable Diffusion checkpoint (original layout")
+    path = write(tmp_path / "512-inpainting-ema.safetensors", truth("sd2")["original"],
+                 reshape={"model.diffusion_model.input_blocks.0.0.weight": (320, 9, 3, 3)})
+    doc = audit_target(str(path)).to_dict()
+    assert "single_file" not in doc
 
 
 def test_cli_as_a_user_runs_it(tmp_path: Path) -> None:
