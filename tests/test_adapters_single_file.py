@@ -132,6 +132,8 @@ def errors(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
      "model.diffusion_model.out.2.weight", (9, 320, 3, 3)),
     ("sdxl-base", "conditioner.embedders.1.model.transformer.resblocks.31.attn.in_proj_bias",
      "model.diffusion_model.label_emb.0.0.weight", (1280, 2048)),
+    ("sdxl-inpainting", "model.diffusion_model.input_blocks.0.0.bias",
+     "conditioner.embedders.0.transformer.text_model.embeddings.token_embedding.weight", (49408, 1280)),
     ("sdxl-refiner", "conditioner.embedders.0.model.text_projection",
      "model.diffusion_model.output_blocks.5.1.transformer_blocks.3.attn2.to_k.weight", (1536, 2048)),
     ("sd2", "cond_stage_model.model.transformer.resblocks.22.mlp.c_fc.bias",

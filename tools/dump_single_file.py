@@ -2,7 +2,7 @@
 
 DEV-ONLY TOOL (like tools/dump_diffusers.py): run with /work/devenv/bin/python (diffusers 0.42.1, transformers
 5.23, torch 2.13 CPU). For each supported single-file type (SD 1.x full checkpoint, SDXL base, FLUX.1 dev /
-schnell / Fill / Depth transformer, FLUX.1 VAE ``ae.safetensors``, SDXL refiner, SD 2.x, SD 1.x inpainting):
+schnell / Fill / Depth transformer, FLUX.1 VAE ``ae.safetensors``, SDXL refiner, SD 2.x, SD 1.x and SDXL inpainting):
 
 1. every component is built on the ``meta`` device from the config diffusers' loader would use (the released
    configs of ``DIFFUSERS_DEFAULT_PIPELINE_PATHS[model_type]``: the diffusers-cases release configs, and the
@@ -78,6 +78,17 @@ def ldm_v1_yaml(in_channels: int) -> dict[str, Any]:
         "first_stage_config": {"params": {"ddconfig": dict(double_z=True, z_channels=4, resolution=256, in_channels=3,
                                                            out_ch=3, ch=128, ch_mult=[1, 2, 4, 4], num_res_blocks=2,
                                                            attn_resolutions=[], dropout=0.0)}}}}}
+
+
+# Stability-AI/generative-models configs/inference/sd_xl_base.yaml's network_config, over the 9 input channels of
+# diffusers/stable-diffusion-xl-1.0-inpainting-0.1 (trained in diffusers: no sgm config of its own; its unet is SDXL
+# base's with in_channels 9, the width infer_diffusers_model_type tests for xl_inpaint)
+SD_XL_INPAINT_YAML = {"model": {"params": {
+    "network_config": {"params": dict(adm_in_channels=2816, num_classes="sequential", in_channels=9, out_channels=4,
+                                      model_channels=320, attention_resolutions=[4, 2], num_res_blocks=2,
+                                      channel_mult=[1, 2, 4], num_head_channels=64, use_linear_in_transformer=True,
+                                      transformer_depth=[1, 2, 10], context_dim=2048)},
+    "first_stage_config": SD_XL_REFINER_YAML["model"]["params"]["first_stage_config"]}}}
 
 
 def ldm_checked(name: str, config: dict[str, Any], yaml: dict[str, Any]) -> dict[str, Any]:
@@ -498,6 +509,12 @@ def main() -> None:
         # stable-diffusion-v1-5/stable-diffusion-inpainting: SD 1.5's released configs, the UNet over 9 inputs
         sd_type("sd15-inpainting", ldm_checked("sd15-inpainting", sd15_inpaint_unet, ldm_v1_yaml(9)), sd_vae,
                 [("text_encoder", "cond_stage_model.transformer.", CLIP_L, "CLIPTextModel", "hf")]),
+        # diffusers/stable-diffusion-xl-1.0-inpainting-0.1: SDXL base's configs, the UNet over 9 inputs
+        sd_type("sdxl-inpainting", ldm_checked("sdxl-inpainting", {**case_config("UNet2DConditionModel", "sdxl"),
+                                                                   "in_channels": 9}, SD_XL_INPAINT_YAML), xl_vae,
+                [("text_encoder", "conditioner.embedders.0.transformer.", CLIP_L, "CLIPTextModel", "hf"),
+                 ("text_encoder_2", "conditioner.embedders.1.model.", CLIP_G, "CLIPTextModelWithProjection",
+                  "open_clip")]),
         flux_type("flux-dev", "dev", {}),
         flux_type("flux-schnell", "dev", {"guidance_embeds": False}),
         flux_type("flux-fill", "dev", FLUX_FILL),
@@ -505,7 +522,7 @@ def main() -> None:
         flux_vae_type(),
     ]
     model_types = {"sd15": "v1", "sdxl-base": "xl_base", "sdxl-refiner": "xl_refiner", "sd2": "v2",
-                   "sd15-inpainting": "inpainting"}
+                   "sd15-inpainting": "inpainting", "sdxl-inpainting": "xl_inpaint"}
     for t in types:  # infer_diffusers_model_type names each type
         if t["type"] in model_types and t["inferred_model_type"] != model_types[t["type"]]:
             raise SystemExit(f"{t['type']}: inferred as {t['inferred_model_type']}")
