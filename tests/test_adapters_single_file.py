@@ -130,6 +130,8 @@ def errors(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
      (3, 64, 3, 3)),
     ("sd15-inpainting", "cond_stage_model.transformer.text_model.final_layer_norm.bias",
      "model.diffusion_model.out.2.weight", (9, 320, 3, 3)),
+    ("instruct-pix2pix", "first_stage_model.quant_conv.bias", "model.diffusion_model.time_embed.0.weight",
+     (1280, 8)),
     ("sdxl-base", "conditioner.embedders.1.model.transformer.resblocks.31.attn.in_proj_bias",
      "model.diffusion_model.label_emb.0.0.weight", (1280, 2048)),
     ("sdxl-inpainting", "model.diffusion_model.input_blocks.0.0.bias",

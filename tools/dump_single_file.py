@@ -2,7 +2,8 @@
 
 DEV-ONLY TOOL (like tools/dump_diffusers.py): run with /work/devenv/bin/python (diffusers 0.42.1, transformers
 5.23, torch 2.13 CPU). For each supported single-file type (SD 1.x full checkpoint, SDXL base, FLUX.1 dev /
-schnell / Fill / Depth transformer, FLUX.1 VAE ``ae.safetensors``, SDXL refiner, SD 2.x, SD 1.x and SDXL inpainting):
+schnell / Fill / Depth transformer, FLUX.1 VAE ``ae.safetensors``, SDXL refiner, SD 2.x, SD 1.x and SDXL
+inpainting, instruct-pix2pix):
 
 1. every component is built on the ``meta`` device from the config diffusers' loader would use (the released
    configs of ``DIFFUSERS_DEFAULT_PIPELINE_PATHS[model_type]``: the diffusers-cases release configs, and the
@@ -509,6 +510,10 @@ def main() -> None:
         # stable-diffusion-v1-5/stable-diffusion-inpainting: SD 1.5's released configs, the UNet over 9 inputs
         sd_type("sd15-inpainting", ldm_checked("sd15-inpainting", sd15_inpaint_unet, ldm_v1_yaml(9)), sd_vae,
                 [("text_encoder", "cond_stage_model.transformer.", CLIP_L, "CLIPTextModel", "hf")]),
+        # timbrooks/instruct-pix2pix: SD 1.5's configs, the UNet over 8 inputs
+        sd_type("instruct-pix2pix", ldm_checked("instruct-pix2pix", {**case_config("UNet2DConditionModel", "sd15"),
+                                                                     "in_channels": 8}, ldm_v1_yaml(8)), sd_vae,
+                [("text_encoder", "cond_stage_model.transformer.", CLIP_L, "CLIPTextModel", "hf")]),
         # diffusers/stable-diffusion-xl-1.0-inpainting-0.1: SDXL base's configs, the UNet over 9 inputs
         sd_type("sdxl-inpainting", ldm_checked("sdxl-inpainting", {**case_config("UNet2DConditionModel", "sdxl"),
                                                                    "in_channels": 9}, SD_XL_INPAINT_YAML), xl_vae,
@@ -522,7 +527,8 @@ def main() -> None:
         flux_vae_type(),
     ]
     model_types = {"sd15": "v1", "sdxl-base": "xl_base", "sdxl-refiner": "xl_refiner", "sd2": "v2",
-                   "sd15-inpainting": "inpainting", "sdxl-inpainting": "xl_inpaint"}
+                   "sd15-inpainting": "inpainting", "sdxl-inpainting": "xl_inpaint",
+                   "instruct-pix2pix": "instruct-pix2pix"}
     for t in types:  # infer_diffusers_model_type names each type
         if t["type"] in model_types and t["inferred_model_type"] != model_types[t["type"]]:
             raise SystemExit(f"{t['type']}: inferred as {t['inferred_model_type']}")
