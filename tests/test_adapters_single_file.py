@@ -78,11 +78,13 @@ def test_healthy_file_passes_with_the_exact_count_per_component(name: str, tmp_p
     assert doc["kind"]["detail"].startswith(f"single-file {kind(name)['label']}")
 
 
-def test_comfyui_style_flux_with_model_prefix(tmp_path: Path) -> None:
-    path = write(tmp_path / "flux1-dev-comfy.safetensors", truth("flux-dev")["original"], prefix="model.diffusion_model.")
+@pytest.mark.parametrize("name,count", [("flux-dev", 11_901_408_320), ("flux-fill", 11_902_391_360),
+                                        ("flux-depth", 11_901_604_928)])
+def test_comfyui_style_flux_with_model_prefix(name: str, count: int, tmp_path: Path) -> None:
+    path = write(tmp_path / f"{name}-comfy.safetensors", truth(name)["original"], prefix="model.diffusion_model.")
     doc = audit_target(str(path)).to_dict()
     assert doc["verdict"] == "pass" and doc["single_file"]["prefix"] == "model.diffusion_model."
-    assert doc["expected"]["parameters"] == 11_901_408_320
+    assert doc["single_file"]["type"] == name and doc["expected"]["parameters"] == count
 
 
 def test_released_sd15_extras_are_notes_not_errors(tmp_path: Path) -> None:
