@@ -78,11 +78,13 @@ def test_healthy_file_passes_with_the_exact_count_per_component(name: str, tmp_p
     assert doc["kind"]["detail"].startswith(f"single-file {kind(name)['label']}")
 
 
-def test_comfyui_style_flux_with_model_prefix(tmp_path: Path) -> None:
-    path = write(tmp_path / "flux1-dev-comfy.safetensors", truth("flux-dev")["original"], prefix="model.diffusion_model.")
+@pytest.mark.parametrize("name,count", [("flux-dev", 11_901_408_320), ("flux-fill", 11_902_391_360),
+                                        ("flux-depth", 11_901_604_928)])
+def test_comfyui_style_flux_with_model_prefix(name: str, count: int, tmp_path: Path) -> None:
+    path = write(tmp_path / f"{name}-comfy.safetensors", truth(name)["original"], prefix="model.diffusion_model.")
     doc = audit_target(str(path)).to_dict()
     assert doc["verdict"] == "pass" and doc["single_file"]["prefix"] == "model.diffusion_model."
-    assert doc["expected"]["parameters"] == 11_901_408_320
+    assert doc["single_file"]["type"] == name and doc["expected"]["parameters"] == count
 
 
 def test_released_sd15_extras_are_notes_not_errors(tmp_path: Path) -> None:
@@ -128,14 +130,22 @@ def errors(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
 @pytest.mark.parametrize("name,dropped,reshaped,shape", [
     ("sd15", "model.diffusion_model.input_blocks.4.1.proj_in.weight", "first_stage_model.decoder.conv_out.weight",
      (3, 64, 3, 3)),
+    ("sd15-inpainting", "cond_stage_model.transformer.text_model.final_layer_norm.bias",
+     "model.diffusion_model.out.2.weight", (9, 320, 3, 3)),
+    ("instruct-pix2pix", "first_stage_model.quant_conv.bias", "model.diffusion_model.time_embed.0.weight",
+     (1280, 8)),
     ("sdxl-base", "conditioner.embedders.1.model.transformer.resblocks.31.attn.in_proj_bias",
      "model.diffusion_model.label_emb.0.0.weight", (1280, 2048)),
+    ("sdxl-inpainting", "model.diffusion_model.input_blocks.0.0.bias",
+     "conditioner.embedders.0.transformer.text_model.embeddings.token_embedding.weight", (49408, 1280)),
     ("sdxl-refiner", "conditioner.embedders.0.model.text_projection",
      "model.diffusion_model.output_blocks.5.1.transformer_blocks.3.attn2.to_k.weight", (1536, 2048)),
     ("sd2", "cond_stage_model.model.transformer.resblocks.22.mlp.c_fc.bias",
      "cond_stage_model.model.transformer.resblocks.0.attn.in_proj_weight", (3 * 1280, 1024)),
     ("flux-dev", "single_blocks.37.linear2.weight", "double_blocks.3.img_attn.qkv.weight", (3072, 3072)),
     ("flux-schnell", "txt_in.bias", "single_blocks.0.linear1.weight", (18432, 3072)),
+    ("flux-fill", "double_blocks.18.txt_mlp.2.bias", "final_layer.linear.weight", (384, 3072)),
+    ("flux-depth", "guidance_in.out_layer.weight", "final_layer.linear.weight", (128, 3072)),
     ("flux-vae", "decoder.up.0.block.2.conv2.weight", "encoder.mid.attn_1.q.weight", (512, 512)),
 ])
 def test_broken_file_names_the_original_tensors(name: str, dropped: str, reshaped: str, shape: tuple[int, ...],
@@ -163,14 +173,18 @@ def test_a_whole_component_missing_is_said_once(tmp_path: Path) -> None:
 
 
 def test_other_original_files_keep_the_structural_check(tmp_path: Path) -> None:
-    """A 1024-wide cross-attention UNet beside SD 1.x's CLIP (no OpenCLIP-H), inpainting (9 input channels) and
-    partial files are no exact type."""
+    """A 1024-wide cross-attention UNet beside SD 1.x's CLIP (no OpenCLIP-H), SD 2.x inpainting (inpainting_v2: 9
+    input channels) and partial files are no exact type."""
     t = truth("sd15")
     path = write(tmp_path / "v2.safetensors", t["original"],
                  reshape={"model.diffusion_model.input_blocks.2.1.transformer_blocks.0.attn2.to_k.weight": (320, 1024)})
     doc = audit_target(str(path)).to_dict()
     assert doc["verdict"] == "pass" and "single_file" not in doc
     assert doc["kind"]["detail"].startswith("single-file Stable Diffusion checkpoint (original layout")
+    path = write(tmp_path / "512-inpainting-ema.safetensors", truth("sd2")["original"],
+                 reshape={"model.diffusion_model.input_blocks.0.0.weight": (320, 9, 3, 3)})
+    doc = audit_target(str(path)).to_dict()
+    assert "single_file" not in doc
 
 
 def test_cli_as_a_user_runs_it(tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 
 DEV-ONLY TOOL (like tools/dump_diffusers.py): run with /work/devenv/bin/python (diffusers 0.42.1, transformers
 5.23, torch 2.13 CPU). For each supported single-file type (SD 1.x full checkpoint, SDXL base, FLUX.1 dev /
-schnell transformer, FLUX.1 VAE ``ae.safetensors``, SDXL refiner, SD 2.x):
+schnell / Fill / Depth transformer, FLUX.1 VAE ``ae.safetensors``, SDXL refiner, SD 2.x, SD 1.x and SDXL
+inpainting, instruct-pix2pix):
 
 1. every component is built on the ``meta`` device from the config diffusers' loader would use (the released
    configs of ``DIFFUSERS_DEFAULT_PIPELINE_PATHS[model_type]``: the diffusers-cases release configs, and the
@@ -66,15 +67,48 @@ SD_XL_REFINER_YAML = {"model": {"params": {
                                                        attn_resolutions=[], dropout=0.0)}}}}}
 
 
-def refiner_unet_config() -> dict[str, Any]:
+# ldm's configs/stable-diffusion/v1-inpainting-inference.yaml (runwayml/stable-diffusion; CONFIG_URLS["inpainting"]):
+# v1-inference.yaml's UNet over 9 input channels (latents, mask, masked-image latents). instruct-pix2pix's
+# configs/generate.yaml (timbrooks/instruct-pix2pix): the same UNet over 8 (latents, input-image latents).
+def ldm_v1_yaml(in_channels: int) -> dict[str, Any]:
+    return {"model": {"params": {
+        "unet_config": {"params": dict(image_size=32, in_channels=in_channels, out_channels=4, model_channels=320,
+                                       attention_resolutions=[4, 2, 1], num_res_blocks=2, channel_mult=[1, 2, 4, 4],
+                                       num_heads=8, use_spatial_transformer=True, transformer_depth=1,
+                                       context_dim=768, use_checkpoint=True, legacy=False)},
+        "first_stage_config": {"params": {"ddconfig": dict(double_z=True, z_channels=4, resolution=256, in_channels=3,
+                                                           out_ch=3, ch=128, ch_mult=[1, 2, 4, 4], num_res_blocks=2,
+                                                           attn_resolutions=[], dropout=0.0)}}}}}
+
+
+# Stability-AI/generative-models configs/inference/sd_xl_base.yaml's network_config, over the 9 input channels of
+# diffusers/stable-diffusion-xl-1.0-inpainting-0.1 (trained in diffusers: no sgm config of its own; its unet is SDXL
+# base's with in_channels 9, the width infer_diffusers_model_type tests for xl_inpaint)
+SD_XL_INPAINT_YAML = {"model": {"params": {
+    "network_config": {"params": dict(adm_in_channels=2816, num_classes="sequential", in_channels=9, out_channels=4,
+                                      model_channels=320, attention_resolutions=[4, 2], num_res_blocks=2,
+                                      channel_mult=[1, 2, 4], num_head_channels=64, use_linear_in_transformer=True,
+                                      transformer_depth=[1, 2, 10], context_dim=2048)},
+    "first_stage_config": SD_XL_REFINER_YAML["model"]["params"]["first_stage_config"]}}}
+
+
+def ldm_checked(name: str, config: dict[str, Any], yaml: dict[str, Any]) -> dict[str, Any]:
+    """``config`` where diffusers' own create_unet_diffusers_config_from_ldm on the original config says so (every
+    key it derives: block types, channels, layers, transformer depth, cross-attention and projection widths, head
+    dims, linear projection, input channels, additional embeddings): every key that decides a shape."""
     from diffusers.loaders import single_file_utils as sfu
-    derived = sfu.create_unet_diffusers_config_from_ldm(SD_XL_REFINER_YAML, {})
-    # sample_size comes from the image size the loader guesses, not from the sgm config
-    differ = {k: (v, derived[k]) for k, v in XL_REFINER_UNET.items()
+    derived = sfu.create_unet_diffusers_config_from_ldm(yaml, {})
+    # sample_size comes from the image size the loader guesses, not from the original config
+    differ = {k: (v, derived[k]) for k, v in config.items()
               if k in derived and k != "sample_size" and (list(v) if isinstance(v, (list, tuple)) else v)
               != (list(derived[k]) if isinstance(derived[k], (list, tuple)) else derived[k])}
     if differ:
-        raise SystemExit(f"the refiner's unet config differs from the sgm config's: {differ}")
+        raise SystemExit(f"{name}: the unet config differs from the original config's: {differ}")
+    return config
+
+
+def refiner_unet_config() -> dict[str, Any]:
+    ldm_checked("sdxl-refiner", XL_REFINER_UNET, SD_XL_REFINER_YAML)
     return {"_class_name": "UNet2DConditionModel", **XL_REFINER_UNET}
 
 
@@ -381,18 +415,46 @@ def _conv_sources(out: dict[str, Any], ids: dict[int, str]) -> set[str]:
     return found
 
 
+# BFL's flux/util.py FluxParams of flux-dev-fill (FLUX.1-Fill-dev) and flux-dev-depth (FLUX.1-Depth-dev), as their
+# released transformer configs repeat: the dev transformer over a wider input (the input widths are the ones
+# infer_diffusers_model_type tests img_in.weight against) and the dev output (out_channels 64). Cross-checked below
+# against what diffusers' own pipelines feed and read back (flux_conditioned_channels).
+FLUX_FILL = dict(in_channels=384, out_channels=64)
+FLUX_DEPTH = dict(in_channels=128, out_channels=64)
+
+
+def flux_conditioned_channels(name: str, config: dict[str, Any]) -> None:
+    """The widths FluxFillPipeline / FluxControlPipeline (diffusers 0.42.1) imply with the FLUX VAE: the output is
+    the packed latents (latent_channels x 2 x 2); Fill's input is the packed noisy latents, the packed masked-image
+    latents and the packed mask (vae_scale_factor ** 2 per latent pixel, x 2 x 2); Control (depth) concatenates the
+    packed control-image latents and takes ``in_channels // 8`` latent channels."""
+    vae = case_config("AutoencoderKL", "flux")
+    packed = vae["latent_channels"] * 4
+    scale = 2 ** (len(vae["block_out_channels"]) - 1)
+    want_in = {"flux-fill": 2 * packed + scale * scale * 4, "flux-depth": 2 * packed}[name]
+    if config["out_channels"] != packed or config["in_channels"] != want_in:
+        raise SystemExit(f"{name}: {config['in_channels']} -> {config['out_channels']} channels, the pipeline "
+                         f"implies {want_in} -> {packed}")
+    if name == "flux-depth" and config["in_channels"] // 8 != vae["latent_channels"]:
+        raise SystemExit(f"{name}: FluxControlPipeline's in_channels // 8 is not the VAE's latent channels")
+
+
 def flux_type(name: str, case: str, overrides: dict[str, Any]) -> dict[str, Any]:
     import torch
     from diffusers import FluxTransformer2DModel
     from diffusers.loaders import single_file_utils as sfu
 
     config = {**case_config("FluxTransformer2DModel", case), **overrides}
+    if name in ("flux-fill", "flux-depth"):
+        flux_conditioned_channels(name, config)
     with torch.device("meta"):
         model = FluxTransformer2DModel.from_config(config)
     sd = state_shapes(model)
     original = to_original_flux(sd)
     ckpt = meta_tensors(original)
     inferred = sfu.infer_diffusers_model_type(ckpt)
+    if inferred != name:
+        raise SystemExit(f"{name}: inferred as {inferred}")
     work = dict(ckpt)
     out = sfu.convert_flux_transformer_checkpoint_to_diffusers(work)
     check("transformer", out, sd, set(original) - set(work), original, "")
@@ -431,6 +493,7 @@ def main() -> None:
     import transformers
     sd_vae = case_config("AutoencoderKL", "sd")
     xl_vae = {**sd_vae, "scaling_factor": 0.13025, "sample_size": 1024}
+    sd15_inpaint_unet = {**case_config("UNet2DConditionModel", "sd15"), "in_channels": 9}
     types = [
         sd_type("sd15", case_config("UNet2DConditionModel", "sd15"), sd_vae,
                 [("text_encoder", "cond_stage_model.transformer.", CLIP_L, "CLIPTextModel", "hf")]),
@@ -444,10 +507,31 @@ def main() -> None:
         sd_type("sd2", case_config("UNet2DConditionModel", "sd21"), {**sd_vae, "sample_size": 768},
                 [("text_encoder", "cond_stage_model.model.", OPEN_CLIP_H_SD2, "CLIPTextModel", "open_clip")],
                 stored_text={"text_encoder": (OPEN_CLIP_H_STORED, "CLIPTextModelWithProjection")}),
+        # stable-diffusion-v1-5/stable-diffusion-inpainting: SD 1.5's released configs, the UNet over 9 inputs
+        sd_type("sd15-inpainting", ldm_checked("sd15-inpainting", sd15_inpaint_unet, ldm_v1_yaml(9)), sd_vae,
+                [("text_encoder", "cond_stage_model.transformer.", CLIP_L, "CLIPTextModel", "hf")]),
+        # timbrooks/instruct-pix2pix: SD 1.5's configs, the UNet over 8 inputs
+        sd_type("instruct-pix2pix", ldm_checked("instruct-pix2pix", {**case_config("UNet2DConditionModel", "sd15"),
+                                                                     "in_channels": 8}, ldm_v1_yaml(8)), sd_vae,
+                [("text_encoder", "cond_stage_model.transformer.", CLIP_L, "CLIPTextModel", "hf")]),
+        # diffusers/stable-diffusion-xl-1.0-inpainting-0.1: SDXL base's configs, the UNet over 9 inputs
+        sd_type("sdxl-inpainting", ldm_checked("sdxl-inpainting", {**case_config("UNet2DConditionModel", "sdxl"),
+                                                                   "in_channels": 9}, SD_XL_INPAINT_YAML), xl_vae,
+                [("text_encoder", "conditioner.embedders.0.transformer.", CLIP_L, "CLIPTextModel", "hf"),
+                 ("text_encoder_2", "conditioner.embedders.1.model.", CLIP_G, "CLIPTextModelWithProjection",
+                  "open_clip")]),
         flux_type("flux-dev", "dev", {}),
         flux_type("flux-schnell", "dev", {"guidance_embeds": False}),
+        flux_type("flux-fill", "dev", FLUX_FILL),
+        flux_type("flux-depth", "dev", FLUX_DEPTH),
         flux_vae_type(),
     ]
+    model_types = {"sd15": "v1", "sdxl-base": "xl_base", "sdxl-refiner": "xl_refiner", "sd2": "v2",
+                   "sd15-inpainting": "inpainting", "sdxl-inpainting": "xl_inpaint",
+                   "instruct-pix2pix": "instruct-pix2pix"}
+    for t in types:  # infer_diffusers_model_type names each type
+        if t["type"] in model_types and t["inferred_model_type"] != model_types[t["type"]]:
+            raise SystemExit(f"{t['type']}: inferred as {t['inferred_model_type']}")
     OUT.mkdir(parents=True, exist_ok=True)
     for t in types:
         t["produced_by"] = (f"tools/dump_single_file.py: diffusers {diffusers.__version__}, transformers "
