@@ -132,6 +132,8 @@ def errors(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
      (3, 64, 3, 3)),
     ("sd15-inpainting", "cond_stage_model.transformer.text_model.final_layer_norm.bias",
      "model.diffusion_model.out.2.weight", (9, 320, 3, 3)),
+    ("sd2-inpainting", "model.diffusion_model.middle_block.1.proj_out.bias", "first_stage_model.post_quant_conv.weight",
+     (4, 4, 3, 3)),
     ("instruct-pix2pix", "first_stage_model.quant_conv.bias", "model.diffusion_model.time_embed.0.weight",
      (1280, 8)),
     ("sdxl-base", "conditioner.embedders.1.model.transformer.resblocks.31.attn.in_proj_bias",
@@ -173,18 +175,27 @@ def test_a_whole_component_missing_is_said_once(tmp_path: Path) -> None:
 
 
 def test_other_original_files_keep_the_structural_check(tmp_path: Path) -> None:
-    """A 1024-wide cross-attention UNet beside SD 1.x's CLIP (no OpenCLIP-H), SD 2.x inpainting (inpainting_v2: 9
-    input channels) and partial files are no exact type."""
+    """A 1024-wide cross-attention UNet beside SD 1.x's CLIP (no OpenCLIP-H) and partial files are no exact type."""
     t = truth("sd15")
     path = write(tmp_path / "v2.safetensors", t["original"],
                  reshape={"model.diffusion_model.input_blocks.2.1.transformer_blocks.0.attn2.to_k.weight": (320, 1024)})
     doc = audit_target(str(path)).to_dict()
     assert doc["verdict"] == "pass" and "single_file" not in doc
     assert doc["kind"]["detail"].startswith("single-file Stable Diffusion checkpoint (original layout")
-    path = write(tmp_path / "512-inpainting-ema.safetensors", truth("sd2")["original"],
+
+
+def test_sd2_inpainting_is_reconciled_exactly(tmp_path: Path) -> None:
+    """SD 2.x inpainting (512-inpainting-ema: inpainting_v2) is SD 2.x over 9 input channels, now an exact type: the
+    sd2 layout with a 9-channel conv_in is it, with its OpenCLIP-H extras as notes."""
+    t = truth("sd2-inpainting")
+    extras = [(n, "F16", tuple(s)) for n, s in t["unread"].items()]
+    path = write(tmp_path / "512-inpainting-ema.safetensors", truth("sd2")["original"], extra=extras,
                  reshape={"model.diffusion_model.input_blocks.0.0.weight": (320, 9, 3, 3)})
     doc = audit_target(str(path)).to_dict()
-    assert "single_file" not in doc
+    assert doc["verdict"] == "pass" and {f["code"] for f in doc["findings"]} == {"buffer-stored"}
+    assert doc["single_file"]["type"] == "sd2-inpainting" and doc["single_file"]["model_type"] == "inpainting_v2"
+    assert doc["single_file"]["components"]["unet"] == {"expected": 865_925_124, "actual": 865_925_124}
+    assert doc["expected"]["parameters"] == 1_289_966_827
 
 
 def test_cli_as_a_user_runs_it(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 DEV-ONLY TOOL (like tools/dump_diffusers.py): run with /work/devenv/bin/python (diffusers 0.42.1, transformers
 5.23, torch 2.13 CPU). For each supported single-file type (SD 1.x full checkpoint, SDXL base, FLUX.1 dev /
-schnell / Fill / Depth transformer, FLUX.1 VAE ``ae.safetensors``, SDXL refiner, SD 2.x, SD 1.x and SDXL
+schnell / Fill / Depth transformer, FLUX.1 VAE ``ae.safetensors``, SDXL refiner, SD 2.x, SD 1.x, SD 2.x and SDXL
 inpainting, instruct-pix2pix):
 
 1. every component is built on the ``meta`` device from the config diffusers' loader would use (the released
@@ -79,6 +79,16 @@ def ldm_v1_yaml(in_channels: int) -> dict[str, Any]:
         "first_stage_config": {"params": {"ddconfig": dict(double_z=True, z_channels=4, resolution=256, in_channels=3,
                                                            out_ch=3, ch=128, ch_mult=[1, 2, 4, 4], num_res_blocks=2,
                                                            attn_resolutions=[], dropout=0.0)}}}}}
+
+
+# Stability-AI/stablediffusion's configs/stable-diffusion/v2-inpainting-inference.yaml (CONFIG_URLS["inpainting_v2"]):
+# the SD 2.x UNet (64-channel heads, linear projections, 1024-wide cross-attention) over 9 input channels
+SD2_INPAINT_YAML = {"model": {"params": {
+    "unet_config": {"params": dict(image_size=32, in_channels=9, out_channels=4, model_channels=320,
+                                   attention_resolutions=[4, 2, 1], num_res_blocks=2, channel_mult=[1, 2, 4, 4],
+                                   num_head_channels=64, use_spatial_transformer=True, use_linear_in_transformer=True,
+                                   transformer_depth=1, context_dim=1024, use_checkpoint=True, legacy=False)},
+    "first_stage_config": ldm_v1_yaml(9)["model"]["params"]["first_stage_config"]}}}
 
 
 # Stability-AI/generative-models configs/inference/sd_xl_base.yaml's network_config, over the 9 input channels of
@@ -510,6 +520,13 @@ def main() -> None:
         # stable-diffusion-v1-5/stable-diffusion-inpainting: SD 1.5's released configs, the UNet over 9 inputs
         sd_type("sd15-inpainting", ldm_checked("sd15-inpainting", sd15_inpaint_unet, ldm_v1_yaml(9)), sd_vae,
                 [("text_encoder", "cond_stage_model.transformer.", CLIP_L, "CLIPTextModel", "hf")]),
+        # stabilityai/stable-diffusion-2-inpainting: SD 2.x's configs (the released 23-layer OpenCLIP-H text
+        # encoder, stored whole as in v2), the UNet over 9 inputs
+        sd_type("sd2-inpainting", ldm_checked("sd2-inpainting", {**case_config("UNet2DConditionModel", "sd21"),
+                                                                 "in_channels": 9, "sample_size": 64,
+                                                                 "upcast_attention": False}, SD2_INPAINT_YAML),
+                sd_vae, [("text_encoder", "cond_stage_model.model.", OPEN_CLIP_H_SD2, "CLIPTextModel", "open_clip")],
+                stored_text={"text_encoder": (OPEN_CLIP_H_STORED, "CLIPTextModelWithProjection")}),
         # timbrooks/instruct-pix2pix: SD 1.5's configs, the UNet over 8 inputs
         sd_type("instruct-pix2pix", ldm_checked("instruct-pix2pix", {**case_config("UNet2DConditionModel", "sd15"),
                                                                      "in_channels": 8}, ldm_v1_yaml(8)), sd_vae,
@@ -527,7 +544,7 @@ def main() -> None:
         flux_vae_type(),
     ]
     model_types = {"sd15": "v1", "sdxl-base": "xl_base", "sdxl-refiner": "xl_refiner", "sd2": "v2",
-                   "sd15-inpainting": "inpainting", "sdxl-inpainting": "xl_inpaint",
+                   "sd15-inpainting": "inpainting", "sd2-inpainting": "inpainting_v2", "sdxl-inpainting": "xl_inpaint",
                    "instruct-pix2pix": "instruct-pix2pix"}
     for t in types:  # infer_diffusers_model_type names each type
         if t["type"] in model_types and t["inferred_model_type"] != model_types[t["type"]]:
