@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +73,9 @@ def test_healthy_file_passes_with_the_exact_count_per_component(name: str, tmp_p
     assert doc["verdict"] == "pass", [f["message"] for f in doc["findings"]]
     assert [f for f in doc["findings"] if f["severity"] != "info"] == []
     total = sum(v["parameters"] for v in t["components"].values())
-    assert doc["expected"]["parameters"] == total == doc["totals"]["parameters"]
+    assert doc["expected"]["parameters"] == total == doc["ledger"]["model"]
+    # every stored element: the parameters and the persistent buffers the loader reads (SD3's pos_embed)
+    assert doc["totals"]["parameters"] == sum(math.prod(s) for s in t["original"].values())
     assert doc["single_file"]["components"] == {c: {"expected": v["parameters"], "actual": v["parameters"]}
                                                 for c, v in t["components"].items()}
     assert doc["kind"]["detail"].startswith(f"single-file {kind(name)['label']}")
@@ -123,6 +126,23 @@ def test_released_sd2_openclip_extras_are_notes_not_errors(tmp_path: Path) -> No
     assert doc["single_file"]["components"]["text_encoder"] == {"expected": 340_387_840, "actual": 340_387_840}
 
 
+def test_sd3_position_table_is_a_buffer_the_loader_reads(tmp_path: Path) -> None:
+    """sd3_medium.safetensors: the MMDiT's sin-cos table pos_embed is stored and read (pos_embed.pos_embed, a
+    persistent buffer, no parameter); the last joint block's context stream only feeds attention (no proj, no mlp,
+    a 2 x 1536 adaLN)."""
+    t = truth("sd3-medium")
+    assert t["original"]["model.diffusion_model.pos_embed"] == [1, 192 * 192, 1536]
+    assert t["original"]["model.diffusion_model.joint_blocks.23.context_block.adaLN_modulation.1.weight"] == [3072, 1536]
+    assert "model.diffusion_model.joint_blocks.23.context_block.mlp.fc1.weight" not in t["original"]
+    doc = audit_target(str(write(tmp_path / "sd3_medium.safetensors", t["original"]))).to_dict()
+    assert doc["verdict"] == "pass" and doc["ledger"]["buffers"] == 192 * 192 * 1536
+    assert doc["single_file"]["components"] == {"transformer": {"expected": 2_028_328_000, "actual": 2_028_328_000},
+                                                "vae": {"expected": 83_819_683, "actual": 83_819_683}}
+    doc = audit_target(str(write(tmp_path / "bad.safetensors", t["original"],
+                                 reshape={"model.diffusion_model.x_embedder.proj.weight": (1536, 4, 2, 2)}))).to_dict()
+    assert errors(doc) == [("shape-mismatch", ["model.diffusion_model.x_embedder.proj.weight"])]
+
+
 def errors(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
     return [(f["code"], f["tensors"]) for f in doc["findings"] if f["severity"] == "error"]
 
@@ -134,6 +154,8 @@ def errors(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
      "model.diffusion_model.out.2.weight", (9, 320, 3, 3)),
     ("sd2-inpainting", "model.diffusion_model.middle_block.1.proj_out.bias", "first_stage_model.post_quant_conv.weight",
      (4, 4, 3, 3)),
+    ("sd3-medium", "model.diffusion_model.joint_blocks.23.context_block.attn.qkv.bias",
+     "model.diffusion_model.joint_blocks.5.x_block.attn.qkv.weight", (1536, 1536)),
     ("instruct-pix2pix", "first_stage_model.quant_conv.bias", "model.diffusion_model.time_embed.0.weight",
      (1280, 8)),
     ("sdxl-base", "conditioner.embedders.1.model.transformer.resblocks.31.attn.in_proj_bias",

@@ -3,7 +3,7 @@
 DEV-ONLY TOOL (like tools/dump_diffusers.py): run with /work/devenv/bin/python (diffusers 0.42.1, transformers
 5.23, torch 2.13 CPU). For each supported single-file type (SD 1.x full checkpoint, SDXL base, FLUX.1 dev /
 schnell / Fill / Depth transformer, FLUX.1 VAE ``ae.safetensors``, SDXL refiner, SD 2.x, SD 1.x, SD 2.x and SDXL
-inpainting, instruct-pix2pix):
+inpainting, instruct-pix2pix, SD3 medium):
 
 1. every component is built on the ``meta`` device from the config diffusers' loader would use (the released
    configs of ``DIFFUSERS_DEFAULT_PIPELINE_PATHS[model_type]``: the diffusers-cases release configs, and the
@@ -497,12 +497,106 @@ def flux_vae_type() -> dict[str, Any]:
                 original=original)
 
 
+# -- SD3 / SD3.5 (MMDiT, sd3/mmdit.py names under model.diffusion_model.) ---------------------------------------
+
+# stabilityai/stable-diffusion-3-medium-diffusers' transformer: the widths the SD3 medium ControlNet case shares with
+# it (24 heads of 64, caption projection 1536, joint 4096 / pooled 2048 inputs, pos_embed_max_size 192, patch 2,
+# 16 channels) and 24 joint blocks (MMDiT's depth = heads; the converter reads the count from the file, the library
+# states no default). Checked below against what infer_diffusers_model_type tests: the context block's adaLN
+# width 6 x 1536 = 9216 and the position table's 192 ** 2 = 36864 rows.
+def sd3_medium_config() -> dict[str, Any]:
+    cn = case_config("SD3ControlNetModel", "sd3-medium")
+    keep = ("attention_head_dim", "caption_projection_dim", "in_channels", "joint_attention_dim",
+            "num_attention_heads", "out_channels", "patch_size", "pooled_projection_dim", "pos_embed_max_size",
+            "sample_size")
+    return {"_class_name": "SD3Transformer2DModel", **{k: cn[k] for k in keep}, "num_layers": 24,
+            "dual_attention_layers": [], "qk_norm": None}
+
+
+def to_original_sd3(sd: dict[str, tuple[int, ...]], prefix: str) -> dict[str, tuple[int, ...]]:
+    out: dict[str, tuple[int, ...]] = {}
+
+    def put(key: str, shape: tuple[int, ...]) -> None:  # fused: concatenated along dim 0 in q, k, v order
+        old = out.get(key)
+        out[key] = shape if old is None else (old[0] + shape[0], *shape[1:])
+
+    top = {"pos_embed.proj": "x_embedder.proj", "time_text_embed.timestep_embedder.linear_1": "t_embedder.mlp.0",
+           "time_text_embed.timestep_embedder.linear_2": "t_embedder.mlp.2",
+           "time_text_embed.text_embedder.linear_1": "y_embedder.mlp.0",
+           "time_text_embed.text_embedder.linear_2": "y_embedder.mlp.2", "context_embedder": "context_embedder",
+           "proj_out": "final_layer.linear", "norm_out.linear": "final_layer.adaLN_modulation.1"}
+    block = {"attn.to_q": "x_block.attn.qkv", "attn.to_k": "x_block.attn.qkv", "attn.to_v": "x_block.attn.qkv",
+             "attn.add_q_proj": "context_block.attn.qkv", "attn.add_k_proj": "context_block.attn.qkv",
+             "attn.add_v_proj": "context_block.attn.qkv", "attn.norm_q": "x_block.attn.ln_q",
+             "attn.norm_k": "x_block.attn.ln_k", "attn.norm_added_q": "context_block.attn.ln_q",
+             "attn.norm_added_k": "context_block.attn.ln_k", "attn.to_out.0": "x_block.attn.proj",
+             "attn.to_add_out": "context_block.attn.proj", "attn2.to_q": "x_block.attn2.qkv",
+             "attn2.to_k": "x_block.attn2.qkv", "attn2.to_v": "x_block.attn2.qkv", "attn2.norm_q": "x_block.attn2.ln_q",
+             "attn2.norm_k": "x_block.attn2.ln_k", "attn2.to_out.0": "x_block.attn2.proj",
+             "norm1.linear": "x_block.adaLN_modulation.1", "norm1_context.linear": "context_block.adaLN_modulation.1",
+             "ff.net.0.proj": "x_block.mlp.fc1", "ff.net.2": "x_block.mlp.fc2",
+             "ff_context.net.0.proj": "context_block.mlp.fc1", "ff_context.net.2": "context_block.mlp.fc2"}
+    order = sorted(sd, key=lambda n: (re.sub(r"(to|add)_[qkv](_proj)?\.", "", n), "_q" not in n, "_k" not in n))
+    for name in order:
+        shape = sd[name]
+        if name == "pos_embed.pos_embed":
+            out[prefix + "pos_embed"] = shape
+            continue
+        module, _, leaf = name.rpartition(".")
+        if module in top:
+            put(f"{prefix}{top[module]}.{leaf}", shape)
+        elif m := re.match(r"transformer_blocks\.(\d+)\.(.*)", module):
+            put(f"{prefix}joint_blocks.{m[1]}.{block[m[2]]}.{leaf}", shape)
+        else:
+            raise KeyError(name)
+    return out
+
+
+def sd3_type(name: str, config: dict[str, Any], vae_config: dict[str, Any]) -> dict[str, Any]:
+    """The MMDiT under model.diffusion_model. and the 16-channel VAE under first_stage_model. (``sd3_medium``)."""
+    import torch
+    from diffusers import AutoencoderKL, SD3Transformer2DModel
+    from diffusers.loaders import single_file_utils as sfu
+
+    with torch.device("meta"):
+        model = SD3Transformer2DModel.from_config(config)
+        vae = AutoencoderKL.from_config(vae_config)
+    sd, vae_sd = state_shapes(model), state_shapes(vae)
+    hidden = config["num_attention_heads"] * config["attention_head_dim"]
+    original = to_original_sd3(sd, "model.diffusion_model.")
+    if original["model.diffusion_model.joint_blocks.0.context_block.adaLN_modulation.1.bias"] != (6 * hidden,):
+        raise SystemExit(f"{name}: the context block's adaLN is not 6 x {hidden} wide")
+    original.update(to_original_vae(vae_sd, vae_config, "first_stage_model."))
+    ckpt = meta_tensors(original)
+    inferred = sfu.infer_diffusers_model_type(ckpt)
+    work = {k: v for k, v in ckpt.items() if k.startswith("model.diffusion_model.")}
+    out = sfu.convert_sd3_transformer_checkpoint_to_diffusers(work)
+    if work:
+        raise SystemExit(f"transformer: original tensors the converter did not read: {sorted(work)[:5]}")
+    check("transformer", out, sd, set(original), original, "model.diffusion_model.")
+    ids = {id(v): k for k, v in ckpt.items()}
+    reads = Reads(ckpt)
+    vout = sfu.convert_ldm_vae_checkpoint(reads, vae_config)
+    used = {ids.get(id(v), "") for v in vout.values()} | _conv_sources(vout, ids)
+    check("vae", vout, vae_sd, used & reads.read, original, "first_stage_model.")
+    n_tr = sum(1 for k in original if k.startswith("model.diffusion_model."))
+    return dict(type=name, inferred_model_type=inferred,
+                default_pipeline=sfu.DIFFUSERS_DEFAULT_PIPELINE_PATHS[inferred]["pretrained_model_name_or_path"],
+                components={"transformer": dict(cls="SD3Transformer2DModel", config=config,
+                                                prefix="model.diffusion_model.", parameters=model.num_parameters(),
+                                                original_tensors=n_tr),
+                            "vae": dict(cls="AutoencoderKL", config=vae_config, prefix="first_stage_model.",
+                                        parameters=vae.num_parameters(), original_tensors=len(original) - n_tr)},
+                original=original)
+
+
 def main() -> None:
     import diffusers
     import torch
     import transformers
     sd_vae = case_config("AutoencoderKL", "sd")
     xl_vae = {**sd_vae, "scaling_factor": 0.13025, "sample_size": 1024}
+    sd3_vae = {**case_config("AutoencoderKL", "flux"), "scaling_factor": 1.5305}
     sd15_inpaint_unet = {**case_config("UNet2DConditionModel", "sd15"), "in_channels": 9}
     types = [
         sd_type("sd15", case_config("UNet2DConditionModel", "sd15"), sd_vae,
@@ -542,10 +636,13 @@ def main() -> None:
         flux_type("flux-fill", "dev", FLUX_FILL),
         flux_type("flux-depth", "dev", FLUX_DEPTH),
         flux_vae_type(),
+        # stabilityai/stable-diffusion-3-medium-diffusers: the MMDiT and the 16-channel VAE (the FLUX VAE case's
+        # shapes with SD3's scaling factor), no text encoders (sd3_medium.safetensors)
+        sd3_type("sd3-medium", sd3_medium_config(), sd3_vae),
     ]
     model_types = {"sd15": "v1", "sdxl-base": "xl_base", "sdxl-refiner": "xl_refiner", "sd2": "v2",
                    "sd15-inpainting": "inpainting", "sd2-inpainting": "inpainting_v2", "sdxl-inpainting": "xl_inpaint",
-                   "instruct-pix2pix": "instruct-pix2pix"}
+                   "instruct-pix2pix": "instruct-pix2pix", "sd3-medium": "sd3"}
     for t in types:  # infer_diffusers_model_type names each type
         if t["type"] in model_types and t["inferred_model_type"] != model_types[t["type"]]:
             raise SystemExit(f"{t['type']}: inferred as {t['inferred_model_type']}")

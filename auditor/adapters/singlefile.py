@@ -23,7 +23,7 @@ from ..core.findings import finding, plural
 from ..core.names import shown
 from ..inventory.build import Inventory
 from ..read.header import Tensor
-from ..reconcile.expected import expected_layout
+from ..reconcile.expected import expected_layout, persistent_buffers
 from ..reconcile.result import Component, Reconciliation
 from ..specs.expr import ExprError, evaluate
 
@@ -54,6 +54,7 @@ class Expected:
     shape: tuple[int, ...]
     component: str
     sources: tuple[str, ...]
+    buffer: bool = False    # a persistent buffer the loader reads (SD3's pos_embed): no parameters
 
 
 @lru_cache(maxsize=1)
@@ -124,9 +125,10 @@ def original_layout(kind: dict[str, Any], prefix: str = "") -> tuple[dict[str, E
         if got is None:
             raise ExprError(f"no formula for {comp['name']} ({config.get('_class_name') or config.get('model_type')})")
         layout, counts[comp["name"]] = got
+        buffers = persistent_buffers(dict(config))
         stages = rules(comp["rules"])
         env = dict(config)
-        for name, (shape, _) in layout.items():
+        for name, shape in [*((n, s) for n, (s, _) in layout.items()), *buffers.items()]:
             new, rule = original_name(name, stages, env)
             new = prefix + comp["prefix"] + new
             shape = tuple(shape)
@@ -138,7 +140,7 @@ def original_layout(kind: dict[str, Any], prefix: str = "") -> tuple[dict[str, E
                 parts.setdefault(new, []).append((rule.fuse, name, shape))
                 out[new] = Expected((), comp["name"], ())
             else:
-                out[new] = Expected(shape, comp["name"], (name,))
+                out[new] = Expected(shape, comp["name"], (name,), name in buffers)
     for new, pieces in parts.items():
         pieces.sort()
         first = pieces[0][2]
@@ -189,6 +191,9 @@ def reconcile_single_file(inventory: Inventory) -> Reconciliation | None:
     ema_seen: list[str] = []
     for name, t in stored.items():
         here = expected.get(name)
+        if here is not None and here.buffer:
+            rec.categories[name] = "buffers"
+            continue
         if here is not None:
             rec.categories[name] = "model"
             actual[here.component] += t.elements

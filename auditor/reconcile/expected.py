@@ -28,3 +28,16 @@ def expected_layout(config: dict[str, Any], task_class: str | None = None
     layout = {name: (tuple(e.shape), e.component) for name, e in expectation.tensors.items()
               if e.kind not in ("buffer", "unsaved")}
     return layout, summarize(expectation).parameters
+
+
+def persistent_buffers(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """The persistent buffers ``config`` implies (saved in the state dict, no parameters: SD3's ``pos_embed``
+    table), name -> shape; empty when no formula covers it."""
+    try:
+        spec, cfg = select(config)
+        if spec is None:
+            return {}
+        expectation = expand(spec, cfg, None)
+    except (ExprError, TypeError, ValueError, KeyError):
+        return {}
+    return {name: tuple(e.shape) for name, e in expectation.tensors.items() if e.kind == "buffer"}
