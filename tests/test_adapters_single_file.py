@@ -30,6 +30,12 @@ def truth(name: str) -> dict[str, Any]:
     return json.loads(gzip.decompress((TRUTH / f"{name}.json.gz").read_bytes()))
 
 
+def stored(component: dict[str, Any]) -> int:
+    """A component's parameters the file holds: diffusers' num_parameters() less what the loader sets itself
+    (SD3's CLIP-L text_projection, the identity)."""
+    return int(component["parameters"] - sum(math.prod(s) for s in component.get("supplied", {}).values()))
+
+
 def kind(name: str) -> dict[str, Any]:
     return next(t for t in data()["type"] if t["name"] == name)
 
@@ -46,12 +52,18 @@ def test_every_type_has_truth() -> None:
     assert sorted(TYPES) == sorted(p.name.removesuffix(".json.gz") for p in TRUTH.glob("*.json.gz"))
 
 
+def kind_component(name: str, comp: str) -> dict[str, Any]:
+    return next(c for c in kind(name)["component"] if c["name"] == comp)
+
+
 @pytest.mark.parametrize("name", TYPES)
 def test_data_implies_exactly_the_converters_layout(name: str) -> None:
     t = truth(name)
     expected, counts = original_layout(kind(name))
     assert {n: list(e.shape) for n, e in expected.items()} == t["original"]
-    assert counts == {c: v["parameters"] for c, v in t["components"].items()}
+    assert counts == {c: stored(v) for c, v in t["components"].items()}
+    for comp, v in t["components"].items():
+        assert sorted(v.get("supplied", {})) == sorted(kind_component(name, comp).get("supplied", []))
     assert kind(name).get("model_type") == t["inferred_model_type"]
     for comp, v in t["components"].items():
         assert sum(1 for e in expected.values() if e.component == comp) == v["original_tensors"]
@@ -72,11 +84,11 @@ def test_healthy_file_passes_with_the_exact_count_per_component(name: str, tmp_p
     doc = audit_target(str(path)).to_dict()
     assert doc["verdict"] == "pass", [f["message"] for f in doc["findings"]]
     assert [f for f in doc["findings"] if f["severity"] != "info"] == []
-    total = sum(v["parameters"] for v in t["components"].values())
+    total = sum(stored(v) for v in t["components"].values())
     assert doc["expected"]["parameters"] == total == doc["ledger"]["model"]
     # every stored element: the parameters and the persistent buffers the loader reads (SD3's pos_embed)
     assert doc["totals"]["parameters"] == sum(math.prod(s) for s in t["original"].values())
-    assert doc["single_file"]["components"] == {c: {"expected": v["parameters"], "actual": v["parameters"]}
+    assert doc["single_file"]["components"] == {c: {"expected": stored(v), "actual": stored(v)}
                                                 for c, v in t["components"].items()}
     assert doc["kind"]["detail"].startswith(f"single-file {kind(name)['label']}")
 
@@ -143,6 +155,27 @@ def test_sd3_position_table_is_a_buffer_the_loader_reads(tmp_path: Path) -> None
     assert errors(doc) == [("shape-mismatch", ["model.diffusion_model.x_embedder.proj.weight"])]
 
 
+def test_sd3_with_clips_and_their_extras(tmp_path: Path) -> None:
+    """sd3_medium_incl_clips: CLIP-L and OpenCLIP bigG in transformers' names under text_encoders.; CLIP-L's
+    projection is the loader's identity (not needed in the file, noted when stored), position_ids are notes. The
+    same file without the encoders is sd3-medium."""
+    t = truth("sd3-medium-clips")
+    assert t["components"]["text_encoder"]["supplied"] == {"text_projection.weight": [768, 768]}
+    extras = [("text_encoders.clip_l.transformer.text_projection.weight", "F16", (768, 768)),
+              ("text_encoders.clip_g.transformer.text_model.embeddings.position_ids", "I64", (1, 77))]
+    doc = audit_target(str(write(tmp_path / "sd3_medium_incl_clips.safetensors", t["original"],
+                                 extra=extras))).to_dict()
+    assert doc["verdict"] == "pass" and {f["code"] for f in doc["findings"]} == {"buffer-stored"}
+    assert doc["single_file"]["type"] == "sd3-medium-clips"
+    assert doc["single_file"]["components"]["text_encoder"] == {"expected": 123_060_480, "actual": 123_060_480}
+    bare = {n: s for n, s in t["original"].items() if not n.startswith("text_encoders.")}
+    assert bare == truth("sd3-medium")["original"]
+    # with the T5 too (no type yet): the structural check, no false errors
+    t5 = [("text_encoders.t5xxl.transformer.shared.weight", "F16", (32128, 4096))]
+    doc = audit_target(str(write(tmp_path / "with-t5.safetensors", t["original"], extra=t5))).to_dict()
+    assert "single_file" not in doc
+
+
 def errors(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
     return [(f["code"], f["tensors"]) for f in doc["findings"] if f["severity"] == "error"]
 
@@ -156,6 +189,8 @@ def errors(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
      (4, 4, 3, 3)),
     ("sd3-medium", "model.diffusion_model.joint_blocks.23.context_block.attn.qkv.bias",
      "model.diffusion_model.joint_blocks.5.x_block.attn.qkv.weight", (1536, 1536)),
+    ("sd3-medium-clips", "text_encoders.clip_g.transformer.text_projection.weight",
+     "text_encoders.clip_l.transformer.text_model.encoder.layers.11.mlp.fc1.weight", (3072, 1280)),
     ("instruct-pix2pix", "first_stage_model.quant_conv.bias", "model.diffusion_model.time_embed.0.weight",
      (1280, 8)),
     ("sdxl-base", "conditioner.embedders.1.model.transformer.resblocks.31.attn.in_proj_bias",

@@ -3,7 +3,7 @@
 DEV-ONLY TOOL (like tools/dump_diffusers.py): run with /work/devenv/bin/python (diffusers 0.42.1, transformers
 5.23, torch 2.13 CPU). For each supported single-file type (SD 1.x full checkpoint, SDXL base, FLUX.1 dev /
 schnell / Fill / Depth transformer, FLUX.1 VAE ``ae.safetensors``, SDXL refiner, SD 2.x, SD 1.x, SD 2.x and SDXL
-inpainting, instruct-pix2pix, SD3 medium):
+inpainting, instruct-pix2pix, SD3 medium with and without CLIPs):
 
 1. every component is built on the ``meta`` device from the config diffusers' loader would use (the released
    configs of ``DIFFUSERS_DEFAULT_PIPELINE_PATHS[model_type]``: the diffusers-cases release configs, and the
@@ -552,11 +552,45 @@ def to_original_sd3(sd: dict[str, tuple[int, ...]], prefix: str) -> dict[str, tu
     return out
 
 
-def sd3_type(name: str, config: dict[str, Any], vae_config: dict[str, Any]) -> dict[str, Any]:
-    """The MMDiT under model.diffusion_model. and the 16-channel VAE under first_stage_model. (``sd3_medium``)."""
+# the SD3 pipelines' text_encoder / text_encoder_2 (CLIPTextModelWithProjection, the released CLIP-L and OpenCLIP
+# bigG text configs written above), stored in transformers' own names under text_encoders.clip_l|clip_g.transformer.
+SD3_CLIPS = [("text_encoder", "text_encoders.clip_l.transformer.", CLIP_L),
+             ("text_encoder_2", "text_encoders.clip_g.transformer.", CLIP_G)]
+
+
+def sd3_text(comp: str, prefix: str, cfg: dict[str, Any], ckpt: dict[str, Any],
+             original: dict[str, tuple[int, ...]]) -> dict[str, Any]:
+    """create_diffusers_clip_model_from_ldm's SD3 branches: convert_ldm_clip_checkpoint with the prefix removed; for
+    CLIP-L the loader sets text_projection to the identity itself (torch.eye), so the file need not store it."""
+    import torch
+    from diffusers.loaders import single_file_utils as sfu
+    from transformers import CLIPTextConfig, CLIPTextModelWithProjection
+
+    with torch.device("meta"):
+        model = CLIPTextModelWithProjection(CLIPTextConfig(**cfg))
+    want = state_shapes(model)
+    supplied = {"text_projection.weight": want["text_projection.weight"]} if comp == "text_encoder" else {}
+    work = Reads(ckpt)
+    out = sfu.convert_ldm_clip_checkpoint(work, prefix)
+    if supplied:
+        out["text_projection.weight"] = torch.eye(cfg["hidden_size"], device="meta")
+    src = {k for k in work.read if k.startswith(prefix)}
+    check(comp, out, want, src, original, prefix)
+    n = sum(1 for k in original if k.startswith(prefix))
+    return dict(cls="CLIPTextModelWithProjection", config={**cfg, "model_type": "clip_text_model",
+                                                         "architectures": ["CLIPTextModelWithProjection"]},
+                prefix=prefix, parameters=model.num_parameters(), original_tensors=n,
+                supplied={k: list(v) for k, v in supplied.items()})
+
+
+def sd3_type(name: str, config: dict[str, Any], vae_config: dict[str, Any],
+             text: list[tuple[str, str, dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """The MMDiT under model.diffusion_model., the 16-channel VAE under first_stage_model. (``sd3_medium``) and,
+    when ``text``, the CLIP text encoders under text_encoders. (``sd3_medium_incl_clips``)."""
     import torch
     from diffusers import AutoencoderKL, SD3Transformer2DModel
     from diffusers.loaders import single_file_utils as sfu
+    from transformers import CLIPTextConfig, CLIPTextModelWithProjection
 
     with torch.device("meta"):
         model = SD3Transformer2DModel.from_config(config)
@@ -567,6 +601,11 @@ def sd3_type(name: str, config: dict[str, Any], vae_config: dict[str, Any]) -> d
     if original["model.diffusion_model.joint_blocks.0.context_block.adaLN_modulation.1.bias"] != (6 * hidden,):
         raise SystemExit(f"{name}: the context block's adaLN is not 6 x {hidden} wide")
     original.update(to_original_vae(vae_sd, vae_config, "first_stage_model."))
+    for comp, prefix, cfg in text or []:  # transformers' names as they are; CLIP-L's projection not stored
+        with torch.device("meta"):
+            clip = CLIPTextModelWithProjection(CLIPTextConfig(**cfg))
+        original.update({prefix + k: v for k, v in state_shapes(clip).items()
+                         if not (comp == "text_encoder" and k == "text_projection.weight")})
     ckpt = meta_tensors(original)
     inferred = sfu.infer_diffusers_model_type(ckpt)
     work = {k: v for k, v in ckpt.items() if k.startswith("model.diffusion_model.")}
@@ -586,7 +625,9 @@ def sd3_type(name: str, config: dict[str, Any], vae_config: dict[str, Any]) -> d
                                                 prefix="model.diffusion_model.", parameters=model.num_parameters(),
                                                 original_tensors=n_tr),
                             "vae": dict(cls="AutoencoderKL", config=vae_config, prefix="first_stage_model.",
-                                        parameters=vae.num_parameters(), original_tensors=len(original) - n_tr)},
+                                        parameters=vae.num_parameters(),
+                                        original_tensors=sum(1 for k in original if k.startswith("first_stage_"))),
+                            **{comp: sd3_text(comp, prefix, cfg, ckpt, original) for comp, prefix, cfg in text or []}},
                 original=original)
 
 
@@ -639,10 +680,12 @@ def main() -> None:
         # stabilityai/stable-diffusion-3-medium-diffusers: the MMDiT and the 16-channel VAE (the FLUX VAE case's
         # shapes with SD3's scaling factor), no text encoders (sd3_medium.safetensors)
         sd3_type("sd3-medium", sd3_medium_config(), sd3_vae),
+        # sd3_medium_incl_clips.safetensors: the same with CLIP-L and OpenCLIP bigG
+        sd3_type("sd3-medium-clips", sd3_medium_config(), sd3_vae, SD3_CLIPS),
     ]
     model_types = {"sd15": "v1", "sdxl-base": "xl_base", "sdxl-refiner": "xl_refiner", "sd2": "v2",
                    "sd15-inpainting": "inpainting", "sd2-inpainting": "inpainting_v2", "sdxl-inpainting": "xl_inpaint",
-                   "instruct-pix2pix": "instruct-pix2pix", "sd3-medium": "sd3"}
+                   "instruct-pix2pix": "instruct-pix2pix", "sd3-medium": "sd3", "sd3-medium-clips": "sd3"}
     for t in types:  # infer_diffusers_model_type names each type
         if t["type"] in model_types and t["inferred_model_type"] != model_types[t["type"]]:
             raise SystemExit(f"{t['type']}: inferred as {t['inferred_model_type']}")

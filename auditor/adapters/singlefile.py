@@ -125,6 +125,9 @@ def original_layout(kind: dict[str, Any], prefix: str = "") -> tuple[dict[str, E
         if got is None:
             raise ExprError(f"no formula for {comp['name']} ({config.get('_class_name') or config.get('model_type')})")
         layout, counts[comp["name"]] = got
+        for name in comp.get("supplied", []):  # set by the loader itself, not read from the file
+            shape, _ = layout.pop(name)
+            counts[comp["name"]] -= _elements(shape)
         buffers = persistent_buffers(dict(config))
         stages = rules(comp["rules"])
         env = dict(config)
@@ -147,6 +150,13 @@ def original_layout(kind: dict[str, Any], prefix: str = "") -> tuple[dict[str, E
         out[new] = Expected((sum(p[2][0] for p in pieces), *first[1:]), out[new].component,
                             tuple(p[1] for p in pieces))
     return out, counts
+
+
+def _elements(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 def _ema_name(name: str) -> str:
