@@ -64,6 +64,7 @@ def test_data_implies_exactly_the_converters_layout(name: str) -> None:
     assert counts == {c: stored(v) for c, v in t["components"].items()}
     for comp, v in t["components"].items():
         assert sorted(v.get("supplied", {})) == sorted(kind_component(name, comp).get("supplied", []))
+        assert v.get("tied", []) == kind_component(name, comp).get("tied", [])
     assert kind(name).get("model_type") == t["inferred_model_type"]
     for comp, v in t["components"].items():
         assert sum(1 for e in expected.values() if e.component == comp) == v["original_tensors"]
@@ -170,9 +171,18 @@ def test_sd3_with_clips_and_their_extras(tmp_path: Path) -> None:
     assert doc["single_file"]["components"]["text_encoder"] == {"expected": 123_060_480, "actual": 123_060_480}
     bare = {n: s for n, s in t["original"].items() if not n.startswith("text_encoders.")}
     assert bare == truth("sd3-medium")["original"]
-    # with the T5 too (no type yet): the structural check, no false errors
-    t5 = [("text_encoders.t5xxl.transformer.shared.weight", "F16", (32128, 4096))]
-    doc = audit_target(str(write(tmp_path / "with-t5.safetensors", t["original"], extra=t5))).to_dict()
+    # with the T5 too: sd3-medium-clips-t5, whose T5 stores its tied embedding once (shared.weight)
+    t5 = truth("sd3-medium-clips-t5")
+    assert {n: s for n, s in t5["original"].items() if not n.startswith("text_encoders.t5xxl.")} == t["original"]
+    assert "text_encoders.t5xxl.transformer.encoder.embed_tokens.weight" not in t5["original"]
+    assert t5["components"]["text_encoder_3"]["tied"] == ["encoder.embed_tokens.weight"]
+    copy = [("text_encoders.t5xxl.transformer.encoder.embed_tokens.weight", "F16", (32128, 4096))]
+    doc = audit_target(str(write(tmp_path / "t5.safetensors", t5["original"], extra=copy))).to_dict()
+    assert doc["verdict"] == "pass" and {f["code"] for f in doc["findings"]} == {"buffer-stored"}
+    assert doc["single_file"]["components"]["text_encoder_3"] == {"expected": 4_762_310_656, "actual": 4_762_310_656}
+    # one CLIP only: no type yet, the structural check and no false errors
+    one = {n: s for n, s in t["original"].items() if not n.startswith("text_encoders.clip_g.")}
+    doc = audit_target(str(write(tmp_path / "one-clip.safetensors", one))).to_dict()
     assert "single_file" not in doc
 
 
@@ -191,6 +201,8 @@ def errors(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
      "model.diffusion_model.joint_blocks.5.x_block.attn.qkv.weight", (1536, 1536)),
     ("sd3-medium-clips", "text_encoders.clip_g.transformer.text_projection.weight",
      "text_encoders.clip_l.transformer.text_model.encoder.layers.11.mlp.fc1.weight", (3072, 1280)),
+    ("sd3-medium-clips-t5", "text_encoders.t5xxl.transformer.encoder.block.23.layer.1.DenseReluDense.wo.weight",
+     "text_encoders.t5xxl.transformer.encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight", (64, 64)),
     ("instruct-pix2pix", "first_stage_model.quant_conv.bias", "model.diffusion_model.time_embed.0.weight",
      (1280, 8)),
     ("sdxl-base", "conditioner.embedders.1.model.transformer.resblocks.31.attn.in_proj_bias",

@@ -3,7 +3,7 @@
 DEV-ONLY TOOL (like tools/dump_diffusers.py): run with /work/devenv/bin/python (diffusers 0.42.1, transformers
 5.23, torch 2.13 CPU). For each supported single-file type (SD 1.x full checkpoint, SDXL base, FLUX.1 dev /
 schnell / Fill / Depth transformer, FLUX.1 VAE ``ae.safetensors``, SDXL refiner, SD 2.x, SD 1.x, SD 2.x and SDXL
-inpainting, instruct-pix2pix, SD3 medium with and without CLIPs):
+inpainting, instruct-pix2pix, SD3 medium with and without its text encoders):
 
 1. every component is built on the ``meta`` device from the config diffusers' loader would use (the released
    configs of ``DIFFUSERS_DEFAULT_PIPELINE_PATHS[model_type]``: the diffusers-cases release configs, and the
@@ -558,6 +558,37 @@ SD3_CLIPS = [("text_encoder", "text_encoders.clip_l.transformer.", CLIP_L),
              ("text_encoder_2", "text_encoders.clip_g.transformer.", CLIP_G)]
 
 
+# stabilityai/stable-diffusion-3-medium-diffusers' text_encoder_3: google/t5-v1_1-xxl's encoder (the released config,
+# written here: no dumped case holds it)
+T5_XXL = dict(vocab_size=32128, d_model=4096, d_kv=64, d_ff=10240, num_layers=24, num_decoder_layers=24, num_heads=64,
+              relative_attention_num_buckets=32, relative_attention_max_distance=128, feed_forward_proj="gated-gelu",
+              dense_act_fn="gelu_new", is_gated_act=True, layer_norm_epsilon=1e-6, tie_word_embeddings=False)
+T5_PREFIX = "text_encoders.t5xxl.transformer."
+
+
+def sd3_t5(ckpt: dict[str, Any], original: dict[str, tuple[int, ...]]) -> dict[str, Any]:
+    """create_diffusers_t5_model_from_checkpoint: convert_sd3_t5_checkpoint_to_diffusers removes the prefix; the file
+    holds the embedding once (shared.weight, what is_t5_in_single_file tests), encoder.embed_tokens.weight is its
+    tie (T5EncoderModel._tied_weights_keys)."""
+    import torch
+    from diffusers.loaders import single_file_utils as sfu
+    from transformers import T5Config, T5EncoderModel
+
+    with torch.device("meta"):
+        model = T5EncoderModel(T5Config(**T5_XXL))
+    tied = dict(getattr(model, "_tied_weights_keys", None) or {})
+    if tied != {"encoder.embed_tokens.weight": "shared.weight"}:
+        raise SystemExit(f"text_encoder_3: unexpected ties {tied}")
+    want = {k: v for k, v in state_shapes(model).items() if k not in tied}
+    if not sfu.is_t5_in_single_file(ckpt):
+        raise SystemExit("text_encoder_3: not recognised as T5 by the loader")
+    work = Reads(ckpt)
+    out = sfu.convert_sd3_t5_checkpoint_to_diffusers(work)
+    check("text_encoder_3", out, want, {k for k in work.read if k.startswith(T5_PREFIX)}, original, T5_PREFIX)
+    return dict(cls="T5EncoderModel", config={**T5_XXL, "model_type": "t5", "architectures": ["T5EncoderModel"]},
+                prefix=T5_PREFIX, parameters=model.num_parameters(), original_tensors=len(want), tied=sorted(tied))
+
+
 def sd3_text(comp: str, prefix: str, cfg: dict[str, Any], ckpt: dict[str, Any],
              original: dict[str, tuple[int, ...]]) -> dict[str, Any]:
     """create_diffusers_clip_model_from_ldm's SD3 branches: convert_ldm_clip_checkpoint with the prefix removed; for
@@ -584,13 +615,13 @@ def sd3_text(comp: str, prefix: str, cfg: dict[str, Any], ckpt: dict[str, Any],
 
 
 def sd3_type(name: str, config: dict[str, Any], vae_config: dict[str, Any],
-             text: list[tuple[str, str, dict[str, Any]]] | None = None) -> dict[str, Any]:
+             text: list[tuple[str, str, dict[str, Any]]] | None = None, t5: bool = False) -> dict[str, Any]:
     """The MMDiT under model.diffusion_model., the 16-channel VAE under first_stage_model. (``sd3_medium``) and,
     when ``text``, the CLIP text encoders under text_encoders. (``sd3_medium_incl_clips``)."""
     import torch
     from diffusers import AutoencoderKL, SD3Transformer2DModel
     from diffusers.loaders import single_file_utils as sfu
-    from transformers import CLIPTextConfig, CLIPTextModelWithProjection
+    from transformers import CLIPTextConfig, CLIPTextModelWithProjection, T5Config, T5EncoderModel
 
     with torch.device("meta"):
         model = SD3Transformer2DModel.from_config(config)
@@ -606,6 +637,11 @@ def sd3_type(name: str, config: dict[str, Any], vae_config: dict[str, Any],
             clip = CLIPTextModelWithProjection(CLIPTextConfig(**cfg))
         original.update({prefix + k: v for k, v in state_shapes(clip).items()
                          if not (comp == "text_encoder" and k == "text_projection.weight")})
+    if t5:  # the tied embedding once, as shared.weight
+        with torch.device("meta"):
+            t5_model = T5EncoderModel(T5Config(**T5_XXL))
+        original.update({T5_PREFIX + k: v for k, v in state_shapes(t5_model).items()
+                         if k != "encoder.embed_tokens.weight"})
     ckpt = meta_tensors(original)
     inferred = sfu.infer_diffusers_model_type(ckpt)
     work = {k: v for k, v in ckpt.items() if k.startswith("model.diffusion_model.")}
@@ -627,7 +663,8 @@ def sd3_type(name: str, config: dict[str, Any], vae_config: dict[str, Any],
                             "vae": dict(cls="AutoencoderKL", config=vae_config, prefix="first_stage_model.",
                                         parameters=vae.num_parameters(),
                                         original_tensors=sum(1 for k in original if k.startswith("first_stage_"))),
-                            **{comp: sd3_text(comp, prefix, cfg, ckpt, original) for comp, prefix, cfg in text or []}},
+                            **{comp: sd3_text(comp, prefix, cfg, ckpt, original) for comp, prefix, cfg in text or []},
+                            **({"text_encoder_3": sd3_t5(ckpt, original)} if t5 else {})},
                 original=original)
 
 
@@ -682,10 +719,12 @@ def main() -> None:
         sd3_type("sd3-medium", sd3_medium_config(), sd3_vae),
         # sd3_medium_incl_clips.safetensors: the same with CLIP-L and OpenCLIP bigG
         sd3_type("sd3-medium-clips", sd3_medium_config(), sd3_vae, SD3_CLIPS),
+        # sd3_medium_incl_clips_t5xxlfp16.safetensors: and the T5-XXL encoder
+        sd3_type("sd3-medium-clips-t5", sd3_medium_config(), sd3_vae, SD3_CLIPS, t5=True),
     ]
     model_types = {"sd15": "v1", "sdxl-base": "xl_base", "sdxl-refiner": "xl_refiner", "sd2": "v2",
                    "sd15-inpainting": "inpainting", "sd2-inpainting": "inpainting_v2", "sdxl-inpainting": "xl_inpaint",
-                   "instruct-pix2pix": "instruct-pix2pix", "sd3-medium": "sd3", "sd3-medium-clips": "sd3"}
+                   "instruct-pix2pix": "instruct-pix2pix", "sd3-medium": "sd3", "sd3-medium-clips": "sd3", "sd3-medium-clips-t5": "sd3"}
     for t in types:  # infer_diffusers_model_type names each type
         if t["type"] in model_types and t["inferred_model_type"] != model_types[t["type"]]:
             raise SystemExit(f"{t['type']}: inferred as {t['inferred_model_type']}")

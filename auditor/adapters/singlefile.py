@@ -128,6 +128,8 @@ def original_layout(kind: dict[str, Any], prefix: str = "") -> tuple[dict[str, E
         for name in comp.get("supplied", []):  # set by the loader itself, not read from the file
             shape, _ = layout.pop(name)
             counts[comp["name"]] -= _elements(shape)
+        for name in comp.get("tied", []):  # another tensor's tie, stored once (already counted once)
+            layout.pop(name)
         buffers = persistent_buffers(dict(config))
         stages = rules(comp["rules"])
         env = dict(config)
