@@ -186,6 +186,17 @@ def test_sd3_with_clips_and_their_extras(tmp_path: Path) -> None:
     assert "single_file" not in doc
 
 
+def test_sd35_medium_dual_attention_blocks(tmp_path: Path) -> None:
+    """SD3.5 medium's MMDiT-X: blocks 0-12 carry a second image self-attention (attn2, a 9 x 1536 adaLN); the
+    position table is 384 x 384, a buffer the loader reads."""
+    t = truth("sd35-medium")
+    assert t["original"]["model.diffusion_model.joint_blocks.12.x_block.adaLN_modulation.1.weight"] == [13824, 1536]
+    assert "model.diffusion_model.joint_blocks.13.x_block.attn2.qkv.weight" not in t["original"]
+    doc = audit_target(str(write(tmp_path / "sd3.5_medium.safetensors", t["original"]))).to_dict()
+    assert doc["verdict"] == "pass" and doc["ledger"]["buffers"] == 384 * 384 * 1536
+    assert doc["expected"]["parameters"] == 2_243_171_520 + 83_819_683
+
+
 def errors(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
     return [(f["code"], f["tensors"]) for f in doc["findings"] if f["severity"] == "error"]
 
@@ -203,6 +214,10 @@ def errors(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
      "text_encoders.clip_l.transformer.text_model.encoder.layers.11.mlp.fc1.weight", (3072, 1280)),
     ("sd3-medium-clips-t5", "text_encoders.t5xxl.transformer.encoder.block.23.layer.1.DenseReluDense.wo.weight",
      "text_encoders.t5xxl.transformer.encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight", (64, 64)),
+    ("sd35-large", "model.diffusion_model.joint_blocks.20.x_block.attn.ln_q.weight",
+     "model.diffusion_model.joint_blocks.37.context_block.adaLN_modulation.1.weight", (14592, 2432)),
+    ("sd35-medium", "model.diffusion_model.joint_blocks.12.x_block.attn2.qkv.bias",
+     "model.diffusion_model.joint_blocks.13.x_block.adaLN_modulation.1.weight", (13824, 1536)),
     ("instruct-pix2pix", "first_stage_model.quant_conv.bias", "model.diffusion_model.time_embed.0.weight",
      (1280, 8)),
     ("sdxl-base", "conditioner.embedders.1.model.transformer.resblocks.31.attn.in_proj_bias",

@@ -3,7 +3,8 @@
 DEV-ONLY TOOL (like tools/dump_diffusers.py): run with /work/devenv/bin/python (diffusers 0.42.1, transformers
 5.23, torch 2.13 CPU). For each supported single-file type (SD 1.x full checkpoint, SDXL base, FLUX.1 dev /
 schnell / Fill / Depth transformer, FLUX.1 VAE ``ae.safetensors``, SDXL refiner, SD 2.x, SD 1.x, SD 2.x and SDXL
-inpainting, instruct-pix2pix, SD3 medium with and without its text encoders):
+inpainting, instruct-pix2pix, SD3 medium with and without its text encoders, SD3.5
+large and medium):
 
 1. every component is built on the ``meta`` device from the config diffusers' loader would use (the released
    configs of ``DIFFUSERS_DEFAULT_PIPELINE_PATHS[model_type]``: the diffusers-cases release configs, and the
@@ -513,6 +514,19 @@ def sd3_medium_config() -> dict[str, Any]:
             "dual_attention_layers": [], "qk_norm": None}
 
 
+# stabilityai/stable-diffusion-3.5-large's transformer: the widths the SD3.5 large ControlNet case shares with it
+# (38 heads of 64, caption projection 2432, pooled 2048, patch 2, 16 channels), SD3's joint width 4096 (the same
+# text encoders), and from the released config: 38 joint blocks (infer_diffusers_model_type tests that joint block
+# 37 exists), RMS qk norm and pos_embed_max_size 192 (the converter reads the qk norm and layer count from the file).
+def sd35_large_config() -> dict[str, Any]:
+    cn = case_config("SD3ControlNetModel", "sd35-large")
+    keep = ("attention_head_dim", "caption_projection_dim", "in_channels", "num_attention_heads", "out_channels",
+            "patch_size", "pooled_projection_dim", "sample_size")
+    return {"_class_name": "SD3Transformer2DModel", **{k: cn[k] for k in keep},
+            "joint_attention_dim": sd3_medium_config()["joint_attention_dim"], "num_layers": 38,
+            "pos_embed_max_size": 192, "dual_attention_layers": [], "qk_norm": "rms_norm"}
+
+
 def to_original_sd3(sd: dict[str, tuple[int, ...]], prefix: str) -> dict[str, tuple[int, ...]]:
     out: dict[str, tuple[int, ...]] = {}
 
@@ -721,10 +735,15 @@ def main() -> None:
         sd3_type("sd3-medium-clips", sd3_medium_config(), sd3_vae, SD3_CLIPS),
         # sd3_medium_incl_clips_t5xxlfp16.safetensors: and the T5-XXL encoder
         sd3_type("sd3-medium-clips-t5", sd3_medium_config(), sd3_vae, SD3_CLIPS, t5=True),
+        # sd3.5_large.safetensors / sd3.5_medium.safetensors: the MMDiT (3.5 medium: the dumped case, MMDiT-X dual
+        # attention in blocks 0-12, RMS qk norm, 384 x 384 position table) and the same VAE
+        sd3_type("sd35-large", sd35_large_config(), sd3_vae),
+        sd3_type("sd35-medium", case_config("SD3Transformer2DModel", "sd35-medium"), sd3_vae),
     ]
     model_types = {"sd15": "v1", "sdxl-base": "xl_base", "sdxl-refiner": "xl_refiner", "sd2": "v2",
                    "sd15-inpainting": "inpainting", "sd2-inpainting": "inpainting_v2", "sdxl-inpainting": "xl_inpaint",
-                   "instruct-pix2pix": "instruct-pix2pix", "sd3-medium": "sd3", "sd3-medium-clips": "sd3", "sd3-medium-clips-t5": "sd3"}
+                   "instruct-pix2pix": "instruct-pix2pix", "sd3-medium": "sd3", "sd3-medium-clips": "sd3", "sd3-medium-clips-t5": "sd3",
+                   "sd35-large": "sd35_large", "sd35-medium": "sd35_medium"}
     for t in types:  # infer_diffusers_model_type names each type
         if t["type"] in model_types and t["inferred_model_type"] != model_types[t["type"]]:
             raise SystemExit(f"{t['type']}: inferred as {t['inferred_model_type']}")
