@@ -12,6 +12,7 @@ Format and truth: docs/single-file.md.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from dataclasses import dataclass
@@ -127,7 +128,7 @@ def original_layout(kind: dict[str, Any], prefix: str = "") -> tuple[dict[str, E
         layout, counts[comp["name"]] = got
         for name in comp.get("supplied", []):  # set by the loader itself, not read from the file
             shape, _ = layout.pop(name)
-            counts[comp["name"]] -= _elements(shape)
+            counts[comp["name"]] -= math.prod(shape)
         for name in comp.get("tied", []):  # another tensor's tie, stored once (already counted once)
             layout.pop(name)
         buffers = persistent_buffers(dict(config))
@@ -152,13 +153,6 @@ def original_layout(kind: dict[str, Any], prefix: str = "") -> tuple[dict[str, E
         out[new] = Expected((sum(p[2][0] for p in pieces), *first[1:]), out[new].component,
                             tuple(p[1] for p in pieces))
     return out, counts
-
-
-def _elements(shape: tuple[int, ...]) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def _ema_name(name: str) -> str:
