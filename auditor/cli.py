@@ -41,6 +41,7 @@ from .commands.kit import (
     exit_now,
     prepare_output,
     run,
+    say_could_not,
     stderr,
     use_color,
     value,
@@ -162,8 +163,7 @@ def audit_command(
             from .formats.common import summary_line
             line = summary_line(report)
             stderr(_colored(line, color))
-        for name, why in report.could_not:  # after the others' reports, as a shell loop would
-            stderr(f"st-audit: error: {why if why.startswith(name) else f'{name}: {why}'}")
+        say_could_not(report)
         show_html(format.value, page, open_report, quiet)
         return report.exit_code
 
@@ -177,8 +177,10 @@ def _colored(line: str, color: Color) -> str:
 
 @app.command("verify", short_help="Audit, then read every byte: hashes, NaN/Inf, copies.")
 def verify_command(
-    target: Annotated[str, typer.Argument(help="Checkpoint directory, .safetensors file, Hugging Face cache snapshot "
-                                               "(models--org--name[/snapshots/COMMIT]) or a repo id in the cache.")],
+    targets: Annotated[list[str], typer.Argument(
+        metavar="TARGET", help="Checkpoint directory, .safetensors file, Hugging Face cache snapshot "
+                               "(models--org--name[/snapshots/COMMIT]) or repo id in the cache. Several targets "
+                               "get one verdict each and one exit code.")],
     against: Annotated[Optional[str], typer.Option(
         "--against", help="Compare the files' sha256 with this Hub repo's listing: org/name[@revision] (one "
                           "request, no download).")] = None,
@@ -215,18 +217,19 @@ def verify_command(
 
     def body() -> int:
         prepare_output(output)
-        rules = _policy(policy, no_policy, [target], fail_on=value(fail_on), ignore=ignore or None,
+        rules = _policy(policy, no_policy, targets, fail_on=value(fail_on), ignore=ignore or None,
                         lock=str(lock) if lock is not None else None, expect_parameters=expect_parameters,
                         tolerance=tolerance, allowed_dtypes=allow_dtype or None,
                         forbid_unexplained=forbid_unexplained, tied_head=value(tied_head),
                         max_shard_bytes=max_shard_bytes)
         where = html_output(format.value, output, open_report)
-        report = verify(target, policy=rules, base=base, against=against, revision=revision, token=token, jobs=jobs,
+        report = verify(targets, policy=rules, base=base, against=against, revision=revision, token=token, jobs=jobs,
                         include_tensors=tensors, progress=None if quiet else stderr, show_progress=not quiet)
         emit(formatter(format.value)(report), where, fold_to_terminal=format.value == "table")
         if not quiet and format.value != "summary" and (format.value != "table" or output is not None):
             from .formats.common import summary_line
             stderr(summary_line(report))
+        say_could_not(report)
         show_html(format.value, where, open_report, quiet)
         return report.exit_code
 

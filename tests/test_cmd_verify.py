@@ -63,6 +63,21 @@ def test_clean_checkpoint_has_no_findings_and_hashes_every_file(clean_dir: Path)
     assert "verify: read" in stderr
 
 
+def test_several_targets_one_verdict_each_and_one_exit_code(clean_dir: Path, tmp_path: Path) -> None:
+    """As audit: each target read and judged as a section of one report; a target that cannot be verified is
+    named on stderr and makes the exit code 3 without throwing the others away; --against names one repo."""
+    nan = broken(tmp_path, lambda a: _set(a, "model.layers.0.mlp.up_proj.weight", (3, 5), 0x7FC0))
+    code, report, _ = verify(str(clean_dir), str(nan))
+    assert code == 1 and [s["verdict"] for s in report["sections"]] == ["pass", "fail"]
+    assert [f["code"] for f in report["sections"][1]["report"]["findings"]] == ["tensor-nan"]
+    assert all(s["report"]["verify"]["files"] for s in report["sections"])  # every target's bytes were read
+    code, report, stderr = verify(str(clean_dir), str(tmp_path / "absent"))
+    assert code == 3 and [s["verdict"] for s in report["sections"]] == ["pass"]
+    assert f"st-audit: error: {tmp_path / 'absent'}" in stderr
+    proc = run_cli("verify", str(clean_dir), str(nan), "--against", "org/name")
+    assert proc.returncode == 2 and "--against names one repo" in proc.stderr
+
+
 def _set(arrays: dict, name: str, index: tuple[int, ...], bits: int) -> None:
     a = arrays[name][1].copy()
     a[index] = bits

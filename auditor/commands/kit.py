@@ -175,6 +175,12 @@ def fold(text: str, width: int) -> str:
     return "\n".join(out)
 
 
+def say_could_not(report: Any) -> None:
+    """Each target that could not be audited, on stderr after the others' reports (as a shell loop would)."""
+    for name, why in report.could_not:
+        stderr(f"st-audit: error: {why if why.startswith(name) else f'{name}: {why}'}")
+
+
 def emit(text: str, output: Path | None, color: bool = False, fold_to_terminal: bool = False) -> None:
     """``text`` to ``output`` or stdout; ``fold_to_terminal``: a terminal's long prose lines are folded to its
     width (a file or a pipe gets every line whole)."""

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..core.errors import UsageError
 from ..core.findings import SEVERITY_RANK, Finding, codes_where
 from ..read.header import Tensor
 from ..read.sources.protocol import MAX_TENSORS
@@ -38,13 +39,14 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def verify(target: str, *, policy: Any = None, base: str | None = None, against: str | None = None,
+def verify(target: str | list[str], *, policy: Any = None, base: str | None = None, against: str | None = None,
            revision: str | None = None,
            token: str | None = None, jobs: int | None = None, include_tensors: bool = False,
            lock: str | None = None, progress: Callable[[str], None] | None = None, show_progress: bool = False,
            progress_stream: Any = None, chunk: int = engine.CHUNK) -> AnyReport:
-    """Audit ``target`` from its headers as ``st-audit audit`` does (its kind discovered: each part of a pipeline
+    """Audit each target from its headers as ``st-audit audit`` does (its kind discovered: each part of a pipeline
     or an adapter audited as what it is), then read every byte of each part once (hashes and tensor values).
+    Several targets make one report of sections, as ``audit`` does; ``--against`` and ``--lock`` describe one.
 
     Each part's pass starts as soon as its headers are parsed and runs while its audit (reconciliation with the
     specs) goes on in this thread: on a free core, the audit costs no wall time.
@@ -53,23 +55,30 @@ def verify(target: str, *, policy: Any = None, base: str | None = None, against:
     from ..gate.policy import Policy
     from ..read.sources.local import LocalSource
     from ..run.multi import gated_audit_target
+    targets = [target] if isinstance(target, str) else list(target)
+    if against and len(targets) > 1:
+        raise UsageError(f"--against names one repo; it cannot apply to {len(targets)} targets")
     policy = policy if policy is not None else Policy()
     lock_path = lock or policy.lock
     if lock_path:
         lockmod.read(lock_path)  # fails fast (exit 2) before reading GBs
-    resolved = resolve(target, revision)
-    expected: dict[str, Expected] = dict(resolved.expected)
     hub_files: set[str] | None = None
     against_info: dict[str, Any] | None = None
+    listed: dict[str, Expected] = {}
     if against:
         listed, hub_files, against_info = digests.hub_listing(against, token=token, progress=progress)
-        expected.update(listed)
-    source = LocalSource(resolved.path)
     options = AuditOptions(include_tensors=include_tensors, progress=progress, base=base)
     reading = Reading(jobs or default_jobs(), chunk, show_progress, progress_stream, against_info)
-    content = ContentPass(expected, reading, options, resolved)
-    report = gated_audit_target([target], policy, lock=lock, source=source, options=options, content=content)
-    if hub_files is not None and source.single is None:  # the Hub's listing against the target's files
+    sources: dict[str, LocalSource] = {}
+
+    def prepare(one: str) -> tuple[LocalSource, ContentPass]:
+        resolved = resolve(one, revision)
+        sources[one] = LocalSource(resolved.path)
+        return sources[one], ContentPass({**resolved.expected, **listed}, reading, options, resolved)
+
+    report = gated_audit_target(targets, policy, lock=lock, options=options, prepare=prepare)
+    source = sources.get(targets[0])
+    if hub_files is not None and source is not None and source.single is None:  # the Hub's listing vs the files
         on_hub = digests.listing_findings(set(source.list_files()), hub_files, against)
         if on_hub:
             report = _with_findings(report, on_hub)
