@@ -20,9 +20,10 @@ from auditor.formats.markdown import mermaid_pie
 from auditor.formats.tree import Node, module_tree
 from auditor.report.composite import AnyReport
 from auditor.report.single import Report
+from tests.support import gptq
 from tests.support.cli import run_cli
 from tests.support.realistic import deepseek_v3_fp8
-from tests.support.report_targets import BROKEN_DROP, TARGETS
+from tests.support.report_targets import BROKEN_DROP, GPTQ_DROP, GPTQ_LAYOUT, TARGETS
 from tests.support.truth import CASES, tensors, write_case
 
 
@@ -73,6 +74,45 @@ def test_layer_chart_keys_only_the_looks_it_has(reports: dict[str, tuple[Path, A
     assert keys("dense") == set()
     assert "red" in keys("broken") and "dashed" not in keys("broken")
     assert "dashed" in keys("unread")
+
+
+def _layer_bars(page: str) -> dict[int, tuple[str, int, int | None]]:
+    """The first per-layer chart's bars: layer -> (status, its value, the formula's line or None)."""
+    chart = page.split("<h2>Per layer</h2>", 1)[1].split("</svg>", 1)[0]
+    return {int(m["i"]): (m["status"], int(m["value"].replace(",", "")),
+                          int(m["expected"].replace(",", "")) if m["expected"] else None)
+            for m in re.finditer(r'class="bar (?P<status>\w+)"[^>]*><title>layer (?P<i>\d+) [^:]*: stored '
+                                 r'(?P<value>[\d,]+)(?:, expected (?P<expected>[\d,]+))?;', chart)}
+
+
+def test_packed_layers_are_compared_with_their_formula(reports: dict[str, tuple[Path, AnyReport]],
+                                                       tmp_path: Path) -> None:
+    """A GPTQ export stores 8 4-bit values per int32 ``qweight``: each layer's bar counts the parameters its
+    packed weights encode (scales, zeros and g_idx are not parameters), so a healthy export matches its formula
+    line in every layer and a lost or misshapen ``qweight`` flags exactly its layer."""
+    healthy = reports["gptq"][1]
+    assert isinstance(healthy, Report) and healthy.reconciliation.packed_extra > 0
+    page = formatter("html")(healthy)
+    bars = _layer_bars(page)
+    assert sorted(bars) == list(range(32)) and len(set(bars.values())) == 1
+    [(status, value, expected)] = set(bars.values())
+    assert status == "ok" and value == expected == 218_112_000  # Llama-3-8B's decoder layer, every one compared
+    assert "Every layer holds what its formula expects." in page and "packed weights: the values they encode" in page
+    broken = reports["gptq-broken"][1]
+    layer = int(GPTQ_DROP.split(".")[2])
+    bars = _layer_bars(formatter("html")(broken))
+    assert {i for i, (status, _, _) in bars.items() if status != "ok"} == {layer}
+    status, value, expected = bars[layer]
+    assert status == "error" and expected is not None and value < expected
+    assert all(v == e for i, (_, v, e) in bars.items() if i != layer)
+    assert f"Layers that differ: <b>{layer}</b>" in formatter("html")(broken)
+    # a qweight one row short: it encodes 8 x 4096 values too few, its layer alone is red
+    bad = "model.layers.9.self_attn.o_proj.qweight"  # [4096 // 32 * 4, 4096] = [512, 4096]
+    misshapen = auditor.audit(gptq.gptq_checkpoint(tmp_path / "bad", GPTQ_LAYOUT,
+                                                   replace={bad: (bad, "I32", [511, 4096])}))
+    bars = _layer_bars(formatter("html")(misshapen))
+    assert {i: s for i, (s, _, _) in bars.items() if s != "ok"} == {9: "error"}
+    assert bars[9][1] == bars[9][2] - 8 * 4096  # type: ignore[operator]
 
 
 def test_missing_tensor_sits_where_it_belongs(reports: dict[str, tuple[Path, AnyReport]]) -> None:

@@ -92,8 +92,10 @@ def per_layer(report: Report, root: Node, uid: str) -> str:
     assigned = _assign(stacks(root), _kinds(report))
     if not assigned:
         return ""
-    compare = not report.reconciliation.packed_extra  # packed weights store fewer elements than they encode
     out = ["<h2>Per layer</h2>"]
+    # packed weights (a GPTQ qweight: 8 4-bit values per int32) count the parameters they encode, as the ledger does
+    counted = ("parameters (packed weights: the values they encode)" if report.reconciliation.encoded
+               else "stored parameters")
     for n, (stack, mine) in enumerate(assigned):
         declared = sum(v[0] for v in mine.values()) or max(stack.values | stack.missing_values) + 1
         stored, every = layer_params(report, stack)
@@ -102,7 +104,7 @@ def per_layer(report: Report, root: Node, uid: str) -> str:
         bars = []
         for i in range(max(declared, max(every, default=-1) + 1)):
             value = stored.get(i, 0) if i < declared else every.get(i, 0)
-            kind, expected = _match(value, mine) if compare else ("", None)
+            kind, expected = _match(value, mine)
             if i >= declared:
                 status = "beyond"
             elif value == 0:
@@ -125,9 +127,9 @@ def per_layer(report: Report, root: Node, uid: str) -> str:
                 f'{_ranges(set(unread))}</p>' if unread else "")
         note += (f'<p>Layers that differ: <b>{", ".join(map(str, flagged[:40]))}</b>'
                  f'{" ..." if len(flagged) > 40 else ""}</p>' if flagged else "" if unread else
-                 '<p class="muted">Every layer holds what its formula expects.</p>' if names and compare else "")
-        out.append(f'<div class="chart"><h3><code>{escape(stack.label)}</code>: {len(bars):,} layers, stored '
-                   f'parameters (the line: expected)</h3>{layer_bars(bars, names, uid=f"{uid}-{n}")}'
+                 '<p class="muted">Every layer holds what its formula expects.</p>' if names else "")
+        out.append(f'<div class="chart"><h3><code>{escape(stack.label)}</code>: {len(bars):,} layers, {counted}'
+                   f' (the line: expected)</h3>{layer_bars(bars, names, uid=f"{uid}-{n}")}'
                    f'<div class="legend">{legend}{_bar_key({b.status for b in bars})}</div>{note}</div>')
     return "".join(out)
 

@@ -277,11 +277,13 @@ def _add_missing(root: Node, names: Iterable[str], by_template: dict[str, list[N
 def layer_params(report: Report, stack: Node) -> tuple[dict[int, int], dict[int, int]]:
     """Parameters per index of an index node at its template's first axis (``model.layers.{}``), for the
     per-layer bars: (the model's, every tensor's). The model's are the tensors the ledger counts as the formula's
-    (no buffers, scales, copies), so a healthy layer equals its formula's count; every tensor's shows a layer
+    (no buffers, scales, copies), a packed weight as the parameters it encodes (a GPTQ ``qweight``: 32 / bits per
+    stored int32), so a healthy layer equals its formula's count; every tensor's (stored elements) shows a layer
     beyond config.json's count (an MTP layer) at its size."""
     model: Counter[int] = Counter()
     every: Counter[int] = Counter()
     categories = report.reconciliation.categories
+    encoded = report.reconciliation.encoded
     for g in _under(report, stack):
         elements = 1
         for d in g.shape:
@@ -292,7 +294,7 @@ def layer_params(report: Report, stack: Node) -> tuple[dict[int, int], dict[int,
         if categories:
             for index, name in zip(firsts, g.names):
                 if categories.get(name, "model") == "model":
-                    model[index] += elements
+                    model[index] += encoded.get(name, elements)
     return dict(sorted((model if categories else every).items())), dict(sorted(every.items()))
 
 

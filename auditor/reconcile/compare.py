@@ -90,11 +90,15 @@ def _all_matched(e: ExpectedTensor, names: list[str], stored: dict[str, Tensor],
         if any(v.category != "packed" or v.problem is not None for v in ([verdicts[0]] if uniform else verdicts)):
             return False
         elements = verdicts[0].logical_elements * len(verdicts) if uniform else sum(map(_LOGICAL, verdicts))
+        stored_elements = sum(map(ELEMENTS, tensors))
+        if elements != stored_elements:  # packed (not FP8 or int8 in place: one value per element)
+            rec.encoded.update(dict.fromkeys(names, verdicts[0].logical_elements) if uniform
+                               else zip(names, map(_LOGICAL, verdicts)))
         extra = rec.packed_extra_by_dtype
         dtypes = set(map(DTYPE, tensors))
         if len(dtypes) == 1:
             dtype = dtypes.pop()
-            extra[dtype] = extra.get(dtype, 0) + elements - sum(map(ELEMENTS, tensors))
+            extra[dtype] = extra.get(dtype, 0) + elements - stored_elements
         else:
             for t, v in zip(tensors, verdicts):
                 extra[t.dtype] = extra.get(t.dtype, 0) + v.logical_elements - t.elements
@@ -161,6 +165,8 @@ def _sort_one(name: str, e: ExpectedTensor, stored: dict[str, Tensor],
         elements = verdict.logical_elements
         extra = rec.packed_extra_by_dtype
         extra[t.dtype] = extra.get(t.dtype, 0) + elements - t.elements
+        if elements != t.elements:
+            rec.encoded[name] = elements
         if verdict.problem:
             s.scale_problems.append((name, verdict.problem))
     elif t.shape != e.shape and t.shape != e.alt_shape:  # alt_shape: a release's transpose of the weight
@@ -197,6 +203,8 @@ def sort_the_rest(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tens
                 ledger[category] += verdict.logical_elements
                 extra = rec.packed_extra_by_dtype
                 extra[t.dtype] = extra.get(t.dtype, 0) + verdict.logical_elements - t.elements
+                if verdict.logical_elements != t.elements:
+                    rec.encoded[name] = verdict.logical_elements
                 s.missing.pop(verdict.base, None)
                 if base is not None and not base.mtp:
                     s.actual_by_row[(base.layer_type, base.component)] += verdict.logical_elements

@@ -53,6 +53,9 @@ class Reconciliation:
     # parameters packed weights encode beyond their stored element count, by stored dtype (MXFP4: U8, two per
     # byte; GPTQ/AWQ: I32, 32/bits per element)
     packed_extra_by_dtype: dict[str, int] = field(default_factory=dict)
+    # packed weight -> the parameters it encodes (its verdict's logical elements), where that is not its stored
+    # element count: the HTML report's per-layer bars count a layer as the ledger does
+    encoded: dict[str, int] = field(default_factory=dict)
     # what a part's own reconciler (adapter, LoRA file, module, single file) says about it, carried to its report:
     detail: str | None = None             # the kind block's detail ("diffusion LoRA (kohya names): 32 modules ...")
     extra: dict[str, Any] = field(default_factory=dict)   # report blocks of its own ("adapter", "single_file")

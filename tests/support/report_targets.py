@@ -1,6 +1,7 @@
 """The targets whose reports the HTML tests render (tests/test_formats_html.py, in a real browser
 tests/test_formats_html_browser.py): a dense LLM, an MoE, a VLM, a pipeline, an adapter, a broken checkpoint, one
-whose shards could not be read (a Git LFS pointer, a shard missing) and a pipeline with a failing section."""
+whose shards could not be read (a Git LFS pointer, a shard missing), a pipeline with a failing section, and a GPTQ
+export (packed int32 weights), healthy and with one layer's ``qweight`` lost."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ from pathlib import Path
 import auditor
 from auditor.report.composite import AnyReport
 
-from . import build
+from . import build, gptq
 from .peft import load, make
 from .truth import CASES, write_case
 
 BROKEN_DROP = "model.layers.7.self_attn.k_norm.weight"
+GPTQ_LAYOUT = "meta-llama__Meta-Llama-3-8B"
+GPTQ_DROP = "model.layers.5.mlp.down_proj.qweight"  # layer 5 of 32 loses a packed weight
 
 
 def _dense(dest: Path) -> Path:
@@ -70,9 +73,18 @@ def _broken_pipeline(dest: Path) -> Path:
     return pipeline
 
 
+def _gptq(dest: Path) -> Path:
+    return gptq.gptq_checkpoint(dest, GPTQ_LAYOUT)
+
+
+def _gptq_broken(dest: Path) -> Path:
+    return gptq.gptq_checkpoint(dest, GPTQ_LAYOUT, drop=[GPTQ_DROP])
+
+
 TARGETS: dict[str, Callable[[Path], Path]] = {"dense": _dense, "moe": _moe, "vlm": _vlm, "pipeline": _pipeline,
                                               "adapter": _adapter, "broken": _broken, "unread": _unread,
-                                              "broken-pipeline": _broken_pipeline}
+                                              "broken-pipeline": _broken_pipeline, "gptq": _gptq,
+                                              "gptq-broken": _gptq_broken}
 
 
 def audit_targets(root: Path) -> dict[str, tuple[Path, AnyReport]]:
