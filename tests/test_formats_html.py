@@ -81,7 +81,7 @@ def _layer_bars(page: str) -> dict[int, tuple[str, int, int | None]]:
     chart = page.split("<h2>Per layer</h2>", 1)[1].split("</svg>", 1)[0]
     return {int(m["i"]): (m["status"], int(m["value"].replace(",", "")),
                           int(m["expected"].replace(",", "")) if m["expected"] else None)
-            for m in re.finditer(r'class="bar (?P<status>\w+)"[^>]*><title>layer (?P<i>\d+) [^:]*: stored '
+            for m in re.finditer(r'class="bar (?P<status>\w+)"[^>]*><title>layer (?P<i>\d+) [^:]*: (?:stored|encoded) '
                                  r'(?P<value>[\d,]+)(?:, expected (?P<expected>[\d,]+))?;', chart)}
 
 
@@ -98,6 +98,7 @@ def test_packed_layers_are_compared_with_their_formula(reports: dict[str, tuple[
     [(status, value, expected)] = set(bars.values())
     assert status == "ok" and value == expected == 218_112_000  # Llama-3-8B's decoder layer, every one compared
     assert "Every layer holds what its formula expects." in page and "packed weights: the values they encode" in page
+    assert ": encoded 218,112,000" in page  # a bar's hover text says which count it is
     broken = reports["gptq-broken"][1]
     layer = int(GPTQ_DROP.split(".")[2])
     bars = _layer_bars(formatter("html")(broken))

@@ -92,9 +92,11 @@ STATUS_TEXT = {"ok": "as expected", "differs": "differs from the formula", "miss
                "error": "error", "warning": "warning", "info": "note", "beyond": "beyond config.json's count"}
 
 
-def layer_bars(bars: list[LayerBar], kinds: list[str], uid: str = "l", height: int = 150, width: int = 900) -> str:
-    """One vertical bar per layer, stored parameters; the expected count is a tick across the bar. A missing
-    layer is an outlined, hatched empty bar, so it shows even at zero height; colours by status and kind."""
+def layer_bars(bars: list[LayerBar], kinds: list[str], uid: str = "l", height: int = 150, width: int = 900,
+               counted: str = "stored") -> str:
+    """One vertical bar per layer, its parameters (``counted`` says which: stored, or encoded by packed weights);
+    the expected count is a tick across the bar. A missing layer is an outlined, hatched empty bar, so it shows
+    even at zero height; colours by status and kind."""
     if not bars:
         return ""
     top = max(max(b.stored for b in bars), max((b.expected or 0) for b in bars)) or 1
@@ -113,7 +115,7 @@ def layer_bars(bars: list[LayerBar], kinds: list[str], uid: str = "l", height: i
         w = step - gap
         h = (bottom - 6) * b.stored / top
         kind_i = kinds.index(b.kind) if b.kind in kinds else 0
-        tip = (f"layer {b.index}{' (' + b.kind + ')' if b.kind else ''}: stored {b.stored:,}"
+        tip = (f"layer {b.index}{' (' + b.kind + ')' if b.kind else ''}: {counted} {b.stored:,}"
                + (f", expected {b.expected:,}" if b.expected is not None else "") + f"; {STATUS_TEXT[b.status]}")
         if b.status == "unchecked":  # a dashed outline; what was read of the layer, muted inside it
             out.append(f'<rect x="{x:.1f}" y="6" width="{w:.1f}" height="{bottom - 6}" class="bar unchecked">'

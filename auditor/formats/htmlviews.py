@@ -94,8 +94,8 @@ def per_layer(report: Report, root: Node, uid: str) -> str:
         return ""
     out = ["<h2>Per layer</h2>"]
     # packed weights (a GPTQ qweight: 8 4-bit values per int32) count the parameters they encode, as the ledger does
-    counted = ("parameters (packed weights: the values they encode)" if report.reconciliation.encoded
-               else "stored parameters")
+    encoded = bool(report.reconciliation.encoded)
+    counted = "parameters (packed weights: the values they encode)" if encoded else "stored parameters"
     for n, (stack, mine) in enumerate(assigned):
         declared = sum(v[0] for v in mine.values()) or max(stack.values | stack.missing_values) + 1
         stored, every = layer_params(report, stack)
@@ -129,7 +129,7 @@ def per_layer(report: Report, root: Node, uid: str) -> str:
                  f'{" ..." if len(flagged) > 40 else ""}</p>' if flagged else "" if unread else
                  '<p class="muted">Every layer holds what its formula expects.</p>' if names else "")
         out.append(f'<div class="chart"><h3><code>{escape(stack.label)}</code>: {len(bars):,} layers, {counted}'
-                   f' (the line: expected)</h3>{layer_bars(bars, names, uid=f"{uid}-{n}")}'
+                   f' (the line: expected)</h3>{layer_bars(bars, names, uid=f"{uid}-{n}", counted="encoded" if encoded else "stored")}'
                    f'<div class="legend">{legend}{_bar_key({b.status for b in bars})}</div>{note}</div>')
     return "".join(out)
 
