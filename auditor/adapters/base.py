@@ -73,5 +73,4 @@ def resolve_base(adapter_config: dict[str, Any] | None, beside: dict[str, Any] |
         what = config.get("model_type") or config.get("_class_name") or "this base"
         return BaseModel(config, source, note=f"no formula for {what!r} yet: the adapter's structure was checked, "
                          "not its shapes against the base layers")
-    tensors, parameters = layout
-    return BaseModel(config, source, tensors, parameters)
+    return BaseModel(config, source, layout.tensors, layout.parameters)

@@ -24,7 +24,7 @@ from ..core.findings import finding, plural
 from ..core.names import shown
 from ..inventory.build import Inventory
 from ..read.header import Tensor
-from ..reconcile.expected import expected_layout, persistent_buffers
+from ..reconcile.expected import expected_layout
 from ..reconcile.result import Component, Reconciliation
 from ..specs.expr import ExprError, evaluate
 
@@ -125,13 +125,12 @@ def original_layout(kind: dict[str, Any], prefix: str = "") -> tuple[dict[str, E
         got = expected_layout(dict(config))
         if got is None:
             raise ExprError(f"no formula for {comp['name']} ({config.get('_class_name') or config.get('model_type')})")
-        layout, counts[comp["name"]] = got
+        layout, counts[comp["name"]], buffers = got
         for name in comp.get("supplied", []):  # set by the loader itself, not read from the file
             shape, _ = layout.pop(name)
             counts[comp["name"]] -= math.prod(shape)
         for name in comp.get("tied", []):  # another tensor's tie, stored once (already counted once)
             layout.pop(name)
-        buffers = persistent_buffers(dict(config))
         stages = rules(comp["rules"])
         env = dict(config)
         for name, shape in [*((n, s) for n, (s, _) in layout.items()), *buffers.items()]:
