@@ -90,18 +90,17 @@ def _all_matched(e: ExpectedTensor, names: list[str], stored: dict[str, Tensor],
         if any(v.category != "packed" or v.problem is not None for v in ([verdicts[0]] if uniform else verdicts)):
             return False
         elements = verdicts[0].logical_elements * len(verdicts) if uniform else sum(map(_LOGICAL, verdicts))
-        stored_elements = sum(map(ELEMENTS, tensors))
-        if elements != stored_elements:  # packed (not FP8 or int8 in place: one value per element)
-            rec.encoded.update(dict.fromkeys(names, verdicts[0].logical_elements) if uniform
-                               else zip(names, map(_LOGICAL, verdicts)))
-        extra = rec.packed_extra_by_dtype
         dtypes = set(map(DTYPE, tensors))
-        if len(dtypes) == 1:
-            dtype = dtypes.pop()
+        if len(dtypes) == 1:  # rec.count_packed at once for a rule's hundreds of tensors (a layer's 256 experts)
+            dtype, stored_elements = dtypes.pop(), sum(map(ELEMENTS, tensors))
+            extra = rec.packed_extra_by_dtype
             extra[dtype] = extra.get(dtype, 0) + elements - stored_elements
+            if elements != stored_elements:  # packed (not FP8 or int8 in place: one value per element)
+                rec.encoded.update(dict.fromkeys(names, verdicts[0].logical_elements) if uniform
+                                   else zip(names, map(_LOGICAL, verdicts)))
         else:
-            for t, v in zip(tensors, verdicts):
-                extra[t.dtype] = extra.get(t.dtype, 0) + v.logical_elements - t.elements
+            for name, t, v in zip(names, tensors, verdicts):
+                rec.count_packed(name, t.dtype, v.logical_elements, t.elements)
     category = "mtp" if e.mtp else "model"
     rec.categories.update(dict.fromkeys(names, category))
     rec.ledger[category] += elements
@@ -163,10 +162,7 @@ def _sort_one(name: str, e: ExpectedTensor, stored: dict[str, Tensor],
     verdict = verdict_of(name)
     if verdict is not None and verdict.category == "packed":  # quantized in place (bitsandbytes, FP8, int8)
         elements = verdict.logical_elements
-        extra = rec.packed_extra_by_dtype
-        extra[t.dtype] = extra.get(t.dtype, 0) + elements - t.elements
-        if elements != t.elements:
-            rec.encoded[name] = elements
+        rec.count_packed(name, t.dtype, elements, t.elements)
         if verdict.problem:
             s.scale_problems.append((name, verdict.problem))
     elif t.shape != e.shape and t.shape != e.alt_shape:  # alt_shape: a release's transpose of the weight
@@ -201,10 +197,7 @@ def sort_the_rest(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tens
                 category = "mtp" if base is not None and base.mtp else "model"
                 categories[name] = category
                 ledger[category] += verdict.logical_elements
-                extra = rec.packed_extra_by_dtype
-                extra[t.dtype] = extra.get(t.dtype, 0) + verdict.logical_elements - t.elements
-                if verdict.logical_elements != t.elements:
-                    rec.encoded[name] = verdict.logical_elements
+                rec.count_packed(name, t.dtype, verdict.logical_elements, t.elements)
                 s.missing.pop(verdict.base, None)
                 if base is not None and not base.mtp:
                     s.actual_by_row[(base.layer_type, base.component)] += verdict.logical_elements

@@ -62,6 +62,13 @@ class Reconciliation:
     # adapters and LoRA files cover the layers their config selects: a hole in a numbered range is not a loss
     selects_layers: bool = False
 
+    def count_packed(self, name: str, dtype: str, encodes: int, stored: int) -> None:
+        """A packed weight counted as the parameters it encodes: its surplus over the stored elements by dtype,
+        and (where they differ) what it encodes, by name."""
+        self.packed_extra_by_dtype[dtype] = self.packed_extra_by_dtype.get(dtype, 0) + encodes - stored
+        if encodes != stored:
+            self.encoded[name] = encodes
+
     @property
     def packed_extra(self) -> int:
         return sum(self.packed_extra_by_dtype.values())
