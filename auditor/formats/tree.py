@@ -14,6 +14,7 @@ the same way but counted as "not checked", not missing.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from typing import Any
 
 from ..core.findings import SEVERITY_RANK
 from ..inventory.groups import Group, ranges, render, split_name
-from ..report.rootcause import ROOT_CODES
+from ..report.rootcause import about_unread_file
 from ..report.single import Report
 
 
@@ -165,9 +166,7 @@ def report_rows(report: Report) -> list[Row]:
     """The report's groups as rows (stored elements: packed weights count what they store here)."""
     rows = []
     for g in report.groups:
-        elements = 1
-        for d in g.shape:
-            elements *= d
+        elements = math.prod(g.shape)
         rows.append(Row(g.template, g.dtype, g.shape, g.count, elements * g.count,
                         report.tensors[g.names[0]].nbytes * g.count, tuple(frozenset(a) for a in g.axes())))
     return rows
@@ -206,7 +205,7 @@ def module_tree(report: Report) -> Node:
     for f in report.active_findings:
         if not f.tensors:
             continue
-        if f.code in ROOT_CODES or f.caused_by is not None:
+        if about_unread_file(f):
             lost = [n for n in f.tensors if n not in report.tensors]
             if lost:
                 _add_missing(root, lost, by_template, f.severity, f.code, unread)
@@ -285,9 +284,7 @@ def layer_params(report: Report, stack: Node) -> tuple[dict[int, int], dict[int,
     categories = report.reconciliation.categories
     encoded = report.reconciliation.encoded
     for g in _under(report, stack):
-        elements = 1
-        for d in g.shape:
-            elements *= d
+        elements = math.prod(g.shape)
         firsts = g.flat[0::g.width]
         for index, n in Counter(firsts).items():
             every[index] += n * elements
@@ -305,7 +302,7 @@ def layer_severities(report: Report, stack: Node) -> tuple[dict[int, str], set[i
     unread: set[int] = set()
     prefix = stack.path + "."
     for f in report.active_findings:
-        if f.code in ROOT_CODES or f.caused_by is not None:
+        if about_unread_file(f):
             for name in f.tensors:
                 template, indices = split_name(name)
                 if template.startswith(prefix) and indices and name not in report.tensors:

@@ -14,6 +14,7 @@ shape, with the exact set of indices written as products of ranges (``"0..35"``,
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Sequence
@@ -127,9 +128,7 @@ def _checkpoint_snapshot(report: Report) -> LockSnapshot:
     rec = report.reconciliation
     groups: list[LockGroup] = []
     for g in report.groups:
-        elements = 1
-        for d in g.shape:
-            elements *= d
+        elements = math.prod(g.shape)
         entry: LockGroup = {"pattern": g.pattern, "template": _template(g), "dtype": g.dtype,
                                  "shape": list(g.shape), "count": g.count, "parameters": elements * g.count,
                                  "bytes": report.tensors[g.names[0]].nbytes * g.count}

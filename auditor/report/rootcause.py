@@ -65,6 +65,12 @@ class Lost:
         return self.index_name is not None and self.present_shards == 0 and not self.unindexed
 
 
+def about_unread_file(f: Finding) -> bool:
+    """A root finding (a file that could not be read) or a consequence of one: the tensors it names were not
+    checked, rather than found missing."""
+    return f.code in ROOT_CODES or f.caused_by is not None
+
+
 def _dotted_suffixes(name: str) -> list[str]:
     """``a.b.c`` -> ``a.b.c``, ``b.c``, ``c``: the name under every wrapper prefix it may have lost."""
     parts = name.split(".")
@@ -148,7 +154,7 @@ def _root_of(tensors: tuple[str, ...], lost: Lost, primary: str, merged: dict[st
 
 def _consequence(f: Finding, lost: Lost, primary: str, merged: dict[str, Finding]) -> list[Finding]:
     """``f`` unchanged, as info caused by a root, split in two, or dropped."""
-    if f.severity == "info" or f.caused_by is not None or f.code in ROOT_CODES:
+    if f.severity == "info" or about_unread_file(f):
         return [f]
     code = f.code
     if code in ("index-tensor-missing", "shard-count-mismatch") and f.files and all(

@@ -5,6 +5,7 @@ spec's rules and layers through one ``Builder``."""
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any, Mapping
@@ -69,9 +70,7 @@ class Builder:
                           if (v := evaluate(d, scope)) is not None or d is None)
             if any(d < 0 or d > MAX_DIMENSION for d in shape):
                 raise ExprError(f"{rule.name}: a dimension is negative or larger than 2**63 (implausible config values)")
-            elements = 1
-            for d in shape:
-                elements *= d
+            elements = math.prod(shape)
             alt = tuple(whole(evaluate(d, scope), f"{rule.name} alt_shape {d!r}") for d in rule.alt_shape) or None
             return ExpectedTensor(shape, rule.component, kind, layer, layer_type, is_mtp or rule.mtp, rule_id,
                                   elements, (active, experts), stack, head_tied, aliases, alt_shape=alt,

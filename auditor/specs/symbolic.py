@@ -9,6 +9,7 @@ factor), conditions are decided with the config's actual values, and equal terms
 from __future__ import annotations
 
 import ast
+import math
 import re
 from collections import defaultdict
 from typing import Any
@@ -223,10 +224,7 @@ def _terms(expectation: Expectation, sym: _Symbolic,
         if rule.when is not None and not evaluate(rule.when, env):
             continue
         if rule.component in TOWER_COMPONENTS:  # a plain number: its symbols would only clutter the legend
-            elements = 1
-            for dim in rule.shape:
-                elements *= int(evaluate(dim, env))
-            numeric[rule.component] += elements
+            numeric[rule.component] += math.prod(int(evaluate(dim, env)) for dim in rule.shape)
         else:
             rest = _add(rest, sym.rule(rule, env))  # type: ignore[arg-type]  # read only
     if rest:
