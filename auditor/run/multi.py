@@ -54,13 +54,12 @@ def _listdir(path: str) -> tuple[list[str], list[str]]:
 
 def gated_audit_target(targets: list[str], policy: Any, *, lock: str | None = None,
                        env: Mapping[str, str] | None = None, options: AuditOptions | None = None,
-                       source: Any = None, content: Any = None,
-                       prepare: Callable[[str], tuple[Any, Any]] | None = None,
+                       source: Any = None, prepare: Callable[[str], tuple[Any, Any]] | None = None,
                        **settings: Any) -> Report | CompositeReport:
     """``audit_target`` for each target under the policy: its rules (and the lock's drift) added to every
     checkpoint's report, a composite target's section by section. The one gate behind ``audit``, ``verify``, the
-    pre-commit hook, the GitHub Action and the library. ``prepare``: each target's own source and content hook
-    (``verify`` reads each target's bytes), else ``source`` and ``content`` serve every target."""
+    pre-commit hook, the GitHub Action and the library. ``source``: where the one target is read (``lock``);
+    ``prepare``: each target's own source and content hook (``verify`` reads each target's bytes)."""
     from ..gate import lock as lockmod
     from ..gate.policy import settings as policy_settings
     from .dispatch import audit_target
@@ -75,7 +74,7 @@ def gated_audit_target(targets: list[str], policy: Any, *, lock: str | None = No
     could_not: list[tuple[str, str]] = []
     for t in targets:
         try:
-            src, hook = prepare(t) if prepare is not None else (source, content)
+            src, hook = prepare(t) if prepare is not None else (source, None)
             audited.append((t, gate(audit_target(t, options, source=src, content=hook), policy, lock_doc,
                                     str(lock_path) if lock_path else None)))
         except UsageError:
