@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
@@ -224,8 +222,7 @@ def test_hf_cache_snapshot(clean_dir: Path, tmp_path: Path) -> None:
     with HubStub() as hub:
         hub.add_repo("org/tiny", {p.name: p for p in clean_dir.iterdir()})
         env = hub.hf_env(tmp_path / "home")
-        subprocess.run([sys.executable, "-c", "from huggingface_hub import snapshot_download; "
-                        "print(snapshot_download('org/tiny'))"], env=env, check=True, capture_output=True, timeout=120)
+        hub.download("org/tiny", env)
         hub.reset_log()
         commit = hub.repos["org/tiny"].commit
         folder = tmp_path / "home" / "hub" / "models--org--tiny"
@@ -308,9 +305,7 @@ def test_hf_download_local_dir_metadata(clean_dir: Path, tmp_path: Path) -> None
         hub.add_repo("org/tiny", {p.name: p for p in clean_dir.iterdir()})
         env = hub.hf_env(tmp_path / "home")
         local = tmp_path / "dl"
-        subprocess.run([sys.executable, "-c", "from huggingface_hub import snapshot_download; "
-                        f"snapshot_download('org/tiny', local_dir={str(local)!r})"], env=env, check=True,
-                       capture_output=True, timeout=120)
+        hub.download("org/tiny", env, local_dir=local)
         hub.reset_log()
         rc, report, _ = verify(str(local), env=env)
         assert rc == 0 and report["findings"] == [] and hub.request_count == 0

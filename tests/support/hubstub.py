@@ -68,6 +68,7 @@ import json
 import os
 import re
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -397,6 +398,14 @@ class HubStub:
             no_proxy=no_proxy,
         )
         return env
+
+    def download(self, repo_id: str, env: Mapping[str, str], local_dir: str | os.PathLike | None = None) -> None:
+        """The real huggingface_hub client (a subprocess under ``env``, from ``hf_env``) downloads ``repo_id``:
+        into its cache, or ``local_dir`` as ``hf download --local-dir`` does."""
+        where = f", local_dir={str(local_dir)!r}" if local_dir is not None else ""
+        subprocess.run([sys.executable, "-c", "from huggingface_hub import snapshot_download; "
+                        f"snapshot_download({repo_id!r}{where})"], env=dict(env), check=True, capture_output=True,
+                       timeout=120)
 
     # -- repos ---------------------------------------------------------------------
 
