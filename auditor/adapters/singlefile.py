@@ -156,8 +156,8 @@ def original_layout(kind: dict[str, Any], prefix: str = "") -> tuple[dict[str, E
 
 def _ema_name(name: str) -> str:
     """``model.diffusion_model.a.0.b`` -> ``model_ema.diffusion_modela0b`` (ldm's LitEma buffer names, which
-    convert_ldm_unet_checkpoint reads with extract_ema)."""
-    return "model_ema." + "".join(name.split(".")[1:])
+    convert_ldm_unet_checkpoint reads with extract_ema; the prefix is the data's ``ema_prefix``)."""
+    return data()["ema_prefix"] + "".join(name.split(".")[1:])
 
 
 def reconcile_single_file(inventory: Inventory) -> Reconciliation | None:
@@ -232,7 +232,7 @@ def reconcile_single_file(inventory: Inventory) -> Reconciliation | None:
                                     f"diffusers' single-file loader does not read: {shown(extra, MAX_NAMES)}",
                                     tensors=extra))
     if ema_seen:
-        rec.findings.append(finding("buffer-stored", f"{plural(len(ema_seen), 'tensor')} under model_ema.: ldm's "
+        rec.findings.append(finding("buffer-stored", f"{plural(len(ema_seen), 'tensor')} under {data()['ema_prefix']}: ldm's "
                                     f"EMA copy of the {kind['ema']} (LitEma buffers, each of its weight's shape; "
                                     "diffusers loads the non-EMA weights unless extract_ema)", tensors=ema_seen))
     for why, names in ignored_by.items():
