@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import HubError, TargetNotFound, UsageError
+from ..core.errors import TargetNotFound, UsageError
 from ..core.findings import CODES, SEVERITY_RANK, finding
 from ..inventory.build import Inventory, build_inventory, check_total_parameters
 from ..inventory.groups import find_range_gaps, group_tensors
@@ -42,12 +42,12 @@ def open_source(target: str, *, revision: str | None = None, token: str | None =
 
 def _collect(source: Source, progress: Callable[[str], None] | None, variant: str | None,
              use_config: bool, ambiguous: bool) -> Checkpoint:
-    """``collect``, with a Hub error for a plain ``org/name`` also saying it is not a local path."""
+    """``collect``, with "not on the Hub" for a plain ``org/name`` also saying it is not a local path."""
     try:
         return collect(source, progress, variant=variant, use_config=use_config)
-    except (TargetNotFound, HubError) as e:
+    except TargetNotFound as e:
         if ambiguous:
-            raise type(e)(f"{source.target}: no such file or directory, and not readable as a Hub repo: {e}") from None
+            raise TargetNotFound(f"{source.target}: no such file or directory, and not readable as a Hub repo: {e}") from None
         raise
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.conventions import ADAPTER_CONFIG, ADAPTER_WEIGHTS, PIPELINE_INDEX, WEIGHTLESS_CLASSES
-from ..core.errors import AuditError, HubError, NotASafetensorsCheckpoint, TargetNotFound
+from ..core.errors import AuditError, NotASafetensorsCheckpoint, TargetNotFound
 from ..core.findings import Finding, finding
 from ..core.jsonio import json_object
 from ..inventory.build import Inventory
@@ -41,16 +41,17 @@ def audit_target(target: str, options: AuditOptions | None = None, *, source: So
     base, revision, token, hub, variant = options.base, options.revision, options.token, options.hub, options.variant
     include_tensors, use_cache, progress = options.include_tensors, options.use_cache, options.progress
     use_config = options.use_config
-    # a plain org/name that is not a local path: a Hub failure also says "no such file or directory"
+    # a plain org/name that is not a local path and not on the Hub either: the error says both (any other Hub
+    # failure is the Hub's own sentence: the target was read as a repo, and the Hub said what went wrong)
     parsed = parse_target(str(target), revision=revision, hub=hub) if source is None else None
     ambiguous = parsed is not None and parsed.is_hub and not parsed.explicit
     source = source or open_source(str(target), revision=revision, token=token, use_cache=use_cache,
                                    progress=progress, hub=hub)
     try:
         source, kind = _discover(Remembering(source))
-    except (TargetNotFound, HubError) as e:
+    except TargetNotFound as e:
         if ambiguous:
-            raise type(e)(f"{target}: no such file or directory, and not readable as a Hub repo: {e}") from None
+            raise TargetNotFound(f"{target}: no such file or directory, and not readable as a Hub repo: {e}") from None
         raise
     if variant is not None:
         kind = for_variant(kind, variant)

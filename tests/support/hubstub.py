@@ -378,7 +378,7 @@ class HubStub:
       sha256 as its ``ETag`` and no commit.
 
     Accounting (thread-safe): ``requests`` (a snapshot list of
-    ``RequestLog``), ``request_count`` and ``bytes_sent``.  Calls to
+    ``RequestLog``), ``request_count``, ``bytes_sent`` and ``peak_in_flight``.  Calls to
     ``/api/agent-harnesses`` are logged but excluded from ``request_count``,
     ``bytes_sent``, ``latency`` and ``fail_first``.  ``reset_log()`` clears it;
     ``wait_idle()`` waits until no response is being written.
@@ -412,6 +412,7 @@ class HubStub:
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._in_flight = 0
+        self.peak_in_flight = 0  # the most requests answered at once since the last reset_log()
         self._log: list[RequestLog] = []
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -553,6 +554,7 @@ class HubStub:
     def reset_log(self) -> None:
         with self._lock:
             self._log.clear()
+            self.peak_in_flight = self._in_flight
 
     def wait_idle(self, timeout: float = 5.0) -> bool:
         """Wait until no request is being answered; True if that happened in time."""
@@ -607,6 +609,8 @@ class HubStub:
         with self._lock:
             self._log.append(entry)
             self._in_flight += 1
+            if not entry.is_telemetry:
+                self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
         try:
             self._route(h, entry, head)
         except (ConnectionError, TimeoutError):
