@@ -514,3 +514,17 @@ def test_a_request_ends_at_its_deadline_not_at_the_next_byte(hub, healthy):
     with pytest.raises(HubError, match="no whole answer within 0.5 s"):
         src.read_headers([SHARD], files, {})
     assert 0.45 < time.monotonic() - start < 0.65
+
+
+def test_a_base_models_config_lookup_is_bounded_too(hub, qwen, monkeypatch):
+    """The one lookup outside a source (a PEFT adapter's base config.json) has a deadline as well: the adapter's audit
+    goes on without it, on time."""
+    from auditor.read.sources.hub import fetch_json
+    hub.add_repo_from_dir(REPO, qwen)
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    assert fetch_json(REPO, timeout=2)["model_type"] == "qwen3"
+    hub.inject(Fault("trickle", file="config.json", interval=0.05, times=None))
+    start = time.monotonic()
+    with pytest.raises(OSError, match="no whole answer within 0.3 s"):
+        fetch_json(REPO, timeout=0.3)
+    assert time.monotonic() - start < 0.6

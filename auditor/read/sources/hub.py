@@ -49,7 +49,7 @@ from urllib.parse import quote
 from huggingface_hub import constants, hf_hub_download, hf_hub_url
 from huggingface_hub.errors import HFValidationError
 from huggingface_hub.hf_api import ModelInfo
-from huggingface_hub.utils import build_hf_headers, get_session, validate_repo_id
+from huggingface_hub.utils import build_hf_headers, validate_repo_id
 
 from ...core.errors import AuditError
 from ...core.findings import plural
@@ -59,7 +59,7 @@ from ..checkpoint import choose, numbered_shards, promised_numbers, safe_relativ
 from ..header import MAX_HEADER_BYTES, Header, HeaderScan, parse_header, read_header_length
 from .hubcache import CachedHeaders, HeaderCache
 from .huberrors import COMMIT, ErrorTranslation, FileChanged, FileProblem, RevisionMoved
-from .hubhttp import RETRY_STATUSES, Http, RangeReader, Served, Traffic, Transient, not_a_page
+from .hubhttp import RETRY_STATUSES, Http, RangeReader, Served, Traffic, Transient, get_once, not_a_page
 from .protocol import MAX_TENSORS
 
 DEFAULT_FIRST_RANGE = 64 * 1024  # a single file with no index to size its first range from
@@ -229,7 +229,7 @@ class HubSource(CachedHeaders, Http, ErrorTranslation):
         def once() -> ModelInfo:
             with self._request(url + "?blobs=True", self._api_headers) as (r, deadline):
                 if r.status_code == 200:
-                    not_a_page(r, deadline, self)
+                    not_a_page(r, deadline, self, "the listing")
                     try:
                         doc = loads(self._body(r, deadline))
                         return ModelInfo(**doc)
@@ -272,8 +272,9 @@ class HubSource(CachedHeaders, Http, ErrorTranslation):
             return data, _parsed(data) if parse else None
         url = hf_hub_url(self.repo_id, name, revision=self.commit or self.revision or "main", endpoint=self.endpoint)
         try:
-            data = self._get(url, name, lambda answer: self._check_served(name, answer, None, None),
-                             (self._files or {}).get(name))
+            with self._counting():
+                data = self._get(url, name, lambda answer: self._check_served(name, answer, None, None),
+                                 (self._files or {}).get(name))
         except FileProblem as e:
             raise FileNotFoundError(str(e)) from None
         doc = _parsed(data) if parse else None
@@ -506,11 +507,8 @@ def fetch_json(repo_id: str, filename: str = "config.json", *, token: str | None
         raise OSError("offline mode (HF_HUB_OFFLINE) and not in the local Hub cache")
     endpoint = os.environ.get("HF_ENDPOINT") or constants.ENDPOINT
     url = hf_hub_url(repo_id, filename, revision=revision, endpoint=endpoint)
-    try:  # one GET, no retries: the audit goes on without the base config
-        response = get_session().get(url, headers=build_hf_headers(token=token, library_name="st-audit"),
-                                     follow_redirects=True, timeout=timeout)
-    except Exception as e:  # httpx/requests transport errors differ between huggingface_hub versions
-        raise OSError(f"the Hub could not be reached ({type(e).__name__})") from None
-    if response.status_code != 200:
-        raise OSError(f"the Hub answered HTTP {response.status_code} for {repo_id}/{filename}")
-    return json_object(response.content, filename)
+    # one GET, no retries (the audit goes on without the base config), through the gate, within one deadline
+    status, body = get_once(url, build_hf_headers(token=token, library_name="st-audit"), endpoint.rstrip("/"), timeout)
+    if status != 200:
+        raise OSError(f"the Hub answered HTTP {status} for {repo_id}/{filename}")
+    return json_object(body, filename)

@@ -136,10 +136,3 @@ def _chain(error: BaseException) -> Iterator[BaseException]:
         yield current
         current = current.__cause__ or current.__context__
 
-
-def _root(error: BaseException) -> BaseException:
-    """The error that decides whether to retry: an HTTP status or a transport error, if one is in the chain."""
-    for e in _chain(error):
-        if isinstance(e, (HfHubHTTPError, _http.TransportError, OfflineModeIsEnabled)):
-            return e
-    return error

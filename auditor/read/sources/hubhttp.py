@@ -459,12 +459,43 @@ class Http:
         return self._attempts(file, once)
 
 
-def not_a_page(r: Any, deadline: float, http: Http) -> None:
-    """An HTML page answered with 200 is a proxy's or CDN's error page, not the file: worth another attempt."""
+def not_a_page(r: Any, deadline: float, http: Http, asked: str = "the file") -> None:
+    """An HTML page answered with 200 is a proxy's or CDN's error page, not what was ``asked``: worth another
+    attempt."""
     if "text/html" in (r.headers.get("content-type") or "").lower():
         page = http._body(r, deadline, MAX_ERROR_BODY)
         raise Transient(f"the server answered HTTP {r.status_code} with a {len(page):,}-byte HTML page instead of "
-                        "the file")
+                        f"{asked}")
+
+
+def get_once(url: str, headers: dict[str, str], endpoint: str, timeout: float,
+             limit: int = 64 * MAX_ERROR_BODY) -> tuple[int, bytes]:
+    """One GET without retries (a lookup the audit can do without), through the gate and bounded by one deadline,
+    ``timeout`` from now to its last byte: ``(status, body)``; ``OSError`` with a short reason when there is none."""
+    deadline = time.monotonic() + timeout
+    try:
+        with GATE.admit(endpoint, deadline), session().stream(
+                "GET", url, headers=headers, extensions={"timeout": Budget(deadline)}) as r:
+            guard = WATCHDOG.watch(deadline, _socket_of(r))
+            try:
+                body = bytearray()
+                for chunk in r.iter_bytes():
+                    body += chunk
+                    if len(body) > limit:
+                        raise OSError(f"the answer is over {limit:,} bytes")
+                    if time.monotonic() > deadline:
+                        raise TooLate
+            finally:
+                WATCHDOG.forget(guard)
+            return r.status_code, bytes(body)
+    except TooLate:
+        raise OSError(f"no whole answer within {timeout:g} s") from None
+    except OfflineModeIsEnabled:
+        raise OSError("offline mode (HF_HUB_OFFLINE)") from None
+    except _http.TransportError as e:
+        if time.monotonic() >= deadline - MIN_WAIT:
+            raise OSError(f"no whole answer within {timeout:g} s") from None
+        raise OSError(f"the Hub could not be reached ({type(e).__name__})") from None
 
 
 def _broken(error: BaseException) -> str:
