@@ -67,8 +67,10 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
         root = ET.Element("testsuites", {"name": f"st-audit {report.target}"})
         for s in report.sections:
             doc = ET.fromstring(inner_format(s.report).split("\n", 1)[1])  # type: ignore[arg-type]
-            for suite in doc.findall("testsuite"):
-                suite.set("name", f"st-audit {report.target} :: {_section_title(s)}")
+            for suite in doc.findall("testsuite"):  # an alternate variant's suite says which (its property)
+                variant = suite.find("properties/property[@name='variant']")
+                also = f" :: variant {variant.get('value')}" if variant is not None else ""
+                suite.set("name", f"st-audit {report.target} :: {_section_title(s)}{also}")
                 root.append(suite)
         for key in ("tests", "failures", "errors", "skipped"):
             root.set(key, str(sum(int(x.get(key, "0")) for x in root.findall("testsuite"))))
