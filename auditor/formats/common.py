@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.findings import plural
 from ..core.names import shown
 from ..report.single import Report
-from .numbers import human
+from .numbers import counted_label, human
 
 if TYPE_CHECKING:
     from ..report.composite import AnyReport
@@ -57,11 +57,6 @@ def variants_note(report: Report) -> str:
         return ""
     each = ", ".join(f"{a.variant}: {a.report.verdict}" for a in report.alternates)
     return f"; {'variant' if len(report.alternates) == 1 else 'variants'} {each} (audited, not counted)"
-
-
-def counted_label(report: Report) -> str:
-    """What the counted weights are: ``the default weights`` or ``variant fp16``."""
-    return "the default weights" if report.variant is None else f"variant {report.variant}"
 
 
 def variant_lines(report: Report, md: bool = False) -> list[str]:

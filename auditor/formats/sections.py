@@ -14,8 +14,7 @@ from typing import Any
 from ..core.findings import plural
 from ..report.composite import CompositeReport, kind_line
 from ..report.single import Report
-from .common import counted_label
-from .numbers import human, policy_line
+from .numbers import counted_label, human, policy_line
 
 
 def summary_line(report: CompositeReport) -> str:
