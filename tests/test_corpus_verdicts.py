@@ -243,8 +243,8 @@ def test_pipelines_components_and_sentence_transformers(corpus: Path, case: str)
     doc = _check(corpus, case)
     # the weights are Git LFS pointers: one not-safetensors error per file, no cascade of consequences
     reports = [s["report"] for s in doc["sections"]] if "sections" in doc else [doc]
-    for r in [*reports, *(a for r in reports for a in _alternates(r).values())]:  # each variant's weights too
-        assert [f["code"] for f in r["findings"] if f["severity"] == "error" and "variant" not in f] == \
+    for one in [*reports, *(a for r in reports for a in _alternates(r).values())]:  # each variant's weights too
+        assert [f["code"] for f in one["findings"] if f["severity"] == "error" and "variant" not in f] == \
             ["not-safetensors"]
 
 

@@ -169,7 +169,7 @@ def _single_folder(files: dict[str, int | None], top: set[str], config: Any) -> 
             kind = "transformers-model" if index is not None else "safetensors-file"
         detail = _config_detail(config) if isinstance(config, dict) else ""
         # the default weights as a loader picks them; model.fp16.safetensors beside them is an alternate
-        others = {v: names for v, names in variants(list(top)).items() if v is not None}
+        others: dict[str | None, list[str]] = {v: names for v, names in variants(list(top)).items() if v is not None}
         alternates = _variant_parts(others, kind, "", ".", alone=False)
         return Kind(kind, (Part(".", kind, alternates=alternates),), detail)
     # several .safetensors files, nothing that binds them into one model: each stands alone

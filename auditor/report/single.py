@@ -174,10 +174,11 @@ class Report(Judged):
                               for t in self.tensors.values()]
         doc.update(self.extra)
         if self.variant is not None or self.alternates:
-            alternates = [{"variant": a.variant, "verdict": a.report.verdict, "report": a.report.to_dict()}
-                          for a in self.alternates]
-            for a in alternates:  # an alternate's own report is of its variant, which the entry names
-                a["report"].pop("variants", None)
+            alternates: list[dict[str, Any]] = []
+            for a in self.alternates:  # an alternate's own report is of its variant, which the entry names
+                inner = a.report.to_dict()
+                inner.pop("variants", None)
+                alternates.append({"variant": a.variant, "verdict": a.report.verdict, "report": inner})
             doc["variants"] = {"counted": self.variant, "audited": [self.variant, *(a.variant for a in self.alternates)],
                                "alternates": alternates}
             # every finding of the checkpoint, as CI reads one report: the counted weights' own first, then each
