@@ -234,3 +234,22 @@ def test_diff_of_two_pipelines_with_variants_goes_variant_by_variant(tmp_path: P
     text = run_cli("diff", str(a / "unet"), str(b / "unet"), "-q").stdout
     assert text.rstrip().splitlines()[-1] == f"st-audit diff: {a / 'unet'} -> {b / 'unet'}: different (variant fp16)"
     assert run_cli("diff", str(a), str(a), "-q").returncode == 0
+
+
+@pytest.mark.parametrize("lock_name, folder", [("tiny-sd-pipeline", ""), ("tiny-sd-unet", "unet")])
+def test_a_lock_written_when_variants_were_sections_still_holds(tmp_path: Path, lock_name: str, folder: str) -> None:
+    """Locks st-audit wrote before variants were alternates (sections ``unet`` and ``unet (fp16)``; a component
+    folder as sections ``.`` and ``. (fp16)``, fixtures/locks) are read as the same target is locked now: the
+    target they describe passes against them, and a change in an fp16 file is still drift on that variant."""
+    import gzip
+    lock_file = tmp_path / "old.lock.json"
+    lock_file.write_bytes(gzip.decompress((build.KINDS.parent / "locks" / f"{lock_name}.before-alternates.lock.json.gz")
+                                          .read_bytes()))
+    target = _pipeline_variant(tmp_path / "t", broken=False) / folder
+    code, doc = run_json("audit", str(target), "--lock", str(lock_file), "-q")
+    assert (code, [f["message"] for f in doc["findings"] if f["code"] == "lock-drift"]) == (0, [])
+    assert run_cli("diff", str(lock_file), str(target), "-q").returncode == 0
+    _lose_a_variant_tensor(tmp_path / "t" / "sd", "unet/diffusion_pytorch_model.fp16.safetensors")
+    code, doc = run_json("audit", str(target), "--lock", str(lock_file), "-q")
+    drift = {(f.get("section"), f.get("variant")) for f in doc["findings"] if f["code"] == "lock-drift"}
+    assert code == 1 and drift == {("unet" if not folder else None, "fp16")}

@@ -233,6 +233,7 @@ def read(path: str | os.PathLike[str]) -> LockSnapshot:
     if not is_lock(doc):
         raise UsageError(f"{p} is not an st-audit lock file (no \"{LOCK_KEY}\": {LOCK_VERSION})")
     try:
+        doc = _variants_as_alternates(doc)
         for section in [doc, *checkpoints(doc).values()]:
             if not is_lock({**section, LOCK_KEY: LOCK_VERSION}):
                 raise ValueError("a section is not a snapshot")
@@ -242,6 +243,52 @@ def read(path: str | os.PathLike[str]) -> LockSnapshot:
     except (AttributeError, KeyError, TypeError, ValueError) as e:
         raise UsageError(f"lock file {p} is malformed: {type(e).__name__}: {e}") from None
     return doc  # type: ignore[no-any-return]
+
+
+# a section st-audit wrote for a variant before variants were alternates (``unet (fp16)``, ``. (fp16)``: the name
+# of discovery's part, ``f"{folder} ({variant})"``, with the variant as weight file names spell it)
+_OLD_VARIANT_SECTION = re.compile(r"^(?P<base>.+) \((?P<variant>[A-Za-z0-9_]+)\)$")
+_SPLIT_KINDS = ("diffusers-pipeline", "diffusers-component", "transformers-model")
+
+
+def _variants_as_alternates(doc: Any) -> Any:
+    """A lock written when each variant was a section of its own (``unet`` and ``unet (fp16)``; a component folder
+    as sections ``.`` and ``. (fp16)``), as the lock of the same target is written now: each folder's variants as
+    one checkpoint, the default weights counted (else the first variant by name) and the others under
+    ``variants``; a component folder alone as one checkpoint; totals counting each once. Any other lock as it is."""
+    if doc.get("kind") not in _SPLIT_KINDS or not isinstance(doc.get("sections"), dict) or any(
+            isinstance(s, dict) and ("variant" in s or "variants" in s) for s in doc["sections"].values()):
+        return doc
+    grouped: dict[str, dict[str | None, Any]] = {}
+    for name, section in doc["sections"].items():
+        m = _OLD_VARIANT_SECTION.match(name)
+        base, variant = (m["base"], m["variant"]) if m else (name, None)
+        grouped.setdefault(base, {})[variant] = section
+    if all(len(g) == 1 and None in g for g in grouped.values()):
+        return doc
+    sections: dict[str, Any] = {}
+    for base, by_variant in grouped.items():
+        counted = None if None in by_variant else min(v for v in by_variant if v is not None)
+        others = {v: {**s, "variant": v} for v, s in sorted(by_variant.items(), key=lambda kv: kv[0] or "")
+                  if v is not None and v != counted}
+        sections[base] = {**by_variant[counted], **({"variant": counted} if counted is not None else {}),
+                          **({"variants": others} if others else {})}
+    if list(sections) == ["."]:  # a component folder alone: one checkpoint now
+        return {**sections["."], LOCK_KEY: doc[LOCK_KEY], "st_audit_version": doc.get("st_audit_version")}
+    return {**doc, "sections": sections, "totals": _summed([s["totals"] for s in sections.values()])}
+
+
+def _summed(totals: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {"tensors": 0, "parameters": 0, "bytes": 0, "by_dtype": {}}
+    for t in totals:
+        for key in ("tensors", "parameters", "bytes"):
+            out[key] += t[key]
+        for dtype, row in t.get("by_dtype", {}).items():
+            mine = out["by_dtype"].setdefault(dtype, {"tensors": 0, "parameters": 0, "bytes": 0})
+            for key in mine:
+                mine[key] += row[key]
+    out["by_dtype"] = dict(sorted(out["by_dtype"].items()))
+    return out
 
 
 def is_lock(doc: Any) -> bool:
