@@ -150,7 +150,8 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
                       groups=groups, reconciliation=reconciliation, findings=findings,
                       ignored_files=checkpoint.ignored, tensors=inventory.tensors, fail_on=fail_on,
                       ignored_codes=codes, include_tensors=include_tensors, lost=lost,
-                      file_sha256=dict(getattr(source, "lfs_sha256", None) or {}), config=checkpoint.config)
+                      file_sha256=dict(getattr(source, "lfs_sha256", None) or {}), config=checkpoint.config,
+                      variant=variant)
         report.extra.update(reconciliation.extra)
         if reconciliation.detail:
             report.extra["_detail"] = reconciliation.detail
