@@ -1,0 +1,181 @@
+"""Derive a remote-code release fixture from a real release's config.json and model.safetensors.index.json.
+
+DEV-ONLY TOOL (no torch needed). A remote-code model (``trust_remote_code``: InternVL, MiniCPM-V, DeepSeek-OCR-2
+...) has no class in transformers to dump on the meta device, so the shape of each tensor its real index names
+is written here BY HAND from the release's own modeling code (``SHAPES``: one table per family, each rule citing
+the module that makes the tensor), evaluated with the release's config, and checked against the index: every
+name must get exactly one shape and the bytes of all shapes must equal the index's ``metadata.total_size`` to the
+byte. The fixture written (``fixtures/releases/<slug>.json.gz``) holds only derived facts: the config, the tensor
+names in index order with their shapes, the shard of each (the index's weight_map), the dtype, total_size and
+where they came from (mirror repository, commit, paths). Never st-audit's specs: they are what the fixture tests.
+
+    python tools/derive_release.py SLUG --family minicpmv --config CONFIG --index INDEX --dtype BF16 \\
+        --repo OWNER/NAME --commit SHA --paths config.json model.safetensors.index.json \\
+        --hub openbmb/MiniCPM-V-2 --modeling modeling_minicpmv.py resampler.py
+
+(the config and index read from a local snapshot of the mirror, e.g. ``git show COMMIT:config.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import re
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script: the repository root, for tests.support
+
+from tests.support.build import nbytes  # noqa: E402
+
+Shape = list[int]
+Rule = tuple[str, Callable[[dict[str, Any], re.Match[str]], Shape]]
+
+
+def _minicpmv(c: dict[str, Any]) -> list[Rule]:
+    """openbmb/MiniCPM-V(-2) modeling_minicpmv.py + resampler.py + modeling_minicpm.py; the timm tower
+    vit_so400m_patch14_siglip_384 (timm vision_transformer.py: embed_dim 1152, mlp 4304, patch 14, 27 x 27
+    positions, no class token)."""
+    d, ff, v = c["hidden_size"], c["intermediate_size"], c["vocab_size"]
+    hd = d // c["num_attention_heads"]
+    kv = c["num_key_value_heads"] * hd
+    w, i, q = 1152, 4304, c["query_num"]
+    return [
+        (r"llm\.model\.embed_tokens\.weight", lambda c, m: [v, d]),
+        (r"llm\.lm_head\.weight", lambda c, m: [v, d]),
+        (r"llm\.model\.(norm|layers\.\d+\.(input_layernorm|post_attention_layernorm))\.weight", lambda c, m: [d]),
+        (r"llm\.model\.layers\.\d+\.self_attn\.(q|o)_proj\.weight", lambda c, m: [d, d]),
+        (r"llm\.model\.layers\.\d+\.self_attn\.(k|v)_proj\.weight", lambda c, m: [kv, d]),
+        (r"llm\.model\.layers\.\d+\.mlp\.(gate|up)_proj\.weight", lambda c, m: [ff, d]),
+        (r"llm\.model\.layers\.\d+\.mlp\.down_proj\.weight", lambda c, m: [d, ff]),
+        (r"vpm\.patch_embed\.proj\.weight", lambda c, m: [w, 3, 14, 14]),
+        (r"vpm\.pos_embed", lambda c, m: [1, 27 * 27, w]),
+        (r"vpm\.(patch_embed\.proj\.bias|norm\.(weight|bias)|blocks\.\d+\.(norm1|norm2)\.(weight|bias)"
+         r"|blocks\.\d+\.(attn\.proj|mlp\.fc2)\.bias)", lambda c, m: [w]),
+        (r"vpm\.blocks\.\d+\.attn\.qkv\.weight", lambda c, m: [3 * w, w]),
+        (r"vpm\.blocks\.\d+\.attn\.qkv\.bias", lambda c, m: [3 * w]),
+        (r"vpm\.blocks\.\d+\.attn\.proj\.weight", lambda c, m: [w, w]),
+        (r"vpm\.blocks\.\d+\.mlp\.fc1\.weight", lambda c, m: [i, w]),
+        (r"vpm\.blocks\.\d+\.mlp\.fc1\.bias", lambda c, m: [i]),
+        (r"vpm\.blocks\.\d+\.mlp\.fc2\.weight", lambda c, m: [w, i]),
+        (r"resampler\.(query|pos_embed)", lambda c, m: [q, d]),
+        (r"resampler\.kv_proj\.weight", lambda c, m: [d, w]),
+        (r"resampler\.attn\.in_proj_weight", lambda c, m: [3 * d, d]),
+        (r"resampler\.attn\.in_proj_bias", lambda c, m: [3 * d]),
+        (r"resampler\.(attn\.out_proj\.weight|proj)", lambda c, m: [d, d]),
+        (r"resampler\.(attn\.out_proj\.bias|ln_(q|kv|post)\.(weight|bias))", lambda c, m: [d]),
+    ]
+
+
+def _deepseek_ocr2(c: dict[str, Any]) -> list[Rule]:
+    """deepseek-ai/DeepSeek-OCR-2 modeling_deepseekocr2.py (DeepseekOCR2Model: sam_model = build_sam_vit_b(),
+    qwen2_model = build_qwen2_decoder_as_encoder(), projector = MlpProjector(linear, 896 -> n_embed 1280),
+    view_seperator [1280]; DeepseekOCR2ForCausalLM.lm_head), modeling_deepseekv2.py (DeepseekV2DecoderLayer with
+    use_mla false: q/k/v/o Linear(hidden, heads * hidden // heads), DeepseekV2MoE from layer first_k_dense_replace:
+    gate [E, hidden], experts of moe_intermediate_size, shared_experts of moe_intermediate_size * n_shared_experts),
+    deepencoderv2.py (ImageEncoderViT 768 wide, 12 blocks, 12 heads, windows of 14 except global_attn_indexes
+    [2, 5, 8, 11], rel_pos [2 * size - 1, 64], neck 768 -> 256 -> 256, net_2 256 -> 512, net_3 512 -> 896;
+    Qwen2Decoder2Encoder: Qwen2 896 wide, 24 layers, 14 heads, 2 KV heads, 4864 MLP, no embed_tokens, query_768
+    Embedding(144, 896), query_1024 Embedding(256, 896))."""
+    d, ff, v, e = c["hidden_size"], c["intermediate_size"], c["vocab_size"], c["moe_intermediate_size"]
+    hd = d // c["num_attention_heads"]
+    h, kv = c["num_attention_heads"] * hd, c["num_key_value_heads"] * hd
+    se = e * c["n_shared_experts"]
+    w, qd, qkv, qff = 768, 896, 2 * 64, 4864
+    return [
+        (r"(lm_head|model\.embed_tokens)\.weight", lambda c, m: [v, d]),
+        (r"model\.(norm|layers\.\d+\.(input_layernorm|post_attention_layernorm))\.weight|model\.view_seperator",
+         lambda c, m: [d]),
+        (r"model\.layers\.\d+\.self_attn\.q_proj\.weight", lambda c, m: [h, d]),
+        (r"model\.layers\.\d+\.self_attn\.(k|v)_proj\.weight", lambda c, m: [kv, d]),
+        (r"model\.layers\.\d+\.self_attn\.o_proj\.weight", lambda c, m: [d, h]),
+        (r"model\.layers\.\d+\.mlp\.(gate|up)_proj\.weight", lambda c, m: [ff, d]),
+        (r"model\.layers\.\d+\.mlp\.down_proj\.weight", lambda c, m: [d, ff]),
+        (r"model\.layers\.\d+\.mlp\.gate\.weight", lambda c, m: [c["n_routed_experts"], d]),
+        (r"model\.layers\.\d+\.mlp\.experts\.\d+\.(gate|up)_proj\.weight", lambda c, m: [e, d]),
+        (r"model\.layers\.\d+\.mlp\.experts\.\d+\.down_proj\.weight", lambda c, m: [d, e]),
+        (r"model\.layers\.\d+\.mlp\.shared_experts\.(gate|up)_proj\.weight", lambda c, m: [se, d]),
+        (r"model\.layers\.\d+\.mlp\.shared_experts\.down_proj\.weight", lambda c, m: [d, se]),
+        (r"model\.projector\.layers\.weight", lambda c, m: [d, qd]),
+        (r"model\.projector\.layers\.bias", lambda c, m: [d]),
+        (r"model\.sam_model\.patch_embed\.proj\.weight", lambda c, m: [w, 3, 16, 16]),
+        (r"model\.sam_model\.pos_embed", lambda c, m: [1, 64, 64, w]),
+        (r"model\.sam_model\.(patch_embed\.proj\.bias|blocks\.\d+\.(norm1|norm2)\.(weight|bias)"
+         r"|blocks\.\d+\.(attn\.proj|mlp\.lin2)\.bias)", lambda c, m: [w]),
+        (r"model\.sam_model\.blocks\.\d+\.attn\.qkv\.weight", lambda c, m: [3 * w, w]),
+        (r"model\.sam_model\.blocks\.\d+\.attn\.qkv\.bias", lambda c, m: [3 * w]),
+        (r"model\.sam_model\.blocks\.\d+\.attn\.proj\.weight", lambda c, m: [w, w]),
+        (r"model\.sam_model\.blocks\.(\d+)\.attn\.rel_pos_[hw]",
+         lambda c, m: [2 * (64 if int(m.group(1)) in (2, 5, 8, 11) else 14) - 1, 64]),
+        (r"model\.sam_model\.blocks\.\d+\.mlp\.lin1\.weight", lambda c, m: [4 * w, w]),
+        (r"model\.sam_model\.blocks\.\d+\.mlp\.lin1\.bias", lambda c, m: [4 * w]),
+        (r"model\.sam_model\.blocks\.\d+\.mlp\.lin2\.weight", lambda c, m: [w, 4 * w]),
+        (r"model\.sam_model\.neck\.0\.weight", lambda c, m: [256, w, 1, 1]),
+        (r"model\.sam_model\.neck\.2\.weight", lambda c, m: [256, 256, 3, 3]),
+        (r"model\.sam_model\.neck\.[13]\.(weight|bias)", lambda c, m: [256]),
+        (r"model\.sam_model\.net_2\.weight", lambda c, m: [512, 256, 3, 3]),
+        (r"model\.sam_model\.net_3\.weight", lambda c, m: [qd, 512, 3, 3]),
+        (r"model\.qwen2_model\.query_768\.weight", lambda c, m: [144, qd]),
+        (r"model\.qwen2_model\.query_1024\.weight", lambda c, m: [256, qd]),
+        (r"model\.qwen2_model\.model\.model\.(norm|layers\.\d+\.(input_layernorm|post_attention_layernorm))\.weight"
+         r"|model\.qwen2_model\.model\.model\.layers\.\d+\.self_attn\.q_proj\.bias", lambda c, m: [qd]),
+        (r"model\.qwen2_model\.model\.model\.layers\.\d+\.self_attn\.(q|o)_proj\.weight", lambda c, m: [qd, qd]),
+        (r"model\.qwen2_model\.model\.model\.layers\.\d+\.self_attn\.(k|v)_proj\.weight", lambda c, m: [qkv, qd]),
+        (r"model\.qwen2_model\.model\.model\.layers\.\d+\.self_attn\.(k|v)_proj\.bias", lambda c, m: [qkv]),
+        (r"model\.qwen2_model\.model\.model\.layers\.\d+\.mlp\.(gate|up)_proj\.weight", lambda c, m: [qff, qd]),
+        (r"model\.qwen2_model\.model\.model\.layers\.\d+\.mlp\.down_proj\.weight", lambda c, m: [qd, qff]),
+    ]
+
+
+SHAPES: dict[str, Callable[[dict[str, Any]], list[Rule]]] = {"minicpmv": _minicpmv, "deepseek_ocr2": _deepseek_ocr2}
+
+
+def shapes(family: str, config: dict[str, Any], names: Sequence[str]) -> list[Shape]:
+    """Each name's shape by the family's rules: exactly one rule must match it."""
+    rules = [(re.compile(p), f) for p, f in SHAPES[family](config)]
+    out = []
+    for name in names:
+        hits = [(m, f) for p, f in rules if (m := p.fullmatch(name))]
+        if len(hits) != 1:
+            raise SystemExit(f"{name}: {len(hits)} rules match")
+        out.append(hits[0][1](config, hits[0][0]))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("slug")
+    ap.add_argument("--family", required=True, choices=sorted(SHAPES))
+    ap.add_argument("--config", required=True, type=Path)
+    ap.add_argument("--index", required=True, type=Path)
+    ap.add_argument("--dtype", required=True)
+    ap.add_argument("--repo", required=True, help="the public mirror the files were read from (owner/name)")
+    ap.add_argument("--commit", required=True)
+    ap.add_argument("--paths", nargs="+", required=True, help="the files' paths in the mirror")
+    ap.add_argument("--hub", required=True, help="the Hub release the mirror copies")
+    ap.add_argument("--modeling", nargs="+", required=True, help="the modeling files the shapes were read from")
+    args = ap.parse_args()
+    config = json.loads(args.config.read_text())
+    index = json.loads(args.index.read_text())
+    names = list(index["weight_map"])
+    found = shapes(args.family, config, names)
+    total = sum(nbytes(args.dtype, s) for s in found)
+    if total != index["metadata"]["total_size"]:
+        raise SystemExit(f"the derived shapes hold {total:,} bytes, the index says {index['metadata']['total_size']:,}")
+    doc = {"family": args.family, "hub": args.hub,
+           "provenance": {"repo": args.repo, "commit": args.commit, "paths": args.paths, "modeling": args.modeling},
+           "dtype": args.dtype, "total_size": total, "config": config,
+           "tensors": [[n, index["weight_map"][n], s] for n, s in zip(names, found)]}
+    out = ROOT / "fixtures" / "releases" / f"{args.slug}.json.gz"
+    out.write_bytes(gzip.compress(json.dumps(doc, separators=(",", ":")).encode(), mtime=0))
+    print(f"{out.relative_to(ROOT)}: {len(names)} tensors, {total:,} bytes = total_size, "
+          f"{sum(math.prod(s) for s in found):,} parameters")
+
+
+if __name__ == "__main__":
+    main()
