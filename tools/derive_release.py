@@ -132,7 +132,48 @@ def _deepseek_ocr2(c: dict[str, Any]) -> list[Rule]:
     ]
 
 
-SHAPES: dict[str, Callable[[dict[str, Any]], list[Rule]]] = {"minicpmv": _minicpmv, "deepseek_ocr2": _deepseek_ocr2}
+def _locateanything(c: dict[str, Any]) -> list[Rule]:
+    """LocateAnything modeling_locateanything.py (mlp1: LayerNorm(4 * vit), Linear(4 * vit, llm), GELU,
+    Linear(llm, llm); language_model = Qwen2ForCausalLM(text_config)), modeling_qwen2.py (q/k/v biased, o not),
+    modeling_vit.py (MoonVitPretrainedModel: patch_embed.proj Conv2d(3, hidden, 14, bias), patch_embed.pos_emb
+    [init_pos_emb_height, init_pos_emb_width, hidden]; blocks: norm0 / norm1 LayerNorm, wqkv Linear(h, 3h), wo,
+    mlp.fc0 Linear(h, intermediate), mlp.fc1; final_layernorm)."""
+    t, vc = c["text_config"], c["vision_config"]
+    d, ff, v = t["hidden_size"], t["intermediate_size"], t["vocab_size"]
+    hd = d // t["num_attention_heads"]
+    kv = t["num_key_value_heads"] * hd
+    w, i, p = vc["hidden_size"], vc["intermediate_size"], vc["patch_size"]
+    lm = r"language_model\.model\.layers\.\d+\."
+    vb = r"vision_model\.encoder\.blocks\.\d+\."
+    return [
+        (r"language_model\.(model\.embed_tokens|lm_head)\.weight", lambda c, m: [v, d]),
+        (r"language_model\.model\.norm\.weight|" + lm + r"(input_layernorm|post_attention_layernorm)\.weight|"
+         + lm + r"self_attn\.q_proj\.bias", lambda c, m: [d]),
+        (lm + r"self_attn\.(q|o)_proj\.weight", lambda c, m: [d, d]),
+        (lm + r"self_attn\.(k|v)_proj\.weight", lambda c, m: [kv, d]),
+        (lm + r"self_attn\.(k|v)_proj\.bias", lambda c, m: [kv]),
+        (lm + r"mlp\.(gate|up)_proj\.weight", lambda c, m: [ff, d]),
+        (lm + r"mlp\.down_proj\.weight", lambda c, m: [d, ff]),
+        (r"vision_model\.patch_embed\.pos_emb\.weight",
+         lambda c, m: [vc["init_pos_emb_height"], vc["init_pos_emb_width"], w]),
+        (r"vision_model\.patch_embed\.proj\.weight", lambda c, m: [w, 3, p, p]),
+        (r"vision_model\.(patch_embed\.proj\.bias|encoder\.final_layernorm\.(weight|bias))|"
+         + vb + r"(norm0|norm1)\.(weight|bias)|" + vb + r"(wo|mlp\.fc1)\.bias", lambda c, m: [w]),
+        (vb + r"wqkv\.weight", lambda c, m: [3 * w, w]),
+        (vb + r"wqkv\.bias", lambda c, m: [3 * w]),
+        (vb + r"wo\.weight", lambda c, m: [w, w]),
+        (vb + r"mlp\.fc0\.weight", lambda c, m: [i, w]),
+        (vb + r"mlp\.fc0\.bias", lambda c, m: [i]),
+        (vb + r"mlp\.fc1\.weight", lambda c, m: [w, i]),
+        (r"mlp1\.0\.(weight|bias)", lambda c, m: [4 * w]),
+        (r"mlp1\.1\.weight", lambda c, m: [d, 4 * w]),
+        (r"mlp1\.3\.weight", lambda c, m: [d, d]),
+        (r"mlp1\.[13]\.bias", lambda c, m: [d]),
+    ]
+
+
+SHAPES: dict[str, Callable[[dict[str, Any]], list[Rule]]] = {
+    "minicpmv": _minicpmv, "deepseek_ocr2": _deepseek_ocr2, "locateanything": _locateanything}
 
 
 def shapes(family: str, config: dict[str, Any], names: Sequence[str]) -> list[Shape]:
