@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import auditor
+from auditor.specs import select
 from tests.support import releases
 
 
@@ -157,3 +158,18 @@ def test_a_wrong_shape_is_caught(slug: str, tmp_path: Path) -> None:
     assert report.exit_code != 0
     [f] = [f for f in report.findings if f.code == "shape-mismatch"]
     assert f.tensors == (name,) and f.severity == "error"
+
+
+def test_a_later_minicpmv_under_the_same_class_keeps_the_structural_check(tmp_path: Path) -> None:
+    """MiniCPM-V 2.5 / 2.6 keep model_type minicpmv and the class MiniCPMV but swap the timm tower for a
+    vision_config (an Idefics2-style SigLIP) and the decoder: the formula knows only the timm tower, so such a
+    config gets no formula rather than a false one."""
+    release = releases.load("minicpm-v-2")
+    config = {k: v for k, v in release["config"].items() if k != "vision_encoder"}
+    config["vision_config"] = {"model_type": "siglip_vision_model", "hidden_size": 1152, "image_size": 980,
+                               "intermediate_size": 4304, "num_hidden_layers": 27, "patch_size": 14}
+    assert select(release["config"])[0] is not None and select(config)[0] is None
+    folder = releases.build({**release, "config": config}, tmp_path / "later")
+    report = auditor.audit(folder)
+    assert report.reconciliation is None or report.reconciliation.expected_parameters is None
+    assert any(f.code == "unknown-architecture" for f in report.findings)
