@@ -80,11 +80,30 @@ def _locateanything(c: dict[str, Any]) -> int:
     return text + vision + projector
 
 
+def _xgenmm(c: dict[str, Any]) -> int:
+    """Salesforce xgen-mm modeling_xgenmm.py: Phi3ForCausalLM from text_config (Phi3Config's defaults: vocab 32064,
+    hidden 3072, MLP 8192, 32 layers, untied) whose embedding gains 3 special-token rows and whose head becomes a
+    DecoupledLinear (a bias over the vocabulary, 3 more output rows with their bias); SigLIP-so400m's vision
+    transformer with its pooling head (1152 wide, MLP 4304, 27 layers, 27 x 27 positions); the PerceiverResampler
+    (128 latents, 6 x (two LayerNorms, q [1536, 1152], kv [3072, 1152], out [1152, 1536], LayerNorm + a x4
+    bias-free MLP), LayerNorm, projection 1152 -> 3072 with bias)."""
+    t = c["text_config"]
+    v, d, ff, n = t.get("vocab_size", 32064), t.get("hidden_size", 3072), t.get("intermediate_size", 8192), 32
+    text = v * d + 3 * d + n * (4 * d * d + 3 * d * ff + 2 * d) + d + (v * d + v) + (3 * d + 3)
+    w, i = 1152, 4304
+    layer = 4 * w + 4 * (w * w + w) + (i * w + i) + (w * i + w)
+    head = w + (3 * w * w + 3 * w) + (w * w + w) + 2 * w + (i * w + i) + (w * i + w)
+    vision = (w * 3 * 14 * 14 + w) + 27 * 27 * w + 27 * layer + 2 * w + head
+    inner = 96 * 16
+    resampler = 128 * w + 6 * (4 * w + 3 * inner * w + w * inner + 2 * w + 8 * w * w) + 2 * w + (w * d + d)
+    return text + vision + resampler
+
+
 BY_HAND: dict[str, Callable[[dict[str, Any]], int]] = {
-    "minicpmv": _minicpmv, "deepseek_ocr2": _deepseek_ocr2, "locateanything": _locateanything}
+    "minicpmv": _minicpmv, "deepseek_ocr2": _deepseek_ocr2, "locateanything": _locateanything, "xgenmm": _xgenmm}
 # the spec file each family's releases must be audited with
 SPEC_FILE = {"minicpmv": "minicpmv.toml", "deepseek_ocr2": "deepseek_ocr2_remote.toml",
-             "locateanything": "locateanything.toml"}
+             "locateanything": "locateanything.toml", "xgenmm": "xgenmm.toml"}
 # tied heads a release stores anyway (loaders tie them back: a tied-head warning, the copy counted once)
 TIED_COPIES = {"locateanything-3b": {"language_model.lm_head.weight"}}
 # releases whose index says more bytes than the modeling code's shapes hold in the config's dtype (fixture's note)
@@ -134,6 +153,7 @@ def _codes(report: Any) -> dict[str, set[str]]:
 # (release, tensors dropped: a whole layer by prefix, tensor given another shape: [name, shape])
 BROKEN = {
     "minicpm-v-2": ("llm.model.layers.7.", ("vpm.blocks.3.attn.qkv.weight", [3 * 1152, 1024])),
+    "xgen-mm-phi3-mini": ("vlm.vision_tokenizer.layers.2.", ("vlm.lang_model.lm_head.additional_fc.weight", [4, 3072])),
     "locateanything-3b": ("vision_model.encoder.blocks.26.", ("mlp1.1.weight", [2048, 1152])),
     "deepseek-ocr-2": ("model.qwen2_model.model.model.layers.20.", ("model.layers.4.mlp.experts.17.up_proj.weight", [448, 1280])),
 }

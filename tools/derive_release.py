@@ -172,7 +172,56 @@ def _locateanything(c: dict[str, Any]) -> list[Rule]:
     ]
 
 
-SHAPES: dict[str, Callable[[dict[str, Any]], list[Rule]]] = {
+def _xgenmm(c: dict[str, Any]) -> list[Rule]:
+    """Salesforce xgen-mm modeling_xgenmm.py: lang_model = Phi3ForCausalLM(Phi3Config defaults: vocab 32064,
+    hidden 3072, MLP 8192; qkv_proj [3 hidden, hidden], gate_up_proj [2 MLP, hidden]) with DecoupledEmbedding
+    (additional_embedding [3, hidden]) and DecoupledLinear (weight, bias [vocab], additional_fc [3, hidden] + bias);
+    vision_encoder = google/siglip-so400m-patch14-384's SiglipVisionTransformer (1152 wide, MLP 4304, 27 x 27
+    positions, pooling head: probe [1, 1, 1152], nn.MultiheadAttention, LayerNorm, MLP); vision_tokenizer =
+    PerceiverResampler(1152 -> 3072, 128 latents, depth 6, 16 heads of 96, feed-forward x4, bias-free)."""
+    t = c["text_config"]
+    v, d, ff = t.get("vocab_size", 32064), t.get("hidden_size", 3072), t.get("intermediate_size", 8192)
+    w, i, inner = 1152, 4304, 96 * 16
+    lm, ve, vt = r"vlm\.lang_model\.", r"vlm\.vision_encoder\.", r"vlm\.vision_tokenizer\."
+    layer = lm + r"model\.layers\.\d+\."
+    enc = ve + r"encoder\.layers\.\d+\."
+    return [
+        (lm + r"(model\.embed_tokens|lm_head)\.weight", lambda c, m: [v, d]),
+        (lm + r"lm_head\.bias", lambda c, m: [v]),
+        (lm + r"(model\.embed_tokens\.additional_embedding|lm_head\.additional_fc)\.weight", lambda c, m: [3, d]),
+        (lm + r"lm_head\.additional_fc\.bias", lambda c, m: [3]),
+        (lm + r"model\.norm\.weight|" + layer + r"(input_layernorm|post_attention_layernorm)\.weight",
+         lambda c, m: [d]),
+        (layer + r"self_attn\.qkv_proj\.weight", lambda c, m: [3 * d, d]),
+        (layer + r"self_attn\.o_proj\.weight", lambda c, m: [d, d]),
+        (layer + r"mlp\.gate_up_proj\.weight", lambda c, m: [2 * ff, d]),
+        (layer + r"mlp\.down_proj\.weight", lambda c, m: [d, ff]),
+        (ve + r"embeddings\.patch_embedding\.weight", lambda c, m: [w, 3, 14, 14]),
+        (ve + r"embeddings\.position_embedding\.weight", lambda c, m: [27 * 27, w]),
+        (ve + r"(embeddings\.patch_embedding\.bias|post_layernorm\.(weight|bias)|head\.layernorm\.(weight|bias)"
+         r"|head\.attention\.out_proj\.bias|head\.mlp\.fc2\.bias)|" + enc
+         + r"(layer_norm[12]\.(weight|bias)|self_attn\.(q|k|v|out)_proj\.bias|mlp\.fc2\.bias)", lambda c, m: [w]),
+        (enc + r"self_attn\.(q|k|v|out)_proj\.weight|" + ve + r"head\.attention\.out_proj\.weight",
+         lambda c, m: [w, w]),
+        (enc + r"mlp\.fc1\.weight|" + ve + r"head\.mlp\.fc1\.weight", lambda c, m: [i, w]),
+        (enc + r"mlp\.fc1\.bias|" + ve + r"head\.mlp\.fc1\.bias", lambda c, m: [i]),
+        (enc + r"mlp\.fc2\.weight|" + ve + r"head\.mlp\.fc2\.weight", lambda c, m: [w, i]),
+        (ve + r"head\.probe", lambda c, m: [1, 1, w]),
+        (ve + r"head\.attention\.in_proj_weight", lambda c, m: [3 * w, w]),
+        (ve + r"head\.attention\.in_proj_bias", lambda c, m: [3 * w]),
+        (vt + r"latents", lambda c, m: [128, w]),
+        (vt + r"(norm|layers\.\d+\.0\.norm_(media|latents)|layers\.\d+\.1\.0)\.(weight|bias)", lambda c, m: [w]),
+        (vt + r"layers\.\d+\.0\.to_q\.weight", lambda c, m: [inner, w]),
+        (vt + r"layers\.\d+\.0\.to_kv\.weight", lambda c, m: [2 * inner, w]),
+        (vt + r"layers\.\d+\.0\.to_out\.weight", lambda c, m: [w, inner]),
+        (vt + r"layers\.\d+\.1\.1\.weight", lambda c, m: [4 * w, w]),
+        (vt + r"layers\.\d+\.1\.3\.weight", lambda c, m: [w, 4 * w]),
+        (vt + r"projection\.weight", lambda c, m: [d, w]),
+        (vt + r"projection\.bias", lambda c, m: [d]),
+    ]
+
+
+SHAPES: dict[str, Callable[[dict[str, Any]], list[Rule]]] = {"xgenmm": _xgenmm,
     "minicpmv": _minicpmv, "deepseek_ocr2": _deepseek_ocr2, "locateanything": _locateanything}
 
 
