@@ -99,11 +99,34 @@ def _xgenmm(c: dict[str, Any]) -> int:
     return text + vision + resampler
 
 
+def _logics(c: dict[str, Any]) -> int:
+    """alibaba/Logics-Thinking modeling_logics.py: Qwen3ForCausalLM on the top-level keys (q/k norms, untied), the
+    ConvNeXt-XXLarge of convnext_encoder.py (patch-4 stem, stages of 3, 4, 30, 3 blocks at 384, 768, 1536, 3072,
+    downsamples from stage 1, a layer-scale vector per block, head LayerNorm + Linear(3072, 1024)), SigLIP from
+    siglip_config less its last layer and head, mm_projector mlp2x_gelu and image_newline."""
+    d, v, n, hd = c["hidden_size"], c["vocab_size"], c["num_hidden_layers"], c["head_dim"]
+    h, kv = c["num_attention_heads"] * hd, c["num_key_value_heads"] * hd
+    text = 2 * v * d + n * (2 * d * h + 2 * d * kv + 2 * hd + 3 * d * c["intermediate_size"] + 2 * d) + d
+    dims, depths = [384, 768, 1536, 3072], [3, 4, 30, 3]
+    convnext = (384 * 3 * 16 + 384) + 2 * 384 + (2 * 3072 + 3072 * 1024 + 1024)
+    for stage, (ch, blocks) in enumerate(zip(dims, depths)):
+        if stage:
+            convnext += 2 * dims[stage - 1] + ch * dims[stage - 1] * 4 + ch
+        convnext += blocks * ((ch * 49 + ch) + 2 * ch + (4 * ch * ch + 4 * ch) + (4 * ch * ch + ch) + ch)
+    sc = c["siglip_config"]
+    w, i, p = sc["hidden_size"], sc["intermediate_size"], sc["patch_size"]
+    layer = 4 * w + 4 * (w * w + w) + (i * w + i) + (w * i + w)
+    siglip = (w * 3 * p * p + w) + (sc["image_size"] // p) ** 2 * w + (sc["num_hidden_layers"] - 1) * layer + 2 * w
+    projector = (c["mm_hidden_size"] * d + d) + (d * d + d) + d
+    return text + convnext + siglip + projector
+
+
 BY_HAND: dict[str, Callable[[dict[str, Any]], int]] = {
-    "minicpmv": _minicpmv, "deepseek_ocr2": _deepseek_ocr2, "locateanything": _locateanything, "xgenmm": _xgenmm}
+    "minicpmv": _minicpmv, "deepseek_ocr2": _deepseek_ocr2, "locateanything": _locateanything, "xgenmm": _xgenmm,
+    "logics": _logics}
 # the spec file each family's releases must be audited with
 SPEC_FILE = {"minicpmv": "minicpmv.toml", "deepseek_ocr2": "deepseek_ocr2_remote.toml",
-             "locateanything": "locateanything.toml", "xgenmm": "xgenmm.toml"}
+             "locateanything": "locateanything.toml", "xgenmm": "xgenmm.toml", "logics": "logics.toml"}
 # tied heads a release stores anyway (loaders tie them back: a tied-head warning, the copy counted once)
 TIED_COPIES = {"locateanything-3b": {"language_model.lm_head.weight"}}
 # releases whose index says more bytes than the modeling code's shapes hold in the config's dtype (fixture's note)
@@ -153,6 +176,9 @@ def _codes(report: Any) -> dict[str, set[str]]:
 # (release, tensors dropped: a whole layer by prefix, tensor given another shape: [name, shape])
 BROKEN = {
     "minicpm-v-2": ("llm.model.layers.7.", ("vpm.blocks.3.attn.qkv.weight", [3 * 1152, 1024])),
+    "logics-thinking": ("model.vision_tower.vision_towers.0.vision_tower.stages.2.blocks.17.",
+                        ("model.vision_tower.vision_towers.0.vision_tower.stages.3.blocks.1.mlp.fc1.weight",
+                         [4 * 1536, 3072])),
     "xgen-mm-phi3-mini": ("vlm.vision_tokenizer.layers.2.", ("vlm.lang_model.lm_head.additional_fc.weight", [4, 3072])),
     "locateanything-3b": ("vision_model.encoder.blocks.26.", ("mlp1.1.weight", [2048, 1152])),
     "deepseek-ocr-2": ("model.qwen2_model.model.model.layers.20.", ("model.layers.4.mlp.experts.17.up_proj.weight", [448, 1280])),

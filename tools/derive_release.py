@@ -221,7 +221,62 @@ def _xgenmm(c: dict[str, Any]) -> list[Rule]:
     ]
 
 
-SHAPES: dict[str, Callable[[dict[str, Any]], list[Rule]]] = {"xgenmm": _xgenmm,
+def _logics(c: dict[str, Any]) -> list[Rule]:
+    """alibaba/Logics-Thinking model/modeling_logics.py (Qwen3ForCausalLM on the top-level keys: q/k norms of
+    head_dim; mm_projector mlp2x_gelu: Linear(mm_hidden_size, hidden), Linear(hidden, hidden); image_newline
+    [hidden]), convnext_encoder.py (ConvNeXt xxlarge: stem Conv2d(3, 384, 4) + LayerNorm2d, stages of
+    [3, 4, 30, 3] blocks at [384, 768, 1536, 3072] with LayerNorm + Conv2d(in, out, 2) downsamples from stage 1,
+    blocks: conv_dw [c, 1, 7, 7], norm, mlp fc1 [4c, c] / fc2, layer scale `weight` [c]; head: norm [3072], fc
+    Linear(3072, 1024)), siglip_encoder.py (SigLipVisionModel(siglip_config) less one layer: 27 x 27 positions)."""
+    d, ff, v = c["hidden_size"], c["intermediate_size"], c["vocab_size"]
+    hd = c["head_dim"]
+    h, kv = c["num_attention_heads"] * hd, c["num_key_value_heads"] * hd
+    sc = c["siglip_config"]
+    w, i, p = sc["hidden_size"], sc["intermediate_size"], sc["patch_size"]
+    dims = [384, 768, 1536, 3072]
+    lay = r"model\.layers\.\d+\."
+    cn = r"model\.vision_tower\.vision_towers\.0\.vision_tower\."
+    sg = r"model\.vision_tower\.vision_towers\.1\.vision_tower\.vision_model\."
+    enc = sg + r"encoder\.layers\.\d+\."
+    blk = cn + r"stages\.(\d)\.blocks\.\d+\."
+    return [
+        (r"(lm_head|model\.embed_tokens)\.weight", lambda c, m: [v, d]),
+        (r"model\.norm\.weight|model\.image_newline|" + lay + r"(input_layernorm|post_attention_layernorm)\.weight"
+         r"|model\.mm_projector\.[02]\.bias", lambda c, m: [d]),
+        (lay + r"self_attn\.(q|k)_norm\.weight", lambda c, m: [hd]),
+        (lay + r"self_attn\.q_proj\.weight", lambda c, m: [h, d]),
+        (lay + r"self_attn\.(k|v)_proj\.weight", lambda c, m: [kv, d]),
+        (lay + r"self_attn\.o_proj\.weight", lambda c, m: [d, h]),
+        (lay + r"mlp\.(gate|up)_proj\.weight", lambda c, m: [ff, d]),
+        (lay + r"mlp\.down_proj\.weight", lambda c, m: [d, ff]),
+        (r"model\.mm_projector\.0\.weight", lambda c, m: [d, c["mm_hidden_size"]]),
+        (r"model\.mm_projector\.2\.weight", lambda c, m: [d, d]),
+        (cn + r"stem\.0\.weight", lambda c, m: [384, 3, 4, 4]),
+        (cn + r"stem\.(0\.bias|1\.(weight|bias))", lambda c, m: [384]),
+        (cn + r"stages\.(\d)\.downsample\.0\.(weight|bias)", lambda c, m: [dims[int(m.group(1)) - 1]]),
+        (cn + r"stages\.(\d)\.downsample\.1\.weight",
+         lambda c, m: [dims[int(m.group(1))], dims[int(m.group(1)) - 1], 2, 2]),
+        (cn + r"stages\.(\d)\.downsample\.1\.bias", lambda c, m: [dims[int(m.group(1))]]),
+        (blk + r"conv_dw\.weight", lambda c, m: [dims[int(m.group(1))], 1, 7, 7]),
+        (blk + r"(conv_dw\.bias|norm\.(weight|bias)|mlp\.fc2\.bias|weight)", lambda c, m: [dims[int(m.group(1))]]),
+        (blk + r"mlp\.fc1\.weight", lambda c, m: [4 * dims[int(m.group(1))], dims[int(m.group(1))]]),
+        (blk + r"mlp\.fc1\.bias", lambda c, m: [4 * dims[int(m.group(1))]]),
+        (blk + r"mlp\.fc2\.weight", lambda c, m: [dims[int(m.group(1))], 4 * dims[int(m.group(1))]]),
+        (cn + r"head\.norm\.(weight|bias)", lambda c, m: [3072]),
+        (cn + r"head\.fc\.weight", lambda c, m: [1024, 3072]),
+        (cn + r"head\.fc\.bias", lambda c, m: [1024]),
+        (sg + r"embeddings\.patch_embedding\.weight", lambda c, m: [w, 3, p, p]),
+        (sg + r"embeddings\.position_embedding\.weight", lambda c, m: [(sc["image_size"] // p) ** 2, w]),
+        (sg + r"(embeddings\.patch_embedding\.bias|post_layernorm\.(weight|bias))|" + enc
+         + r"(layer_norm[12]\.(weight|bias)|self_attn\.(q|k|v|out)_proj\.bias|mlp\.fc2\.bias)", lambda c, m: [w]),
+        (enc + r"self_attn\.(q|k|v|out)_proj\.weight", lambda c, m: [w, w]),
+        (enc + r"mlp\.fc1\.weight", lambda c, m: [i, w]),
+        (enc + r"mlp\.fc1\.bias", lambda c, m: [i]),
+        (enc + r"mlp\.fc2\.weight", lambda c, m: [w, i]),
+    ]
+
+
+SHAPES: dict[str, Callable[[dict[str, Any]], list[Rule]]] = {"xgenmm": _xgenmm, "logics": _logics,
     "minicpmv": _minicpmv, "deepseek_ocr2": _deepseek_ocr2, "locateanything": _locateanything}
 
 
