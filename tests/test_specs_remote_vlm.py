@@ -121,14 +121,37 @@ def _logics(c: dict[str, Any]) -> int:
     return text + convnext + siglip + projector
 
 
-BY_HAND: dict[str, Callable[[dict[str, Any]], int]] = {
+def _deepseek_ocr(c: dict[str, Any]) -> int:
+    """deepseek-ai/DeepSeek-OCR modeling_deepseekocr.py, deepencoder.py: DeepSeek-OCR-2's decoder, head, SAM (its
+    net_3 to 1024 channels) and view_seperator, with deepencoder.py's CLIP-L in place of the Qwen2 encoder (class
+    embedding, an unused but saved bias-free patch conv [1024, 3, 14, 14], 257 positions, pre LayerNorm, 24 layers
+    of fused biased qkv, out_proj, a 4096 MLP and two LayerNorms), a projector 2048 -> 1280 and image_newline."""
+    d = c["hidden_size"]
+    q, qff = 896, 4864
+    ocr2_encoder = 24 * ((q * q + q) + 2 * (128 * q + 128) + q * q + 3 * q * qff + 2 * q) + q + (144 + 256) * q
+    ocr2 = _deepseek_ocr2(c) - ocr2_encoder - (d * q + d)
+    w, i = 1024, 4096
+    clip = w + w * 3 * 14 * 14 + 257 * w + 2 * w + 24 * (4 * w + (3 * w * w + 3 * w) + (w * w + w) + (i * w + i) + (w * i + w))
+    return ocr2 + (1024 - 896) * 512 * 9 + clip + (d * 2 * w + d) + d
+
+
+BY_HAND: dict[str, Callable[[dict[str, Any]], int]] = {"deepseek_ocr": _deepseek_ocr,
     "minicpmv": _minicpmv, "deepseek_ocr2": _deepseek_ocr2, "locateanything": _locateanything, "xgenmm": _xgenmm,
     "logics": _logics}
 # the spec file each family's releases must be audited with
 SPEC_FILE = {"minicpmv": "minicpmv.toml", "deepseek_ocr2": "deepseek_ocr2_remote.toml",
-             "locateanything": "locateanything.toml", "xgenmm": "xgenmm.toml", "logics": "logics.toml"}
+             "locateanything": "locateanything.toml", "xgenmm": "xgenmm.toml", "logics": "logics.toml",
+             "deepseek_ocr": "deepseek_ocr_remote.toml"}
 # tied heads a release stores anyway (loaders tie them back: a tied-head warning, the copy counted once)
 TIED_COPIES = {"locateanything-3b": {"language_model.lm_head.weight"}}
+# persistent buffers a release saves (not parameters: the ledger's buffers)
+BUFFERS = {"deepseek-ocr-f32": {"model.vision_model.embeddings.position_ids"}}
+
+
+def _stored_extra(release: dict[str, Any]) -> int:
+    """Stored elements that are not the model's parameters: tied copies and buffers."""
+    extra = TIED_COPIES.get(release["slug"], set()) | BUFFERS.get(release["slug"], set())
+    return sum(math.prod(s) for n, _, s in release["tensors"] if n in extra)
 # releases whose index says more bytes than the modeling code's shapes hold in the config's dtype (fixture's note)
 UNEXPLAINED = {"deepseek-ocr-2": 1_010_688}
 RELEASES = [r for r in releases.names() if releases.load(r)["family"] in BY_HAND]
@@ -144,8 +167,7 @@ def test_the_fixture_is_the_real_index(release: dict[str, Any]) -> None:
     explained, listed above so that none is accepted silently), and the by-hand count is theirs."""
     assert release.get("unexplained_bytes", 0) == UNEXPLAINED.get(release["slug"], 0)
     assert releases.data_bytes(release) + release.get("unexplained_bytes", 0) == release["total_size"]
-    copies = sum(math.prod(s) for n, _, s in release["tensors"] if n in TIED_COPIES.get(release["slug"], ()))
-    assert BY_HAND[release["family"]](release["config"]) == releases.parameters(release) - copies
+    assert BY_HAND[release["family"]](release["config"]) == releases.parameters(release) - _stored_extra(release)
     assert {"repo", "commit", "paths", "modeling"} <= set(release["provenance"])
 
 
@@ -161,8 +183,11 @@ def test_a_healthy_release_audits_clean_at_its_modeling_code_count(release: dict
     rec = report.reconciliation
     assert rec.spec["file"] == SPEC_FILE[release["family"]]
     assert rec.expected_parameters == BY_HAND[release["family"]](release["config"])
-    copies = sum(math.prod(s) for n, _, s in release["tensors"] if n in TIED_COPIES.get(release["slug"], ()))
-    assert report.totals.parameters == rec.expected_parameters + copies
+    assert report.totals.parameters == rec.expected_parameters + _stored_extra(release)
+    # every stored tensor explained: the model's parameters, its tied copies, its buffers
+    assert rec.ledger["unexplained"] == 0 and rec.ledger["model"] == rec.expected_parameters
+    assert rec.ledger["buffers"] == sum(math.prod(s) for n, _, s in release["tensors"]
+                                        if n in BUFFERS.get(release["slug"], ()))
 
 
 def _codes(report: Any) -> dict[str, set[str]]:
@@ -181,6 +206,7 @@ BROKEN = {
                          [4 * 1536, 3072])),
     "xgen-mm-phi3-mini": ("vlm.vision_tokenizer.layers.2.", ("vlm.lang_model.lm_head.additional_fc.weight", [4, 3072])),
     "locateanything-3b": ("vision_model.encoder.blocks.26.", ("mlp1.1.weight", [2048, 1152])),
+    "deepseek-ocr": ("model.layers.9.", ("model.vision_model.embeddings.patch_embedding.weight", [1024, 3, 16, 16])),
     "deepseek-ocr-2": ("model.qwen2_model.model.model.layers.20.", ("model.layers.4.mlp.experts.17.up_proj.weight", [448, 1280])),
 }
 

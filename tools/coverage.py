@@ -11,7 +11,6 @@ the family list in docs/families.md and the table of finding codes in docs/codes
 from __future__ import annotations
 
 import json
-import math
 import sys
 import tempfile
 from collections import defaultdict
@@ -146,10 +145,10 @@ def releases_table() -> str:
             expected = rec.expected_parameters if rec is not None else None
             bad = [f.code for f in report.findings if f.severity == "error"]
             warned = sorted({f.code for f in report.findings if f.severity == "warning"})
-            # a stored copy of a tied head is the release's (a tied-head warning), counted once by the formula
-            tied = {n for f in report.findings if f.code == "tied-head" and f.severity == "warning" for n in f.tensors}
-            copies = sum(math.prod(shape) for name, _, shape in release["tensors"] if name in tied)
-            exact = not bad and set(warned) <= {"tied-head"} and expected == report.totals.parameters - copies
+            # every stored tensor the model's (its parameters, a stored copy of its tied head, its buffers), the
+            # parameters the formula's, and no warning but a stored tied head's
+            exact = (not bad and set(warned) <= {"tied-head"} and rec is not None and rec.ledger["unexplained"] == 0
+                     and expected == rec.ledger["model"])
             status = "exact" if exact else f"failing ({', '.join(bad + warned)})"
             if exact and warned:
                 status += " (its stored tied head: a tied-head warning)"

@@ -72,21 +72,18 @@ def _minicpmv(c: dict[str, Any]) -> list[Rule]:
     ]
 
 
-def _deepseek_ocr2(c: dict[str, Any]) -> list[Rule]:
-    """deepseek-ai/DeepSeek-OCR-2 modeling_deepseekocr2.py (DeepseekOCR2Model: sam_model = build_sam_vit_b(),
-    qwen2_model = build_qwen2_decoder_as_encoder(), projector = MlpProjector(linear, 896 -> n_embed 1280),
-    view_seperator [1280]; DeepseekOCR2ForCausalLM.lm_head), modeling_deepseekv2.py (DeepseekV2DecoderLayer with
-    use_mla false: q/k/v/o Linear(hidden, heads * hidden // heads), DeepseekV2MoE from layer first_k_dense_replace:
-    gate [E, hidden], experts of moe_intermediate_size, shared_experts of moe_intermediate_size * n_shared_experts),
-    deepencoderv2.py (ImageEncoderViT 768 wide, 12 blocks, 12 heads, windows of 14 except global_attn_indexes
-    [2, 5, 8, 11], rel_pos [2 * size - 1, 64], neck 768 -> 256 -> 256, net_2 256 -> 512, net_3 512 -> 896;
-    Qwen2Decoder2Encoder: Qwen2 896 wide, 24 layers, 14 heads, 2 KV heads, 4864 MLP, no embed_tokens, query_768
-    Embedding(144, 896), query_1024 Embedding(256, 896))."""
+def _deepseek_v2_and_sam(c: dict[str, Any], net_3: int, projector_in: int) -> list[Rule]:
+    """What DeepSeek-OCR and DeepSeek-OCR-2 share. modeling_deepseekv2.py (DeepseekV2DecoderLayer with use_mla
+    false: q/k/v/o Linear(hidden, heads * hidden // heads); DeepseekV2MoE from layer first_k_dense_replace: gate
+    [E, hidden], experts of moe_intermediate_size, shared_experts of moe_intermediate_size * n_shared_experts; an
+    untied lm_head), MlpProjector(linear, projector_in -> n_embed 1280), view_seperator [1280], and the SAM ViT-B
+    of deepencoder(v2).py (ImageEncoderViT 768 wide, 12 blocks, windows of 14 except global_attn_indexes
+    [2, 5, 8, 11], rel_pos [2 * size - 1, 64], neck 768 -> 256 -> 256, net_2 256 -> 512, net_3 512 -> net_3)."""
     d, ff, v, e = c["hidden_size"], c["intermediate_size"], c["vocab_size"], c["moe_intermediate_size"]
     hd = d // c["num_attention_heads"]
     h, kv = c["num_attention_heads"] * hd, c["num_key_value_heads"] * hd
     se = e * c["n_shared_experts"]
-    w, qd, qkv, qff = 768, 896, 2 * 64, 4864
+    w = 768
     return [
         (r"(lm_head|model\.embed_tokens)\.weight", lambda c, m: [v, d]),
         (r"model\.(norm|layers\.\d+\.(input_layernorm|post_attention_layernorm))\.weight|model\.view_seperator",
@@ -101,7 +98,7 @@ def _deepseek_ocr2(c: dict[str, Any]) -> list[Rule]:
         (r"model\.layers\.\d+\.mlp\.experts\.\d+\.down_proj\.weight", lambda c, m: [d, e]),
         (r"model\.layers\.\d+\.mlp\.shared_experts\.(gate|up)_proj\.weight", lambda c, m: [se, d]),
         (r"model\.layers\.\d+\.mlp\.shared_experts\.down_proj\.weight", lambda c, m: [d, se]),
-        (r"model\.projector\.layers\.weight", lambda c, m: [d, qd]),
+        (r"model\.projector\.layers\.weight", lambda c, m: [d, projector_in]),
         (r"model\.projector\.layers\.bias", lambda c, m: [d]),
         (r"model\.sam_model\.patch_embed\.proj\.weight", lambda c, m: [w, 3, 16, 16]),
         (r"model\.sam_model\.pos_embed", lambda c, m: [1, 64, 64, w]),
@@ -119,16 +116,53 @@ def _deepseek_ocr2(c: dict[str, Any]) -> list[Rule]:
         (r"model\.sam_model\.neck\.2\.weight", lambda c, m: [256, 256, 3, 3]),
         (r"model\.sam_model\.neck\.[13]\.(weight|bias)", lambda c, m: [256]),
         (r"model\.sam_model\.net_2\.weight", lambda c, m: [512, 256, 3, 3]),
-        (r"model\.sam_model\.net_3\.weight", lambda c, m: [qd, 512, 3, 3]),
+        (r"model\.sam_model\.net_3\.weight", lambda c, m: [net_3, 512, 3, 3]),
+    ]
+
+
+def _deepseek_ocr2(c: dict[str, Any]) -> list[Rule]:
+    """deepseek-ai/DeepSeek-OCR-2 modeling_deepseekocr2.py (DeepseekOCR2Model: sam_model = build_sam_vit_b(),
+    qwen2_model = build_qwen2_decoder_as_encoder(), projector 896 -> 1280), deepencoderv2.py (net_3 512 -> 896;
+    Qwen2Decoder2Encoder: Qwen2 896 wide, 24 layers, 14 heads, 2 KV heads, 4864 MLP, no embed_tokens, query_768
+    Embedding(144, 896), query_1024 Embedding(256, 896)); the rest: _deepseek_v2_and_sam."""
+    qd, qkv, qff = 896, 2 * 64, 4864
+    enc = r"model\.qwen2_model\.model\.model\."
+    return _deepseek_v2_and_sam(c, qd, qd) + [
         (r"model\.qwen2_model\.query_768\.weight", lambda c, m: [144, qd]),
         (r"model\.qwen2_model\.query_1024\.weight", lambda c, m: [256, qd]),
-        (r"model\.qwen2_model\.model\.model\.(norm|layers\.\d+\.(input_layernorm|post_attention_layernorm))\.weight"
-         r"|model\.qwen2_model\.model\.model\.layers\.\d+\.self_attn\.q_proj\.bias", lambda c, m: [qd]),
-        (r"model\.qwen2_model\.model\.model\.layers\.\d+\.self_attn\.(q|o)_proj\.weight", lambda c, m: [qd, qd]),
-        (r"model\.qwen2_model\.model\.model\.layers\.\d+\.self_attn\.(k|v)_proj\.weight", lambda c, m: [qkv, qd]),
-        (r"model\.qwen2_model\.model\.model\.layers\.\d+\.self_attn\.(k|v)_proj\.bias", lambda c, m: [qkv]),
-        (r"model\.qwen2_model\.model\.model\.layers\.\d+\.mlp\.(gate|up)_proj\.weight", lambda c, m: [qff, qd]),
-        (r"model\.qwen2_model\.model\.model\.layers\.\d+\.mlp\.down_proj\.weight", lambda c, m: [qd, qff]),
+        (enc + r"(norm|layers\.\d+\.(input_layernorm|post_attention_layernorm))\.weight|" + enc
+         + r"layers\.\d+\.self_attn\.q_proj\.bias", lambda c, m: [qd]),
+        (enc + r"layers\.\d+\.self_attn\.(q|o)_proj\.weight", lambda c, m: [qd, qd]),
+        (enc + r"layers\.\d+\.self_attn\.(k|v)_proj\.weight", lambda c, m: [qkv, qd]),
+        (enc + r"layers\.\d+\.self_attn\.(k|v)_proj\.bias", lambda c, m: [qkv]),
+        (enc + r"layers\.\d+\.mlp\.(gate|up)_proj\.weight", lambda c, m: [qff, qd]),
+        (enc + r"layers\.\d+\.mlp\.down_proj\.weight", lambda c, m: [qd, qff]),
+    ]
+
+
+def _deepseek_ocr(c: dict[str, Any]) -> list[Rule]:
+    """deepseek-ai/DeepSeek-OCR modeling_deepseekocr.py (DeepseekOCRModel: sam_model = build_sam_vit_b(),
+    vision_model = build_clip_l(), projector 2048 -> 1280, image_newline [1280]), deepencoder.py (net_3 512 -> 1024;
+    CLIP-L: class_embedding [1024], patch_embedding Conv2d(3, 1024, 14, bias=False), position_embedding
+    Embedding(257, 1024) with its position_ids buffer [1, 257], pre_layrnorm, 24 layers of layer_norm1 / 2,
+    self_attn.qkv_proj Linear(1024, 3072), out_proj, mlp fc1 Linear(1024, 4096) / fc2, all biased); the rest:
+    _deepseek_v2_and_sam."""
+    w, i = 1024, 4096
+    clip = r"model\.vision_model\."
+    lay = clip + r"transformer\.layers\.\d+\."
+    return _deepseek_v2_and_sam(c, 1024, 2 * w) + [
+        (r"model\.image_newline", lambda c, m: [c["hidden_size"]]),
+        (clip + r"embeddings\.class_embedding|" + clip + r"pre_layrnorm\.(weight|bias)|" + lay
+         + r"(layer_norm[12]\.(weight|bias)|self_attn\.out_proj\.bias|mlp\.fc2\.bias)", lambda c, m: [w]),
+        (clip + r"embeddings\.patch_embedding\.weight", lambda c, m: [w, 3, 14, 14]),
+        (clip + r"embeddings\.position_embedding\.weight", lambda c, m: [257, w]),
+        (clip + r"embeddings\.position_ids", lambda c, m: [1, 257]),
+        (lay + r"self_attn\.qkv_proj\.weight", lambda c, m: [3 * w, w]),
+        (lay + r"self_attn\.qkv_proj\.bias", lambda c, m: [3 * w]),
+        (lay + r"self_attn\.out_proj\.weight", lambda c, m: [w, w]),
+        (lay + r"mlp\.fc1\.weight", lambda c, m: [i, w]),
+        (lay + r"mlp\.fc1\.bias", lambda c, m: [i]),
+        (lay + r"mlp\.fc2\.weight", lambda c, m: [w, i]),
     ]
 
 
@@ -277,6 +311,7 @@ def _logics(c: dict[str, Any]) -> list[Rule]:
 
 
 SHAPES: dict[str, Callable[[dict[str, Any]], list[Rule]]] = {"xgenmm": _xgenmm, "logics": _logics,
+    "deepseek_ocr": _deepseek_ocr,
     "minicpmv": _minicpmv, "deepseek_ocr2": _deepseek_ocr2, "locateanything": _locateanything}
 
 
@@ -304,6 +339,8 @@ def main() -> None:
     ap.add_argument("--paths", nargs="+", required=True, help="the files' paths in the mirror")
     ap.add_argument("--hub", required=True, help="the Hub release the mirror copies")
     ap.add_argument("--modeling", nargs="+", required=True, help="the modeling files the shapes were read from")
+    ap.add_argument("--dtype-of", nargs="*", default=[], metavar="NAME=DTYPE",
+                    help="a tensor stored in another dtype than --dtype (a persistent int64 buffer beside float weights)")
     ap.add_argument("--unexplained-bytes", type=int, default=0,
                     help="bytes of total_size the derived shapes do not hold (an index without per-tensor dtypes: "
                          "some tensors stored wider than the dtype); recorded, never silently accepted")
@@ -313,14 +350,17 @@ def main() -> None:
     index = json.loads(args.index.read_text())
     names = list(index["weight_map"])
     found = shapes(args.family, config, names)
-    total = sum(nbytes(args.dtype, s) for s in found)
+    dtypes = dict(item.split("=", 1) for item in args.dtype_of)
+    if set(dtypes) - set(names):
+        raise SystemExit(f"--dtype-of names tensors the index does not: {sorted(set(dtypes) - set(names))}")
+    total = sum(nbytes(dtypes.get(n, args.dtype), s) for n, s in zip(names, found))
     if total + args.unexplained_bytes != index["metadata"]["total_size"]:
         raise SystemExit(f"the derived shapes hold {total:,} bytes, the index says {index['metadata']['total_size']:,}")
     if args.unexplained_bytes and not args.note:
         raise SystemExit("--unexplained-bytes needs a --note saying why")
     doc = {"family": args.family, "hub": args.hub,
            "provenance": {"repo": args.repo, "commit": args.commit, "paths": args.paths, "modeling": args.modeling},
-           "dtype": args.dtype, "total_size": index["metadata"]["total_size"],
+           "dtype": args.dtype, **({"dtypes": dtypes} if dtypes else {}), "total_size": index["metadata"]["total_size"],
            **({"unexplained_bytes": args.unexplained_bytes, "note": args.note} if args.unexplained_bytes else {}),
            "config": config,
            "tensors": [[n, index["weight_map"][n], s] for n, s in zip(names, found)]}

@@ -23,14 +23,19 @@ def names() -> list[str]:
 
 
 def load(slug: str) -> dict[str, Any]:
-    """{"family", "hub", "provenance": {"repo", "commit", "paths", "modeling"}, "dtype", "total_size", "config",
-    "tensors": [[name, shard, shape], ...]}."""
+    """{"family", "hub", "provenance": {"repo", "commit", "paths", "modeling"}, "dtype", "dtypes" (optional: name ->
+    another dtype), "total_size", "config", "tensors": [[name, shard, shape], ...]}."""
     return json.loads(gzip.decompress((RELEASES / f"{slug}.json.gz").read_bytes()))  # type: ignore[no-any-return]
 
 
+def dtype(release: dict[str, Any], name: str) -> str:
+    """A tensor's dtype: the release's, unless the fixture names another for it (``dtypes``: an int64 buffer)."""
+    return release.get("dtypes", {}).get(name, release["dtype"])  # type: ignore[no-any-return]
+
+
 def data_bytes(release: dict[str, Any]) -> int:
-    """The bytes of every tensor at its derived shape in the release's dtype."""
-    return sum(nbytes(release["dtype"], shape) for _, _, shape in release["tensors"])
+    """The bytes of every tensor at its derived shape in its dtype."""
+    return sum(nbytes(dtype(release, name), shape) for name, _, shape in release["tensors"])
 
 
 def parameters(release: dict[str, Any]) -> int:
@@ -43,5 +48,5 @@ def build(release: dict[str, Any], dest: Path, *, drop: set[str] = frozenset(), 
     optionally with tensors dropped or given another shape (a broken variant)."""
     reshape = reshape or {}
     kept = [(n, f, s) for n, f, s in release["tensors"] if n not in drop]
-    tensors = [(n, release["dtype"], reshape.get(n, s)) for n, f, s in kept]
+    tensors = [(n, dtype(release, n), reshape.get(n, s)) for n, f, s in kept]
     return build_checkpoint(dest, tensors, config=release["config"], weight_map={n: f for n, f, _ in kept})
