@@ -1,13 +1,14 @@
 """Remote-code vision-language families (``trust_remote_code``: no class in transformers to dump) against real
 releases: each ``fixtures/releases/*.json.gz`` holds a release's real config and the tensor names and sharding of
 its real index, with shapes derived by hand from the release's own modeling code and checked against the index's
-total_size to the byte (tools/derive_release.py). Built header-only at release shape, each must audit clean with
-the expected count its modeling code gives, computed here independently of the spec (by hand from the modeling
-code with the config's sizes), and broken variants must be caught with the right finding."""
+total_size to the byte (tools/derive_release.py); where no public index was found (InternVL), the names and
+shapes are the modeling code's own state_dict on the meta device (tools/dump_meta_state.py). Built header-only at
+release shape, each must audit clean with the expected count its modeling code gives, computed here independently
+of the spec (by hand from the modeling code with the config's sizes), and broken variants must be caught with the
+right finding."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -135,13 +136,36 @@ def _deepseek_ocr(c: dict[str, Any]) -> int:
     return ocr2 + (1024 - 896) * 512 * 9 + clip + (d * 2 * w + d) + d
 
 
-BY_HAND: dict[str, Callable[[dict[str, Any]], int]] = {"deepseek_ocr": _deepseek_ocr,
+def _internvl_chat(c: dict[str, Any]) -> int:
+    """OpenGVLab InternVL 2 modeling_internvl_chat.py, modeling_intern_vit.py, modeling_internlm2.py (the LLM here is
+    InternLM2): InternViT (class token, biased patch conv, (image / patch)**2 + 1 positions; per layer a qkv with
+    qkv_bias, a biased proj, optional q/k RMSNorms, a biased MLP, two norms (LayerNorm: weight and bias) and ls1 /
+    ls2), InternLM2ForCausalLM (tok_embeddings, wqkv [(h + 2 kv) head_dim, d] and wo with config.bias, w1 / w3 /
+    w2, two RMSNorms, norm, untied output) and mlp1 (LayerNorm(4 w), Linear(4 w, d), Linear(d, d))."""
+    v, t = c["vision_config"], c["llm_config"]
+    w, i, p = v["hidden_size"], v["intermediate_size"], v["patch_size"]
+    norm = 2 * w if v["norm_type"] == "layer_norm" else w
+    layer = (3 * w * w + (3 * w if v["qkv_bias"] else 0)) + (w * w + w) + (2 * w if v["qk_normalization"] else 0) \
+        + (i * w + i) + (w * i + w) + 2 * norm + 2 * w
+    vision = w + (w * 3 * p * p + w) + ((v["image_size"] // p) ** 2 + 1) * w + v["num_hidden_layers"] * layer
+    d, ff, vocab, n = t["hidden_size"], t["intermediate_size"], t["vocab_size"], t["num_hidden_layers"]
+    hd = d // t["num_attention_heads"]
+    h, kv = t["num_attention_heads"] * hd, t["num_key_value_heads"] * hd
+    bias = t["bias"]
+    decoder = (d * (h + 2 * kv) + (h + 2 * kv if bias else 0)) + (h * d + (d if bias else 0)) + 3 * d * ff + 2 * d
+    text = vocab * d + n * decoder + d + (0 if t["tie_word_embeddings"] else vocab * d)
+    s = int(1 / c["downsample_ratio"]) ** 2
+    projector = 2 * s * w + (s * w * d + d) + (d * d + d)
+    return vision + text + projector
+
+
+BY_HAND: dict[str, Callable[[dict[str, Any]], int]] = {"internvl_chat": _internvl_chat, "deepseek_ocr": _deepseek_ocr,
     "minicpmv": _minicpmv, "deepseek_ocr2": _deepseek_ocr2, "locateanything": _locateanything, "xgenmm": _xgenmm,
     "logics": _logics}
 # the spec file each family's releases must be audited with
 SPEC_FILE = {"minicpmv": "minicpmv.toml", "deepseek_ocr2": "deepseek_ocr2_remote.toml",
              "locateanything": "locateanything.toml", "xgenmm": "xgenmm.toml", "logics": "logics.toml",
-             "deepseek_ocr": "deepseek_ocr_remote.toml"}
+             "deepseek_ocr": "deepseek_ocr_remote.toml", "internvl_chat": "internvl_chat.toml"}
 # tied heads a release stores anyway (loaders tie them back: a tied-head warning, the copy counted once)
 TIED_COPIES = {"locateanything-3b": {"language_model.lm_head.weight"}}
 # persistent buffers a release saves (not parameters: the ledger's buffers)
@@ -151,10 +175,10 @@ BUFFERS = {"deepseek-ocr-f32": {"model.vision_model.embeddings.position_ids"}}
 def _stored_extra(release: dict[str, Any]) -> int:
     """Stored elements that are not the model's parameters: tied copies and buffers."""
     extra = TIED_COPIES.get(release["slug"], set()) | BUFFERS.get(release["slug"], set())
-    return sum(math.prod(s) for n, _, s in release["tensors"] if n in extra)
+    return sum(math.prod(s) for n, _, s, *_ in release["tensors"] if n in extra)
 # releases whose index says more bytes than the modeling code's shapes hold in the config's dtype (fixture's note)
 UNEXPLAINED = {"deepseek-ocr-2": 1_010_688}
-RELEASES = [r for r in releases.names() if releases.load(r)["family"] in BY_HAND]
+RELEASES = [r for r in releases.slugs() if releases.load(r)["family"] in BY_HAND]
 
 
 @pytest.fixture(scope="module", params=RELEASES)
@@ -164,17 +188,17 @@ def release(request: pytest.FixtureRequest) -> dict[str, Any]:
 
 def test_the_fixture_is_the_real_index(release: dict[str, Any]) -> None:
     """The derived shapes hold exactly the real index's total_size (less bytes a release's note says are not
-    explained, listed above so that none is accepted silently), and the by-hand count is theirs."""
-    assert release.get("unexplained_bytes", 0) == UNEXPLAINED.get(release["slug"], 0)
-    assert releases.data_bytes(release) + release.get("unexplained_bytes", 0) == release["total_size"]
-    assert BY_HAND[release["family"]](release["config"]) == releases.parameters(release) - _stored_extra(release)
+    explained, listed above so that none is accepted silently), and the by-hand count is the fixture's."""
+    assert releases.data_bytes(release) == release["total_size"]
+    assert release.get("index_total_size", release["total_size"]) - release["total_size"] == UNEXPLAINED.get(
+        release["slug"], 0)
+    assert BY_HAND[release["family"]](release["config"]) == release["parameters"]
+    assert sum(math.prod(s) for _, _, s, *_ in release["tensors"]) - _stored_extra(release) == release["parameters"]
     assert {"repo", "commit", "paths", "modeling"} <= set(release["provenance"])
 
 
 def test_a_healthy_release_audits_clean_at_its_modeling_code_count(release: dict[str, Any], tmp_path: Path) -> None:
-    folder = releases.build(release, tmp_path / "release")
-    index = json.loads((folder / "model.safetensors.index.json").read_text())
-    assert index["metadata"]["total_size"] == release["total_size"] - release.get("unexplained_bytes", 0)
+    folder = releases.build_release(release, tmp_path / "release")
     report = auditor.audit(folder)
     assert report.exit_code == 0
     assert [f for f in report.findings if f.severity == "error"] == []
@@ -186,7 +210,7 @@ def test_a_healthy_release_audits_clean_at_its_modeling_code_count(release: dict
     assert report.totals.parameters == rec.expected_parameters + _stored_extra(release)
     # every stored tensor explained: the model's parameters, its tied copies, its buffers
     assert rec.ledger["unexplained"] == 0 and rec.ledger["model"] == rec.expected_parameters
-    assert rec.ledger["buffers"] == sum(math.prod(s) for n, _, s in release["tensors"]
+    assert rec.ledger["buffers"] == sum(math.prod(s) for n, _, s, *_ in release["tensors"]
                                         if n in BUFFERS.get(release["slug"], ()))
 
 
@@ -201,6 +225,7 @@ def _codes(report: Any) -> dict[str, set[str]]:
 # (release, tensors dropped: a whole layer by prefix, tensor given another shape: [name, shape])
 BROKEN = {
     "minicpm-v-2": ("llm.model.layers.7.", ("vpm.blocks.3.attn.qkv.weight", [3 * 1152, 1024])),
+    "internvl2-2b-ft": ("language_model.model.layers.23.", ("vision_model.encoder.layers.5.attn.qkv.weight", [3072, 1025])),
     "logics-thinking": ("model.vision_tower.vision_towers.0.vision_tower.stages.2.blocks.17.",
                         ("model.vision_tower.vision_towers.0.vision_tower.stages.3.blocks.1.mlp.fc1.weight",
                          [4 * 1536, 3072])),
@@ -215,9 +240,9 @@ BROKEN = {
 def test_a_missing_layer_is_caught(slug: str, tmp_path: Path) -> None:
     release = releases.load(slug)
     prefix = BROKEN[slug][0]
-    gone = {n for n, _, _ in release["tensors"] if n.startswith(prefix)}
+    gone = {n for n, *_ in release["tensors"] if n.startswith(prefix)}
     assert gone
-    report = auditor.audit(releases.build(release, tmp_path / "r", drop=gone))
+    report = auditor.audit(releases.build_variant(release, tmp_path / "r", drop=gone))
     assert report.exit_code != 0
     assert gone <= _codes(report).get("missing-tensor", set())
 
@@ -226,7 +251,7 @@ def test_a_missing_layer_is_caught(slug: str, tmp_path: Path) -> None:
 def test_a_wrong_shape_is_caught(slug: str, tmp_path: Path) -> None:
     release = releases.load(slug)
     name, shape = BROKEN[slug][1]
-    report = auditor.audit(releases.build(release, tmp_path / "r", reshape={name: shape}))
+    report = auditor.audit(releases.build_variant(release, tmp_path / "r", reshape={name: shape}))
     assert report.exit_code != 0
     [f] = [f for f in report.findings if f.code == "shape-mismatch"]
     assert f.tensors == (name,) and f.severity == "error"
@@ -241,7 +266,7 @@ def test_a_later_minicpmv_under_the_same_class_keeps_the_structural_check(tmp_pa
     config["vision_config"] = {"model_type": "siglip_vision_model", "hidden_size": 1152, "image_size": 980,
                                "intermediate_size": 4304, "num_hidden_layers": 27, "patch_size": 14}
     assert select(release["config"])[0] is not None and select(config)[0] is None
-    folder = releases.build({**release, "config": config}, tmp_path / "later")
+    folder = releases.build_release(release, tmp_path / "later", config=config)
     report = auditor.audit(folder)
     assert report.reconciliation is None or report.reconciliation.expected_parameters is None
     assert any(f.code == "unknown-architecture" for f in report.findings)

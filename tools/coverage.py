@@ -136,11 +136,11 @@ def releases_table() -> str:
     and audited; **exact** when nothing is an error or a warning and every stored parameter is the formula's."""
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for slug in releases.names():
+        for slug in releases.slugs():
             release = releases.load(slug)
             cfg = release["config"]
             spec, _ = select(cfg)
-            report = auditor.audit(releases.build(release, Path(tmp) / slug))
+            report = auditor.audit(releases.build_release(release, Path(tmp) / slug))
             rec = report.reconciliation
             expected = rec.expected_parameters if rec is not None else None
             bad = [f.code for f in report.findings if f.severity == "error"]
@@ -148,12 +148,15 @@ def releases_table() -> str:
             # every stored tensor the model's (its parameters, a stored copy of its tied head, its buffers), the
             # parameters the formula's, and no warning but a stored tied head's
             exact = (not bad and set(warned) <= {"tied-head"} and rec is not None and rec.ledger["unexplained"] == 0
-                     and expected == rec.ledger["model"])
+                     and expected == rec.ledger["model"] == release["parameters"])
             status = "exact" if exact else f"failing ({', '.join(bad + warned)})"
             if exact and warned:
                 status += " (its stored tied head: a tied-head warning)"
-            if release.get("unexplained_bytes"):
-                status += f"; index total_size {release['unexplained_bytes']:,} bytes over the derived shapes"
+            if "index_total_size" in release:
+                status += (f"; the index's total_size is {release['index_total_size'] - release['total_size']:,} "
+                           "bytes over the derived shapes")
+            elif "note" in release:  # no public index: the modeling code's own state_dict (tools/dump_meta_state.py)
+                status += "; no public index found: names and shapes from the modeling code on the meta device"
             source = f"{release['provenance']['repo']}@{release['provenance']['commit'][:12]}"
             rows.append(f"| {cfg.get('model_type')} | {(cfg.get('architectures') or ['-'])[0]} | "
                         f"{spec.file if spec else '-'} | {release['hub']} (mirror {source}) | {len(release['tensors']):,} | "

@@ -6,8 +6,10 @@ is written here BY HAND from the release's own modeling code (``SHAPES``: one ta
 the module that makes the tensor), evaluated with the release's config, and checked against the index: every
 name must get exactly one shape and the bytes of all shapes must equal the index's ``metadata.total_size`` to the
 byte. The fixture written (``fixtures/releases/<slug>.json.gz``) holds only derived facts: the config, the tensor
-names in index order with their shapes, the shard of each (the index's weight_map), the dtype, total_size and
-where they came from (mirror repository, commit, paths). Never st-audit's specs: they are what the fixture tests.
+names in index order with their shard (the index's weight_map), shape and, where it is not the release's, dtype;
+total_size; ``parameters`` (what the code's num_parameters() counts: the shapes less a stored tied copy or buffer
+named with --not-parameters) and where they came from (mirror repository, commit, paths, modeling files). Never
+st-audit's specs: they are what the fixture tests.
 
     python tools/derive_release.py SLUG --family minicpmv --config CONFIG --index INDEX --dtype BF16 \\
         --repo OWNER/NAME --commit SHA --paths config.json model.safetensors.index.json \\
@@ -310,7 +312,7 @@ def _logics(c: dict[str, Any]) -> list[Rule]:
     ]
 
 
-SHAPES: dict[str, Callable[[dict[str, Any]], list[Rule]]] = {"xgenmm": _xgenmm, "logics": _logics,
+SHAPES: dict[str, Callable[[dict[str, Any]], list[Rule]]] = {"internvl_chat": lambda c: [], "xgenmm": _xgenmm, "logics": _logics,
     "deepseek_ocr": _deepseek_ocr,
     "minicpmv": _minicpmv, "deepseek_ocr2": _deepseek_ocr2, "locateanything": _locateanything}
 
@@ -332,7 +334,10 @@ def main() -> None:
     ap.add_argument("slug")
     ap.add_argument("--family", required=True, choices=sorted(SHAPES))
     ap.add_argument("--config", required=True, type=Path)
-    ap.add_argument("--index", required=True, type=Path)
+    ap.add_argument("--index", type=Path, help="the release's model.safetensors.index.json")
+    ap.add_argument("--meta", type=Path,
+                    help="instead of an index, where no public one was found: the state_dict tools/dump_meta_state.py "
+                         "dumped from the release's modeling code (names, shapes, num_parameters); one shard")
     ap.add_argument("--dtype", required=True)
     ap.add_argument("--repo", required=True, help="the public mirror the files were read from (owner/name)")
     ap.add_argument("--commit", required=True)
@@ -341,33 +346,58 @@ def main() -> None:
     ap.add_argument("--modeling", nargs="+", required=True, help="the modeling files the shapes were read from")
     ap.add_argument("--dtype-of", nargs="*", default=[], metavar="NAME=DTYPE",
                     help="a tensor stored in another dtype than --dtype (a persistent int64 buffer beside float weights)")
+    ap.add_argument("--not-parameters", nargs="*", default=[], metavar="NAME",
+                    help="stored tensors num_parameters() does not count: a tied head's stored copy, a persistent "
+                         "buffer (the fixture's `parameters` is the code's count, the rest of the shapes)")
     ap.add_argument("--unexplained-bytes", type=int, default=0,
-                    help="bytes of total_size the derived shapes do not hold (an index without per-tensor dtypes: "
-                         "some tensors stored wider than the dtype); recorded, never silently accepted")
+                    help="bytes of the index's total_size the derived shapes do not hold (an index without per-tensor "
+                         "dtypes: some tensors stored wider than the dtype); recorded, never silently accepted")
     ap.add_argument("--note", default="", help="why, for --unexplained-bytes")
     args = ap.parse_args()
+    if (args.index is None) == (args.meta is None):
+        raise SystemExit("give --index (the release's) or --meta (no public index: the code's state_dict)")
     config = json.loads(args.config.read_text())
-    index = json.loads(args.index.read_text())
+    if args.meta is not None:  # the code's own state_dict, saved as one file: its bytes are the total
+        dump = json.loads(args.meta.read_text())
+        if dump["shared"]:
+            raise SystemExit(f"tied tensors in the dump ({dump['shared'][:3]}): not handled")
+        weight_map = {n: "model.safetensors" for n, _ in dump["tensors"]}
+        found_meta = {n: s for n, s in dump["tensors"]}
+        total = sum(nbytes(args.dtype, s) for s in found_meta.values())
+        index = {"metadata": {"total_size": total}, "weight_map": weight_map}
+    else:
+        index = json.loads(args.index.read_text())
     names = list(index["weight_map"])
-    found = shapes(args.family, config, names)
+    found = [found_meta[n] for n in names] if args.meta is not None else shapes(args.family, config, names)
     dtypes = dict(item.split("=", 1) for item in args.dtype_of)
-    if set(dtypes) - set(names):
-        raise SystemExit(f"--dtype-of names tensors the index does not: {sorted(set(dtypes) - set(names))}")
+    unknown = (set(dtypes) | set(args.not_parameters)) - set(names)
+    if unknown:
+        raise SystemExit(f"--dtype-of / --not-parameters name tensors the index does not: {sorted(unknown)}")
     total = sum(nbytes(dtypes.get(n, args.dtype), s) for n, s in zip(names, found))
     if total + args.unexplained_bytes != index["metadata"]["total_size"]:
         raise SystemExit(f"the derived shapes hold {total:,} bytes, the index says {index['metadata']['total_size']:,}")
     if args.unexplained_bytes and not args.note:
         raise SystemExit("--unexplained-bytes needs a --note saying why")
+    parameters = sum(math.prod(s) for n, s in zip(names, found) if n not in set(args.not_parameters))
+    if args.meta is not None and parameters != dump["parameters"]:
+        raise SystemExit(f"the dump's num_parameters() is {dump['parameters']:,}, its tensors hold {parameters:,}")
+    # total_size: the bytes of the shapes (what a header-only rebuild writes); the index's own where it differs
     doc = {"family": args.family, "hub": args.hub,
            "provenance": {"repo": args.repo, "commit": args.commit, "paths": args.paths, "modeling": args.modeling},
-           "dtype": args.dtype, **({"dtypes": dtypes} if dtypes else {}), "total_size": index["metadata"]["total_size"],
-           **({"unexplained_bytes": args.unexplained_bytes, "note": args.note} if args.unexplained_bytes else {}),
+           "dtype": args.dtype, "total_size": total, "parameters": parameters,
+           **({"index_total_size": index["metadata"]["total_size"], "note": args.note}
+              if args.unexplained_bytes else {}),
+           **({"note": "no public index of this release was found: the tensors are its modeling code's state_dict "
+                       "on the meta device (tools/dump_meta_state.py), written as one file"}
+              if args.meta is not None else {}),
            "config": config,
-           "tensors": [[n, index["weight_map"][n], s] for n, s in zip(names, found)]}
+           "tensors": [[n, index["weight_map"][n], s, *([dtypes[n]] if n in dtypes else [])]
+                       for n, s in zip(names, found)]}
     out = ROOT / "fixtures" / "releases" / f"{args.slug}.json.gz"
     out.write_bytes(gzip.compress(json.dumps(doc, separators=(",", ":")).encode(), mtime=0))
-    print(f"{out.relative_to(ROOT)}: {len(names)} tensors, {total:,} bytes (+ {args.unexplained_bytes:,} unexplained) = total_size, "
-          f"{sum(math.prod(s) for s in found):,} parameters")
+    where = "the code's state_dict, no index" if args.meta is not None else "the index's total_size"
+    print(f"{out.relative_to(ROOT)}: {len(names)} tensors, {total:,} bytes (+ {args.unexplained_bytes:,} unexplained) = "
+          f"{where}, {parameters:,} parameters")
 
 
 if __name__ == "__main__":

@@ -1,52 +1,69 @@
-"""Real remote-code releases (``fixtures/releases/*.json.gz``, written by the dev-only tools/derive_release.py):
-the release's config, every tensor its real index names with the shard it is in and the shape the release's own
-modeling code gives it (derived by hand, checked against the index's total_size), the dtype and the provenance.
-``build`` writes one header-only at release shape with the real sharding."""
+"""Real releases as derived facts (``fixtures/releases/<slug>.json.gz``), rebuilt header-only at release shape.
+
+Each fixture holds what a real release's config.json and index say and what its own modeling code makes of them
+(tools/derive_release.py writes the shapes by hand from the code and checks them against the index): ``config``,
+``tensors`` (``[name, shard, shape]`` in index order, a fourth item where a tensor's dtype is not the release's
+``dtype``), ``total_size`` (the bytes of those shapes, equal to the index's; where the index says more and nothing
+in the code explains it, the index's own is ``index_total_size`` beside a ``note``), ``parameters`` (what the
+code's ``num_parameters()`` counts: a stored tied copy or buffer is not one) and ``provenance`` (mirror
+repository, commit, paths, the modeling files). Never st-audit's specs: they are what the fixtures test.
+"""
 
 from __future__ import annotations
 
 import gzip
 import json
-import math
 from pathlib import Path
 from typing import Any
 
-from .build import build_checkpoint, nbytes
+from . import build
 from .paths import FIXTURES
 
 RELEASES = FIXTURES / "releases"
 
 
-def names() -> list[str]:
-    """The slugs of every release fixture, sorted."""
+def slugs() -> list[str]:
     return sorted(p.name.removesuffix(".json.gz") for p in RELEASES.glob("*.json.gz"))
 
 
 def load(slug: str) -> dict[str, Any]:
-    """{"family", "hub", "provenance": {"repo", "commit", "paths", "modeling"}, "dtype", "dtypes" (optional: name ->
-    another dtype), "total_size", "config", "tensors": [[name, shard, shape], ...]}."""
     return json.loads(gzip.decompress((RELEASES / f"{slug}.json.gz").read_bytes()))  # type: ignore[no-any-return]
 
 
-def dtype(release: dict[str, Any], name: str) -> str:
-    """A tensor's dtype: the release's, unless the fixture names another for it (``dtypes``: an int64 buffer)."""
-    return release.get("dtypes", {}).get(name, release["dtype"])  # type: ignore[no-any-return]
+def shard_name(name: str) -> str:
+    """The safetensors file a shard name stands for: a release first published as ``pytorch_model-*.bin``
+    (its index is the one public mirrors hold) is audited as the safetensors conversion, same stems."""
+    if name.endswith(".bin"):
+        return name.replace("pytorch_model", "model").removesuffix(".bin") + ".safetensors"
+    return name
 
 
-def data_bytes(release: dict[str, Any]) -> int:
+def layout(doc: dict[str, Any]) -> list[tuple[str, str, list[int]]]:
+    """``(name, dtype, shape)`` per tensor in index order."""
+    return [(n, t[0] if t else doc["dtype"], s) for n, _, s, *t in doc["tensors"]]
+
+
+def data_bytes(doc: dict[str, Any]) -> int:
     """The bytes of every tensor at its derived shape in its dtype."""
-    return sum(nbytes(dtype(release, name), shape) for name, _, shape in release["tensors"])
+    return sum(build.nbytes(dtype, shape) for _, dtype, shape in layout(doc))
 
 
-def parameters(release: dict[str, Any]) -> int:
-    return sum(math.prod(shape) for _, _, shape in release["tensors"])
+def build_release(doc: dict[str, Any], dest: Path, config: dict[str, Any] | None = None) -> Path:
+    """The release header-only: every tensor in the shard its index names, the index, config.json (the
+    release's unless ``config`` is given). The bytes written equal the fixture's total_size (checked)."""
+    path = build_variant(doc, dest, config=config)
+    index = json.loads((path / "model.safetensors.index.json").read_text())
+    if index["metadata"]["total_size"] != doc["total_size"]:
+        raise AssertionError(f"{dest.name}: the derived shapes hold {index['metadata']['total_size']:,} bytes, "
+                             f"the release's index {doc['total_size']:,}")
+    return path
 
 
-def build(release: dict[str, Any], dest: Path, *, drop: set[str] = frozenset(),  # type: ignore[assignment]
-          reshape: dict[str, list[int]] | None = None) -> Path:
-    """The release header-only under ``dest`` (real shards from the index's weight_map, the real config.json),
-    optionally with tensors dropped or given another shape (a broken variant)."""
+def build_variant(doc: dict[str, Any], dest: Path, *, drop: frozenset[str] | set[str] = frozenset(),
+                  reshape: dict[str, list[int]] | None = None, config: dict[str, Any] | None = None) -> Path:
+    """The release header-only with tensors dropped or given another shape (a broken variant), real sharding."""
     reshape = reshape or {}
-    kept = [(n, f, s) for n, f, s in release["tensors"] if n not in drop]
-    tensors = [(n, dtype(release, n), reshape.get(n, s)) for n, f, s in kept]
-    return build_checkpoint(dest, tensors, config=release["config"], weight_map={n: f for n, f, _ in kept})
+    tensors = [(n, dtype, reshape.get(n, s)) for n, dtype, s in layout(doc) if n not in drop]
+    weight_map = {n: shard_name(f) for n, f, *_ in doc["tensors"] if n not in drop}
+    return build.build_checkpoint(dest, tensors, config=config if config is not None else doc["config"],
+                                  weight_map=weight_map)
