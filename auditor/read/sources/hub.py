@@ -47,7 +47,7 @@ from ..header import MAX_HEADER_BYTES, Header, parse_header, read_header_length
 from .hubcache import CachedHeaders, HeaderCache
 from .huberrors import COMMIT, ErrorTranslation, FileProblem
 from .hubhttp import Http, Traffic, session
-from .protocol import MAX_TENSORS
+from .protocol import MAX_TENSORS, Source
 
 DEFAULT_FIRST_RANGE = 64 * 1024  # a single file with no index to size its first range from
 ENTRY_BYTES = 84  # header bytes per tensor beyond its quoted name: {"dtype":..,"shape":[..],"data_offsets":[..]},
@@ -65,7 +65,7 @@ LISTED_START_INDEX_BYTES = 1_000_000
 # -- the source -----------------------------------------------------------------------------------------
 
 
-class HubSource(CachedHeaders, Http, ErrorTranslation):
+class HubSource(CachedHeaders, Http, ErrorTranslation, Source):
     """A repo on the Hub (or any Hub-compatible endpoint); never downloads tensor data."""
 
     def __init__(self, repo_id: str, *, revision: str | None = None, token: str | bool | None = None,
@@ -186,6 +186,11 @@ class HubSource(CachedHeaders, Http, ErrorTranslation):
     def describe(self) -> dict[str, Any]:
         return {"kind": "hub", "repo": self.repo_id, "revision": self.revision, "commit": self.commit,
                 "http": {"requests": self.traffic.requests, "bytes": self.traffic.bytes}}
+
+    def identity(self) -> dict[str, Any]:
+        """A commit is immutable: the repo and its commit (resolved by the listing) say everything."""
+        self.list_files()
+        return {"repo": self.repo_id, "commit": self.commit}
 
     # -- small files ----------------------------------------------------------------------------------
 
