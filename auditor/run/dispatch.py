@@ -82,6 +82,7 @@ def audit_target(target: str, options: AuditOptions | None = None, *, source: So
 
 def _discover(source: Source) -> tuple[Source, Kind]:
     """The kind of the target; a single local file is judged with its folder's manifests."""
+    files = source.list_files()  # a remote source knows whether its URL names one file once it has listed
     single = source.single
     if single is not None:
         folder = source.folder()
@@ -91,7 +92,6 @@ def _discover(source: Source) -> tuple[Source, Kind]:
         has_config = beside.get("config.json") is not None
         kind = "transformers-model" if has_config else "safetensors-file"
         return source, Kind(kind, (Part(single if kind == "safetensors-file" else ".", kind),))
-    files = source.list_files()
     return source, discover(files, read_json_from(source.read_small, files))
 
 

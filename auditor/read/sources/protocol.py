@@ -32,7 +32,8 @@ class Source(Protocol):
 
     target: str
     # The one file the target names (its name in ``list_files``), when the target is a file rather than a folder:
-    # kind discovery and the "shard 2 of 5" note then look at the folder around it (``folder()``).
+    # kind discovery and the "shard 2 of 5" note then look at the folder around it (``folder()``). Known once
+    # ``list_files`` has been called (a remote URL says whether it names one object when it is listed).
     single: str | None = None
     # The local folder the listed files are in, when they are on this machine's disk (verify reads the bytes from
     # there); None for a remote source.

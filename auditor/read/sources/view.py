@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from ...core.jsonio import loads
@@ -96,14 +97,25 @@ class Remembering(Source):
     def __init__(self, source: Source) -> None:
         self.source = source
         self.target = source.target
-        self.single = source.single
-        self.root = source.root
-        self.prefix = source.prefix
         self._small: dict[str, bytes] = {}
+
+    # read from the source when asked: a remote source learns them when it lists (an object-store URL that names
+    # one object, a Hub listing's digests)
+    @property
+    def single(self) -> str | None:  # type: ignore[override]
+        return self.source.single
+
+    @property
+    def root(self) -> Path | None:  # type: ignore[override]
+        return self.source.root
+
+    @property
+    def prefix(self) -> str:  # type: ignore[override]
+        return self.source.prefix
 
     @property
     def lfs_sha256(self) -> Mapping[str, str]:  # type: ignore[override]
-        return self.source.lfs_sha256  # filled in when the Hub listing is read
+        return self.source.lfs_sha256
 
     def list_files(self) -> dict[str, int | None]:
         return self.source.list_files()
