@@ -17,7 +17,7 @@ import os
 import posixpath
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +59,8 @@ class Snapshot:
     root: Path  # the snapshot folder (snapshots/<commit>)
     repo_id: str
     commit: str
-    revision: str | None  # the ref or commit asked for (None: refs/main)
+    revision: str | None  # the ref or commit asked for (None: refs/main, or the snapshot folder named)
+    ref: str | None = None  # how the snapshot was chosen, for people: "main", the --revision, or None (named directly)
     digests: Mapping[str, Expected] = field(default_factory=dict)  # file (relative to ``path``'s folder) -> digest
 
 
@@ -128,7 +129,9 @@ def snapshot_commit(folder: Path, revision: str | None, target: str) -> str:
 def snapshot_of(path: Path, folder: Path, revision: str | None, target: str) -> Snapshot:
     """The snapshot ``path`` names: ``models--org--name`` itself (the snapshot of ``revision``), a snapshot folder,
     or a file in one."""
+    ref = None
     if path.absolute() == folder.absolute():
+        ref = revision or "main"
         commit = snapshot_commit(folder, revision, target)
         path = folder / "snapshots" / commit
         if not path.is_dir():
@@ -137,7 +140,7 @@ def snapshot_of(path: Path, folder: Path, revision: str | None, target: str) -> 
     commit = rel.parts[0] if rel.parts else ""
     root = folder / "snapshots" / commit
     repo_id = folder.name[len(PREFIX):].replace("--", "/", 1)
-    return Snapshot(path, root, repo_id, commit, revision, _blob_digests(path, root))
+    return Snapshot(path, root, repo_id, commit, revision, ref, _blob_digests(path, root))
 
 
 def _blob_digests(path: Path, root: Path) -> dict[str, Expected]:
@@ -174,7 +177,7 @@ def cached_snapshot(repo_id: str, revision: str | None) -> Snapshot | None:
             return None
         raise
     path = folder / "snapshots" / commit
-    return snapshot_of(path, folder, revision, repo_id) if path.is_dir() else None
+    return replace(snapshot_of(path, folder, revision, repo_id), ref=revision or "main") if path.is_dir() else None
 
 
 def is_complete(snapshot: Snapshot, read_json: Any) -> bool:

@@ -147,8 +147,8 @@ class CacheTarget(Target):
         snap = self.snapshot
         if progress is not None:
             how = "; offline (HF_HUB_OFFLINE): headers read from the cached files, no request" if self.from_hub else ""
-            progress(f"hf cache: {snap.repo_id}@{snap.revision or 'main'} is snapshot {snap.commit[:12]} "
-                     f"({snap.root}){how}")
+            ref = f"@{snap.ref}" if snap.ref else ""
+            progress(f"hf cache: {snap.repo_id}{ref} snapshot {snap.commit[:12]} ({snap.root}){how}")
         origin = {"kind": "hf-cache", "repo": snap.repo_id, "revision": snap.revision, "commit": snap.commit}
         return LocalSource(snap.path, _sha256(snap.digests), origin)
 
