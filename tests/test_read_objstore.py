@@ -282,3 +282,13 @@ def run_cli_module(module: str, *, env: dict[str, str], cwd: Path) -> Any:
     full["PYTHONPATH"] = os.pathsep.join(p for p in (NETGUARD, full.get("PYTHONPATH", "")) if p)
     return subprocess.run([sys.executable, "-m", module], capture_output=True, text=True, env=full, cwd=cwd,
                           timeout=300)
+
+
+def test_fsspec_is_imported_only_for_object_store_targets(folders: dict[str, Path]) -> None:
+    """Start-up stays lean (docs/performance.md): a local audit imports neither fsspec nor a store library."""
+    import subprocess
+    import sys
+    code = (f"import sys, auditor; auditor.audit({str(folders['sharded'])!r}); "
+            "print(sorted(m for m in ('fsspec', 's3fs', 'botocore', 'huggingface_hub') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stderr
