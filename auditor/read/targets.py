@@ -22,21 +22,20 @@ a local directory or an object-store prefix (``--recursive``, a fleet).
 from __future__ import annotations
 
 import os
-import posixpath
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
-from ..core.conventions import OWNING_MANIFESTS
 from ..core.errors import TargetNotFound, UsageError
 from . import hfcache
 from .hfcache import Expected
 from .sources.local import describe_special, symlink_problem
+from .walk import folders_in_listing, model_folders
 
-__all__ = ["resolve", "hub_target", "in_cache", "under", "describe_special", "Target", "LocalTarget", "CacheTarget",
+__all__ = ["resolve", "hub_target", "in_cache", "under", "model_folders", "folders_in_listing", "describe_special", "Target", "LocalTarget", "CacheTarget",
            "HubTarget", "StoreTarget", "REPO_ID", "is_repo_id"]
 
 if TYPE_CHECKING:
@@ -339,44 +338,6 @@ def _from_url(text: str) -> tuple[str, str | None]:
 # -- every model folder under a root --------------------------------------------------------------------------
 
 
-def model_folders(root: str, listdir: Callable[[str], tuple[list[str], list[str]]]) -> Iterator[str]:
-    """Every folder under ``root`` that holds something to audit, depth first in name order, as found.
-
-    ``listdir(path) -> (subfolders, files)``. A folder that is a pipeline or sentence-transformers model owns
-    its subfolders (they are its components), so the walk does not descend into it; hidden folders are skipped.
-    """
-    stack = [root]
-    while stack:
-        path = stack.pop()
-        subdirs, names = listdir(path)
-        owns = any(m in names for m in OWNING_MANIFESTS)
-        if owns or any(_weights(n) for n in names):
-            yield path
-        if not owns:
-            stack.extend(posixpath.join(path, d) if "/" in path else f"{path}/{d}" for d in sorted(subdirs, reverse=True)
-                         if not d.startswith("."))
-
-
-def folders_in_listing(root: str, names: Iterable[str]) -> Iterator[str]:
-    """``model_folders`` over a flat listing (every file below ``root``, relative posix names, as an object store
-    lists a prefix in one paginated request): the same folders in the same order."""
-    tree: dict[str, tuple[set[str], list[str]]] = {"": (set(), [])}
-    for name in names:
-        parts = name.strip("/").split("/")
-        for depth in range(len(parts) - 1):
-            parent, child = "/".join(parts[:depth]), parts[depth]
-            tree.setdefault(parent, (set(), []))[0].add(child)
-            tree.setdefault("/".join(parts[:depth + 1]), (set(), []))
-        tree["/".join(parts[:-1])][1].append(parts[-1])
-    base = root.rstrip("/")
-
-    def listdir(path: str) -> tuple[list[str], list[str]]:
-        rel = path[len(base):].strip("/")
-        dirs, files = tree.get(rel, (set(), []))
-        return sorted(dirs), files
-    return model_folders(base, listdir)
-
-
 def under(text: str) -> Iterator[str]:
     """Every model folder under ``text``, a local directory or an object-store prefix (``--recursive``, a fleet's
     "every model folder under this prefix"), as a generator: a fleet starts auditing while the walk goes on."""
@@ -385,10 +346,6 @@ def under(text: str) -> Iterator[str]:
         from .sources.objstore import targets_under  # imports fsspec: only for object-store prefixes
         return targets_under(text)
     return model_folders(text, _listdir)
-
-
-def _weights(name: str) -> bool:
-    return name.endswith(".safetensors") or name.endswith(".safetensors.index.json")
 
 
 def _listdir(path: str) -> tuple[list[str], list[str]]:

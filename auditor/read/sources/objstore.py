@@ -32,6 +32,7 @@ from ...core.errors import AuditError, TargetNotFound, UsageError
 from ...core.findings import plural
 from ...core.jsonio import loads
 from ..header import Header, parse_header, read_header_length
+from ..walk import folders_in_listing
 from .protocol import MAX_TENSORS, Source
 from .ranges import RangePlan
 
@@ -110,6 +111,7 @@ class ObjectStoreSource(Source):
                  traffic: Traffic | None = None) -> None:
         self.target = url
         self.url = url.rstrip("/")
+        self._given = self.url
         if fs is None:
             fs, path, protocol = filesystem(url)
         self.fs, self.path, self.protocol = fs, str(path).rstrip("/"), protocol or "?"
@@ -148,8 +150,17 @@ class ObjectStoreSource(Source):
     def read_small(self, name: str) -> bytes:
         if self._files is None:
             self.list_files()
-        with self._open(name) as f:
-            data = f.read()
+        try:
+            with self._open(name) as f:
+                data = f.read()
+        except ChangedWhileRead:
+            raise
+        except OSError as e:
+            if _expired(e):
+                raise ChangedWhileRead(self._changed(name, "it was read")) from None
+            raise OSError(_one_line(e)) from None  # a finding on that file (collect), as for a local file
+        except Exception as e:  # noqa: BLE001 - the store library's own errors: one sentence, exit 3
+            raise AuditError(f"cannot read {self._url(self.path)}/{name}: {_one_line(e)}") from None
         self.traffic.add(1, len(data))
         return bytes(data)
 
@@ -185,7 +196,7 @@ class ObjectStoreSource(Source):
         return headers
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "object-store", "url": self.url, "protocol": self.protocol,
+        return {"kind": "object-store", "url": self._given, "protocol": self.protocol,
                 "objects": {name: dict(info) for name, info in sorted(self._objects.items())},
                 "http": {"requests": self.traffic.requests, "bytes": self.traffic.bytes}}
 
@@ -269,6 +280,8 @@ class ObjectStoreSource(Source):
         try:
             return self.fs.open(f"{self.path}/{name}", "rb", cache_type="none")
         except FileNotFoundError:
+            if name not in (self._files or {}):
+                raise
             raise ChangedWhileRead(f"{self._url(self.path)}/{name} was listed but is gone: the checkpoint is being "
                                    "changed; audit it again when it is complete") from None
 
@@ -297,7 +310,7 @@ class ObjectStoreSource(Source):
             return header
         except OSError as e:
             if _expired(e):
-                raise ChangedWhileRead(self._changed(name)) from None
+                raise ChangedWhileRead(self._changed(name, "its header was read")) from None
             raise AuditError(f"cannot read {self._url(self.path)}/{name}: {_one_line(e)}") from None
         except Exception as e:  # noqa: BLE001 - the store library's own errors: one sentence, exit 3
             raise AuditError(f"cannot read {self._url(self.path)}/{name}: {_one_line(e)}") from None
@@ -314,13 +327,13 @@ class ObjectStoreSource(Source):
                "version": info.get("VersionId") or info.get("generation") or info.get("version_id")}
         for key in ("size", "etag", "version"):
             if listed.get(key) is not None and now[key] is not None and str(listed[key]) != str(now[key]):
-                raise ChangedWhileRead(self._changed(name))
+                raise ChangedWhileRead(self._changed(name, "its header was read"))
 
-    def _changed(self, name: str) -> str:
+    def _changed(self, name: str, when: str) -> str:
         etag = self._objects.get(name, {}).get("etag")
-        return (f"{self._url(self.path)}/{name} changed while its header was read (listed with ETag "
-                f"{etag or '?'}, another version answered): no header stitched from two versions is audited; "
-                "audit it again when the upload is complete")
+        return (f"{self._url(self.path)}/{name} changed while {when} (listed with ETag {etag or '?'}, another "
+                "version answered): nothing read from two versions is audited; audit it again when the upload is "
+                "complete")
 
     def _url(self, path: str) -> str:
         return f"{self.protocol}://{path}"
@@ -356,8 +369,7 @@ def _human(n: int) -> str:
 def targets_under(url: str) -> Iterator[str]:
     """Every model folder under an object-store prefix, as URLs (``--recursive``, a fleet's "every model folder
     under this prefix"): one flat paginated listing of the prefix (S3: one request per 1,000 objects), walked as
-    a local tree is (``targets.folders_in_listing``: a pipeline owns its subfolders, hidden folders skipped)."""
-    from ..targets import folders_in_listing
+    a local tree is (``walk.folders_in_listing``: a pipeline owns its subfolders, hidden folders skipped)."""
     fs, path, protocol = filesystem(url)
     try:
         fs.invalidate_cache(path)
