@@ -13,7 +13,6 @@ Only file names and the small JSON manifests are read here (never a safetensors 
 from __future__ import annotations
 
 import json
-import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -22,7 +21,6 @@ from ..core.conventions import (
     ADAPTER_CONFIG,
     ADAPTER_WEIGHTS,
     KIND_LABELS,
-    OWNING_MANIFESTS,
     PIPELINE_INDEX,
     ST_MODULES,
     main_file,
@@ -293,26 +291,6 @@ def _sentence_transformers(files: dict[str, int | None], read_json: ReadJson) ->
             parts.append(Part(path, "safetensors-file", path, tuple(weights), role,
                               config if isinstance(config, dict) else None))
     return Kind("sentence-transformers", tuple(parts), " -> ".join(names), manifest={"modules": modules})
-
-
-def model_folders(root: str, listdir: Callable[[str], tuple[list[str], list[str]]]) -> list[str]:
-    """Every folder under ``root`` that holds something to audit, for ``--recursive``.
-
-    ``listdir(path) -> (subfolders, files)``. A folder that is a pipeline or sentence-transformers model owns
-    its subfolders (they are its components), so the walk does not descend into it.
-    """
-    found: list[str] = []
-    stack = [root]
-    while stack:
-        path = stack.pop()
-        subdirs, names = listdir(path)
-        owns = any(m in names for m in OWNING_MANIFESTS)
-        if owns or any(n.endswith(".safetensors") or n.endswith(".safetensors.index.json") for n in names):
-            found.append(path)
-        if not owns:
-            stack.extend(posixpath.join(path, d) if "/" in path else f"{path}/{d}" for d in sorted(subdirs, reverse=True)
-                         if not d.startswith("."))
-    return sorted(found)
 
 
 def read_json_from(read_small: Callable[[str], bytes], sizes: dict[str, int | None]) -> ReadJson:

@@ -20,11 +20,11 @@ from ..inventory.build import Inventory
 from ..kinds.discover import Kind, Part, discover, for_variant, read_json_from, split_by_variant
 from ..read.sources.protocol import Source
 from ..read.sources.view import Remembering, SourceView
-from ..read.targets import parse as parse_target
+from ..read.targets import resolve as resolve_target
 from ..reconcile.engine import Reconciliation, reconcile
 from ..report.composite import CompositeReport, Section
 from ..report.single import Alternate, Report
-from .audit import VARIANT_DTYPES, audit, check_options, open_source
+from .audit import VARIANT_DTYPES, audit, check_options
 from .options import AuditOptions
 
 # verify's pass over a part's bytes, run around the part's audit: (the part's source, the variant it audits, its
@@ -44,10 +44,11 @@ def audit_target(target: str, options: AuditOptions | None = None, *, source: So
     use_config = options.use_config
     # a plain org/name that is not a local path and not on the Hub either: the error says both (any other Hub
     # failure is the Hub's own sentence: the target was read as a repo, and the Hub said what went wrong)
-    parsed = parse_target(str(target), revision=revision, hub=hub) if source is None else None
-    ambiguous = parsed is not None and parsed.is_hub and not parsed.explicit
-    source = source or open_source(str(target), revision=revision, token=token, use_cache=use_cache,
-                                   progress=progress, hub=hub)
+    resolved = None
+    if source is None:
+        resolved = resolve_target(str(target), revision=revision, hub=hub)
+        source = resolved.open(token=token, use_cache=use_cache, progress=progress)
+    ambiguous = resolved is not None and resolved.guessed
     try:
         source, kind = _discover(Remembering(source))
     except TargetNotFound as e:
@@ -87,17 +88,16 @@ def audit_target(target: str, options: AuditOptions | None = None, *, source: So
 
 def _discover(source: Source) -> tuple[Source, Kind]:
     """The kind of the target; a single local file is judged with its folder's manifests."""
-    single = getattr(source, "single", None)
+    files = source.list_files()  # a remote source knows whether its URL names one file once it has listed
+    single = source.single
     if single is not None:
-        parent = single.parent
-        if single.name == ADAPTER_WEIGHTS or (parent / ADAPTER_CONFIG).is_file():
-            from ..read.sources.local import LocalSource
-            folder = LocalSource(parent)
-            return folder, Kind("peft-adapter", (Part(".", "peft-adapter", "", (single.name,)),))
-        has_config = (parent / "config.json").is_file()
+        folder = source.folder()
+        beside = folder.list_files()
+        if single == ADAPTER_WEIGHTS or beside.get(ADAPTER_CONFIG) is not None:
+            return Remembering(folder), Kind("peft-adapter", (Part(".", "peft-adapter", "", (single,)),))
+        has_config = beside.get("config.json") is not None
         kind = "transformers-model" if has_config else "safetensors-file"
-        return source, Kind(kind, (Part(single.name if kind == "safetensors-file" else ".", kind),))
-    files = source.list_files()
+        return source, Kind(kind, (Part(single if kind == "safetensors-file" else ".", kind),))
     return source, discover(files, read_json_from(source.read_small, files))
 
 

@@ -60,7 +60,7 @@ from ..header import MAX_HEADER_BYTES, Header, HeaderScan, parse_header, read_he
 from .hubcache import CachedHeaders, HeaderCache
 from .huberrors import COMMIT, ErrorTranslation, FileChanged, FileProblem, RevisionMoved
 from .hubhttp import RETRY_STATUSES, Http, RangeReader, Served, Traffic, Transient, get_once, not_a_page
-from .protocol import MAX_TENSORS
+from .protocol import MAX_TENSORS, Source
 
 DEFAULT_FIRST_RANGE = 64 * 1024  # a single file with no index to size its first range from
 ENTRY_BYTES = 84  # header bytes per tensor beyond its quoted name: {"dtype":..,"shape":[..],"data_offsets":[..]},
@@ -84,7 +84,7 @@ _HEX = re.compile(r"^[0-9a-f]+$")
 # -- the source -----------------------------------------------------------------------------------------
 
 
-class HubSource(CachedHeaders, Http, ErrorTranslation):
+class HubSource(CachedHeaders, Http, ErrorTranslation, Source):
     """A repo on the Hub (or any Hub-compatible endpoint); never downloads tensor data."""
 
     def __init__(self, repo_id: str, *, revision: str | None = None, token: str | bool | None = None,
@@ -241,6 +241,11 @@ class HubSource(CachedHeaders, Http, ErrorTranslation):
                 self._raise_for(r)
                 raise AssertionError("unreachable")
         return self._attempts(None, once)
+
+    def identity(self) -> dict[str, Any]:
+        """A commit is immutable: the repo and its commit (resolved by the listing) say everything."""
+        self.list_files()
+        return {"repo": self.repo_id, "commit": self.commit}
 
     # -- small files ----------------------------------------------------------------------------------
 

@@ -196,3 +196,17 @@ def whole_header(name: str, data: bytes, size: int | None) -> Header | None:
 
 def _whole(header: Header) -> bool:
     return not any(f.code in NOT_A_HEADER for f in header.findings)
+
+
+def cached_commits(repo_id: str) -> list[str]:
+    """The commits of ``repo_id`` whose headers and listing this cache holds (``CachedHeaders._cache``'s folders),
+    so that a short commit pasted back (st-audit prints 12 characters) can be expanded offline."""
+    namespace = f"headers--{repo_id}"
+    for part in (" ", "/", "\\"):  # as cached_assets_path names its folders
+        namespace = namespace.replace(part, "--")
+    folder = Path(constants.HF_ASSETS_CACHE).expanduser().resolve() / LIBRARY / namespace
+    try:
+        return sorted(p.name for p in folder.iterdir() if p.is_dir() and len(p.name) == 40
+                      and all(c in "0123456789abcdef" for c in p.name))
+    except OSError:
+        return []
