@@ -11,7 +11,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,ray]'  # the optional engines and stores the tests run against
 	$(BIN)/python -m compileall -q auditor  # byte-compiled: start-up does not recompile every module (~50 ms)
 	touch $(STAMP)
 
