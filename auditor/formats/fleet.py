@@ -149,7 +149,7 @@ def format_markdown(fleet: Fleet) -> str:
         out += ["| target | kind | parameters | verdict | root finding |", "|---|---|---:|---|---|"]
         for r in failing[:MARKDOWN_ROWS]:
             params = human(r.parameters) if r.parameters is not None else "-"
-            out.append(f"| `{_md_code(r.target)}` | {_md(r.kind)} | {params} | {r.verdict.upper()} | {_md(_clip(r.root, 200))} |")
+            out.append(f"| {_md(r.target)} | {_md(r.kind)} | {params} | {r.verdict.upper()} | {_md(_clip(r.root, 200))} |")
         if len(failing) > MARKDOWN_ROWS:
             out.append(f"\n... and {len(failing) - MARKDOWN_ROWS:,} more failing targets (`st-audit report FILE` shows all)")
     return "\n".join(out) + "\n"
@@ -165,10 +165,6 @@ def _md(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _md_code(text: str) -> str:
-    """Text inside a code span: backticks and pipes cannot end it or the cell."""
-    return _plain(text).replace("`", "'").replace("|", "\\|")
-
 
 # -- HTML ------------------------------------------------------------------------------------------------------
 
@@ -182,7 +178,7 @@ h1{font-size:22px;margin:0 0 8px}.muted{color:#59636e}.counts{display:flex;gap:2
 .v.pass{background:#1a7f37}.v.fail{background:#cf222e}.v.error{background:#8250df}
 #rows{border-collapse:collapse;width:100%;margin-top:8px}#rows th,#rows td{padding:3px 8px;border-bottom:1px solid #d1d9e0;
 text-align:left;vertical-align:top}#rows th{position:sticky;top:0;background:#f6f8fa;cursor:pointer;user-select:none}
-#rows td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+#rows td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}#rows td:nth-child(2){white-space:nowrap}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px;word-break:break-all}
 .controls{display:flex;gap:12px;align-items:center;margin:8px 0}input[type=search]{width:28em;padding:4px 8px}
 """
