@@ -36,6 +36,7 @@ bench: install
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/million.py
 	$(BIN)/python bench/verify_bench.py
+	$(BIN)/python bench/fleet.py
 
 clean:
 	rm -rf $(VENV) demo bench/work *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -187,3 +187,22 @@ def test_resume_audits_again_a_local_target_that_changed(fleet: dict[str, Path],
     targets = [d["fleet"]["target"] for d in _lines(out.read_text()) if "fleet" in d]
     assert sorted(targets) == sorted([str(model), str(other), str(model)])
     assert _lines(out.read_text())[-1]["summary"]["already_reported"] == 1
+
+
+def test_a_few_hundred_repos_are_audited_many_at_a_time(tmp_path: Path) -> None:
+    """The stand-in Hub with 240 repos and latency on every request: every repo once, all passing, and the server
+    sees many requests at once (one at a time, this list would take 240 x 3 round trips)."""
+    model = build.build_layout(tmp_path / "model", "Qwen__Qwen3-0.6B")
+    with HubStub(latency=0.02, page_size=100) as hub:
+        for i in range(240):
+            hub.add_repo_from_dir(f"acme/m{i:03d}", model)
+        env = {**hub.hf_env(tmp_path / "hf"), "PYTHONPATH": NETGUARD}
+        proc = subprocess.run([sys.executable, "-m", "auditor", "audit", "hf://acme", "-j", "16", "--no-cache"],
+                              env=env, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        docs = _lines(proc.stdout)
+        assert sorted(d["fleet"]["target"] for d in docs[:-1]) == [f"hf://acme/m{i:03d}" for i in range(240)]
+        assert docs[-1]["summary"]["pass"] == 240
+        assert 8 <= hub.peak_in_flight <= 16 * 3  # each of 16 targets in flight has at most its index, config, header
+        commits = {d["source"]["commit"] for d in docs[:-1]}
+        assert len(commits) == 240  # each line names the commit it audited

@@ -349,6 +349,7 @@ class HubStub:
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._in_flight = 0
+        self.peak_in_flight = 0  # the most requests answered at once (a client's concurrency, as the server sees it)
         self._log: list[RequestLog] = []
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -510,6 +511,7 @@ class HubStub:
         with self._lock:
             self._log.append(entry)
             self._in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
         try:
             self._route(h, entry, head)
         except (ConnectionError, TimeoutError):
