@@ -21,7 +21,7 @@ from tests.support.paths import ROOT
 
 SCHEMA = json.loads((ROOT / "auditor" / "schema" / "report.schema.json").read_text())
 TENSORS = [("model.embed_tokens.weight", "BF16", [64, 16]), ("model.norm.weight", "BF16", [16])]
-COMMANDS = ("audit", "lock", "diff", "precommit", "formula", "codes", "explain")
+COMMANDS = ("audit", "lock", "diff", "report", "precommit", "formula", "codes", "explain")
 
 
 @pytest.fixture

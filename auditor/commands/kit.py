@@ -73,6 +73,13 @@ FormatOpt = Annotated[Format, typer.Option(
     "--format", "-f", envvar="ST_AUDIT_FORMAT", metavar=choices(Format),
     help="Report format (summary: the one verdict line). Default: ST_AUDIT_FORMAT, else table.")]
 
+# audit's formats: the report formats, and jsonl (a fleet run: one line per target as each finishes, docs/fleet.md)
+AuditFormat = Enum("AuditFormat", {name: name for name in (*FORMATS, "jsonl")}, type=str)  # type: ignore[misc]
+AuditFormatOpt = Annotated[Optional[AuditFormat], typer.Option(
+    "--format", "-f", envvar="ST_AUDIT_FORMAT", metavar=choices(AuditFormat), show_default=False,
+    help="Report format (summary: the one verdict line; jsonl: one JSON line per target, streamed). Default: "
+         "ST_AUDIT_FORMAT, else table (jsonl for a fleet run: --from, hf://ORG, --resume, --shard ...).")]
+
 
 class TextFormat(str, Enum):
     """Formats of the commands whose output is not an audit report (formula, diff, codes)."""

@@ -31,6 +31,9 @@ are unquoted afterwards, so ``refs%2Fpr%2F1`` is the revision ``refs/pr/1``):
   unsatisfiable range gives ``416`` with ``Content-Range: bytes */total``.
   Malformed or multi-part ranges are ignored (``200``, whole file), as RFC 9110
   allows.
+* ``GET /api/models?author=ORG[&search=&filter=TAG&limit=N]``: the repos of an
+  author (``list_models``), ``page_size`` per page with a ``Link`` header to the
+  next page, as the Hub paginates; ``filter`` matches ``Repo.tags``.
 * ``GET /api/models/{repo}/tree/{rev}[/{path}]`` (``?recursive=true``): the
   files as ``list_repo_tree`` reads them (``type``, ``path``, ``size``, ``oid``
   = git blob id, and ``lfs: {oid = sha256, size, pointerSize}``), one page;
@@ -99,6 +102,7 @@ CHUNK = 256 * 1024
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 _REPO = r"(?P<repo>[^/]+(?:/[^/]+)?)"  # "org/name" or legacy "name"
 _ROUTE_INFO = re.compile(rf"^/api/models/{_REPO}(?:/revision/(?P<rev>[^/]+))?$")
+_ROUTE_LIST = re.compile(r"^/api/models/?$")
 _ROUTE_TREE = re.compile(rf"^/api/models/{_REPO}/tree/(?P<rev>[^/]+)(?:/(?P<path>.+))?$")
 _ROUTE_RESOLVE = re.compile(rf"^/{_REPO}/resolve/(?P<rev>[^/]+)/(?P<path>.+)$")
 _ROUTE_CDN = re.compile(r"^/cdn/(?P<key>[0-9a-f]{64})/(?P<path>.+)$")
@@ -198,6 +202,7 @@ class Repo:
     private: bool = False
     revisions: dict[str, str] = field(default_factory=dict)
     extra_info: dict = field(default_factory=dict)
+    tags: tuple[str, ...] = ()  # what the listing (GET /api/models?filter=) matches
 
     def finalize(self, repo_id: str) -> Repo:
         """Fill in the default commit and ``main`` revision; validate commits."""
@@ -395,6 +400,7 @@ class HubStub:
         retry_after: str | None = None,
         valid_tokens: set[str] | None = None,
         real_hash_limit: int = REAL_HASH_LIMIT,
+        page_size: int = 1000,
     ) -> None:
         self.repos: dict[str, Repo] = {}
         for repo_id, repo in (repos or {}).items():
@@ -406,6 +412,7 @@ class HubStub:
         self.retry_after = retry_after
         self.valid_tokens: set[str] = {DEFAULT_TOKEN} if valid_tokens is None else set(valid_tokens)
         self.real_hash_limit = real_hash_limit
+        self.page_size = page_size  # repos per page of GET /api/models
         self.faults: list[Fault] = []
         self.cdn = False
         self._cdn_files: dict[str, RepoFile] = {}
@@ -639,6 +646,8 @@ class HubStub:
             extra = {"Retry-After": self.retry_after} if self.retry_after is not None else {}
             return self._error(h, entry, head, self.fail_status, None, "hubstub: injected failure", extra)
 
+        if _ROUTE_LIST.match(raw_path):
+            return self._list_models(h, entry, head, parse_qs(query))
         if m := _ROUTE_INFO.match(raw_path):
             repo_id, rev = unquote(m["repo"]), unquote(m["rev"]) if m["rev"] else "main"
             blobs = any(v.lower() == "true" for v in parse_qs(query).get("blobs", []))
@@ -710,6 +719,30 @@ class HubStub:
             return self._send(h, entry, head, 200, {"Content-Type": "application/json"}, body)
         self._deliver(h, entry, head, 200, {"Content-Type": "application/json"}, RepoFile(data=body), 0, len(body),
                       fault)
+
+    def _list_models(self, h: _Handler, entry: RequestLog, head: bool, query: dict[str, list[str]]) -> None:
+        """``GET /api/models?author=&search=&filter=&limit=``: public repos (private ones with a valid token), in
+        the order they were added, ``page_size`` per page with a ``Link: <...>; rel="next"`` header, as the Hub
+        paginates (``cursor`` is the offset here)."""
+        author = (query.get("author") or [None])[0]
+        search = (query.get("search") or [""])[0].lower()
+        wanted = set(query.get("filter") or [])
+        limit = int((query.get("limit") or ["0"])[0] or 0) or None
+        offset = int((query.get("cursor") or ["0"])[0] or 0)
+        allowed = self._token(h) in self.valid_tokens
+        ids = [rid for rid, repo in self.repos.items()
+               if (author is None or rid.split("/")[0] == author) and search in rid.lower()
+               and wanted <= set(repo.tags) and (not repo.private or allowed)]
+        size = min(self.page_size, limit) if limit else self.page_size
+        page = ids[offset:offset + size]
+        body = json.dumps([{"id": rid, "modelId": rid, "private": self.repos[rid].private,
+                            "sha": self.repos[rid].commit, "tags": list(self.repos[rid].tags)} for rid in page]).encode()
+        headers = {"Content-Type": "application/json"}
+        if offset + size < len(ids) and not (limit and offset + size >= limit):
+            params = [(k, v) for k, vs in query.items() if k != "cursor" for v in vs] + [("cursor", str(offset + size))]
+            from urllib.parse import urlencode
+            headers["Link"] = f'<{self.url}/api/models?{urlencode(params)}>; rel="next"'
+        self._send(h, entry, head, 200, headers, body)
 
     def _tree(self, h: _Handler, entry: RequestLog, head: bool, repo_id: str, rev: str, prefix: str) -> None:
         repo = self._lookup(h, entry, head, repo_id)
