@@ -207,3 +207,32 @@ def test_a_few_hundred_repos_are_audited_many_at_a_time(tmp_path: Path) -> None:
         assert 8 <= hub.peak_in_flight <= 16 * 3  # each of 16 targets in flight has at most its index, config, header
         commits = {d["source"]["commit"] for d in docs[:-1]}
         assert len(commits) == 240  # each line names the commit it audited
+
+
+def test_a_fleet_under_an_object_store_prefix_resumes_by_etag(tmp_path: Path) -> None:
+    """Every model folder under an S3 prefix (moto's server through the real s3fs client), then ``--resume``: the
+    same objects are not audited again, a rewritten one is."""
+    from tests.support.s3 import S3Stub
+    tiny = build.build_layout(tmp_path / "tiny", "tiny-qwen3_moe", shards=2)
+    with S3Stub() as s3:
+        s3.bucket("ckpts")
+        for step in ("step-100", "step-200", "step-300"):
+            s3.put_folder("ckpts", f"run-7/{step}/", tiny)
+        env = {**s3.env(), "PYTHONPATH": NETGUARD}
+        out = tmp_path / "fleet.jsonl"
+        args = [sys.executable, "-m", "auditor", "audit", "s3://ckpts/run-7", "--recursive", "-o", str(out), "-f",
+                "jsonl"]
+        first = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
+        assert first.returncode == 0, first.stderr
+        docs = _lines(out.read_text())
+        assert sorted(d["fleet"]["target"] for d in docs[:-1]) == [f"s3://ckpts/run-7/step-{n}00" for n in (1, 2, 3)]
+        assert all(d["fleet"]["fingerprint"].startswith("files:") for d in docs[:-1])
+        config = json.loads((tiny / "config.json").read_text())
+        s3.put("ckpts", "run-7/step-200/config.json", json.dumps({**config, "_name_or_path": "changed"}).encode())
+        s3.reset_log()
+        again = subprocess.run([*args, "--resume"], env=env, capture_output=True, text=True, timeout=300)
+        assert again.returncode == 0, again.stderr
+        summary = _lines(out.read_text())[-1]["summary"]
+        assert summary["already_reported"] == 2 and summary["audited"] == 1
+        reread = {r.path.split("/")[3] for r in s3.requests if r.method == "GET" and r.range}
+        assert reread == {"step-200"}  # headers read again only where an object changed
