@@ -46,12 +46,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from huggingface_hub import constants, hf_hub_download, hf_hub_url
+from huggingface_hub import HfApi, constants, hf_hub_download, hf_hub_url
 from huggingface_hub.errors import HFValidationError
 from huggingface_hub.hf_api import ModelInfo
 from huggingface_hub.utils import build_hf_headers, validate_repo_id
 
-from ...core.errors import AuditError
+from ...core.errors import AuditError, HubError
 from ...core.findings import plural
 from ...core.jsonio import json_object, loads
 from ...core.version import __version__
@@ -517,3 +517,19 @@ def fetch_json(repo_id: str, filename: str = "config.json", *, token: str | None
     if status != 200:
         raise OSError(f"the Hub answered HTTP {status} for {repo_id}/{filename}")
     return json_object(body, filename)
+
+
+# -- an author's repos (a fleet's hf://ORG) ---------------------------------------------------------------
+
+def list_author_models(author: str, filters: tuple[str, ...] = (), limit: int | None = None,
+                       token: str | None = None) -> list[str]:
+    """The ids of ``author``'s model repos, as ``HfApi.list_models`` pages through them (``HF_ENDPOINT``, the token);
+    one sentence (HubError) when the Hub will not say."""
+    api = HfApi(token=token, library_name="st-audit", library_version=__version__)
+    try:
+        return [m.id for m in api.list_models(author=author, filter=list(filters) or None, limit=limit)]
+    except Exception as e:  # noqa: BLE001 - any client or transport error is one sentence
+        status = getattr(getattr(e, "response", None), "status_code", None)
+        text = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise HubError(f"could not list the models of {author} on the Hub: "
+                       f"{f'HTTP {status}: {text}' if status else text}") from None
