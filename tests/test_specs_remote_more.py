@@ -1,5 +1,6 @@
 """More remote-code families (``trust_remote_code``) against real releases: StableLM-Epoch (stable-code-3b), Molmo
-(a bitsandbytes NF4 release), Baichuan2, InternLM (v1) and Phi-3-vision.
+(a bitsandbytes NF4 release), Baichuan2, InternLM (v1), Phi-3-vision and DeepSeek-MoE v1 (no public index found:
+its tensors are its modeling code's state_dict on the meta device, with the release's published config).
 
 Each ``fixtures/releases/<slug>.json.gz`` holds a real release's config and the names, sharding and total_size of
 its real index, with shapes derived by hand from the release's own modeling code (tools/derive_release.py; the
@@ -87,10 +88,26 @@ def _phi3_v(c: dict[str, Any]) -> int:
     return text + clip + 2 * g + (d * g + d) + (d * d + d)
 
 
+def _deepseek(c: dict[str, Any]) -> int:
+    """deepseek-ai/deepseek-moe-16b-base modeling_deepseek.py: Llama attention (q/k/v/o, kv heads by
+    num_key_value_heads, no bias), two RMS weights per layer; the first first_k_dense_replace layers a dense
+    SwiGLU MLP of intermediate_size, every other (moe_layer_freq 1) a gate [E, d], E experts of
+    moe_intermediate_size and shared experts n_shared_experts times as wide; untied embedding and head."""
+    d, v, n, k = c["hidden_size"], c["vocab_size"], c["num_hidden_layers"], c["first_k_dense_replace"]
+    kv = c["num_key_value_heads"] * d // c["num_attention_heads"]
+    e, experts, shared = c["moe_intermediate_size"], c["n_routed_experts"], c["n_shared_experts"]
+    layer = 2 * d * d + 2 * d * kv + 2 * d
+    dense = layer + 3 * d * c["intermediate_size"]
+    moe = layer + experts * 3 * d * e + 3 * d * e * shared + experts * d
+    assert c["moe_layer_freq"] == 1
+    return 2 * v * d + k * dense + (n - k) * moe + d
+
+
 BY_HAND: dict[str, Callable[[dict[str, Any]], int]] = {"stablelm_epoch": _stablelm_epoch, "molmo": _molmo,
-                                                        "baichuan": _baichuan, "internlm": _internlm, "phi3_v": _phi3_v}
+                                                        "baichuan": _baichuan, "internlm": _internlm, "phi3_v": _phi3_v,
+                                                        "deepseek": _deepseek}
 SPEC_FILE = {"stablelm_epoch": "stablelm.toml", "molmo": "molmo.toml", "baichuan": "baichuan.toml",
-             "internlm": "internlm.toml", "phi3_v": "phi3_v.toml"}
+             "internlm": "internlm.toml", "phi3_v": "phi3_v.toml", "deepseek": "deepseek.toml"}
 RELEASES = [r for r in releases.slugs() if releases.load(r)["family"] in BY_HAND]
 # the real-world corpus' remote-code cases: the fixtures are their facts
 CORPUS_CASES = {"stable-code-3b": "Zumwaltboi68__stable-code-3b", "molmo-7b-d-nf4": "reubzdubz__Molmo7B_D_NF4Quant"}
@@ -167,6 +184,8 @@ BROKEN = {
                        ("model.transformer.blocks.5.att_proj.bias", [3584])),
     "baichuan2-13b-chat": ("model.layers.39.", ("model.layers.0.self_attn.W_pack.weight", [5120 * 3, 4096])),
     "internlm-20b": ("model.layers.30.", ("model.layers.12.self_attn.o_proj.weight", [5120, 4096])),
+    "deepseek-moe-16b": ("model.layers.20.mlp.experts.", ("model.layers.1.mlp.shared_experts.up_proj.weight",
+                                                         [1408, 2048])),
     "phi-3-vision-128k": ("model.vision_embed_tokens.img_processor.vision_model.encoder.layers.23.",
                           ("model.vision_embed_tokens.img_projection.0.weight", [3072, 1024])),
 }
@@ -216,6 +235,20 @@ def test_molmoe_under_the_same_type_keeps_the_structural_check() -> None:
     config["auto_map"] = {"AutoConfig": "config_molmoe.MolmoConfig",
                           "AutoModelForCausalLM": "modeling_molmoe.MOLMoEForCausalLM"}
     assert select(config)[0] is None
+
+
+def test_deepseek_without_experts_is_dense() -> None:
+    """DeepseekDecoderLayer builds DeepseekMoE only where n_routed_experts is set: without it every layer is a dense
+    SwiGLU MLP (and without n_shared_experts a MoE layer has no shared experts)."""
+    c = dict(releases.load("deepseek-moe-16b")["config"])
+    d, v, n, ff = c["hidden_size"], c["vocab_size"], c["num_hidden_layers"], c["intermediate_size"]
+    dense = {k: x for k, x in c.items() if k != "n_routed_experts"}
+    layout = expected_layout(dense)
+    assert layout is not None and layout.parameters == 2 * v * d + n * (4 * d * d + 3 * d * ff + 2 * d) + d
+    unshared = {k: x for k, x in c.items() if k != "n_shared_experts"}
+    layout = expected_layout(unshared)
+    assert layout is not None and not any(".shared_experts." in name for name in layout.tensors)
+    assert layout.parameters == BY_HAND["deepseek"](c) - (n - 1) * 3 * d * c["moe_intermediate_size"] * 2
 
 
 def test_phi3_v_without_an_image_embedding_is_its_decoder() -> None:

@@ -470,7 +470,8 @@ def _phi3_v(c: dict[str, Any]) -> list[Rule]:
 SHAPES: dict[str, Callable[[dict[str, Any]], list[Rule]]] = {"internvl_chat": lambda c: [], "xgenmm": _xgenmm, "logics": _logics,
     "deepseek_ocr": _deepseek_ocr,
     "minicpmv": _minicpmv, "deepseek_ocr2": _deepseek_ocr2, "locateanything": _locateanything,
-    "stablelm_epoch": _stablelm_epoch, "molmo": _molmo, "baichuan": _baichuan, "internlm": _internlm, "phi3_v": _phi3_v}
+    "stablelm_epoch": _stablelm_epoch, "molmo": _molmo, "baichuan": _baichuan, "internlm": _internlm, "phi3_v": _phi3_v,
+    "deepseek": lambda c: []}   # DeepSeek-MoE: no public index, its modeling code on the meta device (--meta)
 
 
 def shapes(family: str, config: dict[str, Any], names: Sequence[str]) -> list[Any]:
@@ -510,7 +511,7 @@ def main() -> None:
     ap.add_argument("--unexplained-bytes", type=int, default=0,
                     help="bytes of the index's total_size the derived shapes do not hold (an index without per-tensor "
                          "dtypes: some tensors stored wider than the dtype); recorded, never silently accepted")
-    ap.add_argument("--note", default="", help="why, for --unexplained-bytes")
+    ap.add_argument("--note", default="", help="why, for --unexplained-bytes; with --meta, where the config came from")
     args = ap.parse_args()
     if (args.index is None) == (args.meta is None):
         raise SystemExit("give --index (the release's) or --meta (no public index: the code's state_dict)")
@@ -555,7 +556,8 @@ def main() -> None:
            **({"index_total_size": index["metadata"]["total_size"], "note": args.note}
               if args.unexplained_bytes else {}),
            **({"note": "no public index of this release was found: the tensors are its modeling code's state_dict "
-                       "on the meta device (tools/dump_meta_state.py), written as one file"}
+                       "on the meta device (tools/dump_meta_state.py), written as one file"
+                       + (f"; {args.note}" if args.note else "")}
               if args.meta is not None else {}),
            "config": config,
            "tensors": [[n, index["weight_map"][n], s, *([dtypes[n]] if n in dtypes else [])]
