@@ -165,7 +165,7 @@ def releases_table() -> str:
     return "\n".join([f"## Remote-code families checked against real releases ({len(rows)} releases)", "",
                       "Models whose code ships with the checkpoint (`trust_remote_code`): truth is the release's real "
                       "index (names, sharding, total_size) and its own modeling code (shapes derived by hand, "
-                      "tests/test_specs_remote_vlm.py counts each by hand too).", "",
+                      "tests/test_specs_remote_vlm.py and tests/test_specs_remote_more.py count each by hand too).", "",
                       "| model_type | class | spec | release | tensors | parameters | status |",
                       "|---|---|---|---|---|---|---|", *rows, ""])
 

@@ -5,7 +5,10 @@ DEV-ONLY TOOL (no torch needed). A remote-code model (``trust_remote_code``: Int
 is written here BY HAND from the release's own modeling code (``SHAPES``: one table per family, each rule citing
 the module that makes the tensor), evaluated with the release's config, and checked against the index: every
 name must get exactly one shape and the bytes of all shapes must equal the index's ``metadata.total_size`` to the
-byte. The fixture written (``fixtures/releases/<slug>.json.gz``) holds only derived facts: the config, the tensor
+byte (a rule may also give a tensor's own dtype and what it counts: a bitsandbytes NF4 weight packs two values a
+byte, its absmax, quant_map and packed state count none; where the index says ``total_parameters``, as transformers
+>= 4.53 writes it, the count must equal it too). The fixture written (``fixtures/releases/<slug>.json.gz``) holds
+only derived facts: the config, the tensor
 names in index order with their shard (the index's weight_map), shape and, where it is not the release's, dtype;
 total_size; ``parameters`` (what the code's num_parameters() counts: the shapes less a stored tied copy or buffer
 named with --not-parameters) and where they came from (mirror repository, commit, paths, modeling files). Never
@@ -312,13 +315,169 @@ def _logics(c: dict[str, Any]) -> list[Rule]:
     ]
 
 
+def _stablelm_epoch(c: dict[str, Any]) -> list[Rule]:
+    """stabilityai/stable-code-3b modeling_stablelm_epoch.py (DecoderLayer: self_attn q/k/v_proj Linear(hidden,
+    heads * head_dim / kv_heads * head_dim, bias=use_qkv_bias), o_proj bias-free; MLP gate/up/down bias-free;
+    input_layernorm / post_attention_layernorm nn.LayerNorm (weight and bias); StableLMEpochModel embed_tokens,
+    norm LayerNorm; lm_head bias-free, untied; rotary inv_freq a non-persistent buffer)."""
+    d, ff, v = c["hidden_size"], c["intermediate_size"], c["vocab_size"]
+    hd = d // c["num_attention_heads"]
+    kv = c["num_key_value_heads"] * hd
+    lay = r"model\.layers\.\d+\."
+    return [
+        (r"(lm_head|model\.embed_tokens)\.weight", lambda c, m: [v, d]),
+        (r"model\.norm\.(weight|bias)|" + lay + r"(input_layernorm|post_attention_layernorm)\.(weight|bias)",
+         lambda c, m: [d]),
+        (lay + r"self_attn\.(q|o)_proj\.weight", lambda c, m: [d, d]),
+        (lay + r"self_attn\.(k|v)_proj\.weight", lambda c, m: [kv, d]),
+        (lay + r"mlp\.(gate|up)_proj\.weight", lambda c, m: [ff, d]),
+        (lay + r"mlp\.down_proj\.weight", lambda c, m: [d, ff]),
+    ]
+
+
+def _bnb4(rows: int, cols: int, dtype: str) -> Callable[[str], Any]:
+    """The four tensors bitsandbytes 4-bit (nf4, block 64, no double quantization, uint8 storage) writes for one
+    Linear weight [rows, cols] (bitsandbytes nn/modules.py Params4bit, functional.py QuantState.as_dict(packed=True)):
+    the weight packed two codes a byte as [n / 2, 1] U8, absmax [n / 64] F32, quant_map [16] F32, and the non-tensor
+    state as UTF-8 JSON bytes (json.dumps of quant_type, blocksize, dtype, shape). Each is (shape, dtype, the
+    parameters it stands for): the packed weight counts the rows * cols values it encodes."""
+    n = rows * cols
+    state = json.dumps({"quant_type": "nf4", "blocksize": 64, "dtype": dtype, "shape": [rows, cols]})
+    parts = {"": ([n // 2, 1], "U8", n), ".absmax": ([n // 64], "F32", 0), ".quant_map": ([16], "F32", 0),
+             ".quant_state.bitsandbytes__nf4": ([len(state.encode())], "U8", 0)}
+    return lambda suffix: parts[suffix]
+
+
+def _molmo(c: dict[str, Any]) -> list[Rule]:
+    """allenai/Molmo-7B-D-0924 modeling_molmo.py (MolmoForCausalLM's FullMolmoConfig: include_bias False,
+    weight_tying False, additional_vocab_size 128, swiglu, vit_layers [-2, -9], VisionBackboneConfig(1024 wide,
+    16 heads of 64, 23 layers, MLP 4096, patch 14, 577 positions); Molmo: wte.embedding [embedding_size, d],
+    wte.new_embedding [128, d], blocks' att_proj [d + 2 kv head_dim, d] (+ bias with qkv_bias), attn_out [d, d],
+    ff_proj [mlp, d], ff_out [d, mlp / 2], attn_norm / ff_norm RMS weights, ln_f, ff_out [embedding_size, d];
+    vision_backbone: image_vit (class_embedding, positional_embedding, patch_embedding Linear(588, 1024, no bias),
+    pre_ln, resblocks: attention wq/wk/wv/wo biased, feed_forward w1/w2 biased, attention_norm / ffn_norm),
+    image_pooling_2d wq/wk/wv [1024, 2048] / wo [1024, 1024] biased, image_projector w1 / w3 [mlp / 2, 1024], w2
+    [d, mlp / 2], pad_embed [2, 2048]). Quantized with bitsandbytes nf4 where quantization_config says: every
+    nn.Linear outside llm_int8_skip_modules (the blocks' four projections), the rest in the config's dtype."""
+    d, ff, n = c["hidden_size"], c["intermediate_size"], c["embedding_size"] or c["vocab_size"]
+    hd = d // c["num_attention_heads"]
+    kv = c["num_key_value_heads"] * hd
+    w, i = 1024, 4096
+    q = c.get("quantization_config") or {}
+    blk = r"model\.transformer\.blocks\.\d+\."
+    vit = r"model\.vision_backbone\.image_vit\."
+    res = vit + r"transformer\.resblocks\.\d+\."
+    linears = {"att_proj": (d + 2 * kv, d), "attn_out": (d, d), "ff_proj": (ff, d), "ff_out": (d, ff // 2)}
+    rules: list[Rule] = []
+    for proj, (rows, cols) in linears.items():
+        if q.get("load_in_4bit"):
+            assert q["bnb_4bit_quant_type"] == "nf4" and not q["bnb_4bit_use_double_quant"]
+            assert q["bnb_4bit_quant_storage"] == "uint8"
+            part = _bnb4(rows, cols, c["torch_dtype"])
+            rules.append((blk + proj + r"\.weight(?P<suffix>|\.absmax|\.quant_map|\.quant_state\.bitsandbytes__nf4)",
+                          lambda c, m, part=part: part(m.group("suffix"))))
+        else:
+            rules.append((blk + proj + r"\.weight", lambda c, m, s=[rows, cols]: s))
+    return rules + [
+        (blk + r"att_proj\.bias", lambda c, m: [d + 2 * kv]),
+        (blk + r"(attn|ff)_norm\.weight|model\.transformer\.ln_f\.weight", lambda c, m: [d]),
+        (r"model\.transformer\.(wte\.embedding|ff_out\.weight)", lambda c, m: [n, d]),
+        (r"model\.transformer\.wte\.new_embedding", lambda c, m: [128, d]),
+        (vit + r"(class_embedding|pre_ln\.(weight|bias))|" + res + r"(attention\.w[qkvo]\.bias|"
+         r"(attention|ffn)_norm\.(weight|bias)|feed_forward\.w2\.bias)"
+         r"|model\.vision_backbone\.image_pooling_2d\.w[qkvo]\.bias", lambda c, m: [w]),
+        (vit + r"positional_embedding", lambda c, m: [577, w]),
+        (vit + r"patch_embedding\.weight", lambda c, m: [w, 14 * 14 * 3]),
+        (res + r"attention\.w[qkvo]\.weight|model\.vision_backbone\.image_pooling_2d\.wo\.weight",
+         lambda c, m: [w, w]),
+        (res + r"feed_forward\.w1\.weight", lambda c, m: [i, w]),
+        (res + r"feed_forward\.w1\.bias", lambda c, m: [i]),
+        (res + r"feed_forward\.w2\.weight", lambda c, m: [w, i]),
+        (r"model\.vision_backbone\.image_pooling_2d\.w[qkv]\.weight", lambda c, m: [w, 2 * w]),
+        (r"model\.vision_backbone\.image_projector\.w[13]\.weight", lambda c, m: [ff // 2, w]),
+        (r"model\.vision_backbone\.image_projector\.w2\.weight", lambda c, m: [d, ff // 2]),
+        (r"model\.vision_backbone\.pad_embed", lambda c, m: [2, 2 * w]),
+    ]
+
+
+def _baichuan(c: dict[str, Any]) -> list[Rule]:
+    """baichuan-inc/Baichuan2-13B-Chat modeling_baichuan.py (BaichuanAttention: W_pack Linear(hidden, 3 hidden,
+    bias=False), o_proj; MLP gate/up/down bias-free; RMSNorm weights; embed_tokens; lm_head NormHead [vocab, hidden])."""
+    d, ff, v = c["hidden_size"], c["intermediate_size"], c["vocab_size"]
+    lay = r"model\.layers\.\d+\."
+    return [
+        (r"(lm_head|model\.embed_tokens)\.weight", lambda c, m: [v, d]),
+        (r"model\.norm\.weight|" + lay + r"(input_layernorm|post_attention_layernorm)\.weight", lambda c, m: [d]),
+        (lay + r"self_attn\.W_pack\.weight", lambda c, m: [3 * d, d]),
+        (lay + r"self_attn\.o_proj\.weight", lambda c, m: [d, d]),
+        (lay + r"mlp\.(gate|up)_proj\.weight", lambda c, m: [ff, d]),
+        (lay + r"mlp\.down_proj\.weight", lambda c, m: [d, ff]),
+    ]
+
+
+def _internlm(c: dict[str, Any]) -> list[Rule]:
+    """internlm/internlm-20b modeling_internlm.py (InternLMAttention: q/k/v/o_proj Linear(hidden, heads * head_dim,
+    bias=config.bias), every head full width; MLP gate/up/down bias-free; RMSNorm weights; untied lm_head)."""
+    d, ff, v = c["hidden_size"], c["intermediate_size"], c["vocab_size"]
+    lay = r"model\.layers\.\d+\."
+    return [
+        (r"(lm_head|model\.embed_tokens)\.weight", lambda c, m: [v, d]),
+        (r"model\.norm\.weight|" + lay + r"(input_layernorm|post_attention_layernorm)\.weight|"
+         + lay + r"self_attn\.(q|k|v|o)_proj\.bias", lambda c, m: [d]),
+        (lay + r"self_attn\.(q|k|v|o)_proj\.weight", lambda c, m: [d, d]),
+        (lay + r"mlp\.(gate|up)_proj\.weight", lambda c, m: [ff, d]),
+        (lay + r"mlp\.down_proj\.weight", lambda c, m: [d, ff]),
+    ]
+
+
+def _phi3_v(c: dict[str, Any]) -> list[Rule]:
+    """microsoft/Phi-3-vision-128k-instruct modeling_phi3_v.py (Phi3 decoder: qkv_proj [(heads + 2 kv) head_dim,
+    hidden], o_proj, gate_up_proj [2 MLP, hidden], down_proj, RMSNorm weights; untied lm_head),
+    image_embedding_phi3_v.py (img_processor = CLIPVisionModel(CLIP ViT-L/14-336: 1024 wide, 24 layers, MLP 4096,
+    577 positions, bias-free patch conv, class embedding, pre_layrnorm, post_layernorm); glb_GN [1, 1, 4096],
+    sub_GN [1, 1, 1, 4096]; img_projection mlp with the HD transform: Linear(4096, hidden), GELU, Linear(hidden,
+    hidden)). The tied wte inside the image embedding is the decoder's embedding, saved once."""
+    d, ff, v = c["hidden_size"], c["intermediate_size"], c["vocab_size"]
+    hd = d // c["num_attention_heads"]
+    kv = c["num_key_value_heads"] * hd
+    w, i, g = 1024, 4096, 4 * c["img_processor"]["image_dim_out"]
+    lay = r"model\.layers\.\d+\."
+    clip = r"model\.vision_embed_tokens\.img_processor\.vision_model\."
+    enc = clip + r"encoder\.layers\.\d+\."
+    return [
+        (r"(lm_head|model\.embed_tokens)\.weight", lambda c, m: [v, d]),
+        (r"model\.norm\.weight|" + lay + r"(input_layernorm|post_attention_layernorm)\.weight"
+         r"|model\.vision_embed_tokens\.img_projection\.[02]\.bias", lambda c, m: [d]),
+        (lay + r"self_attn\.qkv_proj\.weight", lambda c, m: [d + 2 * kv, d]),
+        (lay + r"self_attn\.o_proj\.weight", lambda c, m: [d, d]),
+        (lay + r"mlp\.gate_up_proj\.weight", lambda c, m: [2 * ff, d]),
+        (lay + r"mlp\.down_proj\.weight", lambda c, m: [d, ff]),
+        (r"model\.vision_embed_tokens\.glb_GN", lambda c, m: [1, 1, g]),
+        (r"model\.vision_embed_tokens\.sub_GN", lambda c, m: [1, 1, 1, g]),
+        (r"model\.vision_embed_tokens\.img_projection\.0\.weight", lambda c, m: [d, g]),
+        (r"model\.vision_embed_tokens\.img_projection\.2\.weight", lambda c, m: [d, d]),
+        (clip + r"embeddings\.class_embedding|" + clip + r"(pre_layrnorm|post_layernorm)\.(weight|bias)|" + enc
+         + r"(layer_norm[12]\.(weight|bias)|self_attn\.(q|k|v|out)_proj\.bias|mlp\.fc2\.bias)", lambda c, m: [w]),
+        (clip + r"embeddings\.patch_embedding\.weight", lambda c, m: [w, 3, 14, 14]),
+        (clip + r"embeddings\.position_embedding\.weight", lambda c, m: [577, w]),
+        (enc + r"self_attn\.(q|k|v|out)_proj\.weight", lambda c, m: [w, w]),
+        (enc + r"mlp\.fc1\.weight", lambda c, m: [i, w]),
+        (enc + r"mlp\.fc1\.bias", lambda c, m: [i]),
+        (enc + r"mlp\.fc2\.weight", lambda c, m: [w, i]),
+    ]
+
+
 SHAPES: dict[str, Callable[[dict[str, Any]], list[Rule]]] = {"internvl_chat": lambda c: [], "xgenmm": _xgenmm, "logics": _logics,
     "deepseek_ocr": _deepseek_ocr,
-    "minicpmv": _minicpmv, "deepseek_ocr2": _deepseek_ocr2, "locateanything": _locateanything}
+    "minicpmv": _minicpmv, "deepseek_ocr2": _deepseek_ocr2, "locateanything": _locateanything,
+    "stablelm_epoch": _stablelm_epoch, "molmo": _molmo, "baichuan": _baichuan, "internlm": _internlm, "phi3_v": _phi3_v,
+    "deepseek": lambda c: []}   # DeepSeek-MoE: no public index, its modeling code on the meta device (--meta)
 
 
-def shapes(family: str, config: dict[str, Any], names: Sequence[str]) -> list[Shape]:
-    """Each name's shape by the family's rules: exactly one rule must match it."""
+def shapes(family: str, config: dict[str, Any], names: Sequence[str]) -> list[Any]:
+    """Each name's shape by the family's rules: exactly one rule must match it. A rule gives a shape, or (shape,
+    dtype, parameters) for a tensor stored otherwise than the release's dtype and counting otherwise than its
+    elements (a quantized weight packs the values it stands for; its scales and state count none)."""
     rules = [(re.compile(p), f) for p, f in SHAPES[family](config)]
     out = []
     for name in names:
@@ -352,7 +511,7 @@ def main() -> None:
     ap.add_argument("--unexplained-bytes", type=int, default=0,
                     help="bytes of the index's total_size the derived shapes do not hold (an index without per-tensor "
                          "dtypes: some tensors stored wider than the dtype); recorded, never silently accepted")
-    ap.add_argument("--note", default="", help="why, for --unexplained-bytes")
+    ap.add_argument("--note", default="", help="why, for --unexplained-bytes; with --meta, where the config came from")
     args = ap.parse_args()
     if (args.index is None) == (args.meta is None):
         raise SystemExit("give --index (the release's) or --meta (no public index: the code's state_dict)")
@@ -370,6 +529,10 @@ def main() -> None:
     names = list(index["weight_map"])
     found = [found_meta[n] for n in names] if args.meta is not None else shapes(args.family, config, names)
     dtypes = dict(item.split("=", 1) for item in args.dtype_of)
+    counted = {}   # what a quantized tensor counts (tools' rules give (shape, dtype, parameters) for those)
+    for i, (n, got) in enumerate(zip(names, found)):
+        if isinstance(got, tuple):
+            found[i], dtypes[n], counted[n] = got
     unknown = (set(dtypes) | set(args.not_parameters)) - set(names)
     if unknown:
         raise SystemExit(f"--dtype-of / --not-parameters name tensors the index does not: {sorted(unknown)}")
@@ -378,17 +541,23 @@ def main() -> None:
         raise SystemExit(f"the derived shapes hold {total:,} bytes, the index says {index['metadata']['total_size']:,}")
     if args.unexplained_bytes and not args.note:
         raise SystemExit("--unexplained-bytes needs a --note saying why")
-    parameters = sum(math.prod(s) for n, s in zip(names, found) if n not in set(args.not_parameters))
+    parameters = sum(counted.get(n, math.prod(s)) for n, s in zip(names, found) if n not in set(args.not_parameters))
+    # transformers >= 4.53 writes num_parameters() into the index (a quantized weight counts the values it packs)
+    index_parameters = index["metadata"].get("total_parameters")
+    if index_parameters is not None and index_parameters != parameters:
+        raise SystemExit(f"the index's total_parameters is {index_parameters:,}, the derived shapes count {parameters:,}")
     if args.meta is not None and parameters != dump["parameters"]:
         raise SystemExit(f"the dump's num_parameters() is {dump['parameters']:,}, its tensors hold {parameters:,}")
     # total_size: the bytes of the shapes (what a header-only rebuild writes); the index's own where it differs
     doc = {"family": args.family, "hub": args.hub,
            "provenance": {"repo": args.repo, "commit": args.commit, "paths": args.paths, "modeling": args.modeling},
            "dtype": args.dtype, "total_size": total, "parameters": parameters,
+           **({"index_total_parameters": index_parameters} if index_parameters is not None else {}),
            **({"index_total_size": index["metadata"]["total_size"], "note": args.note}
               if args.unexplained_bytes else {}),
            **({"note": "no public index of this release was found: the tensors are its modeling code's state_dict "
-                       "on the meta device (tools/dump_meta_state.py), written as one file"}
+                       "on the meta device (tools/dump_meta_state.py), written as one file"
+                       + (f"; {args.note}" if args.note else "")}
               if args.meta is not None else {}),
            "config": config,
            "tensors": [[n, index["weight_map"][n], s, *([dtypes[n]] if n in dtypes else [])]

@@ -9,7 +9,10 @@ written as JSON (beside the repository, not committed): ``{"class", "parameters"
 was found (InternVL), tools/derive_release.py ``--meta`` makes the release fixture from it: the code's own names,
 shapes and count, one file.
 
-    /work/devenv/bin/python tools/dump_meta_state.py FOLDER OUT.json
+    /work/devenv/bin/python tools/dump_meta_state.py FOLDER OUT.json [--causal-lm]
+
+``--causal-lm`` builds auto_map's AutoModelForCausalLM even where it also names an AutoModel (DeepSeek-MoE's
+DeepseekModel is the base model without its head; the release is DeepseekForCausalLM).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ def main() -> None:
     folder, out = Path(sys.argv[1]), Path(sys.argv[2])
     config = AutoConfig.from_pretrained(folder, trust_remote_code=True)
     auto_map = getattr(config, "auto_map", {}) or {}
-    loader = AutoModel if "AutoModel" in auto_map else AutoModelForCausalLM
+    causal = "--causal-lm" in sys.argv[3:]
+    loader = AutoModel if "AutoModel" in auto_map and not causal else AutoModelForCausalLM
     # parameters and buffers on the meta device, every other tensor where it would be (remote code often calls
     # .item() on a CPU linspace while building: accelerate's init_empty_weights, written out)
     register_parameter, register_buffer = torch.nn.Module.register_parameter, torch.nn.Module.register_buffer

@@ -5,7 +5,8 @@ Each fixture holds what a real release's config.json and index say and what its 
 ``tensors`` (``[name, shard, shape]`` in index order, a fourth item where a tensor's dtype is not the release's
 ``dtype``), ``total_size`` (the bytes of those shapes, equal to the index's; where the index says more and nothing
 in the code explains it, the index's own is ``index_total_size`` beside a ``note``), ``parameters`` (what the
-code's ``num_parameters()`` counts: a stored tied copy or buffer is not one) and ``provenance`` (mirror
+code's ``num_parameters()`` counts: a stored tied copy or buffer is not one, a quantized weight the values it packs;
+``index_total_parameters`` where the real index also said it) and ``provenance`` (mirror
 repository, commit, paths, the modeling files). Never st-audit's specs: they are what the fixtures test.
 """
 
@@ -65,5 +66,7 @@ def build_variant(doc: dict[str, Any], dest: Path, *, drop: frozenset[str] | set
     reshape = reshape or {}
     tensors = [(n, dtype, reshape.get(n, s)) for n, dtype, s in layout(doc) if n not in drop]
     weight_map = {n: shard_name(f) for n, f, *_ in doc["tensors"] if n not in drop}
+    # an index written by transformers >= 4.53 also says num_parameters() (kept where the real one did)
+    metadata = {"total_parameters": doc["index_total_parameters"]} if "index_total_parameters" in doc else None
     return build.build_checkpoint(dest, tensors, config=config if config is not None else doc["config"],
-                                  weight_map=weight_map)
+                                  weight_map=weight_map, index_metadata=metadata)
