@@ -89,4 +89,4 @@ def test_junit_survives_control_characters(make_checkpoint: Callable[..., Path])
     code, root = junit(str(ckpt), "--allow-dtype", "BF16")
     assert code == 1
     text = "".join(root.itertext())
-    assert "bad\ufffdname.w" in text
+    assert "bad\\x01name.w" in text and "\x01" not in text  # shown as its escape, as every human format shows it

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Callable, Optional, TextIO
 import typer
 
 from ..core.errors import AuditError, UsageError
+from ..core.untrusted import printable
 from ..formats import FORMATS
 
 EXIT_INTERNAL = 4
@@ -178,7 +179,7 @@ def fold(text: str, width: int) -> str:
 def say_could_not(report: Any) -> None:
     """Each target that could not be audited, on stderr after the others' reports (as a shell loop would)."""
     for name, why in report.could_not:
-        stderr(f"st-audit: error: {why if why.startswith(name) else f'{name}: {why}'}")
+        stderr(printable(f"st-audit: error: {why if why.startswith(name) else f'{name}: {why}'}"))
 
 
 def emit(text: str, output: Path | None, color: bool = False, fold_to_terminal: bool = False) -> None:
@@ -240,15 +241,15 @@ def run(debug: bool, body: Callable[[], int]) -> None:
     except AuditError as e:
         if debug:
             traceback.print_exc()
-        stderr(f"st-audit: error: {e}")
+        stderr(printable(f"st-audit: error: {e}"))  # an error may name a file or a folder of the checkpoint
         raise typer.Exit(e.exit_code) from None
     except (KeyboardInterrupt, BrokenPipeError):
         raise typer.Exit(130) from None
     except Exception as e:  # a bug: still one line unless --debug
         if debug:
             traceback.print_exc()
-        stderr(f"st-audit: internal error (a bug in st-audit {version()}): {type(e).__name__}: {e} "
-               "(rerun with --debug for the traceback, and please report it)")
+        stderr(printable(f"st-audit: internal error (a bug in st-audit {version()}): {type(e).__name__}: {e} "
+                         "(rerun with --debug for the traceback, and please report it)"))
         raise typer.Exit(EXIT_INTERNAL) from None
     raise typer.Exit(code)
 

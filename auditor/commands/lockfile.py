@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..formats.common import summary_line
+from ..formats.common import finding_line, summary_line
 from ..gate import lock
 from ..report.composite import AnyReport, stamp_source
 from ..run.multi import gated_audit
@@ -43,7 +43,7 @@ def write(report: AnyReport, output: Path | None, *, force: bool, quiet: bool,
     if report.failing and not force:
         stderr(summary_line(report))
         for f in report.failing[:5]:
-            stderr(f"  {f.severity.upper()} {f.code}: {f.message}")
+            stderr(finding_line(f))
         stderr("st-audit: not writing a lock of a failing checkpoint (fix it, or pass --force)")
         return 1
     emit(lock.dumps(lock.snapshot(report)), output)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core.findings import plural
+from ..core.findings import Finding, plural
+from ..core.untrusted import printable
 from ..report.single import Report
 from .numbers import human
 
@@ -33,6 +34,11 @@ def shape(s: list[int] | tuple[int, ...]) -> str:
     return "[" + ", ".join(str(d) for d in s) + "]"
 
 
+def finding_line(f: Finding) -> str:
+    """``  ERROR   missing-tensor: message``: one finding in a terminal or a log (its message may name tensors)."""
+    return f"  {f.severity.upper():7} {f.code}: {printable(f.message)}"
+
+
 def summary_line(report: AnyReport) -> str:
     if not isinstance(report, Report):  # a pipeline, sentence-transformers model or folder of independent files
         from .sections import summary_line as composite_line
@@ -42,8 +48,8 @@ def summary_line(report: AnyReport) -> str:
     rec = report.reconciliation
     expected = f", expected {rec.expected_parameters:,}" if rec.expected_parameters is not None else ""
     kind = report.extra.get("kind")
-    what = f" ({kind['label']})" if kind else ""
-    return (f"{report.verdict.upper()}: {report.target}{what}: {plural(t.tensors, 'tensor')}, "
+    what = f" ({printable(kind['label'])})" if kind else ""
+    return (f"{report.verdict.upper()}: {printable(report.target)}{what}: {plural(t.tensors, 'tensor')}, "
             f"{plural(t.parameters, 'parameter')} ({human(t.parameters)}){expected}; {plural(counts['error'], 'error')}, "
             f"{plural(counts['warning'], 'warning')}, {plural(counts['info'], 'note')}")
 
@@ -67,7 +73,7 @@ def component_rows(report: Report) -> list[list[Any]]:
             expected, actual = sum(r.expected for r in same), sum(r.actual for r in same)
             per_layer = expected // c.layers if c.layers and expected % c.layers == 0 else None
             label = "= layers" if c.layer_type in ("layer", "layers") else f"= {c.layer_type} layers"
-            rows.append([label, c.layer_type, c.layers, num(per_layer), num(expected),
+            rows.append([printable(label), printable(c.layer_type or ""), c.layers, num(per_layer), num(expected),
                          num(actual), _diff(actual - expected), share(expected)])
     if components:
         actual = sum(r.actual for r in components)
@@ -78,7 +84,7 @@ def component_rows(report: Report) -> list[list[Any]]:
 
 def _row(label: str, c: Any) -> list[Any]:
     d = c.to_dict()
-    return [label, c.layer_type or "-", c.layers or "-", num(d["expected_per_layer"]), num(c.expected),
+    return [printable(label), printable(c.layer_type or "-"), c.layers or "-", num(d["expected_per_layer"]), num(c.expected),
             num(c.actual), _diff(c.actual - c.expected)]
 
 

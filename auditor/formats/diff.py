@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from ..core.findings import plural
+from ..core.untrusted import markdown, markdown_code, printable
 from ..gate.drift import Changes, value
 from ..inventory.patterns import patterns
 
@@ -39,7 +40,7 @@ def format_diff(sections: list[tuple[str, Changes]] | Changes, a: str, b: str, f
     parts = [_format_one(c, f"{a}/{name}", f"{b}/{name}", fmt) for name, c in sections]
     changed = [name for name, c in sections if not c.identical]
     last = f"st-audit diff: {a} -> {b}: {verdict}" + (f" ({', '.join(changed)})" if changed else "")
-    return "\n".join(parts) + "\n" + (f"**{last}**" if fmt == "markdown" else last) + "\n"
+    return "\n".join(parts) + "\n" + (f"**{markdown(last)}**" if fmt == "markdown" else printable(last)) + "\n"
 
 
 def _format_one(changes: Changes, a: str, b: str, fmt: str) -> str:
@@ -50,8 +51,10 @@ def _format_one(changes: Changes, a: str, b: str, fmt: str) -> str:
     tablefmt = "github" if md else "simple"
     ta, tb = changes.totals
     verdict = "identical" if changes.identical else "different"
-    code = (lambda s: f"`{s}`") if md else (lambda s: s)
-    out = [f"## st-audit diff: `{a}` -> `{b}` ({verdict})" if md else f"st-audit diff: {a} -> {b}: {verdict}", ""]
+    # names, dtypes, config values and file names are the checkpoints' text
+    code = markdown_code if md else printable
+    text = markdown if md else printable
+    out = [f"## st-audit diff: {code(a)} -> {code(b)} ({verdict})" if md else printable(f"st-audit diff: {a} -> {b}: {verdict}"), ""]
     total_rows = [[k, f"{ta.get(k) or 0:,}", f"{tb.get(k) or 0:,}", _signed((tb.get(k) or 0) - (ta.get(k) or 0))]
                   for k in ("tensors", "parameters", "bytes")]
     out += [tabulate(total_rows, headers=["total", "a", "b", "delta"], tablefmt=tablefmt, disable_numparse=True,
@@ -68,24 +71,27 @@ def _format_one(changes: Changes, a: str, b: str, fmt: str) -> str:
     section(f"shape changes ({plural(len(changes.reshaped), 'tensor')})",
             [f"{code(p)} {_shape(x)} -> {_shape(y)}" for p, x, y in changes.grouped(changes.reshaped)])
     section(f"dtype changes ({plural(len(changes.retyped), 'tensor')})",
-            [f"{code(p)} {x} -> {y}" for p, x, y in changes.grouped(changes.retyped)])
-    section("metadata changes", [f"{f}: {value(x)} -> {value(y)}" for f, x, y in changes.meta])
-    section(f"config.json changes ({len(changes.config):,})", [f"{code(k)}: {x!r} -> {y!r}" for k, x, y in changes.config])
+            [f"{code(p)} {text(str(x))} -> {text(str(y))}" for p, x, y in changes.grouped(changes.retyped)])
+    section("metadata changes", [f"{f}: {text(value(x))} -> {text(value(y))}" for f, x, y in changes.meta])
+    section(f"config.json changes ({len(changes.config):,})",
+            [f"{code(k)}: {text(repr(x))} -> {text(repr(y))}" for k, x, y in changes.config])
     section(f"content changes ({len(changes.content):,} files)",
-            [f"{code(n)} {how} {value(x) if how == 'size' else x} -> {value(y) if how == 'size' else y}"
-             for n, how, x, y in changes.content])
+            [f"{code(n)} {how} {value(x) if how == 'size' else text(str(x))} -> "
+             f"{value(y) if how == 'size' else text(str(y))}" for n, how, x, y in changes.content])
     for title, head, rows in (("parameters by component", "component", changes.components),
                               ("parameters by dtype", "dtype", changes.dtypes),
                               ("parameters by tensor pattern", "pattern", changes.templates)):
         if rows:
-            table = [[code(k) if head == "pattern" else k, f"{x:,}", f"{y:,}", _signed(y - x)]
+            cell = (lambda k: markdown_code(k, cell=True)) if md and head == "pattern" else code if head == "pattern" \
+                else text
+            table = [[cell(k), f"{x:,}", f"{y:,}", _signed(y - x)]
                      for k, x, y in rows[:MAX_LISTED]]
             out += [f"### {title}", ""] if md else [f"{title}:"]
             out += [tabulate(table, headers=[head, "a", "b", "delta"], tablefmt=tablefmt, disable_numparse=True,
                              colalign=("left", "right", "right", "right")), ""]
             if len(rows) > MAX_LISTED:
                 out += [f"... and {len(rows) - MAX_LISTED:,} more", ""]
-    section("file layout (informational)", changes.files_changed)
+    section("file layout (informational)", [text(line) for line in changes.files_changed])
     return "\n".join(out).rstrip("\n") + "\n"
 
 

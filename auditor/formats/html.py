@@ -10,10 +10,10 @@ tensor groups (``tree.py``), so a 92k-tensor checkpoint stays a small page.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
 from typing import Any
 
 from ..core.findings import Finding
+from ..core.untrusted import html as escape  # control characters shown, then HTML-escaped
 from ..inventory.patterns import patterns
 from ..report.composite import AnyReport, CompositeReport, kind_line
 from ..report.single import Report

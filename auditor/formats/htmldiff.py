@@ -8,9 +8,9 @@ section by section (its unet against the other's unet), as the text diff does.
 
 from __future__ import annotations
 
-from html import escape
 from typing import Any
 
+from ..core.untrusted import html as escape  # control characters shown, then HTML-escaped
 from ..gate.drift import Changes
 from ..gate.lock import sections as snapshot_sections
 from .htmlstyle import CSS, JS

@@ -12,6 +12,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from ..core.findings import CODES, SEVERITY_RANK, Finding, plural
+from ..core.untrusted import printable
 from ..report.single import Report
 
 MAX_NAMES = 1000
@@ -20,18 +21,20 @@ _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]
 
 
 def _clean(text: str) -> str:
+    """Nothing XML 1.0 cannot carry (the checkpoint's own text is already ``printable``: a test report is printed
+    into CI logs too)."""
     return _INVALID_XML.sub("\ufffd", text)
 
 
 def _describe(f: Finding) -> str:
-    lines = [f"[{f.severity}] {f.code}: {f.message}"]
+    lines = [f"[{f.severity}] {f.code}: {printable(f.message)}"]
     if f.tensors:
         lines.append(f"tensors ({len(f.tensors):,}):")
-        lines += [f"  {t}" for t in f.tensors[:MAX_NAMES]]
+        lines += [f"  {printable(t)}" for t in f.tensors[:MAX_NAMES]]
         if len(f.tensors) > MAX_NAMES:
             lines.append(f"  ... and {len(f.tensors) - MAX_NAMES:,} more")
     if f.files:
-        lines.append("files: " + ", ".join(f.files))
+        lines.append("files: " + ", ".join(map(printable, f.files)))
     return "\n".join(lines)
 
 
@@ -54,21 +57,22 @@ def format_report(report: Report) -> str:
             if failing:
                 failures += 1
                 el = ET.SubElement(case, "failure", {"type": code, "message": _clean(
-                    failing[0].message if len(failing) == 1 else f"{len(failing)} findings: {failing[0].message}")})
+                    printable(failing[0].message) if len(failing) == 1
+                    else f"{len(failing)} findings: {printable(failing[0].message)}")})
                 el.text = _clean("\n\n".join(_describe(f) for f in failing))
             rest = [f for f in found if f not in failing]
             out = ET.SubElement(case, "system-out")
             out.text = _clean("\n\n".join([meaning] + [_describe(f) for f in rest]))
         cases.append(case)
     t = report.totals
-    suite = ET.Element("testsuite", {"name": _clean(suite_name), "tests": str(len(cases)),
+    suite = ET.Element("testsuite", {"name": _clean(printable(suite_name)), "tests": str(len(cases)),
                                      "failures": str(failures), "errors": "0", "skipped": str(skipped),
                                      "time": "0"})
     props = ET.SubElement(suite, "properties")
     for name, value in (("target", report.target), ("verdict", report.verdict), ("fail_on", report.fail_on),
                         ("tensors", str(t.tensors)), ("parameters", str(t.parameters)), ("bytes", str(t.bytes)),
                         ("expected_parameters", str(report.reconciliation.expected_parameters))):
-        ET.SubElement(props, "property", {"name": name, "value": _clean(value)})
+        ET.SubElement(props, "property", {"name": name, "value": _clean(printable(value))})
     suite.extend(cases)
     root = ET.Element("testsuites", {"name": "st-audit", "tests": str(len(cases)), "failures": str(failures),
                                      "errors": "0", "skipped": str(skipped), "time": "0"})

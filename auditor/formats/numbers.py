@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.findings import plural
+from ..core.untrusted import printable
 
 
 def human(n: int) -> str:
@@ -21,5 +22,5 @@ def policy_line(policy: dict[str, Any] | None) -> str | None:
     if not policy:
         return None
     rules = policy["rules"]
-    return f"policy: {policy['path'] or 'command-line flags'} ({plural(len(rules), 'rule')}: " \
-           f"{', '.join(r['key'] for r in rules)})"
+    return printable(f"policy: {policy['path'] or 'command-line flags'} ({plural(len(rules), 'rule')}: "
+                     f"{', '.join(r['key'] for r in rules)})")

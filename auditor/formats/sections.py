@@ -12,15 +12,17 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.findings import plural
+from ..core.untrusted import markdown, printable
 from ..report.composite import CompositeReport, kind_line
 from ..report.single import Report
+from .common import finding_line
 from .numbers import human, policy_line
 
 
 def summary_line(report: CompositeReport) -> str:
     counts = report.severity_counts()
     t = report.total_counts()
-    return (f"{report.verdict.upper()}: {report.target} ({kind_line(report.kind.to_dict())}): "
+    return (f"{report.verdict.upper()}: {printable(report.target)} ({printable(kind_line(report.kind.to_dict()))}): "
             f"{plural(len(report.sections), 'section')}, {plural(t['tensors'], 'tensor')}, "
             f"{plural(t['parameters'], 'parameter')} ({human(t['parameters'])}); {plural(counts['error'], 'error')}, "
             f"{plural(counts['warning'], 'warning')}, {plural(counts['info'], 'note')}")
@@ -53,22 +55,23 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
         return "\n".join([*lines, summary_line(report)]) + "\n"
     inner_format = formatter(fmt)  # sections may themselves be sectioned (several targets)
     if fmt == "junit":
-        root = ET.Element("testsuites", {"name": f"st-audit {report.target}"})
+        root = ET.Element("testsuites", {"name": printable(f"st-audit {report.target}")})
         for s in report.sections:
             doc = ET.fromstring(inner_format(s.report).split("\n", 1)[1])  # type: ignore[arg-type]
             for suite in doc.findall("testsuite"):
-                suite.set("name", f"st-audit {report.target} :: {_section_title(s)}")
+                suite.set("name", printable(f"st-audit {report.target} :: {_section_title(s)}"))
                 root.append(suite)
         for key in ("tests", "failures", "errors", "skipped"):
             root.set(key, str(sum(int(x.get(key, "0")) for x in root.findall("testsuite"))))
         ET.indent(root)
         return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
     md = fmt == "markdown"
-    out = [f"{'# ' if md else ''}st-audit report for {report.target}: {kind_line(report.kind.to_dict())}"]
-    out += [f"{'- ' if md else '  '}{n}" for n in report.kind.notes]
+    shown = markdown if md else printable  # a section's name is a folder's, a manifest's key: the repo author's text
+    out = [f"{'# ' if md else ''}st-audit report for {shown(report.target)}: {shown(kind_line(report.kind.to_dict()))}"]
+    out += [f"{'- ' if md else '  '}{shown(n)}" for n in report.kind.notes]
     policy = policy_line(report.policy)
     if policy:
-        out.append(f"_{policy}_" if md else policy)
+        out.append(f"_{markdown(policy)}_" if md else policy)
     out.append("")
     unread = {id(s): code for s in report.sections if (code := _unread(s.report)) is not None}
     for code in dict.fromkeys(unread.values()):  # one root cause shared by several sections is said once
@@ -76,20 +79,21 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
         first = next(f for f in alike[0].report.failing if f.code == code)
         out.append(f"{'## ' if md else '=== '}{plural(len(alike), 'section')} with no readable weights "
                    f"({code}){'' if md else ' ==='}")
-        out.append(f"{'- ' if md else '  '}{', '.join(s.part.name for s in alike)}")
-        out.append(f"{'- ' if md else '  '}e.g. {first.message}")
+        out.append(f"{'- ' if md else '  '}{', '.join(shown(s.part.name) for s in alike)}")
+        out.append(f"{'- ' if md else '  '}e.g. {shown(first.message)}")
         out.append("")
     for s in report.sections:
         if id(s) in unread:
             continue
-        out.append(f"{'## ' if md else '=== '}section {_section_title(s)}{'' if md else ' ==='}")
+        out.append(f"{'## ' if md else '=== '}section {shown(_section_title(s))}{'' if md else ' ==='}")
         out.append(inner_format(s.report))  # type: ignore[arg-type]
     findings = report.active_findings
     if findings:
         out.append("findings about the whole:")
-        out += [f"  {f.severity.upper():7} {f.code}: {f.message}" for f in findings]
+        out += [f"- {f.severity.upper()} `{f.code}`: {markdown(f.message)}" if md else finding_line(f)
+                for f in findings]
         out.append("")
     for s in report.sections:
-        out.append(f"  {s.report.verdict.upper()}: {_section_title(s)}")
-    out.append(summary_line(report))
+        out.append(f"{'- ' if md else '  '}{s.report.verdict.upper()}: {shown(_section_title(s))}")
+    out.append(shown(summary_line(report)))
     return "\n".join(out) + "\n"
