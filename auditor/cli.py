@@ -213,6 +213,7 @@ def verify_command(
 ) -> None:
     """Everything audit does, plus reading every byte once: sha256 of every file (against the Hub's, from a
     cache snapshot or --against), NaN/Inf/all-zero tensors, tied copies that differ, duplicated tensors."""
+    from .run.options import AuditOptions
     from .verify import verify
 
     def body() -> int:
@@ -223,8 +224,9 @@ def verify_command(
                         forbid_unexplained=forbid_unexplained, tied_head=value(tied_head),
                         max_shard_bytes=max_shard_bytes)
         where = html_output(format.value, output, open_report)
-        report = verify(targets, policy=rules, base=base, against=against, revision=revision, token=token, jobs=jobs,
-                        include_tensors=tensors, progress=None if quiet else stderr, show_progress=not quiet)
+        options = AuditOptions(base=base, revision=revision, token=token, include_tensors=tensors,
+                               progress=None if quiet else stderr)
+        report = verify(targets, options, policy=rules, against=against, jobs=jobs, show_progress=not quiet)
         emit(formatter(format.value)(report), where, fold_to_terminal=format.value == "table")
         if not quiet and format.value != "summary" and (format.value != "table" or output is not None):
             from .formats.common import summary_line

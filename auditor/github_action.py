@@ -94,15 +94,8 @@ def _could_not(env: Mapping[str, str], target: str, message: str, code: int, wha
 
 
 def _junit_error(target: str, message: str) -> str:
-    import xml.etree.ElementTree as ET
-    suite = ET.Element("testsuite", {"name": f"st-audit {target}", "tests": "1", "failures": "0", "errors": "1",
-                                     "skipped": "0", "time": "0"})
-    case = ET.SubElement(suite, "testcase", {"classname": "st-audit", "name": "audit", "time": "0"})
-    ET.SubElement(case, "error", {"message": message})
-    root = ET.Element("testsuites", {"name": "st-audit", "tests": "1", "failures": "0", "errors": "1"})
-    root.append(suite)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    from .formats.junit import document, error_suite
+    return document([error_suite(f"st-audit {printable(target)}", message)])
 
 
 def main() -> None:

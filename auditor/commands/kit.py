@@ -216,11 +216,12 @@ _STYLES = {"ERROR": "\033[1;31m", "WARNING": "\033[33m", "INFO": "\033[36m", "PA
            "FAIL": "\033[1;31m"}
 _RESET = "\033[0m"
 _SEVERITY = re.compile(r"^(\s*)(ERROR|WARNING|INFO)(\s)", re.MULTILINE)
-_VERDICT = re.compile(r"^(PASS|FAIL)(:)", re.MULTILINE)
+_VERDICT = re.compile(r"^(PASS|FAIL|ERROR)(:)", re.MULTILINE)
 
 
 def colorize(text: str) -> str:
-    """Severity words at the start of finding lines and the verdict word, in colour (text otherwise intact)."""
+    """Severity words at the start of finding lines and the verdict word (``ERROR:`` a run where a target could not
+    be audited), in colour (text otherwise intact)."""
     text = _SEVERITY.sub(lambda m: f"{m[1]}{_STYLES[m[2]]}{m[2]}{_RESET}{m[3]}", text)
     return _VERDICT.sub(lambda m: f"{_STYLES[m[1]]}{m[1]}{_RESET}{m[2]}", text)
 

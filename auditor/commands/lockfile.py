@@ -9,7 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..formats.common import finding_line, summary_line
+from ..formats.common import summary_line
+from ..formats.numbers import finding_line
 from ..gate import lock
 from ..report.composite import AnyReport, stamp_source
 from ..run.multi import gated_audit
@@ -22,8 +23,7 @@ def judged(target: str, rules: Any, options: AuditOptions, *, verify: bool, quie
     snapshot's files keep the Hub's digests (its blob names), so the lock records them without reading."""
     if verify:
         from ..verify import verify as run_verify
-        return run_verify(target, policy=rules, base=options.base, revision=options.revision, token=options.token,
-                          progress=options.progress, show_progress=not quiet)
+        return run_verify(target, options, policy=rules, show_progress=not quiet)  # --variant, --base ... as given
     from ..verify.target import known_content
     known = known_content(target)
     source = None

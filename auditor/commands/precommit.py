@@ -15,7 +15,8 @@ from pathlib import Path
 from ..core.conventions import OWNING_MANIFESTS
 from ..core.errors import AuditError, UsageError
 from ..core.untrusted import printable
-from ..formats.common import finding_line, summary_line
+from ..formats.common import summary_line
+from ..formats.numbers import finding_line
 from ..gate.policy import Policy
 from ..run.multi import gated_audit
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core.findings import Finding, plural
+from ..core.findings import plural
 from ..core.untrusted import printable
 from ..report.single import Report
 from .numbers import human
@@ -32,11 +32,6 @@ def num(n: int | None) -> str:
 
 def shape(s: list[int] | tuple[int, ...]) -> str:
     return "[" + ", ".join(str(d) for d in s) + "]"
-
-
-def finding_line(f: Finding) -> str:
-    """``  ERROR   missing-tensor: message``: one finding in a terminal or a log (its message may name tensors)."""
-    return f"  {f.severity.upper():7} {f.code}: {printable(f.message)}"
 
 
 def summary_line(report: AnyReport) -> str:

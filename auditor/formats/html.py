@@ -157,6 +157,8 @@ def _composite(report: CompositeReport, uid: str = "s") -> str:
                    f'</code></a></td><td>{escape(s.part.kind)}{", " + escape(s.part.role) if s.part.role else ""}'
                    f'</td><td class="n">{int(s.report.total_counts()["parameters"]):,}</td></tr>'
                    for i, s in enumerate(report.sections))
+    rows += "".join(f'<tr><td>{_verdict("error")}</td><td><code>{escape(name)}</code></td><td colspan="2">could not be '
+                    f'audited: {escape(why)}</td></tr>' for name, why in report.could_not)  # several targets
     out.append(f'<table><tr><th></th><th>section</th><th>kind</th><th class="n">parameters</th></tr>{rows}</table>')
     out.append(section_slices(report))
     if report.active_findings:

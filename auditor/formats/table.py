@@ -6,8 +6,8 @@ from tabulate import tabulate
 
 from ..core.untrusted import printable
 from ..report.single import Report
-from .common import COMPONENT_HEADERS, component_rows, finding_line, ledger_label, num, shape, summary_line
-from .numbers import policy_line
+from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line
+from .numbers import finding_line, policy_line
 
 
 def format_report(report: Report) -> str:

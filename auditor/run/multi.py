@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -87,11 +86,7 @@ def gated_audit_target(targets: list[str], policy: Any, *, lock: str | None = No
         return audited[0][1]
     if not audited:
         raise AuditError("; ".join(f"{t}: {why}" for t, why in could_not))
-    report = several([t for t, _ in audited], [r for _, r in audited], fail_on, ignore)
-    if could_not:
-        detail = f"{len(targets)} targets, {len(could_not)} of them could not be audited"
-        report = replace(report, could_not=could_not, kind=replace(report.kind, detail=detail))
-    return report
+    return several([t for t, _ in audited], [r for _, r in audited], fail_on, ignore, could_not)
 
 
 def gated_audit(target: str, policy: Any, *, lock: str | None = None, env: Mapping[str, str] | None = None,
