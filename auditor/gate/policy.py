@@ -335,8 +335,8 @@ def apply(report: Report, policy: Policy, *, lock_doc: LockSnapshot | None = Non
         checks |= {"lock"}
     if not added:
         return replace(report, checks=checks) if checks != report.checks else report
-    from ..report.rootcause import fold
-    findings = sorted(fold(report.findings + added, report.lost), key=lambda f: -SEVERITY_RANK[f.severity])
+    from ..report.rootcause import fold_more
+    findings = sorted(fold_more(report.findings, added, report.lost), key=lambda f: -SEVERITY_RANK[f.severity])
     return replace(report, findings=findings, checks=checks)
 
 
