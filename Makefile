@@ -11,7 +11,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,s3,ray]'  # the optional stores and engines the tests run against (s3fs, Ray)
 	$(BIN)/python -m compileall -q auditor  # byte-compiled: start-up does not recompile every module (~50 ms)
 	touch $(STAMP)
 
@@ -36,6 +36,8 @@ bench: install
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/million.py
 	$(BIN)/python bench/verify_bench.py
+	$(BIN)/python bench/objstore_bench.py
+	$(BIN)/python bench/fleet.py
 
 clean:
 	rm -rf $(VENV) demo bench/work *.egg-info .pytest_cache .mypy_cache .ruff_cache

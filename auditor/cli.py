@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import sys
 from collections.abc import Callable, Sequence
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -18,6 +19,7 @@ import typer.core
 from .commands.htmlopen import DiffFormat, html_output, show_html
 from .commands.kit import (
     TEXT_FORMATS,
+    AuditFormatOpt,
     Color,
     ColorOpt,
     DebugOpt,
@@ -86,11 +88,13 @@ def _policy(policy: Path | None, no_policy: bool, near: Sequence[str] = (), **ov
 
 @app.command("audit", short_help="Audit checkpoints, adapters, pipelines from their headers.")
 def audit_command(
-    targets: Annotated[list[str], typer.Argument(
-        metavar="TARGET", help="Checkpoint directory, .safetensors file, or Hub repo: org/name, org/name@REV, "
-                               "hf://org/name, https://huggingface.co/org/name. Several targets get one verdict "
-                               "each and one exit code.")],
-    format: FormatOpt = Format("table"),  # noqa: A002
+    targets: Annotated[Optional[list[str]], typer.Argument(
+        metavar="TARGET", show_default=False,
+        help="Checkpoint directory, .safetensors file, Hugging Face cache folder (models--org--name[/snapshots/COMMIT]), "
+             "Hub repo: org/name, org/name@REV, hf://org/name, https://huggingface.co/org/name, or object-store URL: "
+             "s3://bucket/prefix, gs://, az://; hf://ORG: every model of a Hub organisation or user. Several targets "
+             "get one verdict each and one exit code.")] = None,
+    format: AuditFormatOpt = None,  # noqa: A002
     output: OutputOpt = None,
     fail_on: FailOnOpt = None,
     ignore: IgnoreOpt = None,
@@ -125,7 +129,7 @@ def audit_command(
                                                                 "only.")] = False,
     hub: HubOpt = False,
     recursive: Annotated[bool, typer.Option("--recursive", "-r", help="Audit every model folder under each "
-                                                                       "directory target.")] = False,
+                                                                       "directory or object-store prefix.")] = False,
     base: Annotated[Optional[str], typer.Option("--base", metavar="DIR_OR_REPO", help="A PEFT adapter's base model "
                                                 "(directory, config.json or Hub repo id); default: "
                                                 "base_model_name_or_path.")] = None,
@@ -134,37 +138,76 @@ def audit_command(
     no_cache: NoCacheOpt = False,
     color: ColorOpt = Color.auto,
     open_report: OpenOpt = False,
+    from_files: Annotated[Optional[list[str]], typer.Option(
+        "--from", metavar="FILE", rich_help_panel="Fleet",
+        help="Targets to audit, one per line (# comments; - reads stdin); mixes paths, Hub ids and URLs.")] = None,
+    hub_author: Annotated[Optional[list[str]], typer.Option(
+        "--hub-author", metavar="ORG", rich_help_panel="Fleet",
+        help="Every model repo of this Hub organisation or user (as hf://ORG).")] = None,
+    hub_filter: Annotated[Optional[list[str]], typer.Option(
+        "--hub-filter", metavar="TAG", rich_help_panel="Fleet",
+        help="Only --hub-author repos with this Hub tag (library, pipeline, license: safetensors, text-generation ...).")] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", min=1, metavar="N", rich_help_panel="Fleet",
+                                                 help="At most N repos per --hub-author listing.")] = None,
+    jobs: Annotated[Optional[int], typer.Option(
+        "--jobs", "-j", min=1, metavar="N", rich_help_panel="Fleet",
+        help="Targets audited at once (default: 16 when any is remote, else one per core).")] = None,
+    resume: Annotated[bool, typer.Option(
+        "--resume", rich_help_panel="Fleet",
+        help="With -f jsonl -o FILE: skip the targets FILE already reports (same commit, same files) and append the rest.")] = False,
+    shard: Annotated[Optional[str], typer.Option(
+        "--shard", metavar="I/N", rich_help_panel="Fleet",
+        help="Audit only share I of N (1-based) of the targets: disjoint shares that together cover the list, for "
+             "Slurm arrays, Kubernetes indexed jobs, CI matrices.")] = None,
+    engine: Annotated[Optional[str], typer.Option(
+        "--engine", metavar="[local|ray]", rich_help_panel="Fleet",
+        help="local (default: this machine, every core) or ray (an existing Ray cluster: pip install 'st-audit[ray]').")] = None,
+    ray_address: Annotated[Optional[str], typer.Option(
+        "--ray-address", metavar="ADDRESS", rich_help_panel="Fleet",
+        help="The Ray cluster for --engine ray (default: RAY_ADDRESS).")] = None,
+    html_dir: Annotated[Optional[Path], typer.Option(
+        "--html-dir", metavar="DIR", rich_help_panel="Fleet",
+        help="Also write each target's HTML report into DIR (linked from `st-audit report`).")] = None,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Audit checkpoints as what they are (transformers model, PEFT adapter, diffusers pipeline or component,
     sentence-transformers model, independent files): validate headers and index, inventory every tensor,
     reconcile with the config, then check the policy and the lock, if any."""
+    from .commands.fleet import FleetRequest, audit_fleet
     from .run.multi import expand_targets, gated_audit_target
     from .run.options import AuditOptions
+
+    given = list(targets or ())
+    fleet = FleetRequest(tuple(from_files or ()), tuple(hub_author or ()), tuple(hub_filter or ()), limit, jobs, resume,
+                         shard, engine, ray_address, html_dir)
 
     def body() -> int:
         prepare_output(output)
         progress = None if quiet else stderr
-        rules = _policy(policy, no_policy, targets, fail_on=value(fail_on), ignore=ignore or None,
+        fmt = value(format)
+        rules = _policy(policy, no_policy, given, fail_on=value(fail_on), ignore=ignore or None,
                         lock=str(lock) if lock is not None else None, expect_parameters=expect_parameters,
                         expect_model_parameters=expect_model_parameters, tolerance=tolerance,
                         allowed_dtypes=allow_dtype or None, forbid_unexplained=forbid_unexplained,
                         tied_head=value(tied_head), max_shard_bytes=max_shard_bytes)
-        page = html_output(format.value, output, open_report)
-        names = expand_targets(targets, recursive)
         options = AuditOptions(variant=variant, use_config=not no_config, include_tensors=tensors, base=base,
                                revision=revision, token=token, use_cache=not no_cache, hub=hub, progress=progress)
+        if fleet.asked(given, fmt):
+            return audit_fleet(given, fleet, fmt, options=options, policy=rules, output=output, recursive=recursive,
+                               quiet=quiet, stderr=stderr)
+        fmt = fmt or "table"
+        page = html_output(fmt, output, open_report)
+        names = expand_targets(given, recursive)
         report: Any = gated_audit_target(names, rules, options=options)
-        emit(formatter(format.value)(report), page,
-             format.value in ("table", "summary") and use_color(color, sys.stdout),
-             fold_to_terminal=format.value == "table")
-        if not quiet and format.value != "summary" and (format.value != "table" or output is not None):
+        emit(formatter(fmt)(report), page, fmt in ("table", "summary") and use_color(color, sys.stdout),
+             fold_to_terminal=fmt == "table")
+        if not quiet and fmt != "summary" and (fmt != "table" or output is not None):
             from .formats.common import summary_line
             line = summary_line(report)
             stderr(_colored(line, color))
         say_could_not(report)
-        show_html(format.value, page, open_report, quiet)
+        show_html(fmt, page, open_report, quiet)
         return report.exit_code
 
     run(debug, body)
@@ -240,8 +283,8 @@ def verify_command(
 
 @app.command("lock", short_help="Write a deterministic snapshot to gate later changes.")
 def lock_command(
-    target: Annotated[str, typer.Argument(metavar="TARGET", help="Checkpoint directory, .safetensors file, or Hub repo (org/name"
-                                               "[@REV]).")],
+    target: Annotated[str, typer.Argument(metavar="TARGET", help="Checkpoint directory, .safetensors file, Hugging "
+                                               "Face cache folder, Hub repo (org/name[@REV]) or object-store URL.")],
     output: OutputOpt = None,
     variant: Annotated[Optional[str], typer.Option("--variant", metavar="VARIANT", help=f"Lock {main_file('VARIANT')}.")] = None,
     hub: HubOpt = False,
@@ -282,8 +325,10 @@ def lock_command(
 
 @app.command("diff", short_help="What changed between two checkpoints, revisions or locks.")
 def diff_command(
-    a: Annotated[str, typer.Argument(metavar="A", help="Checkpoint directory, Hub repo (org/name@REV), or lock file.")],
-    b: Annotated[str, typer.Argument(metavar="B", help="Checkpoint directory, Hub repo (org/name@REV), or lock file.")],
+    a: Annotated[str, typer.Argument(metavar="A", help="Checkpoint directory, Hugging Face cache folder, Hub repo "
+                                                       "(org/name@REV), object-store URL, or lock file.")],
+    b: Annotated[str, typer.Argument(metavar="B", help="Checkpoint directory, Hugging Face cache folder, Hub repo "
+                                                       "(org/name@REV), object-store URL, or lock file.")],
     format: Annotated[Optional[DiffFormat], typer.Option(  # noqa: A002
         "--format", "-f", metavar=choices(DiffFormat), show_default=False,
         help="Output format (html: the two module trees side by side). Default: ST_AUDIT_FORMAT when it is one "
@@ -322,6 +367,43 @@ def diff_command(
             emit(format_diff(changes, a, b, fmt), where)
         show_html(fmt, where, open_report, quiet)
         return 0 if all(c.identical for _, c in changes) else 1
+
+    run(debug, body)
+
+
+class FleetFormat(str, Enum):
+    """`st-audit report` formats."""
+
+    table = "table"
+    markdown = "markdown"
+    html = "html"
+
+
+@app.command("report", short_help="One page for a fleet run: its audit -f jsonl lines.")
+def report_command(
+    lines: Annotated[Path, typer.Argument(metavar="FLEET.jsonl", help="The lines of `st-audit audit -f jsonl` "
+                                                                      "(the last line of each target counts).")],
+    format: Annotated[Optional[FleetFormat], typer.Option(  # noqa: A002
+        "--format", "-f", metavar=choices(FleetFormat), show_default=False,
+        help="table (default), markdown (for $GITHUB_STEP_SUMMARY) or html (sortable, filterable; rows link to the "
+             "targets' own pages when the audit wrote them).")] = None,
+    output: OutputOpt = None,
+    open_report: OpenOpt = False,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Counts by verdict, kind and family, then one row per target (kind, parameters, verdict, root finding).
+    Exit code: the fleet run's (0 all pass, 1 any fail, 3 any could not be audited)."""
+    from .commands.fleet import fleet_report
+
+    def body() -> int:
+        prepare_output(output)
+        fmt = env_format(value(format), tuple(f.value for f in FleetFormat))
+        where = html_output(fmt, output, open_report)
+        text, code = fleet_report(lines, fmt, where)
+        emit(text, where)
+        show_html(fmt, where, open_report, quiet)
+        return code
 
     run(debug, body)
 

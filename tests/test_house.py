@@ -82,7 +82,7 @@ def test_the_cycle_check_finds_a_cycle() -> None:
 # The stage packages, bottom to top (docs/design.md, "The house"): a module may import its own package and the
 # packages below it, never one above. The entry files (the package itself, __main__, cli, github_action) sit on top.
 LAYERS = ["core", "specs", "read", "kinds", "inventory", "quant", "reconcile", "adapters", "report", "gate", "run",
-          "verify", "formats", "commands"]
+          "verify", "formats", "fleet", "commands"]
 ENTRY_FILES = {"auditor", "auditor.__main__", "auditor.cli", "auditor.github_action"}
 
 

@@ -63,7 +63,8 @@ ColorOpt = Annotated[Color, typer.Option(
 HubOpt = Annotated[bool, typer.Option("--hub", help="Read TARGET as a Hub repo id even without org/ (bare legacy "
                                                     "ids such as gpt2).")]
 RevisionOpt = Annotated[Optional[str], typer.Option(
-    "--revision", metavar="REV", help="Hub branch, tag, refs/pr/N or commit (or write org/name@REV).")]
+    "--revision", metavar="REV", help="Hub branch, tag, refs/pr/N or commit (or write org/name@REV); of a Hugging "
+                                      "Face cache folder, the snapshot to audit.")]
 TokenOpt = Annotated[Optional[str], typer.Option("--token", metavar="TOKEN", help="Hub token (default: HF_TOKEN or the saved login).")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not use or fill the Hub header cache.")]
 
@@ -72,6 +73,13 @@ Format = Enum("Format", {name: name for name in FORMATS}, type=str)  # type: ign
 FormatOpt = Annotated[Format, typer.Option(
     "--format", "-f", envvar="ST_AUDIT_FORMAT", metavar=choices(Format),
     help="Report format (summary: the one verdict line). Default: ST_AUDIT_FORMAT, else table.")]
+
+# audit's formats: the report formats, and jsonl (a fleet run: one line per target as each finishes, docs/fleet.md)
+AuditFormat = Enum("AuditFormat", {name: name for name in (*FORMATS, "jsonl")}, type=str)  # type: ignore[misc]
+AuditFormatOpt = Annotated[Optional[AuditFormat], typer.Option(
+    "--format", "-f", envvar="ST_AUDIT_FORMAT", metavar=choices(AuditFormat), show_default=False,
+    help="Report format (summary: the one verdict line; jsonl: one JSON line per target, streamed). Default: "
+         "ST_AUDIT_FORMAT, else table (jsonl for a fleet run: --from, hf://ORG, --resume, --shard ...).")]
 
 
 class TextFormat(str, Enum):

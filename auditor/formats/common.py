@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..core.findings import plural
-from ..core.untrusted import printable
+from ..core.names import shown
+from ..core.untrusted import markdown, printable
 from ..report.single import Report
-from .numbers import human
+from .numbers import counted_label, finding_line, human
 
 if TYPE_CHECKING:
     from ..report.composite import AnyReport
@@ -45,8 +46,45 @@ def summary_line(report: AnyReport) -> str:
     kind = report.extra.get("kind")
     what = f" ({printable(kind['label'])})" if kind else ""
     return (f"{report.verdict.upper()}: {printable(report.target)}{what}: {plural(t.tensors, 'tensor')}, "
-            f"{plural(t.parameters, 'parameter')} ({human(t.parameters)}){expected}; {plural(counts['error'], 'error')}, "
-            f"{plural(counts['warning'], 'warning')}, {plural(counts['info'], 'note')}")
+            f"{plural(t.parameters, 'parameter')} ({human(t.parameters)}){expected}{printable(variants_note(report))}; "
+            f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}, "
+            f"{plural(counts['info'], 'note')}")
+
+
+def variants_note(report: Report) -> str:
+    """``; variant fp16: pass (audited, not counted)``: the alternates beside the counted weights, for a verdict
+    line (empty without any; a variant's name is its files' text: shown through ``printable`` or ``markdown``)."""
+    if not report.alternates:
+        return ""
+    each = ", ".join(f"{a.variant}: {a.report.verdict}" for a in report.alternates)
+    return f"; {'variant' if len(report.alternates) == 1 else 'variants'} {each} (audited, not counted)"
+
+
+def variant_lines(report: Report, md: bool = False) -> list[str]:
+    """Each alternate variant of a checkpoint, after the counted weights' report: its verdict, files, what it
+    stores and its findings (the full report of each is in the JSON). Variant and file names, dtypes and messages
+    are the checkpoint's text: ``printable`` in a terminal, ``markdown`` in Markdown."""
+    text = markdown if md else printable
+    out: list[str] = []
+    for a in report.alternates:
+        r = a.report
+        t = r.totals
+        head = text(f"variant {a.variant} ({'an alternate of' if md else 'audited beside'} {counted_label(report)}, "
+                    f"not counted): {r.verdict.upper()}")
+        out += [f"### {head}" if md else head, ""] if md else [head]
+        pad = "- " if md else "  "
+        out.append(f"{pad}files: {text(shown([f.name for f in r.files], 4))}")
+        dtypes = text(", ".join(f"{d} {p:,}" for d, (_, p, _) in t.by_dtype.items()))
+        expected = r.reconciliation.expected_parameters
+        out.append(f"{pad}stored: {plural(t.tensors, 'tensor')}, {plural(t.parameters, 'parameter')} ({dtypes}), "
+                   f"{t.bytes:,} bytes" + (f"; expected from config.json: {expected:,}" if expected is not None else ""))
+        findings = r.active_findings
+        if not findings:
+            out.append(f"{pad}findings: none")
+        for f in findings:
+            out.append(f"{pad}{f.severity.upper()} `{f.code}`: {markdown(f.message)}" if md else finding_line(f))
+        out.append("")
+    return out
 
 
 def component_rows(report: Report) -> list[list[Any]]:

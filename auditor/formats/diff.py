@@ -11,6 +11,7 @@ from typing import Any
 from ..core.findings import plural
 from ..core.untrusted import markdown, markdown_code, printable
 from ..gate.drift import Changes, unread_reason, value
+from ..gate.lock import label, under
 from ..inventory.patterns import patterns
 
 MAX_LISTED = 50
@@ -38,8 +39,8 @@ def format_diff(sections: list[tuple[str, Changes]] | Changes, a: str, b: str, f
                            "sections": [{"name": name, **c.to_dict()} for name, c in sections]},
                           indent=2, ensure_ascii=False) + "\n"
     verdict = "identical" if identical else "different" if complete else "incomplete"
-    parts = [_format_one(c, f"{a}/{name}", f"{b}/{name}", fmt) for name, c in sections]
-    changed = [name for name, c in sections if not c.identical]
+    parts = [_format_one(c, under(a, name), under(b, name), fmt) for name, c in sections]
+    changed = [label(name) for name, c in sections if not c.identical]
     last = f"st-audit diff: {a} -> {b}: {verdict}" + (f" ({', '.join(changed)})" if changed else "")
     return "\n".join(parts) + "\n" + (f"**{markdown(last)}**" if fmt == "markdown" else printable(last)) + "\n"
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..core.untrusted import html as escape  # control characters shown, then HTML-escaped
 from ..gate.drift import Changes, unread_reason
-from ..gate.lock import sections as snapshot_sections
+from ..gate.lock import checkpoints as snapshot_sections
 from .htmlstyle import CSS, JS
 from .htmlviews import size
 from .tree import Node, build, snapshot_rows

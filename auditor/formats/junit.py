@@ -49,12 +49,24 @@ def _describe(f: Finding) -> str:
 
 
 def format_report(report: Report) -> str:
+    """One test suite for the checkpoint, then one per alternate variant of its weights (``variant`` property); each
+    skips the checks that did not run on it."""
+    target = printable(report.target)
+    suites = [_checkpoint_suite(report, f"st-audit {target}")]
+    suites += [_checkpoint_suite(a.report, f"st-audit {target} :: variant {printable(a.variant)}", a.variant)
+               for a in report.alternates]
+    return document(suites)
+
+
+def _checkpoint_suite(report: Report, name: str, variant: str | None = None) -> ET.Element:
+    """The suite of one checkpoint's weights (the counted ones, or an alternate ``variant``), under its own
+    ``checks``."""
     t = report.totals
-    props = (("target", report.target), ("verdict", report.verdict), ("fail_on", report.fail_on),
+    props = (("target", report.target), ("verdict", report.counted_verdict), ("fail_on", report.fail_on),
              ("tensors", str(t.tensors)), ("parameters", str(t.parameters)), ("bytes", str(t.bytes)),
-             ("expected_parameters", str(report.reconciliation.expected_parameters)))
-    return document([suite(f"st-audit {printable(report.target)}", report.findings, report.ignored_codes, report.fail_on,
-                           report.checks, props)])
+             ("expected_parameters", str(report.reconciliation.expected_parameters)),
+             *((("variant", variant),) if variant is not None else ()))
+    return suite(name, report.findings, report.ignored_codes, report.fail_on, report.checks, props)
 
 
 def suite(name: str, findings: list[Finding], ignored: tuple[str, ...], fail_on: str, checks: frozenset[str],

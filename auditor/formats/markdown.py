@@ -7,7 +7,7 @@ from tabulate import tabulate
 from ..core.findings import plural
 from ..core.untrusted import markdown, markdown_code, printable
 from ..report.single import Report
-from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line
+from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line, variant_lines
 from .numbers import policy_line
 
 
@@ -53,6 +53,7 @@ def format_report(report: Report) -> str:
         out += ["### Components", "", tabulate(rows, headers=COMPONENT_HEADERS, tablefmt="github",
                                                disable_numparse=True), ""]
     out += mermaid_pie(report)
+    out += variant_lines(report, md=True)
     groups = [[markdown_code(g.pattern, cell=True), f"{g.count:,}", markdown(g.dtype), shape(g.shape)]
               for g in report.groups]
     out += ["<details><summary>Tensor groups</summary>", "",

@@ -3,10 +3,13 @@ imports the other at load time)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.findings import Finding, plural
 from ..core.untrusted import printable
+
+if TYPE_CHECKING:
+    from ..report.single import Report
 
 
 def human(n: int) -> str:
@@ -29,3 +32,8 @@ def policy_line(policy: dict[str, Any] | None) -> str | None:
 def finding_line(f: Finding) -> str:
     """``  ERROR   missing-tensor: message``: one finding in a terminal or a log (its message may name tensors)."""
     return f"  {f.severity.upper():7} {f.code}: {printable(f.message)}"
+
+
+def counted_label(report: Report) -> str:
+    """What a checkpoint's counted weights are: ``the default weights`` or ``variant fp16``."""
+    return "the default weights" if report.variant is None else f"variant {report.variant}"

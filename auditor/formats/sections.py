@@ -15,7 +15,7 @@ from ..core.findings import plural
 from ..core.untrusted import markdown, printable
 from ..report.composite import CompositeReport, kind_line
 from ..report.single import Report
-from .numbers import finding_line, human, policy_line
+from .numbers import counted_label, finding_line, human, policy_line
 
 
 def summary_line(report: CompositeReport) -> str:
@@ -31,8 +31,10 @@ def summary_line(report: CompositeReport) -> str:
         every = len(report.sections) + len(report.could_not)
         return f"{report.verdict.upper()}: {every:,} targets in all: {', '.join(outcome)}; {found}"
     t = report.total_counts()
+    alternates = sum(len(s.report.alternates) for s in report.sections if isinstance(s.report, Report))
+    also = f" (+ {plural(alternates, 'variant')} audited, not counted)" if alternates else ""
     return (f"{report.verdict.upper()}: {printable(report.target)} ({printable(kind_line(report.kind.to_dict()))}): "
-            f"{plural(len(report.sections), 'section')}, {plural(t['tensors'], 'tensor')}, "
+            f"{plural(len(report.sections), 'section')}{also}, {plural(t['tensors'], 'tensor')}, "
             f"{plural(t['parameters'], 'parameter')} ({human(t['parameters'])}); {found}")
 
 
@@ -45,6 +47,14 @@ def _section_title(s: object) -> str:
     part = s.part  # type: ignore[attr-defined]
     role = f", {part.role}" if part.role else ""
     return f"{part.name} ({part.kind}{role})"
+
+
+def _variants(report: Any) -> str:
+    """``; default weights: pass, variant fp16: fail`` for a section with alternate variants."""
+    if not isinstance(report, Report) or not report.alternates:
+        return ""
+    each = [f"{a.variant}: {a.report.verdict}" for a in report.alternates]
+    return f"; {counted_label(report)}: {report.counted_verdict}, variant {', variant '.join(each)}"
 
 
 def _unread(report: Any) -> str | None:
@@ -98,7 +108,7 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
                 for f in findings]
         out.append("")
     for s in report.sections:
-        out.append(f"{'- ' if md else '  '}{s.report.verdict.upper()}: {shown(_section_title(s))}")
+        out.append(f"{'- ' if md else '  '}{s.report.verdict.upper()}: {shown(_section_title(s) + _variants(s.report))}")
     out += [f"{'- ' if md else '  '}{markdown(line) if md else line}" for line in could_not_lines(report)]
     out.append(shown(summary_line(report)))
     return "\n".join(out) + "\n"
@@ -114,7 +124,10 @@ def _junit(report: CompositeReport, inner_format: Callable[[Any], str]) -> str:
         doc = ET.fromstring(inner_format(s.report).split("\n", 1)[1])
         for element in doc.findall("testsuite"):
             if isinstance(s.report, Report):  # a pipeline among several targets names its own sections
-                element.set("name", f"st-audit {printable(report.target)} :: {printable(_section_title(s))}")
+                # an alternate variant's suite says which (its property, already shown through ``printable``)
+                variant = element.find("properties/property[@name='variant']")
+                also = f" :: variant {variant.get('value')}" if variant is not None else ""
+                element.set("name", f"st-audit {printable(report.target)} :: {printable(_section_title(s))}{also}")
             suites.append(element)
     own = report.active_findings
     if own:

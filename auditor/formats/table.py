@@ -6,7 +6,7 @@ from tabulate import tabulate
 
 from ..core.untrusted import printable
 from ..report.single import Report
-from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line
+from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line, variant_lines
 from .numbers import finding_line, policy_line
 
 
@@ -70,5 +70,6 @@ def format_report(report: Report) -> str:
     else:
         out.append("findings: none")
     out.append("")
+    out += variant_lines(report)
     out.append(summary_line(report))
     return "\n".join(out) + "\n"

@@ -329,15 +329,22 @@ def apply(report: Report, policy: Policy, *, lock_doc: LockSnapshot | None = Non
     audit's own is left as it was."""
     added = check(report, policy)
     checks = report.checks | {"policy"} if policy.has_rules else report.checks
+    locks: dict[str, LockSnapshot] = {}
     if lock_doc is not None:
-        from .drift import drift
+        from .drift import drift, variant_locks
         added += drift(lock_doc, report, lock_name=lock_name or "the lock")
         checks |= {"lock"}
-    if not added:
-        return replace(report, checks=checks) if checks != report.checks else report
+        locks, gone = variant_locks(lock_doc, [a.variant for a in report.alternates], lock_name=lock_name or "the lock")
+        added += gone
+    # each alternate variant (unet's fp16 weights) is held to the same rules and to the lock's snapshot of it
+    alternates = tuple(replace(a, report=apply(a.report, policy, lock_doc=locks.get(a.variant), lock_name=lock_name))
+                       for a in report.alternates)
+    if not added and checks == report.checks and all(a.report is b.report for a, b in zip(alternates, report.alternates)):
+        return report
     from ..report.rootcause import fold_more
-    findings = sorted(fold_more(report.findings, added, report.lost), key=lambda f: -SEVERITY_RANK[f.severity])
-    return replace(report, findings=findings, checks=checks)
+    findings = sorted(fold_more(report.findings, added, report.lost), key=lambda f: -SEVERITY_RANK[f.severity]) \
+        if added else report.findings
+    return replace(report, findings=findings, alternates=alternates, checks=checks)
 
 
 def settings(policy: Policy, *, env: Mapping[str, str] | None = None) -> tuple[str, tuple[str, ...]]:
