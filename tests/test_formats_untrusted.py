@@ -192,3 +192,66 @@ def test_diff(target: Path, tmp_path: Path) -> None:
     assert hostile.SHOWN in _assert_markdown_inert(md.stdout)
     doc = json.loads(run_cli("diff", str(plain), str(folder), "--format", "json").stdout)
     assert doc["added"]["tensors"] == [hostile.TENSOR]
+
+
+@pytest.fixture(scope="module")
+def variants(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder holding a checkpoint whose fp16 variant alone carries the author's tensor."""
+    parent = tmp_path_factory.mktemp("hostile-variants")
+    hostile.build_variants(parent)
+    return parent
+
+
+def test_an_alternate_variants_text_in_every_format(variants: Path) -> None:
+    """The author's tensor only in the fp16 variant: the alternate's findings, printed after the counted weights'
+    report (table, Markdown), in the variant's own JUnit suite and in its fold of the HTML page, are shown as safely
+    as the counted weights' own; JSON keeps the name exactly."""
+    table = _audit(variants)
+    hostile.inert(table.stdout)
+    hostile.inert(table.stderr)
+    head = "variant fp16 (audited beside the default weights, not counted): FAIL"
+    assert head in table.stdout and hostile.SHOWN in table.stdout.split(head)[1]
+
+    text = _assert_markdown_inert(_audit(variants, "--format", "markdown").stdout)
+    assert hostile.SHOWN in text.split("variant fp16 (an alternate of the default weights, not counted)")[1]
+
+    junit = _audit(variants, "--format", "junit").stdout
+    hostile.inert(junit)
+    suites = ET.fromstring(junit).findall("testsuite")
+    (alternate,) = [s for s in suites if (s.get("name") or "").endswith(" :: variant fp16")]
+    assert hostile.SHOWN_FILE in (alternate.get("name") or "")  # the folder's name, in the suite's
+    failure = next(c.find("failure") for c in alternate.iter("testcase") if c.get("name") == "unexpected-tensor")
+    assert failure is not None and hostile.SHOWN in (failure.get("message") or "")
+
+    html = _audit(variants, "--format", "html").stdout
+    elements = _parsed(html)
+    assert [t for t, _ in elements.tags if t == "script"] == ["script"]
+    assert not [t for t, a in elements.tags if t == "img" or any(k.startswith("on") for k in a)]
+    assert hostile.SHOWN in "".join(elements.text).split("Findings of variant fp16")[1]
+
+    doc = json.loads(_audit(variants, "--format", "json").stdout)
+    (alt,) = doc["variants"]["alternates"]
+    unexpected = next(f for f in alt["report"]["findings"] if f["code"] == "unexpected-tensor")
+    assert unexpected["tensors"] == [hostile.TENSOR]
+
+
+def test_an_alternate_variant_in_the_lock_refusal_and_the_diff(variants: Path, tmp_path: Path) -> None:
+    """``lock`` refuses the failing variant with its findings on stderr, and ``diff`` against the same model with a
+    clean fp16 variant names the author's tensor as added in ``(fp16)``: both shown safely."""
+    from tests.support import build
+    from tests.support.truth import tensors, write_case
+    folder = next(variants.iterdir())
+    refused = run_cli("lock", str(folder), "--no-policy", "-o", str(tmp_path / "lock.json"))
+    assert refused.returncode == 1 and not (tmp_path / "lock.json").exists()
+    hostile.inert(refused.stderr)
+    assert hostile.SHOWN in refused.stderr
+    plain = write_case(hostile.CASE, tmp_path / "plain")
+    build.write_file(plain / "model.fp16.safetensors", tensors(hostile.CASE))
+    table = run_cli("diff", str(plain), str(folder))
+    assert table.returncode == 1, table.stderr
+    hostile.inert(table.stdout)
+    assert hostile.SHOWN in table.stdout.partition(" (fp16)")[2]
+    assert hostile.SHOWN in _assert_markdown_inert(run_cli("diff", str(plain), str(folder), "--format",
+                                                           "markdown").stdout)
+    doc = json.loads(run_cli("diff", str(plain), str(folder), "--format", "json").stdout)
+    assert {s["name"]: s["added"]["tensors"] for s in doc["sections"]}["(fp16)"] == [hostile.TENSOR]

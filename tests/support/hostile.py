@@ -66,6 +66,19 @@ def build(parent: Path) -> Path:
     return folder
 
 
+def build_variants(parent: Path) -> Path:
+    """The same model stored twice in ``parent / FOLDER`` (returned), as ``save_pretrained(variant="fp16")`` leaves
+    it beside the default weights: ``model.safetensors`` is the clean layout (the counted weights, which pass),
+    ``model.fp16.safetensors`` the layout plus the author's tensor (an alternate that fails, quoting it)."""
+    folder = parent / FOLDER
+    folder.mkdir(parents=True)
+    layout = tensors(CASE)
+    _write(folder / "model.safetensors", layout)
+    _write(folder / "model.fp16.safetensors", [*layout, (TENSOR, "F32", [2, 2])])
+    (folder / "config.json").write_text((CASE / "config.json").read_text())
+    return folder
+
+
 def inert(text: str) -> None:
     """``text`` (a terminal's or a CI log's) carries nothing the author wrote as a control sequence or a command:
     no control character but the line breaks the format itself writes, no line a runner would execute."""
