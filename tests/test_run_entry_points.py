@@ -217,6 +217,44 @@ def test_a_target_that_could_not_be_audited_makes_the_run_an_error_everywhere(tm
     assert outputs.read_text().startswith("verdict=error\nexit-code=3\n")
 
 
+def test_a_run_of_a_pipeline_with_variants_and_a_missing_target_is_an_error_per_variant(tmp_path: Path) -> None:
+    """A pipeline whose components hold default + fp16 weights (its fp16 unet broken) beside a target that does not
+    exist: the run is ``error`` (exit 3) in JSON, the table and the summary, the pipeline's own verdict ``fail``.
+    JUnit has a suite per variant of each component, each judged by the checks that ran on it: the broken fp16
+    unet's suite fails, ``variant-differs`` ran in every alternate's suite (not in the counted weights', where it
+    is skipped as not run), ``lock-drift`` is skipped everywhere (no lock), and the missing target is an error."""
+    pipe = str(_pipeline_variant(tmp_path / "a", broken=True))
+    missing = str(tmp_path / "missing")
+    code, doc = run_json("audit", pipe, missing, "-q")
+    assert (code, doc["verdict"], doc["exit_code"]) == (3, "error", 3)
+    assert [s["verdict"] for s in doc["sections"]] == ["fail"] and doc["errors"][0]["target"] == missing
+    table = run_cli("audit", pipe, missing)
+    assert table.returncode == 3
+    assert table.stdout.splitlines()[-1].startswith("ERROR: 2 targets in all: 1 failed, 1 could not be audited; ")
+    summary = run_cli("audit", pipe, missing, "--format", "summary").stdout.splitlines()
+    assert summary[-1] == table.stdout.splitlines()[-1]
+
+    junit = run_cli("audit", pipe, missing, "--format", "junit")
+    root = ET.fromstring(junit.stdout)
+    assert junit.returncode == 3 and root.get("errors") == "1"
+    suites = {s.get("name") or "": s for s in root.findall("testsuite")}
+    alternates = [n for n in suites if n.endswith(" :: variant fp16")]
+    counted = [n for n in suites if n.startswith(f"st-audit {pipe} :: ") and n not in alternates]
+    assert len(alternates) == 3 and len(counted) == 3
+
+    def case(suite: str, code: str) -> ET.Element:
+        return next(c for c in suites[suite].iter("testcase") if c.get("name") == code)
+
+    broken = [n for n in alternates if suites[n].get("failures") != "0"]
+    assert len(broken) == 1 and " :: unet (" in broken[0]
+    assert all(case(n, "variant-differs").find("skipped") is None for n in alternates)
+    assert all("not run" in (case(n, "variant-differs").find("skipped").get("message") or "")  # type: ignore[union-attr]
+               for n in counted)
+    assert all(case(n, "lock-drift").find("skipped") is not None for n in alternates + counted)
+    (error,) = root.iter("error")
+    assert f"{missing}: no such file or directory" in (error.get("message") or "")
+
+
 def test_a_lock_of_a_pipeline_with_variants_counts_once_and_holds_each_variant(tmp_path: Path) -> None:
     """The lock's totals count each component once (its default weights); each fp16 variant is locked beside them
     and held to its own snapshot: a change in the fp16 unet is drift on that alternate only, a variant deleted

@@ -25,7 +25,8 @@ NOT_RUN = {"content": "not run: only `st-audit verify` reads the tensor data",
            "digests": "not run: no expected digests (verify a Hugging Face cache snapshot, or pass --against)",
            "listing": "not run: no Hub listing to compare the files with (verify --against ORG/NAME)",
            "lock": "not run: no lock to compare with (--lock FILE, or the policy's lock)",
-           "policy": "not run: no policy rule (st-audit.toml, or flags such as --expect-parameters)"}
+           "policy": "not run: no policy rule (st-audit.toml, or flags such as --expect-parameters)",
+           "variants": "not run: only an alternate variant is compared with the counted weights (its own suite)"}
 # characters XML 1.0 cannot carry at all (a hostile header may put them in tensor names)
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 

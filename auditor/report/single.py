@@ -97,7 +97,8 @@ class Report(Judged):
     tensor_extra: dict[str, dict[str, Any]] = field(default_factory=dict)  # tensor -> more keys (verify's stats)
     # the checks beyond the headers that ran on this checkpoint (``needs`` in core/codes.toml): "content" (verify
     # read the tensor data), "digests" (against expected ones), "listing" (the Hub's file list), "lock", "policy"
-    # (rules beyond fail_on/ignore); a check that did not run is never reported as passed (JUnit)
+    # (rules beyond fail_on/ignore), "variants" (an alternate compared with the counted weights: report.variants); a
+    # check that did not run is never reported as passed (JUnit)
     checks: frozenset[str] = frozenset()
     variant: str | None = None   # the variant whose files these are (``model.fp16.safetensors``); None: the default
     # the other variants of the same weights beside these (``unet/...fp16.safetensors`` beside the default file):
