@@ -22,7 +22,9 @@ def expand_targets(targets: list[str], recursive: bool) -> list[str]:
     """The targets, with each directory (or object-store prefix) replaced by the model folders under it when
     ``recursive``."""
     if not targets:
-        raise UsageError("give at least one target")
+        # said as the other commands' missing argument is (typer's words), with what a fleet run takes instead
+        raise UsageError("Missing argument 'TARGET...': give a checkpoint folder or file, a Hub repo or a URL (a fleet: "
+                         "--from FILE, --hub-author ORG)")
     if not recursive:
         return list(targets)
     out: list[str] = []
