@@ -149,6 +149,12 @@ def stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def progress_line(message: str) -> None:
+    """A progress message on stderr: it may name what the target holds (a folder found under an object-store prefix,
+    a cache snapshot's path), so shown through ``printable``."""
+    stderr(printable(message))
+
+
 def prepare_output(output: Path | None) -> None:
     """Create the output's missing folders and make sure it can be written, before any work is done, so an
     unwritable -o is a usage error (exit 2) rather than a lost report after a long audit."""
