@@ -374,3 +374,45 @@ def test_a_lock_against_a_git_lfs_checkout_says_not_compared(sharded: Path, tmp_
     assert proc.returncode == 1
     diffed = json.loads(proc.stdout)
     assert diffed["removed"]["count"] == 0 and diffed["not_compared"]["count"] == 26
+
+
+def test_an_unread_variant_is_locked_beside_the_counted_weights_and_not_compared(tmp_path: Path) -> None:
+    """A diffusers component with default + fp16 weights whose fp16 file is a Git LFS pointer: its lock holds the
+    alternate under ``variants`` with that alternate's own ``unread`` section; against the full checkout, ``diff``
+    says ``(fp16)`` is incomplete and its tensors not compared (never removed), and ``audit --lock`` of the pointer
+    checkout against the full lock says the fp16 tensors were not compared, as consequences of the pointer."""
+    import shutil
+
+    from tests.support.arrays import lfs_pointer
+    full = build.build_folder_dump("tiny-sd-pipeline", tmp_path / "full") / "unet"
+    pointer = tmp_path / "pointer" / "unet"
+    shutil.copytree(full, pointer)
+    fp16 = "diffusion_pytorch_model.fp16.safetensors"
+    lfs_pointer(pointer / fp16)
+
+    pointer_lock, full_lock = tmp_path / "pointer.lock.json", tmp_path / "full.lock.json"
+    assert run_cli("lock", str(pointer), "--force", "-o", str(pointer_lock), "-q").returncode == 0
+    assert run_cli("lock", str(full), "-o", str(full_lock), "-q").returncode == 0
+    locked = json.loads(pointer_lock.read_text())
+    assert "unread" not in locked and locked["totals"] == json.loads(full_lock.read_text())["totals"]
+    unread = locked["variants"]["fp16"]["unread"]
+    assert unread["files"] == [{"name": fp16, "code": "not-safetensors", "is": "git-lfs-pointer"}]
+    assert lock.read(pointer_lock)["variants"]["fp16"]["unread"] == unread  # it reads back
+
+    doc = json.loads(run_cli("diff", str(pointer_lock), str(full), "--format", "json").stdout)
+    sections = {s["name"]: s for s in doc["sections"]}
+    assert list(sections) == ["", "(fp16)"] and sections[""]["identical"] and not doc["complete"]
+    alternate = sections["(fp16)"]
+    assert (alternate["complete"], alternate["removed"]["count"], alternate["added"]["count"]) == (False, 0, 0)
+    assert alternate["not_compared"]["count"] > 0 and alternate["unread"][0]["is"] == "git-lfs-pointer"
+    text = run_cli("diff", str(pointer_lock), str(full)).stdout
+    assert f"{pointer_lock} (fp16) -> {full} (fp16): incomplete: 1 file of {pointer_lock} (fp16) could not be read" \
+        in text and text.rstrip().splitlines()[-1].endswith(": incomplete (variant fp16)")
+
+    code, audited = run_json("audit", str(pointer), "--lock", str(full_lock), "-q", "--no-policy")
+    assert code == 1
+    drift = [f for f in audited["findings"] if f["code"] == "lock-drift"]
+    assert drift and all(f.get("variant") == "fp16" and f["severity"] == "info" and f["caused_by"] == "not-safetensors"
+                         for f in drift)
+    assert not any("no longer stored" in f["message"] for f in drift)
+    assert [f["code"] for f in audited["findings"] if f["severity"] == "error"] == ["not-safetensors"]
