@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.errors import HubError, UsageError
+from ..core.errors import UsageError
 from ..run.multi import expand_targets
 
 # ``hf://ORG`` (no ``/name``): every model repo of an organisation or user
@@ -83,22 +83,10 @@ def hub_author(target: str) -> str | None:
 
 def list_hub_models(listing: HubListing, token: str | None = None) -> list[str]:
     """The model repos of ``listing.author`` on the Hub (``HF_ENDPOINT``), as ``hf://org/name`` targets (explicitly
-    the Hub, whatever folders exist here), in the Hub's order."""
-    from huggingface_hub import HfApi  # only for Hub listings (start-up)
-
-    from ..core.version import __version__
-    api = HfApi(token=token, library_name="st-audit", library_version=__version__)
-    try:
-        models = api.list_models(author=listing.author, filter=list(listing.filters) or None, limit=listing.limit)
-        return [f"hf://{m.id}" for m in models]
-    except Exception as e:  # noqa: BLE001 - any client or transport error is one sentence
-        raise HubError(f"could not list the models of {listing.author} on the Hub: {_reason(e)}") from None
-
-
-def _reason(error: BaseException) -> str:
-    status = getattr(getattr(error, "response", None), "status_code", None)
-    text = str(error).splitlines()[0] if str(error) else type(error).__name__
-    return f"HTTP {status}: {text}" if status else text
+    the Hub, whatever folders exist here), in the Hub's order. The Hub client stays in the Hub source
+    (``read.sources.hub.author_models``), imported only when a listing is asked for."""
+    from ..read.sources.hub import author_models
+    return [f"hf://{repo}" for repo in author_models(listing.author, listing.filters, listing.limit, token=token)]
 
 
 def gather(targets: Iterable[str], *, from_files: Iterable[str] = (), listings: Iterable[HubListing] = (),

@@ -51,7 +51,7 @@ from huggingface_hub.errors import HFValidationError
 from huggingface_hub.hf_api import ModelInfo
 from huggingface_hub.utils import build_hf_headers, validate_repo_id
 
-from ...core.errors import AuditError
+from ...core.errors import AuditError, HubError
 from ...core.findings import plural
 from ...core.jsonio import json_object, loads
 from ...core.version import __version__
@@ -517,3 +517,22 @@ def fetch_json(repo_id: str, filename: str = "config.json", *, token: str | None
     if status != 200:
         raise OSError(f"the Hub answered HTTP {status} for {repo_id}/{filename}")
     return json_object(body, filename)
+
+
+def author_models(author: str, filters: tuple[str, ...] = (), limit: int | None = None, *,
+                  token: str | None = None) -> list[str]:
+    """The model repo ids of an organisation or user on the Hub (``HF_ENDPOINT``), with the Hub's own filters (tags)
+    and limit, in the Hub's order: a fleet's ``hf://ORG`` and ``--hub-author`` (any client or transport error is one
+    sentence)."""
+    from huggingface_hub import HfApi
+    api = HfApi(token=token, library_name="st-audit", library_version=__version__)
+    try:
+        return [m.id for m in api.list_models(author=author, filter=list(filters) or None, limit=limit)]
+    except Exception as e:  # noqa: BLE001 - any client or transport error is one sentence
+        raise HubError(f"could not list the models of {author} on the Hub: {_listing_reason(e)}") from None
+
+
+def _listing_reason(error: BaseException) -> str:
+    status = getattr(getattr(error, "response", None), "status_code", None)
+    text = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return f"HTTP {status}: {text}" if status else text
