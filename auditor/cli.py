@@ -42,6 +42,7 @@ from .commands.kit import (
     env_format,
     exit_now,
     prepare_output,
+    progress_line,
     run,
     say_could_not,
     stderr,
@@ -184,7 +185,7 @@ def audit_command(
 
     def body() -> int:
         prepare_output(output)
-        progress = None if quiet else stderr
+        progress = None if quiet else progress_line
         fmt = value(format)
         rules = _policy(policy, no_policy, given, fail_on=value(fail_on), ignore=ignore or None,
                         lock=str(lock) if lock is not None else None, expect_parameters=expect_parameters,
@@ -256,6 +257,7 @@ def verify_command(
 ) -> None:
     """Everything audit does, plus reading every byte once: sha256 of every file (against the Hub's, from a
     cache snapshot or --against), NaN/Inf/all-zero tensors, tied copies that differ, duplicated tensors."""
+    from .run.options import AuditOptions
     from .verify import verify
 
     def body() -> int:
@@ -266,8 +268,9 @@ def verify_command(
                         forbid_unexplained=forbid_unexplained, tied_head=value(tied_head),
                         max_shard_bytes=max_shard_bytes)
         where = html_output(format.value, output, open_report)
-        report = verify(targets, policy=rules, base=base, against=against, revision=revision, token=token, jobs=jobs,
-                        include_tensors=tensors, progress=None if quiet else stderr, show_progress=not quiet)
+        options = AuditOptions(base=base, revision=revision, token=token, include_tensors=tensors,
+                               progress=None if quiet else progress_line)
+        report = verify(targets, options, policy=rules, against=against, jobs=jobs, show_progress=not quiet)
         emit(formatter(format.value)(report), where, fold_to_terminal=format.value == "table")
         if not quiet and format.value != "summary" and (format.value != "table" or output is not None):
             from .formats.common import summary_line
@@ -314,7 +317,7 @@ def lock_command(
         # the policy's own lock is what this command writes, not a lock to hold the checkpoint to
         rules = replace(_policy(policy, no_policy, [target], fail_on=value(fail_on), ignore=ignore or None), lock=None)
         options = AuditOptions(variant=variant, base=base, revision=revision, token=token, use_cache=not no_cache,
-                               hub=hub, progress=None if quiet else stderr)
+                               hub=hub, progress=None if quiet else progress_line)
         report = lockfile.judged(target, rules, options, verify=verify, quiet=quiet)
         return lockfile.write(report, output, force=force, quiet=quiet, stderr=stderr)
 
@@ -352,7 +355,7 @@ def diff_command(
         fmt = env_format(value(format), (*TEXT_FORMATS, "html"))
         where = html_output(fmt, output, open_report)
         options: dict[str, Any] = {"token": token, "use_cache": not no_cache,
-                                   "progress": None if quiet else stderr, "hub": hub, "content": verify}
+                                   "progress": None if quiet else progress_line, "hub": hub, "content": verify}
         if fmt == "html":  # the page draws both sides' trees: it needs the snapshots, not only the changes
             from .commands.diff import load_side
             from .formats.htmldiff import format_diff_html

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from .commands.kit import EXIT_INTERNAL
 from .core.errors import AuditError, UsageError
+from .core.untrusted import markdown, markdown_code, printable
 from .formats import formatter
 from .gate.policy import load
 from .run.multi import gated_audit
@@ -35,8 +36,9 @@ def _append(path: str | None, text: str) -> None:
 
 
 def _escape(text: str) -> str:
-    """Workflow-command data escaping (``%``, CR and LF)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """An annotation's message: the checkpoint's text as ``printable`` shows it (a tensor name's newline is ``\\n``
+    there too), then workflow-command data escaping (``%``, CR and LF)."""
+    return printable(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def run(env: Mapping[str, str] | None = None) -> int:
@@ -51,7 +53,7 @@ def run(env: Mapping[str, str] | None = None) -> int:
                      "ignore": [c for c in re.split(r"[\s,]+", env.get("INPUT_IGNORE", "")) if c] or None}
         policy = policy.merged(overrides, origin="the action's inputs")
         report = gated_audit(target, policy, env=env, revision=env.get("INPUT_REVISION") or None,
-                             token=env.get("HF_TOKEN") or None, progress=lambda m: print(m, file=sys.stderr))
+                             token=env.get("HF_TOKEN") or None, progress=lambda m: print(printable(m), file=sys.stderr))
     except AuditError as e:
         return _could_not(env, target, str(e), e.exit_code, "could not audit")
     except Exception as e:  # noqa: BLE001 - a bug: the job still gets its outputs and exit code 4
@@ -76,8 +78,8 @@ def _could_not(env: Mapping[str, str], target: str, message: str, code: int, wha
     """No report: still an error annotation, the step summary, every output and the requested report files,
     so later steps (test reporters, artifact uploads) find what they expect."""
     print(f"::error title=st-audit::{_escape(message)}", flush=True)
-    print(f"st-audit: error: {message}", file=sys.stderr, flush=True)
-    _append(env.get("GITHUB_STEP_SUMMARY"), f"## ❌ st-audit: `{target}`\n\nst-audit {what}: {message}\n")
+    print(printable(f"st-audit: error: {message}"), file=sys.stderr, flush=True)
+    _append(env.get("GITHUB_STEP_SUMMARY"), f"## ❌ st-audit: {markdown_code(target)}\n\nst-audit {what}: {markdown(message)}\n")
     _append(env.get("GITHUB_OUTPUT"), f"verdict=error\nexit-code={code}\n")
     for var, text in (("INPUT_JUNIT", _junit_error(target, message)),
                       ("INPUT_JSON", json.dumps({"target": target, "verdict": "error", "exit_code": code,
@@ -92,15 +94,8 @@ def _could_not(env: Mapping[str, str], target: str, message: str, code: int, wha
 
 
 def _junit_error(target: str, message: str) -> str:
-    import xml.etree.ElementTree as ET
-    suite = ET.Element("testsuite", {"name": f"st-audit {target}", "tests": "1", "failures": "0", "errors": "1",
-                                     "skipped": "0", "time": "0"})
-    case = ET.SubElement(suite, "testcase", {"classname": "st-audit", "name": "audit", "time": "0"})
-    ET.SubElement(case, "error", {"message": message})
-    root = ET.Element("testsuites", {"name": "st-audit", "tests": "1", "failures": "0", "errors": "1"})
-    root.append(suite)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    from .formats.junit import document, error_suite
+    return document([error_suite(f"st-audit {printable(target)}", message)])
 
 
 def main() -> None:

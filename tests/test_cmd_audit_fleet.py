@@ -99,6 +99,22 @@ def test_summary_lines_stream_and_end_with_the_exit_codes_verdict(fleet: dict[st
     assert proc.returncode == 1 and "FAIL: 2 targets: 1 pass, 1 fail (exit 1)" in proc.stderr
 
 
+def test_summary_lines_show_the_targets_text_safely(tmp_path: Path) -> None:
+    """A fleet's streamed summary lines go to a terminal or a CI log: a hostile checkpoint's folder name and a target
+    that could not be audited (its error quoting the name) show their newlines, escapes and workflow commands as
+    visible escapes, one line each (tests/support/hostile.py)."""
+    from tests.support import hostile
+    folder = hostile.build(tmp_path)
+    missing = tmp_path / f"missing-{hostile.FILE_TEXT}"
+    proc = run_cli("audit", str(folder), str(missing), "--from", "/dev/null", "-f", "summary", "--no-policy")
+    hostile.inert(proc.stdout)
+    hostile.inert(proc.stderr)
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 3 and sorted(line.split(":")[0] for line in lines) == ["ERROR", "FAIL"]
+    assert all(hostile.SHOWN_FILE in line for line in lines)
+    assert any(line.startswith("ERROR: ") and "no such file or directory" in line for line in lines)
+
+
 @pytest.mark.parametrize(("args", "said"), [
     (["-f", "table"], "a fleet run streams one line per target"),
     (["--resume"], "--resume needs -o FILE"),

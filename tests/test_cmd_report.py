@@ -59,6 +59,9 @@ def test_markdown_escapes_what_came_from_the_targets(run: Path, tmp_path: Path) 
     assert "<img" not in text and "&lt;img" in text
     assert not any(line.startswith("::") for line in text.splitlines())  # no workflow command in a CI log
     assert "\\n::warning" in text  # the newline shown as an escape, on the same line
+    table = run_cli("report", str(hostile), env={"COLUMNS": "400"}).stdout  # a terminal, a CI log
+    assert not any(line.lstrip().startswith("::") for line in table.splitlines())
+    assert "\\n::warning" in table and not any(not c.isprintable() for c in table.replace("\n", ""))
 
 
 def _chromium() -> str:

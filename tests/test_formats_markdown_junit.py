@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from auditor.core.findings import CODES
+from auditor.formats.junit import NEEDS
 from tests.support.cli import run_cli
 
 GOOD = [("embed.weight", "BF16", [100, 16]), ("layers.0.w", "BF16", [16, 16]), ("layers.1.w", "BF16", [16, 16])]
@@ -66,8 +67,11 @@ def test_junit_one_case_per_check(layout_checkpoint: Callable[..., Path]) -> Non
     assert "model.layers.3.self_attn.k_proj.weight" in (missing.text or "")
     policy = failed["policy-violation"].text or ""
     assert "allowed_dtypes" in policy and "model.layers.0.self_attn.q_proj.weight" in policy
-    skipped = [c.get("name") for c in cases if c.find("skipped") is not None]
-    assert skipped == ["range-gap"] and suite.get("skipped") == "1"
+    skipped = {c.get("name"): c.find("skipped").get("message") for c in cases if c.find("skipped") is not None}
+    assert skipped["range-gap"] == "ignored (0 findings)"
+    # what a headers-only audit with a policy rule and no lock did not run (core/codes.toml ``needs``)
+    assert set(skipped) == {"range-gap", *(code for code, need in NEEDS.items() if need != "policy")}
+    assert suite.get("skipped") == str(len(skipped))
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert props["verdict"] == "fail" and props["parameters"] == str(8190735360 - 1024 * 4096)
 
@@ -89,4 +93,41 @@ def test_junit_survives_control_characters(make_checkpoint: Callable[..., Path])
     code, root = junit(str(ckpt), "--allow-dtype", "BF16")
     assert code == 1
     text = "".join(root.itertext())
-    assert "bad\ufffdname.w" in text
+    assert "bad\\x01name.w" in text and "\x01" not in text  # shown as its escape, as every human format shows it
+
+
+def _outcomes(root: ET.Element) -> dict[str, str]:
+    """Each test case's outcome by check: failure, error, skipped (with why) or passed."""
+    out = {}
+    for case in root.iter("testcase"):
+        child = next((c for c in case if c.tag in ("failure", "error", "skipped")), None)
+        out[case.get("name") or ""] = "passed" if child is None else \
+            child.tag if child.tag != "skipped" else f"skipped: {child.get('message')}"
+    return out
+
+
+def test_junit_never_passes_a_check_that_did_not_run(tmp_path: Path) -> None:
+    """A headers-only audit reads no tensor data, has no lock, no expected digests, no policy rule: those checks are
+    skipped with why, never passed; ``verify`` runs the content checks; ``--lock`` runs lock-drift. Checkpoints
+    written by the safetensors library."""
+    from tests.support.arrays import config, tiny_arrays, write
+    model = write(tmp_path / "model", tiny_arrays(), config())
+    code, root = junit(str(model), "--no-policy")
+    assert code == 0
+    outcome = _outcomes(root)
+    assert outcome["tensor-nan"] == "skipped: not run: only `st-audit verify` reads the tensor data"
+    assert outcome["hash-mismatch"].startswith("skipped: not run: no expected digests")
+    assert outcome["lock-drift"].startswith("skipped: not run: no lock")
+    assert all(outcome[code].startswith("skipped: not run") for code in NEEDS)
+    assert outcome["missing-tensor"] == "passed" and root.get("skipped") == str(len(NEEDS))
+
+    lock = tmp_path / "lock.json"
+    assert run_cli("lock", str(model), "-o", str(lock), "-q", "--no-policy").returncode == 0
+    proc = run_cli("verify", str(model), "--format", "junit", "--lock", str(lock), "-q", "--no-policy")
+    assert proc.returncode == 0, proc.stderr
+    outcome = _outcomes(ET.fromstring(proc.stdout))
+    content = [code for code, need in NEEDS.items() if need == "content"]
+    assert content and all(outcome[code] == "passed" for code in content)
+    assert outcome["lock-drift"] == "passed"
+    assert outcome["hash-mismatch"].startswith("skipped: not run: no expected digests")  # a plain folder
+    assert outcome["policy-violation"].startswith("skipped: not run: no policy rule")

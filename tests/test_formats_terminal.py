@@ -67,3 +67,20 @@ def test_the_report_fits_a_100_column_terminal_and_loses_nothing(tmp_path: Path)
     table = [line for line in lines if line.startswith(("component", "embedding", "= total"))]
     assert len(table) == 3 and all(len(line) <= WIDTH for line in table)  # the breakdown is not folded
     assert any("missing-tensor" in line for line in lines) and lines[-1].startswith(("FAIL", "    "))
+
+
+def test_a_checkpoints_escape_sequences_do_not_drive_the_terminal(tmp_path: Path) -> None:
+    """A tensor name holding CSI 2J (clear the screen) and an OSC 8 hyperlink, a folder name holding a newline
+    (tests/support/hostile.py, found by --recursive): on the screen the output starts at its first line (nothing
+    was cleared), the escapes are visible text, and no line starts with a CI command."""
+    from tests.support import hostile
+    hostile.build(tmp_path / "models")
+    lines = _screen(["audit", "--recursive", str(tmp_path / "models"), "--tensors"], tmp_path)
+    assert lines[0].startswith("reading 2 headers from ")  # the screen was not cleared under it
+    assert any(line.startswith("st-audit report for ") for line in lines[1:6])
+    screen = "".join(lines)  # the terminal wraps long lines at its width
+    assert "\\x1b]8;;https://evil.example/\\x1b\\click" in screen  # shown, not made a hyperlink "click"
+    assert "\\x1b[2J" in screen and "<script>document.title='pwned'</script>" in screen
+    assert hostile.SHOWN_FILE in screen  # the folder's name too
+    assert not any(line.lstrip().startswith(("::", "##[")) for line in lines)
+    assert lines[-1].startswith(("FAIL", "    "))

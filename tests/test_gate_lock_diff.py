@@ -265,3 +265,154 @@ def test_diff_shows_config_changes_beside_tensor_changes(layout_checkpoint: Call
     assert run_cli("lock", str(a), "-o", str(lock_file), "-q").returncode == 0
     assert json.loads(lock_file.read_text())["config"]["num_hidden_layers"] == config["num_hidden_layers"]
     assert run_cli("diff", str(lock_file), str(a), "-q").returncode == 0
+
+
+# -- files that could not be read: named as such, their tensors "not compared" (issue 28, item 4) ----------
+
+@pytest.fixture
+def sharded(tmp_path: Path) -> Path:
+    """transformers' tiny Qwen2 layout in two shards with an index, written by the safetensors library."""
+    from tests.support.arrays import config, tiny_arrays, write_sharded
+    return write_sharded(tmp_path / "model", tiny_arrays(), config())
+
+
+def _checkout(source: Path, dest: Path, pointers: list[str]) -> Path:
+    """A clone of ``source`` whose ``pointers`` files are what Git LFS leaves when it did not fetch them."""
+    import shutil
+
+    from tests.support.arrays import lfs_pointer
+    shutil.copytree(source, dest)
+    for name in pointers:
+        lfs_pointer(dest / name)
+    return dest
+
+
+SHARDS = ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]
+LFS = "a Git LFS pointer file, not the weights (run `git lfs pull`)"
+
+
+def _weight_map(folder: Path) -> dict[str, str]:
+    return json.loads((folder / "model.safetensors.index.json").read_text())["weight_map"]
+
+
+def test_diff_names_git_lfs_pointers_and_removes_nothing(sharded: Path, tmp_path: Path) -> None:
+    checkout = _checkout(sharded, tmp_path / "checkout", SHARDS)
+    proc = run_cli("diff", str(sharded), str(checkout), "-q")
+    assert proc.returncode == 1
+    out = proc.stdout
+    assert out.splitlines()[0].endswith(f": incomplete: 2 files of {checkout} could not be read")
+    assert f"could not be read in b (2 files): {LFS}:" in out and "git lfs pull" in out
+    assert "removed" not in out and "not compared (26 tensors of a: b's unread files may hold them)" in out
+    doc = json.loads(run_cli("diff", str(sharded), str(checkout), "--format", "json").stdout)
+    assert (doc["identical"], doc["complete"], doc["removed"]["count"], doc["added"]["count"]) == (False, False, 0, 0)
+    assert sorted(doc["not_compared"]["tensors"]) == sorted(_weight_map(sharded))
+    assert [(u["side"], u["file"], u["code"], u["is"]) for u in doc["unread"]] == [
+        ("b", name, "not-safetensors", "git-lfs-pointer") for name in SHARDS]
+    assert doc["content_changes"] == [] and doc["file_changes"] == []  # pointers are not "changed content"
+    # the other way round: nothing "added" either
+    back = json.loads(run_cli("diff", str(checkout), str(sharded), "--format", "json").stdout)
+    assert back["added"]["count"] == 0 and back["not_compared"]["count"] == 26
+    assert [u["side"] for u in back["unread"]] == ["a", "a"]
+    page = tmp_path / "diff.html"
+    assert run_cli("diff", str(sharded), str(checkout), "--format", "html", "-o", str(page), "-q").returncode == 1
+    html = page.read_text()
+    assert "INCOMPLETE" in html and "could not be read in b" in html and "removed (" not in html
+
+
+def test_diff_of_one_pointer_shard_compares_the_rest(sharded: Path, tmp_path: Path) -> None:
+    """Shard 2 a pointer, and a real change in shard 1 (one tensor gone, as a re-export that dropped it): the
+    index's names for shard 2 are not compared, the lost tensor of shard 1 is removed, exactly."""
+    from tests.support.arrays import config, tiny_arrays, write
+    checkout = _checkout(sharded, tmp_path / "checkout", SHARDS[1:])
+    weight_map = _weight_map(sharded)
+    first = [n for n, f in weight_map.items() if f == SHARDS[0]]
+    arrays = tiny_arrays()
+    write(checkout, {n: arrays[n] for n in first[1:]}, config(), file_name=SHARDS[0])
+    doc = json.loads(run_cli("diff", str(sharded), str(checkout), "--format", "json").stdout)
+    assert doc["removed"]["tensors"] == [first[0]]
+    assert sorted(doc["not_compared"]["tensors"]) == sorted(n for n, f in weight_map.items() if f == SHARDS[1])
+    assert [u["file"] for u in doc["unread"]] == [SHARDS[1]]
+
+
+def test_diff_of_a_missing_shard_and_of_a_single_pointer_file(sharded: Path, tmp_path: Path) -> None:
+    """A shard the index names that is absent is named as absent; a lone model.safetensors that is a pointer (no
+    index says what it holds) leaves every tensor of the other side not compared."""
+    import shutil
+    gone = tmp_path / "gone"
+    shutil.copytree(sharded, gone)
+    (gone / SHARDS[1]).unlink()
+    doc = json.loads(run_cli("diff", str(sharded), str(gone), "--format", "json").stdout)
+    assert [(u["file"], u["code"], u["is"]) for u in doc["unread"]] == [(SHARDS[1], "index-shard-missing", None)]
+    assert doc["removed"]["count"] == 0 and doc["not_compared"]["count"] > 0
+    assert "a shard named by the index does not exist" in run_cli("diff", str(sharded), str(gone)).stdout
+
+    from tests.support.arrays import config, tiny_arrays, write
+    single = write(tmp_path / "single", tiny_arrays(), config())
+    pointer = _checkout(single, tmp_path / "pointer", ["model.safetensors"])
+    doc = json.loads(run_cli("diff", str(single), str(pointer), "--format", "json").stdout)
+    assert doc["removed"]["count"] == 0 and doc["not_compared"]["count"] == 26
+    assert doc["unread"][0]["is"] == "git-lfs-pointer"
+
+
+def test_a_lock_against_a_git_lfs_checkout_says_not_compared(sharded: Path, tmp_path: Path) -> None:
+    """``audit --lock`` and ``diff LOCK`` on a checkout of pointers: the root cause once (the pointers, `git lfs
+    pull`), the lock's tensors "not compared" as its consequence, never "no longer stored"."""
+    lock_file = tmp_path / "st-audit.lock.json"
+    assert run_cli("lock", str(sharded), "-o", str(lock_file), "-q").returncode == 0
+    checkout = _checkout(sharded, tmp_path / "checkout", SHARDS)
+    code, doc = run_json("audit", str(checkout), "--lock", str(lock_file), "-q", "--no-policy")
+    assert code == 1
+    errors = [f for f in doc["findings"] if f["severity"] == "error"]
+    assert [f["code"] for f in errors] == ["not-safetensors"]  # one root cause, one error
+    assert errors[0]["message"].count("could not be checked") == 1 and "git lfs pull" in errors[0]["message"]
+    drift = [f for f in doc["findings"] if f["code"] == "lock-drift"]
+    assert drift and all(f["severity"] == "info" and f["caused_by"] == "not-safetensors" for f in drift)
+    assert not any("no longer stored" in f["message"] for f in drift)
+    held = next(f for f in drift if f["files"] == SHARDS)
+    assert held["count"] == 26 and "not compared" in held["message"] and "git lfs pull" in held["message"]
+    proc = run_cli("diff", str(lock_file), str(checkout), "--format", "json")
+    assert proc.returncode == 1
+    diffed = json.loads(proc.stdout)
+    assert diffed["removed"]["count"] == 0 and diffed["not_compared"]["count"] == 26
+
+
+def test_an_unread_variant_is_locked_beside_the_counted_weights_and_not_compared(tmp_path: Path) -> None:
+    """A diffusers component with default + fp16 weights whose fp16 file is a Git LFS pointer: its lock holds the
+    alternate under ``variants`` with that alternate's own ``unread`` section; against the full checkout, ``diff``
+    says ``(fp16)`` is incomplete and its tensors not compared (never removed), and ``audit --lock`` of the pointer
+    checkout against the full lock says the fp16 tensors were not compared, as consequences of the pointer."""
+    import shutil
+
+    from tests.support.arrays import lfs_pointer
+    full = build.build_folder_dump("tiny-sd-pipeline", tmp_path / "full") / "unet"
+    pointer = tmp_path / "pointer" / "unet"
+    shutil.copytree(full, pointer)
+    fp16 = "diffusion_pytorch_model.fp16.safetensors"
+    lfs_pointer(pointer / fp16)
+
+    pointer_lock, full_lock = tmp_path / "pointer.lock.json", tmp_path / "full.lock.json"
+    assert run_cli("lock", str(pointer), "--force", "-o", str(pointer_lock), "-q").returncode == 0
+    assert run_cli("lock", str(full), "-o", str(full_lock), "-q").returncode == 0
+    locked = json.loads(pointer_lock.read_text())
+    assert "unread" not in locked and locked["totals"] == json.loads(full_lock.read_text())["totals"]
+    unread = locked["variants"]["fp16"]["unread"]
+    assert unread["files"] == [{"name": fp16, "code": "not-safetensors", "is": "git-lfs-pointer"}]
+    assert lock.read(pointer_lock)["variants"]["fp16"]["unread"] == unread  # it reads back
+
+    doc = json.loads(run_cli("diff", str(pointer_lock), str(full), "--format", "json").stdout)
+    sections = {s["name"]: s for s in doc["sections"]}
+    assert list(sections) == ["", "(fp16)"] and sections[""]["identical"] and not doc["complete"]
+    alternate = sections["(fp16)"]
+    assert (alternate["complete"], alternate["removed"]["count"], alternate["added"]["count"]) == (False, 0, 0)
+    assert alternate["not_compared"]["count"] > 0 and alternate["unread"][0]["is"] == "git-lfs-pointer"
+    text = run_cli("diff", str(pointer_lock), str(full)).stdout
+    assert f"{pointer_lock} (fp16) -> {full} (fp16): incomplete: 1 file of {pointer_lock} (fp16) could not be read" \
+        in text and text.rstrip().splitlines()[-1].endswith(": incomplete (variant fp16)")
+
+    code, audited = run_json("audit", str(pointer), "--lock", str(full_lock), "-q", "--no-policy")
+    assert code == 1
+    drift = [f for f in audited["findings"] if f["code"] == "lock-drift"]
+    assert drift and all(f.get("variant") == "fp16" and f["severity"] == "info" and f["caused_by"] == "not-safetensors"
+                         for f in drift)
+    assert not any("no longer stored" in f["message"] for f in drift)
+    assert [f["code"] for f in audited["findings"] if f["severity"] == "error"] == ["not-safetensors"]

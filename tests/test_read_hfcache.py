@@ -73,6 +73,23 @@ def test_a_cache_repo_folder_and_a_snapshot_folder_are_audit_targets(cached: tup
     assert hub.request_count == 0  # the cache is read, the Hub never asked
 
 
+def test_the_cache_line_on_stderr_shows_its_path_safely(cached: tuple[HubStub, dict[str, str], Path],
+                                                       tmp_path: Path) -> None:
+    """The progress line naming a cache snapshot's folder goes to a terminal or a CI log: a folder name with a
+    newline, a workflow command and a terminal escape is shown with visible escapes (tests/support/hostile.py)."""
+    import shutil
+
+    from tests.support import hostile
+    _, env, folder = cached
+    moved = tmp_path / hostile.FOLDER / "models--org--m"
+    shutil.copytree(folder, moved, symlinks=True)
+    proc = run_cli("audit", str(moved), "-f", "summary", env=env)
+    assert proc.returncode == 0, proc.stderr
+    hostile.inert(proc.stderr)
+    hostile.inert(proc.stdout)
+    assert "hf cache: org/m@main snapshot " in proc.stderr and hostile.SHOWN_FILE in proc.stderr
+
+
 def test_lock_and_diff_take_cache_folders(cached: tuple[HubStub, dict[str, str], Path], tmp_path: Path) -> None:
     hub, env, folder = cached
     lock = tmp_path / "m.lock.json"

@@ -10,6 +10,7 @@ Dense layer whose config disagrees with its weights.
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -135,6 +136,8 @@ def test_every_entry_point_gives_audits_verdict(target: tuple[Path, bool], tmp_p
     env = {"INPUT_TARGET": str(path), "INPUT_JSON": str(out), "GITHUB_OUTPUT": str(tmp_path / "outputs")}
     assert github_action.run(env) == code
     assert json.loads(out.read_text()) == doc
+    assert (tmp_path / "outputs").read_text().startswith(f"verdict={doc['verdict']}\n")
+    assert doc["verdict"] == ("fail" if broken else "pass")
 
 
 def test_a_lock_of_a_pipeline_catches_a_change_in_one_component(tmp_path: Path) -> None:
@@ -172,6 +175,84 @@ def test_the_library_takes_one_options_object_or_its_fields(tmp_path: Path) -> N
     assert by_object.to_dict() == by_keywords.to_dict() and by_object.exit_code == 0
     with pytest.raises(TypeError, match="unknown audit option"):
         auditor.audit(str(path), fail_om="never")
+
+
+def test_a_target_that_could_not_be_audited_makes_the_run_an_error_everywhere(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """``audit good ./missing``: the good one is reported, the missing one named with why; the run's verdict is
+    ``error`` in every format and exit 3, and its last line is the run's (no target's name on a sum of unrelated
+    models). ``verify`` says the same; the one-target entry points (lock, diff, the Action) exit 3 on it too."""
+    good, missing = str(_plain(tmp_path / "good", broken=False)), str(tmp_path / "missing")
+    code, doc = run_json("audit", good, missing, "-q")
+    assert (code, doc["verdict"], doc["exit_code"]) == (3, "error", 3)
+    assert doc["errors"] == [{"target": missing, "error": f"{missing}: no such file or directory"}]
+    assert doc["target"] == f"{good}, {missing}" and [s["verdict"] for s in doc["sections"]] == ["pass"]
+
+    table = run_cli("audit", good, missing)
+    run_line = "ERROR: 2 targets in all: 1 passed, 1 could not be audited; 0 errors, 0 warnings, 0 notes"
+    assert table.returncode == 3 and table.stdout.splitlines()[-1] == run_line
+    assert f"  ERROR: {missing}: could not be audited" in table.stdout
+    summary = run_cli("audit", good, missing, "--format", "summary")
+    lines = summary.stdout.splitlines()
+    assert summary.returncode == 3 and len(lines) == 3
+    assert lines[0].startswith(f"PASS: {good} ") and lines[1].startswith(f"ERROR: {missing}: could not be audited")
+    assert lines[2] == run_line
+    markdown = run_cli("audit", good, missing, "--format", "markdown")
+    assert markdown.returncode == 3 and markdown.stdout.splitlines()[-1] == run_line
+    junit = run_cli("audit", good, missing, "--format", "junit")
+    root = ET.fromstring(junit.stdout)
+    assert junit.returncode == 3 and root.get("errors") == "1" and root.get("failures") == "0"
+    (error,) = root.iter("error")
+    assert f"{missing}: no such file or directory" in (error.get("message") or "")
+
+    proc = run_cli("verify", good, missing, "--format", "json", "-q")
+    verified = json.loads(proc.stdout)
+    assert (proc.returncode, verified["verdict"], verified["exit_code"]) == (3, "error", 3)
+
+    assert run_cli("lock", missing, "-o", str(tmp_path / "lock.json"), "-q").returncode == 3
+    assert run_cli("diff", good, missing, "-q").returncode == 3
+    monkeypatch.chdir(tmp_path)
+    outputs = tmp_path / "outputs"
+    assert github_action.run({"INPUT_TARGET": missing, "GITHUB_OUTPUT": str(outputs)}) == 3
+    assert outputs.read_text().startswith("verdict=error\nexit-code=3\n")
+
+
+def test_a_run_of_a_pipeline_with_variants_and_a_missing_target_is_an_error_per_variant(tmp_path: Path) -> None:
+    """A pipeline whose components hold default + fp16 weights (its fp16 unet broken) beside a target that does not
+    exist: the run is ``error`` (exit 3) in JSON, the table and the summary, the pipeline's own verdict ``fail``.
+    JUnit has a suite per variant of each component, each judged by the checks that ran on it: the broken fp16
+    unet's suite fails, ``variant-differs`` ran in every alternate's suite (not in the counted weights', where it
+    is skipped as not run), ``lock-drift`` is skipped everywhere (no lock), and the missing target is an error."""
+    pipe = str(_pipeline_variant(tmp_path / "a", broken=True))
+    missing = str(tmp_path / "missing")
+    code, doc = run_json("audit", pipe, missing, "-q")
+    assert (code, doc["verdict"], doc["exit_code"]) == (3, "error", 3)
+    assert [s["verdict"] for s in doc["sections"]] == ["fail"] and doc["errors"][0]["target"] == missing
+    table = run_cli("audit", pipe, missing)
+    assert table.returncode == 3
+    assert table.stdout.splitlines()[-1].startswith("ERROR: 2 targets in all: 1 failed, 1 could not be audited; ")
+    summary = run_cli("audit", pipe, missing, "--format", "summary").stdout.splitlines()
+    assert summary[-1] == table.stdout.splitlines()[-1]
+
+    junit = run_cli("audit", pipe, missing, "--format", "junit")
+    root = ET.fromstring(junit.stdout)
+    assert junit.returncode == 3 and root.get("errors") == "1"
+    suites = {s.get("name") or "": s for s in root.findall("testsuite")}
+    alternates = [n for n in suites if n.endswith(" :: variant fp16")]
+    counted = [n for n in suites if n.startswith(f"st-audit {pipe} :: ") and n not in alternates]
+    assert len(alternates) == 3 and len(counted) == 3
+
+    def case(suite: str, code: str) -> ET.Element:
+        return next(c for c in suites[suite].iter("testcase") if c.get("name") == code)
+
+    broken = [n for n in alternates if suites[n].get("failures") != "0"]
+    assert len(broken) == 1 and " :: unet (" in broken[0]
+    assert all(case(n, "variant-differs").find("skipped") is None for n in alternates)
+    assert all("not run" in (case(n, "variant-differs").find("skipped").get("message") or "")  # type: ignore[union-attr]
+               for n in counted)
+    assert all(case(n, "lock-drift").find("skipped") is not None for n in alternates + counted)
+    (error,) = root.iter("error")
+    assert f"{missing}: no such file or directory" in (error.get("message") or "")
 
 
 def test_a_lock_of_a_pipeline_with_variants_counts_once_and_holds_each_variant(tmp_path: Path) -> None:

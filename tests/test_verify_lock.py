@@ -141,3 +141,23 @@ def test_lock_of_a_cache_snapshot_records_the_hub_digests_without_reading(clean:
     doc = json.loads(lock.read_text())
     assert doc["source"]["repo"] == "org/tiny" and len(doc["source"]["commit"]) == 40
     assert doc["files"][0]["sha256"] == sha(clean / "model.safetensors")
+
+
+def test_lock_verify_of_a_variant_holds_the_variants_content(tmp_path: Path) -> None:
+    """A folder with the default weights (BF16) and the fp16 variant beside them, both written by the safetensors
+    library, as ``save_pretrained(variant="fp16")`` leaves them: ``lock --variant fp16 --verify`` locks the fp16
+    file and its sha256, not the default one (the variant reaches verify with the rest of the options)."""
+    folder = write(tmp_path / "model", tiny_arrays(), config())
+    fp16 = {name: ("F16", np.asarray(np.random.default_rng(1).standard_normal(bits.shape) * 0.02, np.float16)
+                   .view(np.uint16)) for name, (_, bits) in tiny_arrays().items()}
+    write(folder, fp16, None, file_name="model.fp16.safetensors")
+    lock = tmp_path / "fp16.lock.json"
+    proc = run_cli("lock", str(folder), "--variant", "fp16", "--verify", "-o", str(lock), "-q")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(lock.read_text())
+    assert [(f["name"], f["sha256"]) for f in doc["files"]] == [("model.fp16.safetensors",
+                                                                sha(folder / "model.fp16.safetensors"))]
+    assert {g["dtype"] for g in doc["groups"]} == {"F16"}
+    # the same lock holds the fp16 files and not the default ones: a diff of the variant against it is identical
+    assert run_cli("audit", str(folder), "--variant", "fp16", "--lock", str(lock), "-q").returncode == 0
+    assert run_cli("audit", str(folder), "--lock", str(lock), "-q").returncode == 1

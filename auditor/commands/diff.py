@@ -38,8 +38,9 @@ def load_side(target: str, *, token: str | None = None, use_cache: bool = True,
                              "an st-audit lock file") from None
         return lockmod.read(path)
     if content:
+        from ..run.options import AuditOptions
         from ..verify import verify
-        return lockmod.snapshot(verify(target, token=token, progress=progress))
+        return lockmod.snapshot(verify(target, AuditOptions(token=token, progress=progress)))
     from ..run.dispatch import audit_target
     # a Hub side may pin its own revision: org/name@v1 against org/name@refs/pr/3
     return lockmod.snapshot(audit_target(target, token=token, use_cache=use_cache, progress=progress, hub=hub))

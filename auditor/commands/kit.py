@@ -17,6 +17,7 @@ from typing import Annotated, Any, Callable, Optional, TextIO
 import typer
 
 from ..core.errors import AuditError, UsageError
+from ..core.untrusted import printable
 from ..formats import FORMATS
 
 EXIT_INTERNAL = 4
@@ -148,6 +149,12 @@ def stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def progress_line(message: str) -> None:
+    """A progress message on stderr: it may name what the target holds (a folder found under an object-store prefix,
+    a cache snapshot's path), so shown through ``printable``."""
+    stderr(printable(message))
+
+
 def prepare_output(output: Path | None) -> None:
     """Create the output's missing folders and make sure it can be written, before any work is done, so an
     unwritable -o is a usage error (exit 2) rather than a lost report after a long audit."""
@@ -186,7 +193,7 @@ def fold(text: str, width: int) -> str:
 def say_could_not(report: Any) -> None:
     """Each target that could not be audited, on stderr after the others' reports (as a shell loop would)."""
     for name, why in report.could_not:
-        stderr(f"st-audit: error: {why if why.startswith(name) else f'{name}: {why}'}")
+        stderr(printable(f"st-audit: error: {why if why.startswith(name) else f'{name}: {why}'}"))
 
 
 def emit(text: str, output: Path | None, color: bool = False, fold_to_terminal: bool = False) -> None:
@@ -223,11 +230,12 @@ _STYLES = {"ERROR": "\033[1;31m", "WARNING": "\033[33m", "INFO": "\033[36m", "PA
            "FAIL": "\033[1;31m"}
 _RESET = "\033[0m"
 _SEVERITY = re.compile(r"^(\s*)(ERROR|WARNING|INFO)(\s)", re.MULTILINE)
-_VERDICT = re.compile(r"^(PASS|FAIL)(:)", re.MULTILINE)
+_VERDICT = re.compile(r"^(PASS|FAIL|ERROR)(:)", re.MULTILINE)
 
 
 def colorize(text: str) -> str:
-    """Severity words at the start of finding lines and the verdict word, in colour (text otherwise intact)."""
+    """Severity words at the start of finding lines and the verdict word (``ERROR:`` a run where a target could not
+    be audited), in colour (text otherwise intact)."""
     text = _SEVERITY.sub(lambda m: f"{m[1]}{_STYLES[m[2]]}{m[2]}{_RESET}{m[3]}", text)
     return _VERDICT.sub(lambda m: f"{_STYLES[m[1]]}{m[1]}{_RESET}{m[2]}", text)
 
@@ -248,15 +256,15 @@ def run(debug: bool, body: Callable[[], int]) -> None:
     except AuditError as e:
         if debug:
             traceback.print_exc()
-        stderr(f"st-audit: error: {e}")
+        stderr(printable(f"st-audit: error: {e}"))  # an error may name a file or a folder of the checkpoint
         raise typer.Exit(e.exit_code) from None
     except (KeyboardInterrupt, BrokenPipeError):
         raise typer.Exit(130) from None
     except Exception as e:  # a bug: still one line unless --debug
         if debug:
             traceback.print_exc()
-        stderr(f"st-audit: internal error (a bug in st-audit {version()}): {type(e).__name__}: {e} "
-               "(rerun with --debug for the traceback, and please report it)")
+        stderr(printable(f"st-audit: internal error (a bug in st-audit {version()}): {type(e).__name__}: {e} "
+                         "(rerun with --debug for the traceback, and please report it)"))
         raise typer.Exit(EXIT_INTERNAL) from None
     raise typer.Exit(code)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..formats.common import summary_line
+from ..formats.numbers import finding_line
 from ..gate import lock
 from ..report.composite import AnyReport
 from ..run.multi import gated_audit
@@ -22,8 +23,7 @@ def judged(target: str, rules: Any, options: AuditOptions, *, verify: bool, quie
     snapshot's files keep the Hub's digests (its blob names), so the lock records them without reading."""
     if verify:
         from ..verify import verify as run_verify
-        return run_verify(target, policy=rules, base=options.base, revision=options.revision, token=options.token,
-                          progress=options.progress, show_progress=not quiet)
+        return run_verify(target, options, policy=rules, show_progress=not quiet)  # --variant, --base ... as given
     # the resolver gives a cache snapshot's source its digests, repo and commit (and an hf download folder's)
     return gated_audit(target, rules, options=options)
 
@@ -34,7 +34,7 @@ def write(report: AnyReport, output: Path | None, *, force: bool, quiet: bool,
     if report.failing and not force:
         stderr(summary_line(report))
         for f in report.failing[:5]:
-            stderr(f"  {f.severity.upper()} {f.code}: {f.message}")
+            stderr(finding_line(f))
         stderr("st-audit: not writing a lock of a failing checkpoint (fix it, or pass --force)")
         return 1
     emit(lock.dumps(lock.snapshot(report)), output)

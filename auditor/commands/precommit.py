@@ -14,7 +14,9 @@ from pathlib import Path
 
 from ..core.conventions import OWNING_MANIFESTS
 from ..core.errors import AuditError, UsageError
+from ..core.untrusted import printable
 from ..formats.common import summary_line
+from ..formats.numbers import finding_line
 from ..gate.policy import Policy
 from ..run.multi import gated_audit
 
@@ -63,17 +65,17 @@ def run(paths: Iterable[str | Path], policy: Policy, *, write: Callable[[str], N
         except UsageError:
             raise
         except AuditError as e:
-            emit(f"st-audit: error: {directory}: {e}")
+            emit(printable(f"st-audit: error: {directory}: {e}"))
             code = max(code, 3)
             continue
         except Exception as e:  # noqa: BLE001 - a bug: the other directories are still audited
-            emit(f"st-audit: internal error (a bug) auditing {directory}: {type(e).__name__}: {e}")
+            emit(printable(f"st-audit: internal error (a bug) auditing {directory}: {type(e).__name__}: {e}"))
             code = 4
             continue
         if not quiet or report.failing:
             emit(summary_line(report))
         for f in report.failing:
-            emit(f"  {f.severity.upper():7} {f.code}: {f.message}")
+            emit(finding_line(f))
         code = max(code, report.exit_code)
     return code
 

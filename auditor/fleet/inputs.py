@@ -83,9 +83,10 @@ def hub_author(target: str) -> str | None:
 
 def list_hub_models(listing: HubListing, token: str | None = None) -> list[str]:
     """The model repos of ``listing.author`` on the Hub (``HF_ENDPOINT``), as ``hf://org/name`` targets (explicitly
-    the Hub, whatever folders exist here), in the Hub's order."""
-    from ..read.sources.hub import list_author_models  # huggingface_hub only for Hub listings (start-up)
-    return [f"hf://{repo}" for repo in list_author_models(listing.author, listing.filters, listing.limit, token)]
+    the Hub, whatever folders exist here), in the Hub's order. The Hub client stays in the Hub source
+    (``read.sources.hub.author_models``), imported only when a listing is asked for."""
+    from ..read.sources.hub import author_models
+    return [f"hf://{repo}" for repo in author_models(listing.author, listing.filters, listing.limit, token=token)]
 
 
 def gather(targets: Iterable[str], *, from_files: Iterable[str] = (), listings: Iterable[HubListing] = (),

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import AuditError
+from ..core.untrusted import printable
 from ..core.version import __version__
 from ..run.options import AuditOptions
 
@@ -113,7 +114,8 @@ def _failed(task: Task, job: Job, code: int, why: str, fingerprint: str | None, 
     doc = {"schema_version": 1, "target": task.target, "verdict": "error", "exit_code": code, "error": why,
            "fleet": {"target": task.target, "fingerprint": fingerprint, "seconds": round(seconds, 3)}}
     said = why if why.startswith(task.target) else f"{task.target}: {why}"
-    line = _line(doc) if job.stream == "jsonl" else f"ERROR: {said}\n"
+    # a summary line is printed: the target (a list's text) and why (it may name the checkpoint's files) shown safely
+    line = _line(doc) if job.stream == "jsonl" else printable(f"ERROR: {said}") + "\n"
     return Outcome(task.index, task.target, "error", code, line, fingerprint, why, seconds)
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from html import escape
+
+from ..core.untrusted import html as escape  # control characters shown, then HTML-escaped
 
 # Tableau-10 without its red (red means "error" on this page)
 PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",

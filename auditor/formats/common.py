@@ -6,8 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.findings import plural
 from ..core.names import shown
+from ..core.untrusted import markdown, printable
 from ..report.single import Report
-from .numbers import counted_label, human
+from .numbers import counted_label, finding_line, human
 
 if TYPE_CHECKING:
     from ..report.composite import AnyReport
@@ -43,16 +44,16 @@ def summary_line(report: AnyReport) -> str:
     rec = report.reconciliation
     expected = f", expected {rec.expected_parameters:,}" if rec.expected_parameters is not None else ""
     kind = report.extra.get("kind")
-    what = f" ({kind['label']})" if kind else ""
-    return (f"{report.verdict.upper()}: {report.target}{what}: {plural(t.tensors, 'tensor')}, "
-            f"{plural(t.parameters, 'parameter')} ({human(t.parameters)}){expected}{variants_note(report)}; "
+    what = f" ({printable(kind['label'])})" if kind else ""
+    return (f"{report.verdict.upper()}: {printable(report.target)}{what}: {plural(t.tensors, 'tensor')}, "
+            f"{plural(t.parameters, 'parameter')} ({human(t.parameters)}){expected}{printable(variants_note(report))}; "
             f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}, "
             f"{plural(counts['info'], 'note')}")
 
 
 def variants_note(report: Report) -> str:
     """``; variant fp16: pass (audited, not counted)``: the alternates beside the counted weights, for a verdict
-    line (empty without any)."""
+    line (empty without any; a variant's name is its files' text: shown through ``printable`` or ``markdown``)."""
     if not report.alternates:
         return ""
     each = ", ".join(f"{a.variant}: {a.report.verdict}" for a in report.alternates)
@@ -61,17 +62,19 @@ def variants_note(report: Report) -> str:
 
 def variant_lines(report: Report, md: bool = False) -> list[str]:
     """Each alternate variant of a checkpoint, after the counted weights' report: its verdict, files, what it
-    stores and its findings (the full report of each is in the JSON)."""
+    stores and its findings (the full report of each is in the JSON). Variant and file names, dtypes and messages
+    are the checkpoint's text: ``printable`` in a terminal, ``markdown`` in Markdown."""
+    text = markdown if md else printable
     out: list[str] = []
     for a in report.alternates:
         r = a.report
         t = r.totals
-        head = (f"variant {a.variant} ({'an alternate of' if md else 'audited beside'} {counted_label(report)}, "
-                f"not counted): {r.verdict.upper()}")
+        head = text(f"variant {a.variant} ({'an alternate of' if md else 'audited beside'} {counted_label(report)}, "
+                    f"not counted): {r.verdict.upper()}")
         out += [f"### {head}" if md else head, ""] if md else [head]
         pad = "- " if md else "  "
-        out.append(f"{pad}files: {shown([f.name for f in r.files], 4)}")
-        dtypes = ", ".join(f"{d} {p:,}" for d, (_, p, _) in t.by_dtype.items())
+        out.append(f"{pad}files: {text(shown([f.name for f in r.files], 4))}")
+        dtypes = text(", ".join(f"{d} {p:,}" for d, (_, p, _) in t.by_dtype.items()))
         expected = r.reconciliation.expected_parameters
         out.append(f"{pad}stored: {plural(t.tensors, 'tensor')}, {plural(t.parameters, 'parameter')} ({dtypes}), "
                    f"{t.bytes:,} bytes" + (f"; expected from config.json: {expected:,}" if expected is not None else ""))
@@ -79,8 +82,7 @@ def variant_lines(report: Report, md: bool = False) -> list[str]:
         if not findings:
             out.append(f"{pad}findings: none")
         for f in findings:
-            out.append(f"{pad}{f.severity.upper()} `{f.code}`: {f.message}" if md else
-                       f"  {f.severity.upper():7} {f.code}: {f.message}")
+            out.append(f"{pad}{f.severity.upper()} `{f.code}`: {markdown(f.message)}" if md else finding_line(f))
         out.append("")
     return out
 
@@ -104,7 +106,7 @@ def component_rows(report: Report) -> list[list[Any]]:
             expected, actual = sum(r.expected for r in same), sum(r.actual for r in same)
             per_layer = expected // c.layers if c.layers and expected % c.layers == 0 else None
             label = "= layers" if c.layer_type in ("layer", "layers") else f"= {c.layer_type} layers"
-            rows.append([label, c.layer_type, c.layers, num(per_layer), num(expected),
+            rows.append([printable(label), printable(c.layer_type or ""), c.layers, num(per_layer), num(expected),
                          num(actual), _diff(actual - expected), share(expected)])
     if components:
         actual = sum(r.actual for r in components)
@@ -115,7 +117,7 @@ def component_rows(report: Report) -> list[list[Any]]:
 
 def _row(label: str, c: Any) -> list[Any]:
     d = c.to_dict()
-    return [label, c.layer_type or "-", c.layers or "-", num(d["expected_per_layer"]), num(c.expected),
+    return [printable(label), printable(c.layer_type or "-"), c.layers or "-", num(d["expected_per_layer"]), num(c.expected),
             num(c.actual), _diff(c.actual - c.expected)]
 
 

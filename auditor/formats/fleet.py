@@ -4,19 +4,20 @@ target (target, kind, parameters, verdict, the root finding), as a terminal tabl
 own report when the run wrote them with ``--html-dir``).
 
 Pure functions of the run's lines (``Fleet``): the lines are read by ``fleet.sink``; these only render them.
-Everything that came from a checkpoint or a target list (names, messages) is escaped for the format it goes into.
+Everything that came from a checkpoint, a target list or the lines themselves (names, kinds, messages) is escaped
+for the format it goes into, through ``core/untrusted.py`` as every other format does.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from html import escape
 from typing import Any
 
+from ..core.untrusted import html as escape  # control characters shown, then HTML-escaped
+from ..core.untrusted import markdown, printable
 from .numbers import human
 
 MARKDOWN_ROWS = 500  # failing rows shown in Markdown ($GITHUB_STEP_SUMMARY takes at most 1 MiB)
@@ -114,28 +115,23 @@ def format_table(fleet: Fleet, width: int = 120) -> str:
     from tabulate import tabulate
     out = [_headline(fleet), ""]
     for what in ("kind", "family"):
-        counts = ", ".join(f"{_plain(k)} {n:,}" for k, n in fleet.counts[what].most_common(12))
+        counts = ", ".join(f"{printable(k)} {n:,}" for k, n in fleet.counts[what].most_common(12))
         more = len(fleet.counts[what]) - 12
         out.append(f"by {what}: {counts}{f', ... {more} more' if more > 0 else ''}")
     out.append("")
     ordered = _ordered(fleet.rows)
     # the target and the root finding share what kind, parameters and verdict (~45 columns) leave
-    target_width = min(48, max(16, (width - 45) // 2), max([len("target")] + [len(_plain(r.target)) for r in ordered]))
-    cells = [[_clip_start(_plain(r.target), target_width), r.kind,
+    target_width = min(48, max(16, (width - 45) // 2), max([len("target")] + [len(printable(r.target)) for r in ordered]))
+    cells = [[_clip_start(printable(r.target), target_width), printable(r.kind),
               human(r.parameters) if r.parameters is not None else "-", r.verdict.upper()] for r in ordered]
     headers = ["target", "kind", "parameters", "verdict"]
     used = max(len(line) for line in tabulate(cells or [headers], headers=headers, disable_numparse=True).splitlines())
     # the root finding takes what the other columns leave (tabulate pads it by 2 and puts 2 spaces before it)
     room = max(12, width - used - 4)
-    rows = [[*row, _clip(_plain(r.root), room)] for row, r in zip(cells, ordered)]
+    rows = [[*row, _clip(printable(r.root), room)] for row, r in zip(cells, ordered)]
     out.append(tabulate(rows, headers=["target", "kind", "parameters", "verdict", "root finding"],
                         disable_numparse=True))
     return "\n".join(out) + "\n"
-
-
-def _plain(text: str) -> str:
-    """Checkpoint and list text on a terminal: control characters shown as escapes, never sent raw."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _clip(text: str, width: int) -> str:
@@ -151,30 +147,20 @@ def _clip_start(text: str, width: int) -> str:
 
 def format_markdown(fleet: Fleet) -> str:
     v = fleet.counts["verdict"]
-    out = [f"## st-audit fleet: {_md(_headline(fleet))}", ""]
+    out = [f"## st-audit fleet: {markdown(_headline(fleet))}", ""]
     out += ["| verdict | targets |", "|---|---:|"] + [f"| {w} | {v[w]:,} |" for w in ("pass", "fail", "error")] + [""]
     for what in ("kind", "family"):
         out += [f"| {what} | targets |", "|---|---:|"]
-        out += [f"| {_md(k)} | {n:,} |" for k, n in fleet.counts[what].most_common(20)] + [""]
+        out += [f"| {markdown(k)} | {n:,} |" for k, n in fleet.counts[what].most_common(20)] + [""]
     failing = [r for r in _ordered(fleet.rows) if r.verdict != "pass"]
     if failing:
         out += ["| target | kind | parameters | verdict | root finding |", "|---|---|---:|---|---|"]
         for r in failing[:MARKDOWN_ROWS]:
             params = human(r.parameters) if r.parameters is not None else "-"
-            out.append(f"| {_md(r.target)} | {_md(r.kind)} | {params} | {r.verdict.upper()} | {_md(_clip(r.root, 200))} |")
+            out.append(f"| {markdown(r.target)} | {markdown(r.kind)} | {params} | {r.verdict.upper()} | {markdown(_clip(r.root, 200))} |")
         if len(failing) > MARKDOWN_ROWS:
             out.append(f"\n... and {len(failing) - MARKDOWN_ROWS:,} more failing targets (`st-audit report FILE` shows all)")
     return "\n".join(out) + "\n"
-
-
-_MD_ACTIVE = re.compile(r"([\\`*_\[\]|~])")
-
-
-def _md(text: str) -> str:
-    """Text for a Markdown table cell: control characters as escapes, Markdown-active characters escaped and HTML
-    ones as entities (a name such as ``<img src=x onerror=...>`` renders as text)."""
-    text = _MD_ACTIVE.sub(r"\\\1", _plain(text))
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 
@@ -219,14 +205,14 @@ def format_html(fleet: Fleet) -> str:
 
     rows = []
     for r in _ordered(fleet.rows):
-        target = f"<code>{escape(_plain(r.target))}</code>"
+        target = f"<code>{escape(r.target)}</code>"
         if r.html:
             target = f'<a href="{escape(r.html, quote=True)}">{target}</a>'
         params = human(r.parameters) if r.parameters is not None else "-"
         rows.append(f'<tr data-verdict="{r.verdict}"><td>{target}</td><td>{escape(r.kind)}</td>'
-                    f'<td>{escape(_plain(r.family))}</td><td class="n" data-key="{r.parameters or 0}">{params}</td>'
+                    f'<td>{escape(r.family)}</td><td class="n" data-key="{r.parameters or 0}">{params}</td>'
                     f'<td data-key="{r.verdict}"><span class="v {r.verdict}">{r.verdict.upper()}</span></td>'
-                    f'<td>{escape(_plain(r.root))}</td></tr>')
+                    f'<td>{escape(r.root)}</td></tr>')
     summary = fleet.summary or {}
     took = f" &middot; {summary['seconds']:.1f} s" if isinstance(summary.get("seconds"), (int, float)) else ""
     options = "".join(f'<option value="{w}">{w} ({v[w]:,})</option>' for w in ("fail", "error", "pass"))

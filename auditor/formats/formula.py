@@ -12,6 +12,7 @@ def format_formula(doc: dict[str, Any], fmt: str) -> str:
     from tabulate import tabulate
 
     from ..core.findings import plural
+    from ..core.untrusted import markdown, printable
     from .common import num
     from .numbers import human
     whole = sum(c["expected"] for c in doc["components"]) or 1
@@ -28,6 +29,7 @@ def format_formula(doc: dict[str, Any], fmt: str) -> str:
     head = (f"model_type {doc['model_type']} ({doc['spec']}), {layers}, "
             f"tied embeddings: {'yes' if doc['tied_embeddings'] else 'no'}") if doc["model_type"] is not None \
         else f"{doc['class']} ({doc['spec']})"  # a diffusers model: its class
+    head = markdown(head) if fmt == "markdown" else printable(head)  # model_type and class are config.json's text
     lines = [head, "", table, "",
              f"parameters: {doc['parameters']:,} ({human(doc['parameters'])})"]
     if doc["activated_parameters"] is not None:

@@ -10,10 +10,10 @@ tensor groups (``tree.py``), so a 92k-tensor checkpoint stays a small page.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
 from typing import Any
 
 from ..core.findings import Finding
+from ..core.untrusted import html as escape  # control characters shown, then HTML-escaped
 from ..inventory.patterns import patterns
 from ..report.composite import AnyReport, CompositeReport, kind_line
 from ..report.single import Report
@@ -158,6 +158,8 @@ def _composite(report: CompositeReport, uid: str = "s") -> str:
                    f'</td><td class="variants">{_variant_cell(s.report)}</td>'
                    f'<td class="n">{int(s.report.total_counts()["parameters"]):,}</td></tr>'
                    for i, s in enumerate(report.sections))
+    rows += "".join(f'<tr><td>{_verdict("error")}</td><td><code>{escape(name)}</code></td><td colspan="3">could not be '
+                    f'audited: {escape(why)}</td></tr>' for name, why in report.could_not)  # several targets
     out.append(f'<table><tr><th></th><th>section</th><th>kind</th><th>variants (counted first)</th>'
                f'<th class="n">parameters</th></tr>{rows}</table>')
     out.append(section_slices(report))

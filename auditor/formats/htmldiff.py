@@ -8,10 +8,10 @@ section by section (its unet against the other's unet), as the text diff does.
 
 from __future__ import annotations
 
-from html import escape
 from typing import Any
 
-from ..gate.drift import Changes
+from ..core.untrusted import html as escape  # control characters shown, then HTML-escaped
+from ..gate.drift import Changes, unread_reason
 from ..gate.lock import checkpoints as snapshot_sections
 from .htmlstyle import CSS, JS
 from .htmlviews import size
@@ -26,13 +26,14 @@ def format_diff_html(a_doc: dict[str, Any], b_doc: dict[str, Any], changes: list
     sa, sb = snapshot_sections(a_doc), snapshot_sections(b_doc)  # type: ignore[arg-type]
     identical = all(c.identical for _, c in changes)
     verdict = "pass" if identical else "fail"
-    out = [f'<h1><span class="verdict {verdict}">{"IDENTICAL" if identical else "DIFFERENT"}</span>'
+    word = "IDENTICAL" if identical else "DIFFERENT" if all(c.complete for _, c in changes) else "INCOMPLETE"
+    out = [f'<h1><span class="verdict {verdict}">{word}</span>'
            f'<code>{escape(a)}</code> &rarr; <code>{escape(b)}</code></h1>']
     for name, ch in changes:
         title = f"section <code>{escape(name)}</code>" if name else ""
         body = _totals(ch) + _lists(ch) + _tree(sa.get(name), sb.get(name))
         if name:
-            state = "identical" if ch.identical else "different"
+            state = "identical" if ch.identical else "different" if ch.complete else "incomplete"
             out.append(f'<section class="part"><h2>{title}: {state}</h2>{body}</section>')
         else:
             out.append(body)
@@ -67,6 +68,11 @@ def _lists(ch: Changes) -> str:
             out.append(f'<h3>{escape(title)}</h3><ul>{"".join(f"<li><code>{escape(x)}</code></li>" for x in shown)}'
                        f'</ul>')
 
+    for side, name, code, what in ch.unread:  # named as what they are; their tensors "not compared", not removed
+        part(f"could not be read in {side}: {name}", [unread_reason(code, what)])
+    for side in ("b", "a"):
+        names = ch.not_compared_in(side)
+        part(f"not compared ({len(names):,} tensors: {side}'s unread files may hold them)", patterns(names))
     part(f"added ({len(ch.added):,} tensors)", patterns(ch.added))
     part(f"removed ({len(ch.removed):,} tensors)", patterns(ch.removed))
     part(f"shape changes ({len(ch.reshaped):,} tensors)",

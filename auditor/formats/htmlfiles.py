@@ -6,9 +6,9 @@ where it belongs. Built from what the JSON report has: ``files``, ``ignored_file
 from __future__ import annotations
 
 from collections import Counter
-from html import escape
 
 from ..core.findings import SEVERITY_RANK, Finding
+from ..core.untrusted import html as escape  # control characters shown, then HTML-escaped
 from ..report.single import Report
 from .htmlviews import size
 

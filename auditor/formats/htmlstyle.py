@@ -19,7 +19,7 @@ border-bottom:1px solid var(--line);padding-bottom:4px}h3{font-size:15px;margin:
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
 .muted{color:var(--muted)}
 .verdict{display:inline-block;padding:2px 10px;border-radius:12px;font-weight:700;color:#fff;margin-right:8px}
-.verdict.pass{background:var(--ok)}.verdict.fail{background:var(--error)}
+.verdict.pass{background:var(--ok)}.verdict.fail,.verdict.error{background:var(--error)}
 .summary{margin:8px 0 12px;font-weight:600}
 .formula{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:6px 10px;margin:4px 0;
 overflow-x:auto;white-space:pre-wrap;word-break:break-word}

@@ -4,8 +4,7 @@ puts them on the page."""
 
 from __future__ import annotations
 
-from html import escape
-
+from ..core.untrusted import html as escape  # control characters shown, then HTML-escaped
 from ..report.composite import CompositeReport
 from ..report.single import Report
 from .charts import LayerBar, colour, donut, hbars, layer_bars

@@ -3,7 +3,10 @@
 One test case per check (every finding code in the registry): a check fails when a finding of that code is
 at or above ``fail_on``; the failure carries each finding's message and the tensors and files it names.
 Findings below the threshold leave the test passing and appear in its ``system-out``; ignored codes are
-``skipped``. Deterministic: no timestamps or durations beyond ``time="0"``.
+``skipped``, and so is a check that did not run (``needs`` in core/codes.toml against ``Report.checks``: the
+content checks outside ``verify``, ``lock-drift`` without a lock ...): a check that did not run never passes. A
+target that could not be audited is a test case in ``error`` (``error_suite``). Deterministic: no timestamps or
+durations beyond ``time="0"``.
 """
 
 from __future__ import annotations
@@ -11,76 +14,122 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from ..core.findings import CODES, SEVERITY_RANK, Finding, plural
+from ..core.findings import CODE_DATA, CODES, SEVERITY_RANK, Finding, plural
+from ..core.untrusted import printable
 from ..report.single import Report
 
 MAX_NAMES = 1000
+# a check that runs only when asked for (core/codes.toml ``needs``) and why it did not run
+NEEDS = {code: d["needs"] for code, d in CODE_DATA.items() if "needs" in d}
+NOT_RUN = {"content": "not run: only `st-audit verify` reads the tensor data",
+           "digests": "not run: no expected digests (verify a Hugging Face cache snapshot, or pass --against)",
+           "listing": "not run: no Hub listing to compare the files with (verify --against ORG/NAME)",
+           "lock": "not run: no lock to compare with (--lock FILE, or the policy's lock)",
+           "policy": "not run: no policy rule (st-audit.toml, or flags such as --expect-parameters)",
+           "variants": "not run: only an alternate variant is compared with the counted weights (its own suite)"}
 # characters XML 1.0 cannot carry at all (a hostile header may put them in tensor names)
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
 def _clean(text: str) -> str:
+    """Nothing XML 1.0 cannot carry (the checkpoint's own text is already ``printable``: a test report is printed
+    into CI logs too)."""
     return _INVALID_XML.sub("\ufffd", text)
 
 
 def _describe(f: Finding) -> str:
-    lines = [f"[{f.severity}] {f.code}: {f.message}"]
+    lines = [f"[{f.severity}] {f.code}: {printable(f.message)}"]
     if f.tensors:
         lines.append(f"tensors ({len(f.tensors):,}):")
-        lines += [f"  {t}" for t in f.tensors[:MAX_NAMES]]
+        lines += [f"  {printable(t)}" for t in f.tensors[:MAX_NAMES]]
         if len(f.tensors) > MAX_NAMES:
             lines.append(f"  ... and {len(f.tensors) - MAX_NAMES:,} more")
     if f.files:
-        lines.append("files: " + ", ".join(f.files))
+        lines.append("files: " + ", ".join(map(printable, f.files)))
     return "\n".join(lines)
 
 
 def format_report(report: Report) -> str:
-    """One test suite for the checkpoint, then one per alternate variant of its weights (``variant`` property)."""
-    suites = [_suite(report, f"st-audit {report.target}")]
-    suites += [_suite(a.report, f"st-audit {report.target} :: variant {a.variant}", a.variant)
+    """One test suite for the checkpoint, then one per alternate variant of its weights (``variant`` property); each
+    skips the checks that did not run on it."""
+    target = printable(report.target)
+    suites = [_checkpoint_suite(report, f"st-audit {target}")]
+    suites += [_checkpoint_suite(a.report, f"st-audit {target} :: variant {printable(a.variant)}", a.variant)
                for a in report.alternates]
-    root = ET.Element("testsuites", {"name": "st-audit", **{key: str(sum(int(x.get(key, "0")) for x in suites))
-                                                            for key in ("tests", "failures", "errors", "skipped")},
-                                     "time": "0"})
-    root.extend(suites)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    return document(suites)
 
 
-def _suite(report: Report, suite_name: str, variant: str | None = None) -> ET.Element:
-    threshold = None if report.fail_on == "never" else SEVERITY_RANK[report.fail_on]
+def _checkpoint_suite(report: Report, name: str, variant: str | None = None) -> ET.Element:
+    """The suite of one checkpoint's weights (the counted ones, or an alternate ``variant``), under its own
+    ``checks``."""
+    t = report.totals
+    props = (("target", report.target), ("verdict", report.counted_verdict), ("fail_on", report.fail_on),
+             ("tensors", str(t.tensors)), ("parameters", str(t.parameters)), ("bytes", str(t.bytes)),
+             ("expected_parameters", str(report.reconciliation.expected_parameters)),
+             *((("variant", variant),) if variant is not None else ()))
+    return suite(name, report.findings, report.ignored_codes, report.fail_on, report.checks, props)
+
+
+def suite(name: str, findings: list[Finding], ignored: tuple[str, ...], fail_on: str, checks: frozenset[str],
+          props: tuple[tuple[str, str], ...] = (), codes: list[str] | None = None) -> ET.Element:
+    """One ``<testsuite>``: a test case per check of ``codes`` (default: every code), judged from ``findings``;
+    ``name`` as shown (its checkpoint text already ``printable``)."""
+    threshold = None if fail_on == "never" else SEVERITY_RANK[fail_on]
     by_code: dict[str, list[Finding]] = {}
-    for f in report.findings:
+    for f in findings:
         by_code.setdefault(f.code, []).append(f)
     cases = []
     failures = skipped = 0
-    for code, (_, meaning) in CODES.items():
+    for code in CODES if codes is None else codes:
+        meaning = CODES[code][1]
         case = ET.Element("testcase", {"classname": "st-audit", "name": code, "time": "0"})
         found = by_code.get(code, [])
-        if code in report.ignored_codes:
+        need = NEEDS.get(code)
+        if code in ignored:
             ET.SubElement(case, "skipped", {"message": _clean(f"ignored ({plural(len(found), 'finding')})")})
+            skipped += 1
+        elif need is not None and need not in checks and not found:
+            ET.SubElement(case, "skipped", {"message": NOT_RUN[need]})
             skipped += 1
         else:
             failing = [f for f in found if threshold is not None and SEVERITY_RANK[f.severity] >= threshold]
             if failing:
                 failures += 1
                 el = ET.SubElement(case, "failure", {"type": code, "message": _clean(
-                    failing[0].message if len(failing) == 1 else f"{len(failing)} findings: {failing[0].message}")})
+                    printable(failing[0].message) if len(failing) == 1
+                    else f"{len(failing)} findings: {printable(failing[0].message)}")})
                 el.text = _clean("\n\n".join(_describe(f) for f in failing))
             rest = [f for f in found if f not in failing]
             out = ET.SubElement(case, "system-out")
             out.text = _clean("\n\n".join([meaning] + [_describe(f) for f in rest]))
         cases.append(case)
-    t = report.totals
-    suite = ET.Element("testsuite", {"name": _clean(suite_name), "tests": str(len(cases)),
-                                     "failures": str(failures), "errors": "0", "skipped": str(skipped),
-                                     "time": "0"})
-    props = ET.SubElement(suite, "properties")
-    for name, value in (("target", report.target), ("verdict", report.counted_verdict), ("fail_on", report.fail_on),
-                        ("tensors", str(t.tensors)), ("parameters", str(t.parameters)), ("bytes", str(t.bytes)),
-                        ("expected_parameters", str(report.reconciliation.expected_parameters)),
-                        *((("variant", variant),) if variant is not None else ())):
-        ET.SubElement(props, "property", {"name": name, "value": _clean(value)})
-    suite.extend(cases)
-    return suite
+    element = ET.Element("testsuite", {"name": _clean(name), "tests": str(len(cases)),
+                                       "failures": str(failures), "errors": "0", "skipped": str(skipped),
+                                       "time": "0"})
+    if props:
+        properties = ET.SubElement(element, "properties")
+        for key, value in props:
+            ET.SubElement(properties, "property", {"name": key, "value": _clean(printable(value))})
+    element.extend(cases)
+    return element
+
+
+def error_suite(name: str, message: str) -> ET.Element:
+    """A target that could not be audited at all: one test case in ``error`` (exit 3), with why; ``name`` as
+    shown."""
+    element = ET.Element("testsuite", {"name": _clean(name), "tests": "1", "failures": "0", "errors": "1",
+                                       "skipped": "0", "time": "0"})
+    case = ET.SubElement(element, "testcase", {"classname": "st-audit", "name": "audit", "time": "0"})
+    ET.SubElement(case, "error", {"type": "could-not-audit", "message": _clean(printable(message))})
+    return element
+
+
+def document(suites: list[ET.Element], name: str = "st-audit") -> str:
+    """The ``<testsuites>`` document of ``suites``, its counts their sums; ``name`` as shown."""
+    root = ET.Element("testsuites", {"name": _clean(name)})
+    root.extend(suites)
+    for key in ("tests", "failures", "errors", "skipped"):
+        root.set(key, str(sum(int(x.get(key, "0")) for x in suites)))
+    root.set("time", "0")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -5,13 +5,10 @@ from __future__ import annotations
 from tabulate import tabulate
 
 from ..core.findings import plural
+from ..core.untrusted import markdown, markdown_code, printable
 from ..report.single import Report
 from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line, variant_lines
 from .numbers import policy_line
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def mermaid_pie(report: Report) -> list[str]:
@@ -21,7 +18,7 @@ def mermaid_pie(report: Report) -> list[str]:
     slices = [(label, expected) for label, expected, _ in component_slices(report) if expected > 0]
     if not slices:
         return []
-    rows = [f'    "{label.replace(chr(34), chr(39))}" : {value}' for label, value in slices]
+    rows = [f'    "{printable(label).replace(chr(34), chr(39))}" : {value}' for label, value in slices]
     return ["```mermaid", "pie showData title Parameters by component (expected)", *rows, "```", ""]
 
 
@@ -30,33 +27,35 @@ def format_report(report: Report) -> str:
     icon = "✅" if report.verdict == "pass" else "❌"
     from ..report.composite import kind_line
     kind = kind_line(report.extra.get("kind"))
-    out = [f"## {icon} st-audit: `{report.target}`" + (f" ({_cell(kind)})" if kind else ""), "",
-           summary_line(report), ""]
+    out = [f"## {icon} st-audit: {markdown_code(report.target)}" + (f" ({markdown(kind)})" if kind else ""), "",
+           markdown(summary_line(report)), ""]
     policy = policy_line(report.extra.get("policy"))
     if policy:
-        out += [f"_{policy}_", ""]
+        out += [f"_{markdown(policy)}_", ""]
     if rec.expected_parameters is not None:
         out += [f"- **Expected from config.json:** {rec.expected_parameters:,} parameters"
                 + (f" ({rec.activated_parameters:,} activated)" if rec.activated_parameters is not None else ""),
-                f"- **Formula:** `{rec.formula}`"]
+                f"- **Formula:** {markdown_code(rec.formula or '')}"]
         if rec.formula_by_component and rec.formula_by_component != rec.formula:
-            out.append(f"- **By component:** `{rec.formula_by_component}`")
+            out.append(f"- **By component:** {markdown_code(rec.formula_by_component)}")
     out += [f"- **Stored:** {plural(report.totals.tensors, 'tensor')}, {plural(report.totals.parameters, 'parameter')}, "
             f"{report.totals.bytes:,} bytes in {plural(len(report.files), 'file')}", ""]
     findings = report.active_findings
     if findings:
-        rows = [[f.severity, f"`{f.code}`", _cell(f.message)] for f in findings]
+        rows = [[f.severity, f"`{f.code}`", markdown(f.message)] for f in findings]
         out += ["### Findings", "", tabulate(rows, headers=["severity", "code", "message"], tablefmt="github"), ""]
     ledger = [[ledger_label(k, report), num(v)] for k, v in rec.ledger.items()]
     out += ["### Ledger", "", tabulate(ledger + [["**stored total**", num(report.totals.parameters)]],
                                        headers=["category", "parameters"], tablefmt="github",
                                        disable_numparse=True, colalign=("left", "right")), ""]
     if rec.components:
-        out += ["### Components", "", tabulate(component_rows(report), headers=COMPONENT_HEADERS, tablefmt="github",
+        rows = [[markdown(label), markdown(stack), *rest] for label, stack, *rest in component_rows(report)]
+        out += ["### Components", "", tabulate(rows, headers=COMPONENT_HEADERS, tablefmt="github",
                                                disable_numparse=True), ""]
     out += mermaid_pie(report)
     out += variant_lines(report, md=True)
-    groups = [[f"`{_cell(g.pattern)}`", f"{g.count:,}", g.dtype, shape(g.shape)] for g in report.groups]
+    groups = [[markdown_code(g.pattern, cell=True), f"{g.count:,}", markdown(g.dtype), shape(g.shape)]
+              for g in report.groups]
     out += ["<details><summary>Tensor groups</summary>", "",
             tabulate(groups, headers=["pattern", "count", "dtype", "shape"], tablefmt="github", disable_numparse=True),
             "", "</details>", ""]

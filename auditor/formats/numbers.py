@@ -1,11 +1,12 @@
-"""Numbers for people, shared by the single and the sectioned formats (its own module so that neither imports
-the other at load time)."""
+"""Numbers and lines for people, shared by the single and the sectioned formats (its own module so that neither
+imports the other at load time)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core.findings import plural
+from ..core.findings import Finding, plural
+from ..core.untrusted import printable
 
 if TYPE_CHECKING:
     from ..report.single import Report
@@ -24,8 +25,13 @@ def policy_line(policy: dict[str, Any] | None) -> str | None:
     if not policy:
         return None
     rules = policy["rules"]
-    return f"policy: {policy['path'] or 'command-line flags'} ({plural(len(rules), 'rule')}: " \
-           f"{', '.join(r['key'] for r in rules)})"
+    return printable(f"policy: {policy['path'] or 'command-line flags'} ({plural(len(rules), 'rule')}: "
+                     f"{', '.join(r['key'] for r in rules)})")
+
+
+def finding_line(f: Finding) -> str:
+    """``  ERROR   missing-tensor: message``: one finding in a terminal or a log (its message may name tensors)."""
+    return f"  {f.severity.upper():7} {f.code}: {printable(f.message)}"
 
 
 def counted_label(report: Report) -> str:

@@ -12,20 +12,35 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.findings import plural
+from ..core.untrusted import markdown, printable
 from ..report.composite import CompositeReport, kind_line
 from ..report.single import Report
-from .numbers import counted_label, human, policy_line
+from .numbers import counted_label, finding_line, human, policy_line
 
 
 def summary_line(report: CompositeReport) -> str:
     counts = report.severity_counts()
+    found = (f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}, "
+             f"{plural(counts['info'], 'note')}")
+    if report.kind.kind == "targets":  # unrelated models: the run's line, not one model's sum
+        verdicts = [s.report.verdict for s in report.sections]
+        outcome = [f"{verdicts.count(v):,} {word}" for v, word in (("pass", "passed"), ("fail", "failed"),
+                                                                  ("error", "could not be audited")) if v in verdicts]
+        if report.could_not:
+            outcome.append(f"{len(report.could_not):,} could not be audited")
+        every = len(report.sections) + len(report.could_not)
+        return f"{report.verdict.upper()}: {every:,} targets in all: {', '.join(outcome)}; {found}"
     t = report.total_counts()
     alternates = sum(len(s.report.alternates) for s in report.sections if isinstance(s.report, Report))
     also = f" (+ {plural(alternates, 'variant')} audited, not counted)" if alternates else ""
-    return (f"{report.verdict.upper()}: {report.target} ({kind_line(report.kind.to_dict())}): "
+    return (f"{report.verdict.upper()}: {printable(report.target)} ({printable(kind_line(report.kind.to_dict()))}): "
             f"{plural(len(report.sections), 'section')}{also}, {plural(t['tensors'], 'tensor')}, "
-            f"{plural(t['parameters'], 'parameter')} ({human(t['parameters'])}); {plural(counts['error'], 'error')}, "
-            f"{plural(counts['warning'], 'warning')}, {plural(counts['info'], 'note')}")
+            f"{plural(t['parameters'], 'parameter')} ({human(t['parameters'])}); {found}")
+
+
+def could_not_lines(report: CompositeReport) -> list[str]:
+    """``ERROR: ./missing: could not be audited: why``, one per target of several that could not be audited."""
+    return [printable(f"ERROR: {name}: could not be audited: {why}") for name, why in report.could_not]
 
 
 def _section_title(s: object) -> str:
@@ -60,27 +75,17 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
     if fmt == "summary":  # one line per target, then the whole's: sections of one target are in its own line
         lines = [formatter(fmt)(s.report).rstrip("\n") for s in report.sections] if report.kind.kind == "targets" \
             else []
-        return "\n".join([*lines, summary_line(report)]) + "\n"
+        return "\n".join([*lines, *could_not_lines(report), summary_line(report)]) + "\n"
     inner_format = formatter(fmt)  # sections may themselves be sectioned (several targets)
     if fmt == "junit":
-        root = ET.Element("testsuites", {"name": f"st-audit {report.target}"})
-        for s in report.sections:
-            doc = ET.fromstring(inner_format(s.report).split("\n", 1)[1])  # type: ignore[arg-type]
-            for suite in doc.findall("testsuite"):  # an alternate variant's suite says which (its property)
-                variant = suite.find("properties/property[@name='variant']")
-                also = f" :: variant {variant.get('value')}" if variant is not None else ""
-                suite.set("name", f"st-audit {report.target} :: {_section_title(s)}{also}")
-                root.append(suite)
-        for key in ("tests", "failures", "errors", "skipped"):
-            root.set(key, str(sum(int(x.get(key, "0")) for x in root.findall("testsuite"))))
-        ET.indent(root)
-        return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        return _junit(report, inner_format)
     md = fmt == "markdown"
-    out = [f"{'# ' if md else ''}st-audit report for {report.target}: {kind_line(report.kind.to_dict())}"]
-    out += [f"{'- ' if md else '  '}{n}" for n in report.kind.notes]
+    shown = markdown if md else printable  # a section's name is a folder's, a manifest's key: the repo author's text
+    out = [f"{'# ' if md else ''}st-audit report for {shown(report.target)}: {shown(kind_line(report.kind.to_dict()))}"]
+    out += [f"{'- ' if md else '  '}{shown(n)}" for n in report.kind.notes]
     policy = policy_line(report.policy)
     if policy:
-        out.append(f"_{policy}_" if md else policy)
+        out.append(f"_{markdown(policy)}_" if md else policy)
     out.append("")
     unread = {id(s): code for s in report.sections if (code := _unread(s.report)) is not None}
     for code in dict.fromkeys(unread.values()):  # one root cause shared by several sections is said once
@@ -88,20 +93,46 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
         first = next(f for f in alike[0].report.failing if f.code == code)
         out.append(f"{'## ' if md else '=== '}{plural(len(alike), 'section')} with no readable weights "
                    f"({code}){'' if md else ' ==='}")
-        out.append(f"{'- ' if md else '  '}{', '.join(s.part.name for s in alike)}")
-        out.append(f"{'- ' if md else '  '}e.g. {first.message}")
+        out.append(f"{'- ' if md else '  '}{', '.join(shown(s.part.name) for s in alike)}")
+        out.append(f"{'- ' if md else '  '}e.g. {shown(first.message)}")
         out.append("")
     for s in report.sections:
         if id(s) in unread:
             continue
-        out.append(f"{'## ' if md else '=== '}section {_section_title(s)}{'' if md else ' ==='}")
+        out.append(f"{'## ' if md else '=== '}section {shown(_section_title(s))}{'' if md else ' ==='}")
         out.append(inner_format(s.report))  # type: ignore[arg-type]
     findings = report.active_findings
     if findings:
         out.append("findings about the whole:")
-        out += [f"  {f.severity.upper():7} {f.code}: {f.message}" for f in findings]
+        out += [f"- {f.severity.upper()} `{f.code}`: {markdown(f.message)}" if md else finding_line(f)
+                for f in findings]
         out.append("")
     for s in report.sections:
-        out.append(f"  {s.report.verdict.upper()}: {_section_title(s)}{_variants(s.report)}")
-    out.append(summary_line(report))
+        out.append(f"{'- ' if md else '  '}{s.report.verdict.upper()}: {shown(_section_title(s) + _variants(s.report))}")
+    out += [f"{'- ' if md else '  '}{markdown(line) if md else line}" for line in could_not_lines(report)]
+    out.append(shown(summary_line(report)))
     return "\n".join(out) + "\n"
+
+
+def _junit(report: CompositeReport, inner_format: Callable[[Any], str]) -> str:
+    """Each section's test suites (named by the section), a suite for the checks of the whole when it has findings
+    of its own (a component with no weights, a lock's section the target lacks, the Hub listing), and a suite in
+    error for each target that could not be audited."""
+    from .junit import document, error_suite, suite
+    suites: list[ET.Element] = []
+    for s in report.sections:
+        doc = ET.fromstring(inner_format(s.report).split("\n", 1)[1])
+        for element in doc.findall("testsuite"):
+            if isinstance(s.report, Report):  # a pipeline among several targets names its own sections
+                # an alternate variant's suite says which (its property, already shown through ``printable``)
+                variant = element.find("properties/property[@name='variant']")
+                also = f" :: variant {variant.get('value')}" if variant is not None else ""
+                element.set("name", f"st-audit {printable(report.target)} :: {printable(_section_title(s))}{also}")
+            suites.append(element)
+    own = report.active_findings
+    if own:
+        codes = list(dict.fromkeys(f.code for f in own))
+        suites.append(suite(f"st-audit {printable(report.target)} :: the whole", report.findings, report.ignored_codes,
+                            report.fail_on, frozenset(), codes=codes))
+    suites += [error_suite(f"st-audit {printable(name)}", why) for name, why in report.could_not]
+    return document(suites, f"st-audit {printable(report.target)}")

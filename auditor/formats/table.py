@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from tabulate import tabulate
 
+from ..core.untrusted import printable
 from ..report.single import Report
 from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line, variant_lines
-from .numbers import policy_line
+from .numbers import finding_line, policy_line
 
 
 def format_report(report: Report) -> str:
@@ -14,26 +15,26 @@ def format_report(report: Report) -> str:
     t = report.totals
     from ..report.composite import kind_line
     kind = kind_line(report.extra.get("kind"))
-    out = [f"st-audit report for {report.target}" + (f": {kind}" if kind else "")]
-    out += [f"  note: {n}" for n in (report.extra.get("kind") or {}).get("notes", [])]
+    out = [f"st-audit report for {printable(report.target)}" + (f": {printable(kind)}" if kind else "")]
+    out += [f"  note: {printable(n)}" for n in (report.extra.get("kind") or {}).get("notes", [])]
     policy = policy_line(report.extra.get("policy"))
     if policy:
         out.append(policy)
     adapter = report.extra.get("adapter")
     if adapter and adapter.get("base_source"):
-        out.append(f"base model: {adapter['base_source']}")
+        out.append(f"base model: {printable(adapter['base_source'])}")
     arch = " / ".join(x for x in (rec.model_type, rec.architecture) if x)
     if arch:
-        out.append(f"architecture: {arch}")
+        out.append(f"architecture: {printable(arch)}")
     if rec.spec is not None:
         layout = "" if rec.spec["layout"] == "default" else f", stored as {rec.spec['layout']}"
-        out.append(f"spec: {rec.spec['file']} ({rec.spec['class']}{layout})")
+        out.append(f"spec: {rec.spec['file']} ({printable(rec.spec['class'])}{layout})")
     out.append(f"files audited: {len(report.files)}" + (f"; not audited: {len(report.ignored_files)}"
                                                       if report.ignored_files else ""))
     for name, why in sorted(report.ignored_files.items()):
-        out.append(f"  - {name}: {why}")
+        out.append(f"  - {printable(name)}: {printable(why)}")
     out.append("")
-    dtype_rows = [[d, num(n), num(p), num(b)] for d, (n, p, b) in t.by_dtype.items()]
+    dtype_rows = [[printable(d), num(n), num(p), num(b)] for d, (n, p, b) in t.by_dtype.items()]
     dtype_rows.append(["total", num(t.tensors), num(t.parameters), num(t.bytes)])
     out.append(tabulate(dtype_rows, headers=["dtype", "tensors", "parameters", "bytes"], disable_numparse=True,
                         colalign=("left", "right", "right", "right")))
@@ -58,14 +59,14 @@ def format_report(report: Report) -> str:
                             colalign=("left", "left", "right", "right", "right", "right", "right", "right")))
         out.append("")
     if report.include_tensors or not rec.components:  # the brief view: the breakdown says it, --tensors lists all
-        group_rows = [[g.pattern, f"x{g.count:,}", g.dtype, shape(g.shape)] for g in report.groups]
+        group_rows = [[printable(g.pattern), f"x{g.count:,}", printable(g.dtype), shape(g.shape)]
+                      for g in report.groups]
         out.append(tabulate(group_rows, headers=["tensor pattern", "count", "dtype", "shape"], disable_numparse=True))
         out.append("")
     findings = report.active_findings
     if findings:
         out.append("findings:")
-        for f in findings:
-            out.append(f"  {f.severity.upper():7} {f.code}: {f.message}")
+        out += [finding_line(f) for f in findings]
     else:
         out.append("findings: none")
     out.append("")

@@ -8,7 +8,7 @@ format), ``diff`` and the gates that check a lock (``policy``, ``verify``) impor
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..core.findings import Finding, finding, plural
@@ -37,13 +37,26 @@ class Changes:
     file_names: list[str] = field(default_factory=list)
     content: list[tuple[str, str, Any, Any]] = field(default_factory=list)  # (file, "sha256"|"size", a, b)
     config: list[tuple[str, Any, Any]] = field(default_factory=list)    # config.json settings (key, a, b)
+    # files a side could not read (side "a"|"b", file, root code, what it is: read.header.WHAT key or None), and the
+    # tensors one side has that the other's unread files may hold: not compared, never "added" or "removed"
+    unread: list[tuple[str, str, str, str | None]] = field(default_factory=list)
+    not_compared: list[tuple[str, str]] = field(default_factory=list)  # (the side whose files may hold it, tensor)
+
+    def not_compared_in(self, side: str) -> list[str]:
+        """The tensors the other side has that ``side``'s unread files may hold."""
+        return [name for s, name in self.not_compared if s == side]
+
+    @property
+    def complete(self) -> bool:
+        """Whether every file of both sides was read (else the comparison cannot call them identical)."""
+        return not self.unread
 
     @property
     def identical(self) -> bool:
         ta, tb = self.totals
-        return not (self.added or self.removed or self.reshaped or self.retyped or self.meta or self.content
-                    or self.config or ta.get("parameters") != tb.get("parameters")
-                    or ta.get("tensors") != tb.get("tensors"))
+        return self.complete and not (
+            self.added or self.removed or self.reshaped or self.retyped or self.meta or self.content or self.config
+            or ta.get("parameters") != tb.get("parameters") or ta.get("tensors") != tb.get("tensors"))
 
     @staticmethod
     def grouped(items: list[tuple[str, Any, Any]]) -> list[tuple[str, Any, Any]]:
@@ -65,6 +78,11 @@ class Changes:
 
         return {
             "identical": self.identical,
+            "complete": self.complete,
+            "unread": [{"side": side, "file": name, "code": code, "is": what, "why": unread_reason(code, what)}
+                       for side, name, code, what in self.unread],
+            "not_compared": {"count": len(self.not_compared), "patterns": patterns(n for _, n in self.not_compared),
+                             "tensors": [n for _, n in self.not_compared]},
             "totals": {k: {"a": ta.get(k), "b": tb.get(k), "delta": (tb.get(k) or 0) - (ta.get(k) or 0)}
                        for k in ("tensors", "parameters", "bytes")},
             "added": {"count": len(self.added), "patterns": patterns(self.added), "tensors": self.added},
@@ -90,12 +108,57 @@ def _unkey(v: Any) -> Any:
     return list(v) if isinstance(v, tuple) else v
 
 
+@dataclass(frozen=True)
+class Unread:
+    """A snapshot's files that could not be read, and which tensors they may hold."""
+
+    files: dict[str, tuple[str, str | None]]   # file -> (root code, what it is)
+    tensors: frozenset[str]                    # the index's names for their tensors
+    unindexed: bool                            # a file no index describes: any tensor may be in it
+
+    def holds(self, name: str) -> bool:
+        return bool(self.files) and (self.unindexed or name in self.tensors)
+
+
+def unread_of(doc: LockSnapshot) -> Unread:
+    unread = doc.get("unread") or {}
+    files = {f["name"]: (f["code"], f.get("is")) for f in unread.get("files", [])}
+    names = frozenset(n for entry in unread.get("tensors", []) for n in lockmod.tensors_of(entry))  # type: ignore[arg-type]
+    return Unread(files, names, bool(unread.get("unindexed")))
+
+
+def unread_reason(code: str, what: str | None) -> str:
+    """Why a file could not be read, in words: what it is instead (a Git LFS pointer ...), else its root code's
+    meaning."""
+    from ..core.findings import CODES
+    from ..read.header import WHAT
+    return WHAT[what] if what in WHAT else f"{CODES[code][1]} ({code})"
+
+
+def unread_text(files: list[tuple[str, str, str | None]]) -> str:
+    """``a, b and 3 more: each a Git LFS pointer file, not the weights (run `git lfs pull`)``, one clause per reason."""
+    by_reason: dict[str, list[str]] = {}
+    for name, code, what in files:
+        by_reason.setdefault(unread_reason(code, what), []).append(name)
+    return "; ".join(f"{shown(names, MAX_NAMES)}: {'each ' if len(names) > 1 else ''}{reason}"
+                     for reason, names in by_reason.items())
+
+
 def compare(a: LockSnapshot, b: LockSnapshot) -> Changes:
-    """Compare two snapshots (lock documents)."""
+    """Compare two snapshots (lock documents). A tensor one side has that the other side's unread files may hold
+    (by the index, or any tensor when no index describes them) is not compared; unread files are not compared by
+    content or layout either: each side names them."""
     ma, mb = lockmod.tensor_map(a), lockmod.tensor_map(b)
+    ua, ub = unread_of(a), unread_of(b)
     ch = Changes(totals=(a["totals"], b["totals"]))
-    ch.removed = [n for n in ma if n not in mb]
-    ch.added = [n for n in mb if n not in ma]
+    gone = [n for n in ma if n not in mb]
+    new = [n for n in mb if n not in ma]
+    ch.removed = [n for n in gone if not ub.holds(n)]
+    ch.added = [n for n in new if not ua.holds(n)]
+    ch.not_compared = [("b", n) for n in gone if ub.holds(n)] + [("a", n) for n in new if ua.holds(n)]
+    ch.unread = [(side, name, code, what) for side, u in (("a", ua), ("b", ub))
+                 for name, (code, what) in u.files.items()]
+    unread_files = set(ua.files) | set(ub.files)
     for name, (dtype_a, shape_a) in ma.items():
         other = mb.get(name)
         if other is None:
@@ -119,7 +182,7 @@ def compare(a: LockSnapshot, b: LockSnapshot) -> Changes:
     ch.dtypes = _deltas(da, db)
     fa = {f["name"]: (f.get("size"), f.get("tensors")) for f in a.get("files", [])}
     fb = {f["name"]: (f.get("size"), f.get("tensors")) for f in b.get("files", [])}
-    for name in sorted(set(fa) | set(fb)):
+    for name in sorted((set(fa) | set(fb)) - unread_files):
         if name not in fb:
             ch.files_changed.append(f"{name} removed")
         elif name not in fa:
@@ -129,7 +192,7 @@ def compare(a: LockSnapshot, b: LockSnapshot) -> Changes:
         else:
             continue
         ch.file_names.append(name)
-    ch.content = content_changes(a.get("files", []), b.get("files", []))
+    ch.content = [c for c in content_changes(a.get("files", []), b.get("files", [])) if c[0] not in unread_files]
     if "config" in a and "config" in b:  # locks written before settings were kept compare tensors only
         ca, cb = a["config"], b["config"]
         ch.config = [(k, ca.get(k), cb.get(k)) for k in sorted(set(ca) | set(cb))
@@ -264,11 +327,17 @@ def drift(lock: LockSnapshot, report: Report, *, lock_name: str = "the lock") ->
                            f"{lock_name}: " + _shown([f"{p} {a} -> {b}"
                                                      for p, a, b in changes.grouped(changes.retyped)]),
                            tensors=[n for n, _, _ in changes.retyped]))
+    root = _root(changes)
+    if changes.unread:
+        out += _not_compared(changes, lock_name, root)
     (ta, tb) = changes.totals
     if ta["parameters"] != tb["parameters"] or ta["tensors"] != tb["tensors"]:
-        out.append(finding("lock-drift", f"counts changed since {lock_name}: "
-                           f"{ta['tensors']:,} -> {tb['tensors']:,} tensors, {ta['parameters']:,} -> "
-                           f"{tb['parameters']:,} parameters ({tb['parameters'] - ta['parameters']:+,})"))
+        counts = finding("lock-drift", f"counts changed since {lock_name}: "
+                         f"{ta['tensors']:,} -> {tb['tensors']:,} tensors, {ta['parameters']:,} -> "
+                         f"{tb['parameters']:,} parameters ({tb['parameters'] - ta['parameters']:+,})")
+        # files that could not be read hold tensors: counts of what was read cannot be compared
+        out.append(replace(counts, severity="info", caused_by=root, message=f"not compared (files could not be "
+                           f"read): {counts.message}") if root else counts)
     for key, a, b in changes.meta:
         out.append(finding("lock-drift", f"{key} changed since {lock_name}: {value(a)} -> {value(b)}",
                            severity="warning"))
@@ -284,6 +353,30 @@ def drift(lock: LockSnapshot, report: Report, *, lock_name: str = "the lock") ->
     if layout:
         out.append(finding("lock-drift", f"the file layout differs from {lock_name}: "
                            f"{_shown([line for line, _ in layout])}", files=[n for _, n in layout], severity="info"))
+    return out
+
+
+def _root(changes: Changes) -> str | None:
+    """The root code the report's unread files share most (what the lock-drift they cause is a consequence of)."""
+    codes = [code for _, _, code, _ in changes.unread]
+    return max(set(codes), key=codes.count) if codes else None
+
+
+def _not_compared(changes: Changes, lock_name: str, root: str | None) -> list[Finding]:
+    """Tensors of one side that the other side's unread files may hold: not compared (a consequence of the
+    files that could not be read, never "no longer stored")."""
+    out: list[Finding] = []
+    for side, whose in (("b", "this checkpoint"), ("a", lock_name)):
+        files = [(name, code, what) for s, name, code, what in changes.unread if s == side]
+        if not files:
+            continue
+        names = changes.not_compared_in(side)
+        held = f"{plural(len(names), 'tensor')} of {lock_name if side == 'b' else 'this checkpoint'} not compared" \
+            if names else "nothing compared in them"
+        message = (f"{plural(len(files), 'file')} of {whose} could not be read ({unread_text(files)}): {held}"
+                   + (f": {_shown(patterns(names))}" if names else ""))
+        out.append(replace(finding("lock-drift", message, tensors=names, files=[n for n, _, _ in files],
+                                   severity="info"), caused_by=root))
     return out
 
 

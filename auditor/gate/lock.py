@@ -17,12 +17,12 @@ import json
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..core.errors import UsageError
-from ..inventory.groups import fill
+from ..inventory.groups import fill, split_name
 from ..inventory.patterns import encode_indices
 from ..report.single import Report
 
@@ -59,6 +59,15 @@ class LockFile(TypedDict, total=False):
     sha256: str
 
 
+class LockUnread(TypedDict, total=False):
+    """The files that could not be read (a Git LFS pointer, an absent shard, a broken header) and the tensors the
+    index puts in them: compared with nothing, so a diff says "not compared" rather than "removed"."""
+
+    files: list[dict[str, str]]            # {"name", "code": the root finding's, "is": read.header.WHAT key}
+    tensors: list[dict[str, Any]]          # {"template", "count", "indices"}: the index's names for them
+    unindexed: bool                        # an unread file no index describes: any tensor may be in it
+
+
 class LockSnapshot(TypedDict, total=False):
     """A lock file's document, and what ``st-audit diff`` compares on either side."""
 
@@ -76,6 +85,7 @@ class LockSnapshot(TypedDict, total=False):
     config: dict[str, Any]                 # config.json's settings (scalars, dotted into sub-configs)
     kind: str                              # a composite target's kind (diffusers-pipeline, ...)
     sections: dict[str, LockSnapshot]      # a composite target: one snapshot per section, by section name
+    unread: LockUnread                     # files that could not be read, when any
     variant: str                           # the variant of the counted weights (absent: the default weights)
     variants: dict[str, LockSnapshot]      # the alternate variants beside them (fp16, non_ema), by variant
 
@@ -192,11 +202,40 @@ def _checkpoint_snapshot(report: Report, alternates: bool = True) -> LockSnapsho
     }
     if report.config is not None:
         doc["config"] = settings(report.config)
+    unread = _unread(report)
+    if unread:
+        doc["unread"] = unread
     if report.variant is not None:
         doc["variant"] = report.variant
-    if report.alternates and alternates:
+    if report.alternates and alternates:  # each with its own unread files, if any
         doc["variants"] = {a.variant: _checkpoint_snapshot(a.report) for a in report.alternates}
     return doc
+
+
+def _unread(report: Report) -> LockUnread | None:
+    lost = report.lost
+    if not lost.files:
+        return None
+    doc: LockUnread = {"files": [{"name": name, "code": code, **({"is": lost.what[name]} if name in lost.what else {})}
+                                 for name, code in sorted(lost.files.items())]}
+    if lost.tensors:
+        doc["tensors"] = name_groups(lost.tensors)
+    if lost.unindexed:
+        doc["unindexed"] = True
+    return doc
+
+
+def name_groups(names: Iterable[str]) -> list[dict[str, Any]]:
+    """Tensor names as ``{"template", "count", "indices"}`` entries (``tensors_of`` expands each back)."""
+    by_template: dict[str, list[tuple[int, ...]]] = {}
+    for name in names:
+        template, index = split_name(name)
+        by_template.setdefault(template, []).append(index)
+    out: list[dict[str, Any]] = []
+    for template, indices in sorted(by_template.items()):
+        codes = encode_indices(indices)
+        out.append({"template": template, "count": len(indices), **({"indices": codes} if codes else {})})
+    return out
 
 
 def settings(config: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -237,7 +276,7 @@ def read(path: str | os.PathLike[str]) -> LockSnapshot:
         for section in [doc, *checkpoints(doc).values()]:
             if not is_lock({**section, LOCK_KEY: LOCK_VERSION}):
                 raise ValueError("a section is not a snapshot")
-            for g in section["groups"]:
+            for g in [*section["groups"], *section.get("unread", {}).get("tensors", [])]:
                 tensors_of(g)
             section["totals"]["parameters"] + section["totals"]["tensors"]
     except (AttributeError, KeyError, TypeError, ValueError) as e:

@@ -94,6 +94,11 @@ class Policy:
     def is_empty(self) -> bool:
         return all(getattr(self, key) is None for key in KEYS)
 
+    @property
+    def has_rules(self) -> bool:
+        """Whether ``policy-violation`` is checked: a rule is set beyond how findings are judged and the lock."""
+        return any(getattr(self, key) is not None for key in KEYS if key not in NOT_RULES)
+
     def describe(self) -> dict[str, Any] | None:
         """What a report says of the policy in force (None when there is none): the file it came from (None for
         flags alone) and each key it sets with where that came from, so a reader knows why a rule fired."""
@@ -105,6 +110,7 @@ class Policy:
 
 
 KEYS = tuple(f.name for f in fields(Policy) if f.name not in ("origin", "origins", "model_rounding"))
+NOT_RULES = ("fail_on", "ignore", "lock", "tolerance")  # how findings are judged, the lock, a rule's slack
 
 
 # -- parsing ------------------------------------------------------------------------------------------------
@@ -322,20 +328,23 @@ def apply(report: Report, policy: Policy, *, lock_doc: LockSnapshot | None = Non
     """``report`` with the policy's findings (and drift from ``lock_doc``, if given) added: a new report, the
     audit's own is left as it was."""
     added = check(report, policy)
+    checks = report.checks | {"policy"} if policy.has_rules else report.checks
     locks: dict[str, LockSnapshot] = {}
     if lock_doc is not None:
         from .drift import drift, variant_locks
         added += drift(lock_doc, report, lock_name=lock_name or "the lock")
+        checks |= {"lock"}
         locks, gone = variant_locks(lock_doc, [a.variant for a in report.alternates], lock_name=lock_name or "the lock")
         added += gone
     # each alternate variant (unet's fp16 weights) is held to the same rules and to the lock's snapshot of it
     alternates = tuple(replace(a, report=apply(a.report, policy, lock_doc=locks.get(a.variant), lock_name=lock_name))
                        for a in report.alternates)
-    if not added and all(a.report is b.report for a, b in zip(alternates, report.alternates)):
+    if not added and checks == report.checks and all(a.report is b.report for a, b in zip(alternates, report.alternates)):
         return report
-    from ..report.rootcause import fold
-    findings = sorted(fold(report.findings + added, report.lost), key=lambda f: -SEVERITY_RANK[f.severity])
-    return replace(report, findings=findings, alternates=alternates)
+    from ..report.rootcause import fold_more
+    findings = sorted(fold_more(report.findings, added, report.lost), key=lambda f: -SEVERITY_RANK[f.severity]) \
+        if added else report.findings
+    return replace(report, findings=findings, alternates=alternates, checks=checks)
 
 
 def settings(policy: Policy, *, env: Mapping[str, str] | None = None) -> tuple[str, tuple[str, ...]]:

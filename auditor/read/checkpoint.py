@@ -27,6 +27,7 @@ from ..core.conventions import (
 )
 from ..core.errors import NotASafetensorsCheckpoint
 from ..core.findings import Finding, finding, plural
+from ..core.untrusted import printable
 from .header import FILE, NAME, Header
 from .sources.protocol import MAX_TENSORS, Source
 
@@ -217,7 +218,7 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
         if n.endswith(PICKLE_SUFFIXES) and "/" not in n:
             ignored.setdefault(n, "pickle weights, not audited (can run code when loaded; prefer the safetensors files)")
     if progress:
-        progress(f"reading {plural(len(audited), 'header')} from {source.target}")
+        progress(f"reading {plural(len(audited), 'header')} from {printable(source.target)}")
     budget = MAX_TENSORS + (len(index["weight_map"]) if index is not None else 0)
     headers = source.read_headers(audited, {n: files.get(n) for n in audited}, tensor_counts, budget)
     for name in audited:

@@ -35,17 +35,29 @@ _USIZE_MAX = 2**64 - 1
 NOT_A_HEADER = frozenset({"not-safetensors", "header-too-small", "header-too-large", "header-length-invalid",
                           "header-invalid-utf8", "header-invalid-json"})
 
-# Byte signatures of things people save under a .safetensors name by mistake.
+# What people save under a .safetensors name by mistake: a short key (a ``not-safetensors`` finding's ``actual``, so
+# later stages decide on it: a diff names Git LFS pointers as such) and the words for it.
+WHAT: dict[str, str] = {
+    "git-lfs-pointer": "a Git LFS pointer file, not the weights (run `git lfs pull`)",
+    "zip": "a zip archive (a PyTorch .bin/.pt checkpoint?), not safetensors",
+    "gguf": "a GGUF file, not safetensors",
+    "gzip": "a gzip archive, not safetensors",
+    "html": "an HTML page (an error or login page saved by the download?), not safetensors",
+    "xml": "an XML document (an error page?), not safetensors",
+    "json": "a JSON document, not safetensors",
+    "pickle": "a Python pickle (an unsafe PyTorch checkpoint), not safetensors",
+    "empty": "an empty file",
+}
 _SIGNATURES: tuple[tuple[bytes, str], ...] = (
-    (b"version https://git-lfs", "a Git LFS pointer file, not the weights (run `git lfs pull`)"),
-    (b"PK\x03\x04", "a zip archive (a PyTorch .bin/.pt checkpoint?), not safetensors"),
-    (b"GGUF", "a GGUF file, not safetensors"),
-    (b"\x1f\x8b", "a gzip archive, not safetensors"),
-    (b"<!DOCTYPE", "an HTML page (an error or login page saved by the download?), not safetensors"),
-    (b"<!doctype", "an HTML page (an error or login page saved by the download?), not safetensors"),
-    (b"<html", "an HTML page (an error or login page saved by the download?), not safetensors"),
-    (b"<?xml", "an XML document (an error page?), not safetensors"),
-    (b"{", "a JSON document, not safetensors"),
+    (b"version https://git-lfs", "git-lfs-pointer"),
+    (b"PK\x03\x04", "zip"),
+    (b"GGUF", "gguf"),
+    (b"\x1f\x8b", "gzip"),
+    (b"<!DOCTYPE", "html"),
+    (b"<!doctype", "html"),
+    (b"<html", "html"),
+    (b"<?xml", "xml"),
+    (b"{", "json"),
 )
 
 
@@ -89,17 +101,22 @@ class Header:
     def ok(self) -> bool:
         return not any(f.severity == "error" for f in self.findings)
 
-    def fail(self, code: str, message: str, tensors: tuple[str, ...] = ()) -> None:
-        self.findings.append(finding(code, f"{self.file}: {message}", tensors=tensors, files=(self.file,)))
+    def fail(self, code: str, message: str, tensors: tuple[str, ...] = (), actual: str | None = None) -> None:
+        self.findings.append(finding(code, f"{self.file}: {message}", tensors=tensors, files=(self.file,),
+                                     actual=actual))
+
+    def not_safetensors(self, what: str) -> None:
+        """The file is something else (a key of ``WHAT``): said in words, and as the finding's ``actual``."""
+        self.fail("not-safetensors", f"this is {WHAT[what]}", actual=what)
 
 
 def sniff(first_bytes: bytes) -> str | None:
-    """Name what a non-safetensors file looks like, or None when no known signature matches."""
+    """What a non-safetensors file looks like (a key of ``WHAT``), or None when no known signature matches."""
     for signature, what in _SIGNATURES:
         if first_bytes.startswith(signature):
             return what
     if first_bytes[:1] == b"\x80" and first_bytes[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
-        return "a Python pickle (an unsafe PyTorch checkpoint), not safetensors"
+        return "pickle"
     return None
 
 
@@ -111,12 +128,12 @@ def read_header_length(file: str, first_bytes: bytes, file_size: int | None) -> 
     """
     header = Header(file)
     if file_size == 0 or not first_bytes:
-        header.fail("not-safetensors", "the file is empty")
+        header.fail("not-safetensors", "the file is empty", actual="empty")
         return None, header
     what = sniff(first_bytes)
     if len(first_bytes) < 8:
         if what:
-            header.fail("not-safetensors", f"this is {what}")
+            header.not_safetensors(what)
         else:
             header.fail("header-too-small", f"only {plural(len(first_bytes), 'byte')}; a safetensors file starts with an 8-byte header length")
         return None, header
@@ -124,7 +141,7 @@ def read_header_length(file: str, first_bytes: bytes, file_size: int | None) -> 
     header.header_length = n
     implausible = n > MAX_HEADER_BYTES or (file_size is not None and 8 + n > file_size) or n < 2
     if what and implausible:
-        header.fail("not-safetensors", f"this is {what}")
+        header.not_safetensors(what)
         return None, header
     if n > MAX_HEADER_BYTES:
         header.fail("header-too-large", f"declared header length {n:,} bytes exceeds the 100,000,000-byte limit")

@@ -45,6 +45,12 @@ class CompositeReport(Judged):
     policy: dict[str, Any] | None = None   # the policy in force (gate.policy.Policy.describe), said once
 
     @property
+    def verdict(self) -> str:
+        """``error`` when a target of several could not be audited (exit 3): the run is not a pass, whatever the
+        others say."""
+        return "error" if self.could_not else super().verdict
+
+    @property
     def exit_code(self) -> int:
         return 3 if self.could_not else super().exit_code
 
@@ -129,11 +135,16 @@ def kind_line(kind: dict[str, Any] | None) -> str:
 
 
 def several(targets: list[str], reports: list[Report | CompositeReport], fail_on: str,
-            ignored_codes: tuple[str, ...]) -> CompositeReport:
-    """Several targets on one command line (or found by --recursive): one section each, one exit code."""
+            ignored_codes: tuple[str, ...], could_not: list[tuple[str, str]] | None = None) -> CompositeReport:
+    """Several targets on one command line (or found by --recursive): one section each, one exit code.
+    ``targets`` name the audited ``reports``; ``could_not``: the others, (target, why), each named by the run too.
+    The run is named by all its targets (or their count), never by one of them alone."""
+    could_not = list(could_not or [])
     parts = tuple(Part(t, r.kind.kind if isinstance(r, CompositeReport) else
                        (r.extra.get("kind") or {}).get("kind", "transformers-model")) for t, r in zip(targets, reports))
-    kind = Kind("targets", parts, f"{len(parts)} targets")
-    return CompositeReport(", ".join(targets) if len(targets) <= 3 else f"{len(targets)} targets", kind,
+    every = targets + [t for t, _ in could_not]
+    detail = f"{len(every)} targets" + (f", {len(could_not)} of them could not be audited" if could_not else "")
+    kind = Kind("targets", parts, detail)
+    return CompositeReport(", ".join(every) if len(every) <= 3 else f"{len(every)} targets", kind,
                            {"kind": "local"}, [Section(p, r) for p, r in zip(parts, reports)],  # type: ignore[arg-type]
-                           [], fail_on, ignored_codes)
+                           [], fail_on, ignored_codes, could_not)

@@ -8,7 +8,8 @@ each consequence becomes ``info`` with ``caused_by`` naming the root finding's c
 only repeats the root, like ``index-tensor-missing`` for a pointer file). What is left as an error is
 what the files that *were* read, and the index's own tensor names, prove.
 
-Runs after reconciliation (``audit.audit``) and again after the policy and lock checks.
+Runs after reconciliation (``audit.audit``); the policy's and a lock's findings are folded under the same roots
+afterwards (``fold_more``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Lost:
     """Files that could not be read, and which tensors (per the index) they hold."""
 
     files: dict[str, str] = field(default_factory=dict)  # file -> code of the root finding about it
+    what: dict[str, str] = field(default_factory=dict)  # file -> what it is instead (read.header.WHAT: git-lfs-pointer)
     tensors: dict[str, str] = field(default_factory=dict)  # tensor name -> file (from the weight_map)
     unindexed: bool = False  # an unread file no index describes: any tensor may have been in it
     present_shards: int = 0  # shards of the index that exist
@@ -87,12 +89,16 @@ def lost_files(checkpoint: Checkpoint, findings: list[Finding]) -> Lost:
     base = posixpath.dirname(checkpoint.index_name or "")
     shards = {s: (posixpath.join(base, s) if base else s) for s in set(weight_map.values())}
     code_of: dict[str, str] = {}
+    what_of: dict[str, str] = {}
     for f in findings:
         if f.code in ROOT_CODES:
             for file in f.files:
                 code_of.setdefault(file, f.code)
                 # a component folder audited through a view names its files from the repo root (vae/...)
                 code_of.setdefault(file.rpartition("/")[2], f.code)
+                if isinstance(f.actual, str):  # what a not-safetensors file is instead (a Git LFS pointer ...)
+                    what_of.setdefault(file, f.actual)
+                    what_of.setdefault(file.rpartition("/")[2], f.actual)
     for shard, path in shards.items():
         if path not in checkpoint.audited:
             lost.files[shard] = "index-shard-missing" if safe_relative(shard) else "index-path-unsafe"
@@ -107,6 +113,10 @@ def lost_files(checkpoint: Checkpoint, findings: list[Finding]) -> Lost:
         if name not in shards.values():
             lost.files[name] = code_of.get(name, "file-unreadable")
             lost.unindexed = True
+    for name in lost.files:
+        what = what_of.get(shards.get(name, name)) or what_of.get(name)
+        if what is not None:
+            lost.what[name] = what
     return lost
 
 
@@ -138,6 +148,19 @@ def fold(findings: list[Finding], lost: Lost) -> list[Finding]:
             continue
         out.extend(_consequence(f, lost, primary, merged))
     return _config_invalid_alone(out)
+
+
+def fold_more(folded: list[Finding], added: list[Finding], lost: Lost) -> list[Finding]:
+    """``folded`` (an audit's findings, already through ``fold``) with ``added`` (the policy's, a lock's drift) folded
+    under the roots it already holds: the roots are not merged again (their messages would say it twice)."""
+    if not lost:
+        return folded + added
+    merged = {f.code: f for f in folded if f.code in ROOT_CODES and f.caused_by is None
+              and (any(_lost_file(file, lost) for file in f.files) or f.code == "index-path-unsafe")}
+    if not merged:
+        return folded + added
+    primary = max(merged, key=lambda c: sum(1 for t, s in lost.tensors.items() if lost.files.get(s) == c))
+    return folded + [c for f in added for c in _consequence(f, lost, primary, merged)]
 
 
 def _config_invalid_alone(findings: list[Finding]) -> list[Finding]:

@@ -95,6 +95,11 @@ class Report(Judged):
     file_sha256: dict[str, str] = field(default_factory=dict)
     config: dict[str, Any] | None = None   # config.json as read (a lock keeps its settings, a diff shows them)
     tensor_extra: dict[str, dict[str, Any]] = field(default_factory=dict)  # tensor -> more keys (verify's stats)
+    # the checks beyond the headers that ran on this checkpoint (``needs`` in core/codes.toml): "content" (verify
+    # read the tensor data), "digests" (against expected ones), "listing" (the Hub's file list), "lock", "policy"
+    # (rules beyond fail_on/ignore), "variants" (an alternate compared with the counted weights: report.variants); a
+    # check that did not run is never reported as passed (JUnit)
+    checks: frozenset[str] = frozenset()
     variant: str | None = None   # the variant whose files these are (``model.fp16.safetensors``); None: the default
     # the other variants of the same weights beside these (``unet/...fp16.safetensors`` beside the default file):
     # each audited in full and judged with this report, none counted in its totals

@@ -21,11 +21,14 @@ MAX_NAMES = 4
 
 
 def with_differences(alternate: Report, counted: Report) -> Report:
-    """``alternate`` with its differences from ``counted`` as findings (the same report when there are none)."""
-    found = differences(alternate, counted)
-    if not found:
+    """``alternate`` with its differences from ``counted`` as findings, and ``variants`` among the checks that ran
+    on it (JUnit passes ``variant-differs`` only where the comparison was made); when a file of either side could
+    not be read nothing is compared, and the alternate is returned as it is."""
+    if alternate.lost or counted.lost:
         return alternate
-    return replace(alternate, findings=sorted(alternate.findings + found, key=lambda f: -SEVERITY_RANK[f.severity]))
+    found = differences(alternate, counted)
+    return replace(alternate, checks=alternate.checks | {"variants"},
+                   findings=sorted(alternate.findings + found, key=lambda f: -SEVERITY_RANK[f.severity]))
 
 
 def differences(alternate: Report, counted: Report) -> list[Finding]:

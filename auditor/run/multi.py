@@ -8,7 +8,6 @@ whose exit code fails when any of them fails.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,9 @@ def expand_targets(targets: list[str], recursive: bool) -> list[str]:
     """The targets, with each directory (or object-store prefix) replaced by the model folders under it when
     ``recursive``."""
     if not targets:
-        raise UsageError("give at least one target")
+        # said as the other commands' missing argument is (typer's words), with what a fleet run takes instead
+        raise UsageError("Missing argument 'TARGET...': give a checkpoint folder or file, a Hub repo or a URL (a fleet: "
+                         "--from FILE, --hub-author ORG)")
     if not recursive:
         return list(targets)
     out: list[str] = []
@@ -76,11 +77,7 @@ def gated_audit_target(targets: list[str], policy: Any, *, lock: str | None = No
         return audited[0][1]
     if not audited:
         raise AuditError("; ".join(f"{t}: {why}" for t, why in could_not))
-    report = several([t for t, _ in audited], [r for _, r in audited], fail_on, ignore)
-    if could_not:
-        detail = f"{len(targets)} targets, {len(could_not)} of them could not be audited"
-        report = replace(report, could_not=could_not, kind=replace(report.kind, detail=detail))
-    return report
+    return several([t for t, _ in audited], [r for _, r in audited], fail_on, ignore, could_not)
 
 
 def gated_audit(target: str, policy: Any, *, lock: str | None = None, env: Mapping[str, str] | None = None,

@@ -54,3 +54,30 @@ def flip_byte(path: Path, offset_from_end: int = 1000) -> None:
         b = f.read(1)
         f.seek(pos)
         f.write(bytes([b[0] ^ 0x01]))
+
+
+def write_sharded(directory: Path, arrays: dict[str, tuple[str, np.ndarray]], config: dict | None,
+                  shards: int = 2) -> Path:
+    """As ``save_pretrained`` with a small ``max_shard_size``: ``model-0000k-of-0000n.safetensors`` in order, each
+    written by the safetensors library, and ``model.safetensors.index.json`` (total_size: the tensor bytes)."""
+    names = list(arrays)
+    per = -(-len(names) // shards)
+    weight_map: dict[str, str] = {}
+    for k in range(shards):
+        file_name = f"model-{k + 1:05d}-of-{shards:05d}.safetensors"
+        part = {n: arrays[n] for n in names[k * per:(k + 1) * per]}
+        write(directory, part, config if k == 0 else None, file_name=file_name)
+        weight_map.update(dict.fromkeys(part, file_name))
+    total = sum(a.nbytes for _, a in arrays.values())
+    (directory / "model.safetensors.index.json").write_text(
+        json.dumps({"metadata": {"total_size": total}, "weight_map": weight_map}, indent=2))
+    return directory
+
+
+def lfs_pointer(path: Path) -> None:
+    """Replace ``path`` by the pointer file Git LFS leaves in a checkout that did not fetch it (``lfs: false`` in CI,
+    ``GIT_LFS_SKIP_SMUDGE=1``): the pointer format of the Git LFS specification (spec/v1: version, oid, size)."""
+    import hashlib
+    data = path.read_bytes()
+    path.write_text(f"version https://git-lfs.github.com/spec/v1\noid sha256:{hashlib.sha256(data).hexdigest()}\n"
+                    f"size {len(data)}\n")

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from huggingface_hub import HfApi, constants, hf_hub_download, hf_hub_url
+from huggingface_hub import constants, hf_hub_download, hf_hub_url
 from huggingface_hub.errors import HFValidationError
 from huggingface_hub.hf_api import ModelInfo
 from huggingface_hub.utils import build_hf_headers, validate_repo_id
@@ -519,17 +519,20 @@ def fetch_json(repo_id: str, filename: str = "config.json", *, token: str | None
     return json_object(body, filename)
 
 
-# -- an author's repos (a fleet's hf://ORG) ---------------------------------------------------------------
-
-def list_author_models(author: str, filters: tuple[str, ...] = (), limit: int | None = None,
-                       token: str | None = None) -> list[str]:
-    """The ids of ``author``'s model repos, as ``HfApi.list_models`` pages through them (``HF_ENDPOINT``, the token);
-    one sentence (HubError) when the Hub will not say."""
+def author_models(author: str, filters: tuple[str, ...] = (), limit: int | None = None, *,
+                  token: str | None = None) -> list[str]:
+    """The model repo ids of an organisation or user on the Hub (``HF_ENDPOINT``), with the Hub's own filters (tags)
+    and limit, in the Hub's order: a fleet's ``hf://ORG`` and ``--hub-author`` (any client or transport error is one
+    sentence)."""
+    from huggingface_hub import HfApi
     api = HfApi(token=token, library_name="st-audit", library_version=__version__)
     try:
         return [m.id for m in api.list_models(author=author, filter=list(filters) or None, limit=limit)]
     except Exception as e:  # noqa: BLE001 - any client or transport error is one sentence
-        status = getattr(getattr(e, "response", None), "status_code", None)
-        text = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise HubError(f"could not list the models of {author} on the Hub: "
-                       f"{f'HTTP {status}: {text}' if status else text}") from None
+        raise HubError(f"could not list the models of {author} on the Hub: {_listing_reason(e)}") from None
+
+
+def _listing_reason(error: BaseException) -> str:
+    status = getattr(getattr(error, "response", None), "status_code", None)
+    text = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return f"HTTP {status}: {text}" if status else text
