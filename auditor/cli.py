@@ -200,6 +200,11 @@ def audit_command(
         fmt = fmt or "table"
         page = html_output(fmt, output, open_report)
         names = expand_targets(given, recursive)
+        if len(names) > 1:  # several targets at once, as a fleet runs them (reported in the order given)
+            from dataclasses import replace
+
+            from .fleet.engines import default_jobs
+            options = replace(options, jobs=jobs or default_jobs(names))
         report: Any = gated_audit_target(names, rules, options=options)
         emit(formatter(fmt)(report), page, fmt in ("table", "summary") and use_color(color, sys.stdout),
              fold_to_terminal=fmt == "table")

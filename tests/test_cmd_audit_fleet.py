@@ -252,3 +252,26 @@ def test_a_fleet_under_an_object_store_prefix_resumes_by_etag(tmp_path: Path) ->
         assert summary["already_reported"] == 2 and summary["audited"] == 1
         reread = {r.path.split("/")[3] for r in s3.requests if r.method == "GET" and r.range}
         assert reread == {"step-200"}  # headers read again only where an object changed
+
+
+def test_several_targets_on_the_command_line_are_audited_at_once_and_reported_in_order(tmp_path: Path) -> None:
+    model = build.build_layout(tmp_path / "model", "Qwen__Qwen3-0.6B")
+    with HubStub(latency=0.05) as hub:
+        for i in range(12):
+            hub.add_repo_from_dir(f"acme/m{i:02d}", model)
+        env = {**hub.hf_env(tmp_path / "hf"), "PYTHONPATH": NETGUARD}
+        targets = [f"acme/m{i:02d}" for i in reversed(range(12))]
+        proc = subprocess.run([sys.executable, "-m", "auditor", "audit", *targets, "-f", "summary", "--no-cache"],
+                              env=env, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        lines = proc.stdout.splitlines()
+        assert [line.split()[1] for line in lines[:-1]] == targets  # one line each, in the order given
+        assert hub.peak_in_flight >= 6  # not one repo at a time
+        one = subprocess.run([sys.executable, "-m", "auditor", "audit", *targets, "-f", "json", "--no-cache", "-j",
+                              "1"], env=env, capture_output=True, text=True, timeout=300)
+        many = subprocess.run([sys.executable, "-m", "auditor", "audit", *targets, "-f", "json", "--no-cache"],
+                              env=env, capture_output=True, text=True, timeout=300)
+
+        def comparable(text: str) -> list[dict[str, Any]]:
+            return [_without_timings(s["report"]) for s in json.loads(text)["sections"]]
+        assert comparable(one.stdout) == comparable(many.stdout)

@@ -60,19 +60,27 @@ def gated_audit_target(targets: list[str], policy: Any, *, lock: str | None = No
         raise UsageError(f"a lock describes one checkpoint; --lock/lock = {lock_path} cannot apply to "
                          f"{len(targets)} targets")
     lock_doc = lockmod.read(lock_path) if lock_path else None  # fails fast (exit 2), before any audit
-    audited: list[tuple[str, Report | CompositeReport]] = []
-    could_not: list[tuple[str, str]] = []
-    for t in targets:
+    def one(t: str) -> tuple[str, Report | CompositeReport | None, str | None]:
         try:
             src, hook = prepare(t) if prepare is not None else (source, None)
-            audited.append((t, gate(audit_target(t, options, source=src, content=hook), policy, lock_doc,
-                                    str(lock_path) if lock_path else None)))
+            return t, gate(audit_target(t, options, source=src, content=hook), policy, lock_doc,
+                           str(lock_path) if lock_path else None), None
         except UsageError:
             raise
         except AuditError as e:  # one target that cannot be audited does not throw the others away
             if len(targets) == 1:
                 raise
-            could_not.append((t, str(e)))
+            return t, None, str(e)
+
+    workers = min(options.jobs or 1, len(targets))
+    if workers > 1:  # several targets at once (a Hub audit mostly waits on round trips); reported in the given order
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="st-audit-target") as pool:
+            results = list(pool.map(one, targets))
+    else:
+        results = [one(t) for t in targets]
+    audited = [(t, report) for t, report, _ in results if report is not None]
+    could_not = [(t, why) for t, _, why in results if why is not None]
     if len(targets) == 1:
         return audited[0][1]
     if not audited:

@@ -24,6 +24,7 @@ class AuditOptions:
     use_cache: bool = True                      # the checked header cache (--no-cache: off)
     hub: bool = False                           # a bare id is a Hub repo (--hub)
     progress: Callable[[str], None] | None = None   # where progress lines go (None: nowhere)
+    jobs: int | None = None                     # several targets: how many are audited at once (None: one at a time)
 
     def with_(self, **changes: Any) -> AuditOptions:
         """These options with ``changes`` (keyword names as the fields'; a ``None`` value is "not given", so
