@@ -20,7 +20,7 @@ from ..quant import Quantization, stands_for
 from ..quant.checks import quantization_findings
 from ..read.checkpoint import SHARE_NAMES_FROM
 from ..read.header import NAME, Tensor
-from ..specs import Expectation, all_specs, buffer_suffixes, expand, select, selection_note
+from ..specs import Expectation, all_specs, buffer_suffixes, by_class_note, expand, select, selection_note
 from ..specs.expr import ExprError, NoSubSpec
 from ..specs.layouts import best_layout
 from .breakdown import ExpectedSummary, closed_form_text, component_rows, formula_text, summarize
@@ -53,6 +53,7 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None,
     model_type = cfg.get("model_type")
     architectures = config.get("architectures")
     architecture = architectures[0] if isinstance(architectures, list) and architectures else None
+    by_class = by_class_note(spec, cfg) if spec is not None else None
     if spec is None:
         rec = generic_reconciliation(inventory, cfg)
         rec.findings.append(finding("unknown-architecture", f"{selection_note(cfg)}; {checked_note(inventory)}"))
@@ -64,8 +65,13 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None,
             rec.findings.append(finding("unknown-architecture", f"{e}; {checked_note(inventory)}"))
         except ExprError as e:
             rec = generic_reconciliation(inventory, cfg)
-            rec.findings.append(finding("config-mismatch", f"config.json cannot be evaluated by the {spec.file} "
-                                        f"formula: {e}", files=["config.json"]))
+            if by_class is not None:  # a borrowed class name's formula is not the config's to fail: no formula
+                rec.findings.append(finding("unknown-architecture", f"{selection_note(cfg)}; architectures[0] names a "
+                                            f"class whose formula ({spec.file}) cannot evaluate this config.json: "
+                                            f"{e}; {checked_note(inventory)}"))
+            else:
+                rec.findings.append(finding("config-mismatch", f"config.json cannot be evaluated by the {spec.file} "
+                                            f"formula: {e}", files=["config.json"]))
         else:
             names = (inventory.tensors if not indexed or indexed.keys() == inventory.tensors.keys()
                      else {**indexed, **inventory.tensors})
@@ -76,6 +82,8 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None,
                 rec.findings.append(finding("unknown-architecture", f"{foreign}; {checked_note(inventory)}"))
             else:
                 rec = _compare(inventory, expectation, cfg)
+                if by_class is not None:
+                    rec.findings.append(finding("formula-by-class", by_class))
                 if indexed:
                     rec.findings += _unexplained_in_unread_shards(indexed, inventory, expectation)
     rec.model_type = model_type if isinstance(model_type, str) else None
