@@ -1,0 +1,189 @@
+"""Real releases the formula used to get wrong or not at all: remote-code text families and composite configs.
+
+Each fixture in ``fixtures/releases`` holds derived facts about one real release, with where they came from: its
+config.json, every tensor its real index names with the shard the index puts it in and the shape the release's own
+modeling code gives it (``tools/dump_remote.py``: the code run on the meta device; the bytes of those shapes equal
+the index's ``total_size`` to the byte, checked again here), and ``parameters``, the code's own
+``num_parameters()``. Each is built header-only at release shape, sharded as the index says, and audited: exit 0,
+no error, and the count st-audit's formula gives equal to the code's.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import auditor
+from auditor.specs import select
+from tests.support import build
+from tests.support.paths import FIXTURES
+from tests.support.truth import CASES, config, tensors, truth
+
+RELEASES = FIXTURES / "releases"
+
+
+def _release(slug: str) -> dict[str, Any]:
+    return json.loads(gzip.decompress((RELEASES / f"{slug}.json.gz").read_bytes()))  # type: ignore[no-any-return]
+
+
+def _build(doc: dict[str, Any], dest: Path, cfg: dict[str, Any] | None = None) -> Path:
+    """The release header-only: every tensor in the shard its index names (a release first published as
+    ``pytorch_model-*.bin`` is written as the safetensors files its conversion holds, same stems), its index."""
+    def shard(name: str) -> str:
+        return name.replace("pytorch_model", "model").removesuffix(".bin") + (".safetensors" if name.endswith(".bin")
+                                                                               else "")
+    layout = [(n, t[0] if t else doc["dtype"], s) for n, _, s, *t in doc["tensors"]]
+    weight_map = {n: shard(f) for n, f, *_ in doc["tensors"]}
+    path = build.build_checkpoint(dest, layout, config=cfg if cfg is not None else doc["config"],
+                                  weight_map=weight_map)
+    index = json.loads((path / "model.safetensors.index.json").read_text())
+    assert index["metadata"]["total_size"] == doc["total_size"], "the derived shapes are the release's bytes"
+    return path
+
+
+def _errors(report: auditor.Report) -> list[tuple[str, str]]:
+    return [(f.code, f.message) for f in report.findings if f.severity in ("error", "warning")]
+
+
+TEXT = ["THUDM__chatglm3-6b", "Qwen__Qwen-72B", "internlm__internlm2-chat-7b"]
+
+
+@pytest.mark.parametrize("slug", TEXT)
+def test_remote_code_release_is_exact(slug: str, tmp_path: Path) -> None:
+    doc = _release(slug)
+    report = auditor.audit(_build(doc, tmp_path / slug))
+    assert report.exit_code == 0 and _errors(report) == []
+    rec = report.reconciliation
+    assert rec.spec["file"] == f"{doc['family']}.toml"
+    assert rec.expected_parameters == doc["parameters"]
+    assert report.totals.parameters == sum(math.prod(s) for _, _, s, *_ in doc["tensors"])
+
+
+def test_qwen_72b_in_the_real_corpus_matches_the_fixture() -> None:
+    """The corpus holds the same release's real config and index (its shards are LFS pointers): the fixture is
+    its facts, so the index names exactly the fixture's tensors and total_size."""
+    from tests.support.resources import CORPUS, absent
+    case = CORPUS / "mapengAdam__qianwen-72B"
+    if not case.exists():
+        absent(f"the real-world corpus ({case})")
+    doc = _release("Qwen__Qwen-72B")
+    index = json.loads((case / "model.safetensors.index.json").read_text())
+    assert json.loads((case / "config.json").read_text()) == doc["config"]
+    assert index["weight_map"] == {n: f for n, f, *_ in doc["tensors"]}
+    assert index["metadata"]["total_size"] == doc["total_size"]
+
+
+def test_a_broken_remote_code_release_is_still_caught(tmp_path: Path) -> None:
+    """The formula is exact, not lenient: a layer's fused qkv at the wrong width is an error."""
+    doc = _release("internlm__internlm2-chat-7b")
+    doc["tensors"] = [[n, f, [s[0] - 128, *s[1:]] if n == "model.layers.3.attention.wqkv.weight" else s, *t]
+                      for n, f, s, *t in doc["tensors"]]
+    doc["total_size"] -= 128 * 4096 * 2
+    report = auditor.audit(_build(doc, tmp_path / "broken"))
+    assert report.exit_code == 1
+    assert [list(f.tensors) for f in report.findings if f.code == "shape-mismatch"] == [
+        ["model.layers.3.attention.wqkv.weight"]]
+
+
+def test_chatglm_v1_is_not_read_as_chatglm2() -> None:
+    """ChatGLM-6B v1 shares model_type chatglm but not the architecture (no padded_vocab_size): no formula."""
+    spec, _ = select({"model_type": "chatglm", "architectures": ["ChatGLMModel"], "vocab_size": 130528,
+                      "hidden_size": 4096, "inner_hidden_size": 16384, "num_layers": 28, "num_attention_heads": 32,
+                      "position_encoding_2d": True})
+    assert spec is None
+
+
+# -- item 1: a sub-config whose model_type names the composite itself ------------------------------------------
+
+def test_qwen2_vl_as_transformers_445_wrote_it_is_exact(tmp_path: Path) -> None:
+    """olmOCR-7B (a Qwen2-VL fine-tune) with config.json as transformers 4.45 saves it: vision_config is
+    ``{"in_chans": 3, "model_type": "qwen2_vl", "spatial_patch_size": 14}``. transformers builds the tower from
+    Qwen2VLVisionConfig's defaults; the nested type selects nothing."""
+    doc = _release("allenai__olmOCR-7B-0225-preview")
+    assert doc["config"]["vision_config"] == {"in_chans": 3, "model_type": "qwen2_vl", "spatial_patch_size": 14}
+    report = auditor.audit(_build(doc, tmp_path / "olmocr"))
+    assert report.exit_code == 0 and _errors(report) == []
+    assert report.reconciliation.expected_parameters == doc["parameters"] == 8_291_375_616
+    [vision] = [c for c in report.reconciliation.components if c.component == "vision"]
+    assert vision.expected == vision.actual == 675_759_104
+
+
+@pytest.mark.parametrize("case", ["Qwen3VLForConditionalGeneration-default", "Qwen3VLModel-default"])
+def test_qwen3_vl_vision_config_naming_the_composite(case: str, tmp_path: Path) -> None:
+    """Qwen3-VL releases (saved by transformers 4.57, whose Qwen3VLVisionConfig.model_type is ``qwen3_vl``)
+    name the composite in vision_config; transformers 5.23's dump of the same model says ``qwen3_vl_vision``."""
+    folder = CASES / "qwen3_vl" / case
+    cfg = config(folder)
+    cfg["vision_config"] = {**cfg["vision_config"], "model_type": "qwen3_vl"}
+    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", tensors(folder), config=cfg))
+    assert report.exit_code == 0 and _errors(report) == []
+    assert report.reconciliation.expected_parameters == truth(folder)["parameters"]
+
+
+# -- rule 2a: a class st-audit knows under a model_type it does not --------------------------------------------
+
+KIMI_AUTO_MAP = {"AutoConfig": "configuration_deepseek.DeepseekV3Config",
+                 "AutoModel": "modeling_deepseek.DeepseekV3Model",
+                 "AutoModelForCausalLM": "modeling_deepseek.DeepseekV3ForCausalLM"}
+
+
+def _kimi(cfg: dict[str, Any]) -> dict[str, Any]:
+    """A DeepSeek-V3 config as Kimi-K2 ships it: model_type kimi_k2 (so engines can tell them apart), DeepSeek's
+    own remote code in auto_map, architectures unchanged, and moe_layer_freq, which DeepSeek's
+    configuration_deepseek.py writes (transformers' DeepseekV3Config has no such key)."""
+    return {**cfg, "model_type": "kimi_k2", "auto_map": KIMI_AUTO_MAP, "moe_layer_freq": cfg.get("moe_layer_freq", 1)}
+
+
+def test_kimi_k2_gets_the_deepseek_v3_formula_by_class(tmp_path: Path) -> None:
+    folder = CASES / "deepseek_v3" / "DeepseekV3ForCausalLM-small"
+    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", tensors(folder), config=_kimi(config(folder))))
+    assert report.exit_code == 0 and _errors(report) == []
+    rec = report.reconciliation
+    assert rec.spec["file"] == "deepseek_v3.toml"
+    assert rec.expected_parameters == truth(folder)["parameters"]
+    [note] = [f for f in report.findings if f.code == "formula-by-class"]
+    assert note.severity == "info" and "kimi_k2" in note.message and "DeepseekV3ForCausalLM" in note.message
+
+
+def test_kimi_k2_at_deepseek_v3_release_shape(tmp_path: Path) -> None:
+    """The real DeepSeek-V3 config (fixtures/configs) and transformers' layout of it, under model_type kimi_k2:
+    the 256-expert, 61-layer formula by class, exact."""
+    layout = build.load_layout("deepseek-ai__DeepSeek-V3")
+    cfg = _kimi(build.load_config(layout["config_file"]))
+    cfg.pop("quantization_config", None)  # the layout is transformers' unquantized one
+    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", layout["tensors"], config=cfg, shards=8))
+    assert report.exit_code == 0 and _errors(report) == []
+    # num_parameters(): the router's score-correction bias is a persistent buffer, stored but not a parameter
+    buffers = sum(math.prod(s) for n, _, s in layout["tensors"] if n.endswith("e_score_correction_bias"))
+    assert report.reconciliation.expected_parameters == layout["total_params"] - buffers
+
+
+def test_kimi_k2_without_a_key_the_formula_reads_gets_no_formula(tmp_path: Path) -> None:
+    """Every key the class's formula reads must be there: a remote config class may default it otherwise."""
+    folder = CASES / "deepseek_v3" / "DeepseekV3ForCausalLM-small"
+    cfg = _kimi(config(folder))
+    del cfg["moe_layer_freq"]
+    spec, _ = select(cfg)
+    assert spec is None
+
+
+def test_a_known_class_name_over_other_keys_gets_no_formula(tmp_path: Path) -> None:
+    """A remote-code model that borrows a class name but not the config (GPT-2 style keys under LlamaForCausalLM)
+    is not audited as Llama: the structural check, and the note says which keys the class's formula lacks."""
+    folder = CASES / "gpt2" / "GPT2LMHeadModel-small"
+    cfg = {**config(folder), "model_type": "my_gpt", "architectures": ["LlamaForCausalLM"]}
+    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", tensors(folder), config=cfg))
+    assert report.exit_code == 0 and "formula-by-class" not in {f.code for f in report.findings}
+    [note] = [f.message for f in report.findings if f.code == "unknown-architecture"]
+    assert "LlamaForCausalLM" in note and "hidden_size" in note and "llama.toml" in note
+    assert report.reconciliation.expected_parameters is None
+
+
+def test_an_unknown_class_under_an_unknown_type_is_unchanged() -> None:
+    spec, _ = select({"model_type": "my_model", "architectures": ["MyModelForCausalLM"], "hidden_size": 64})
+    assert spec is None
