@@ -50,7 +50,8 @@ def _errors(report: auditor.Report) -> list[tuple[str, str]]:
     return [(f.code, f.message) for f in report.findings if f.severity in ("error", "warning")]
 
 
-TEXT = ["THUDM__chatglm3-6b", "Qwen__Qwen-72B", "internlm__internlm2-chat-7b"]
+TEXT = ["THUDM__chatglm3-6b", "Qwen__Qwen-72B", "internlm__internlm2-chat-7b", "XiaomiMiMo__MiMo-7B",
+        "OpenAssistant__reward-model-pythia-160m-writer"]
 
 
 @pytest.mark.parametrize("slug", TEXT)
@@ -60,8 +61,23 @@ def test_remote_code_release_is_exact(slug: str, tmp_path: Path) -> None:
     assert report.exit_code == 0 and _errors(report) == []
     rec = report.reconciliation
     assert rec.spec["file"] == f"{doc['family']}.toml"
-    assert rec.expected_parameters == doc["parameters"]
+    # an MTP block (MiMo's model.mtp_layers) is counted beside the model, as for every family with one; the
+    # repo's own num_parameters() counts it in, so the two together are the code's count
+    assert rec.expected_parameters + (rec.mtp_parameters or 0) == doc["parameters"]
     assert report.totals.parameters == sum(math.prod(s) for _, _, s, *_ in doc["tensors"])
+
+
+def test_mimo_mtp_layers_are_its_mtp_block(tmp_path: Path) -> None:
+    doc = _release("XiaomiMiMo__MiMo-7B")
+    assert doc["config"]["num_nextn_predict_layers"] == 1
+    report = auditor.audit(_build(doc, tmp_path / "mimo"))
+    mtp = sum(math.prod(s) for n, _, s, *_ in doc["tensors"] if n.startswith("model.mtp_layers."))
+    assert report.reconciliation.mtp_parameters == mtp > 0
+    # without them (a loader that predicts one token saves none) the checkpoint is complete
+    doc["tensors"] = [t for t in doc["tensors"] if not t[0].startswith("model.mtp_layers.")]
+    doc["total_size"] -= 2 * mtp
+    report = auditor.audit(_build(doc, tmp_path / "mimo-no-mtp"))
+    assert report.exit_code == 0 and _errors(report) == []
 
 
 def test_qwen_72b_in_the_real_corpus_matches_the_fixture() -> None:

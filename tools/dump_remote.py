@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import importlib.util
 import json
 import math
 import tempfile
@@ -48,23 +49,42 @@ def main() -> None:
                     help="the fixture's config is what this transformers' save_pretrained writes from the mirror's "
                          "(Qwen2-VL as transformers 4.45 wrote it: vision_config with model_type qwen2_vl)")
     ap.add_argument("--note", default="", help="anything a reader of the fixture must know")
+    ap.add_argument("--module", type=Path, help="the code's file, when config.json has no auto_map (Open-Assistant's "
+                                                "reward_model.py registers its classes on import)")
+    ap.add_argument("--model-class", help="with --module: the class to build (its config_class reads config.json)")
+    ap.add_argument("--paths", nargs="+", help="the files' paths in the mirror, where not config.json and --index")
     args = ap.parse_args()
     raw = json.loads((args.src / "config.json").read_text())
-    index = json.loads((args.src / args.index).read_text())
-    config = AutoConfig.from_pretrained(args.src, trust_remote_code=True)
+    # no index: what the writer saves, in one file (a family whose releases no public mirror holds)
+    index = json.loads((args.src / args.index).read_text()) if args.index != "none" else None
+    cls = None
+    if args.module is not None:
+        spec = importlib.util.spec_from_file_location(args.module.stem, args.module)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        cls = getattr(module, args.model_class)
+        config = cls.config_class.from_dict(raw)
+    else:
+        config = AutoConfig.from_pretrained(args.src, trust_remote_code=True)
     if args.resave:
         with tempfile.TemporaryDirectory() as tmp:
             config.save_pretrained(tmp)
             raw = json.loads((Path(tmp) / "config.json").read_text())
     dtype = getattr(torch, str(raw.get("torch_dtype") or "bfloat16"))
     with torch.device("meta"):
-        if args.auto == "class":
+        if cls is not None:
+            model = cls._from_config(config, torch_dtype=dtype)
+        elif args.auto == "class":
             model = getattr(transformers, raw["architectures"][0])._from_config(config, torch_dtype=dtype)
         else:
             auto = {"AutoModelForCausalLM": AutoModelForCausalLM, "AutoModel": AutoModel}[args.auto]
             model = auto.from_config(config, trust_remote_code=True, torch_dtype=dtype)
     state = model.state_dict()
     tied = set(getattr(model, "_tied_weights_keys", None) or ())
+    if index is None:
+        index = {"weight_map": {n: "model.safetensors" for n in state if n not in tied}, "metadata": {
+            "total_size": sum(math.prod(t.shape) * t.element_size() for n, t in state.items() if n not in tied)}}
     names = list(index["weight_map"])
     extra = [n for n in state if n not in index["weight_map"]]
     if any(n not in tied for n in extra):
@@ -83,12 +103,14 @@ def main() -> None:
     if total != index["metadata"]["total_size"]:
         raise SystemExit(f"the code's shapes hold {total:,} bytes, the index says {index['metadata']['total_size']:,}")
     doc = {"family": args.family, "hub": args.hub,
-           "provenance": {"repo": args.repo, "commit": args.commit, "paths": ["config.json", args.index],
+           "provenance": {"repo": args.repo, "commit": args.commit,
+                          "paths": args.paths or ["config.json", args.index],
                           "config_written_by": f"transformers {transformers.__version__} save_pretrained" if args.resave
-                          else "the release",
-                          "modeling": sorted(p.name for p in args.src.glob("*.py")),
+                          else "the release" if args.module is None else "the code's config class, save_pretrained",
+                          "modeling": sorted(p.name for p in args.src.glob("*.py")) or [str(args.model_class)],
                           "built_with": f"transformers {transformers.__version__}, torch {torch.__version__}, "
-                                        f"{args.auto} -> {type(model).__name__} on the meta device"},
+                                        f"{args.auto if cls is None else args.module.name} -> {type(model).__name__} "
+                                        "on the meta device"},
            "dtype": DTYPES[dtype], "total_size": total, "parameters": model.num_parameters(), "config": raw,
            "tensors": tensors}
     if args.note:
