@@ -50,7 +50,7 @@ def _errors(report: auditor.Report) -> list[tuple[str, str]]:
     return [(f.code, f.message) for f in report.findings if f.severity in ("error", "warning")]
 
 
-TEXT = ["THUDM__chatglm3-6b", "Qwen__Qwen-72B", "internlm__internlm2-chat-7b", "XiaomiMiMo__MiMo-7B",
+TEXT = ["THUDM__chatglm3-6b", "Qwen__Qwen-72B", "internlm__internlm2-chat-7b", "XiaomiMiMo__MiMo-7B", "MiniMaxAI__MiniMax-M1",
         "OpenAssistant__reward-model-pythia-160m-writer"]
 
 

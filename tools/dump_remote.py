@@ -23,6 +23,7 @@ import gzip
 import importlib.util
 import json
 import math
+import re
 import tempfile
 from pathlib import Path
 
@@ -52,6 +53,9 @@ def main() -> None:
     ap.add_argument("--module", type=Path, help="the code's file, when config.json has no auto_map (Open-Assistant's "
                                                 "reward_model.py registers its classes on import)")
     ap.add_argument("--model-class", help="with --module: the class to build (its config_class reads config.json)")
+    ap.add_argument("--stored-dtype", nargs="*", default=[], metavar="REGEX=DTYPE",
+                    help="tensors the release stores in another dtype than the code makes them (MiniMax-M1's routers "
+                         "in F32: the index's total_size exceeds the code's bytes by exactly theirs); say why in --note")
     ap.add_argument("--paths", nargs="+", help="the files' paths in the mirror, where not config.json and --index")
     args = ap.parse_args()
     raw = json.loads((args.src / "config.json").read_text())
@@ -92,13 +96,15 @@ def main() -> None:
     missing = [n for n in names if n not in state]
     if missing:
         raise SystemExit(f"the index names tensors the code does not make: {missing[:5]}")
+    overrides = [(re.compile(k), v) for k, v in (o.split("=", 1) for o in args.stored_dtype)]
+    sizes = {"F16": 2, "BF16": 2, "F32": 4}
     tensors = []
     total = 0
     for name in names:
         t = state[name]
         shape = list(t.shape)
-        code = DTYPES[t.dtype]
-        total += math.prod(shape) * t.element_size()
+        code = next((v for p, v in overrides if p.fullmatch(name)), DTYPES[t.dtype])
+        total += math.prod(shape) * sizes[code]
         tensors.append([name, index["weight_map"][name], shape] + ([code] if code != DTYPES[dtype] else []))
     if total != index["metadata"]["total_size"]:
         raise SystemExit(f"the code's shapes hold {total:,} bytes, the index says {index['metadata']['total_size']:,}")
