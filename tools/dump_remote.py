@@ -56,6 +56,10 @@ def main() -> None:
     ap.add_argument("--stored-dtype", nargs="*", default=[], metavar="REGEX=DTYPE",
                     help="tensors the release stores in another dtype than the code makes them (MiniMax-M1's routers "
                          "in F32: the index's total_size exceeds the code's bytes by exactly theirs); say why in --note")
+    ap.add_argument("--extra", nargs="*", default=[], metavar="REGEX=BUFFER:DTYPE",
+                    help="index names this version of the code no longer saves (openPangu's per-layer rotary "
+                         "inv_freq), each shaped as the code's own buffer BUFFER (a non-persistent one it still "
+                         "makes), stored as DTYPE; say why in --note")
     ap.add_argument("--paths", nargs="+", help="the files' paths in the mirror, where not config.json and --index")
     args = ap.parse_args()
     raw = json.loads((args.src / "config.json").read_text())
@@ -93,6 +97,12 @@ def main() -> None:
     extra = [n for n in state if n not in index["weight_map"]]
     if any(n not in tied for n in extra):
         raise SystemExit(f"the code makes tensors the index does not name: {extra[:5]}")
+    buffers = dict(model.named_buffers())
+    for pattern, target in (e.split("=", 1) for e in args.extra):
+        buffer, code = target.split(":")
+        for n in names:
+            if n not in state and re.fullmatch(pattern, n):
+                state[n] = buffers[buffer].to(getattr(torch, {"F32": "float32", "BF16": "bfloat16", "F16": "float16"}[code]))
     missing = [n for n in names if n not in state]
     if missing:
         raise SystemExit(f"the index names tensors the code does not make: {missing[:5]}")
