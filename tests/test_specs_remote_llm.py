@@ -10,7 +10,6 @@ no error, and the count st-audit's formula gives equal to the code's.
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 from pathlib import Path
@@ -20,30 +19,16 @@ import pytest
 
 import auditor
 from auditor.specs import find_spec, select
-from tests.support import build
-from tests.support.paths import FIXTURES
+from tests.support import build, releases
 from tests.support.truth import CASES, config, tensors, truth
-
-RELEASES = FIXTURES / "releases"
 
 
 def _release(slug: str) -> dict[str, Any]:
-    return json.loads(gzip.decompress((RELEASES / f"{slug}.json.gz").read_bytes()))  # type: ignore[no-any-return]
+    return releases.load(slug)
 
 
-def _build(doc: dict[str, Any], dest: Path, cfg: dict[str, Any] | None = None) -> Path:
-    """The release header-only: every tensor in the shard its index names (a release first published as
-    ``pytorch_model-*.bin`` is written as the safetensors files its conversion holds, same stems), its index."""
-    def shard(name: str) -> str:
-        return name.replace("pytorch_model", "model").removesuffix(".bin") + (".safetensors" if name.endswith(".bin")
-                                                                               else "")
-    layout = [(n, t[0] if t else doc["dtype"], s) for n, _, s, *t in doc["tensors"]]
-    weight_map = {n: shard(f) for n, f, *_ in doc["tensors"]}
-    path = build.build_checkpoint(dest, layout, config=cfg if cfg is not None else doc["config"],
-                                  weight_map=weight_map)
-    index = json.loads((path / "model.safetensors.index.json").read_text())
-    assert index["metadata"]["total_size"] == doc["total_size"], "the derived shapes are the release's bytes"
-    return path
+def _build(doc: dict[str, Any], dest: Path) -> Path:
+    return releases.build_release(doc, dest)
 
 
 def _errors(report: auditor.Report) -> list[tuple[str, str]]:
@@ -203,3 +188,69 @@ def test_a_known_class_name_over_other_keys_gets_no_formula(tmp_path: Path) -> N
 def test_an_unknown_class_under_an_unknown_type_is_unchanged() -> None:
     spec, _ = select({"model_type": "my_model", "architectures": ["MyModelForCausalLM"], "hidden_size": 64})
     assert spec is None
+
+
+# -- rule 2b: a remote-code class over known parts ---------------------------------------------------------------
+
+VLM = CASES / "llava" / "LlavaForConditionalGeneration-default"
+
+
+def _remote_vlm(tmp_path: Path, layout: list[tuple[str, str, list[int]]] | None = None) -> auditor.Report:
+    """transformers' own save of a LLaVA (a llama text_config, a CLIP vision_config) under a repo's own class:
+    model_type and architectures no spec or transformers class has, auto_map to the repo's code."""
+    cfg = {**config(VLM), "model_type": "my_vlm", "architectures": ["MyVLMForCausalLM"],
+           "auto_map": {"AutoModelForCausalLM": "modeling_my_vlm.MyVLMForCausalLM"}}
+    return auditor.audit(build.build_checkpoint(tmp_path / "ckpt", layout or tensors(VLM), config=cfg, shards=3))
+
+
+def test_known_parts_of_a_remote_class_get_their_formulas(tmp_path: Path) -> None:
+    report = _remote_vlm(tmp_path)
+    assert report.exit_code == 0 and _errors(report) == []
+    [note] = [f.message for f in report.findings if f.code == "unknown-architecture"]
+    # the text model without its head: whether and where a composite ties it is the repo class's own rule
+    assert "text_config (llama.toml, ForCausalLM) stored under language_model.: 290 tensors" in note
+    assert "vision_config (clip_vision.toml, Model) stored under vision_tower.: 391 tensors" in note
+    assert note.count("exactly as its formula says") == 2
+    rec = report.reconciliation
+    assert rec.expected_parameters is None  # the whole has no formula: no count is presented as the model's
+    assert rec.ledger["model"] == report.totals.parameters == truth(VLM)["parameters"]
+
+
+def test_a_known_part_missing_a_tensor_in_one_layer_is_an_error(tmp_path: Path) -> None:
+    """A layer lacking what the part's other layers hold, as its formula says, is damage: an error."""
+    gone = "language_model.model.layers.5.mlp.down_proj.weight"
+    report = _remote_vlm(tmp_path, [t for t in tensors(VLM) if t[0] != gone])
+    assert report.exit_code == 1
+    assert [(f.severity, f.tensors) for f in report.findings if f.code == "missing-tensor"] == [("error", (gone,))]
+    [note] = [f.message for f in report.findings if f.code == "unknown-architecture"]
+    assert "1 finding where some layers differ from the others" in note
+
+
+def test_a_known_part_with_a_wrong_shape_in_one_layer_is_an_error(tmp_path: Path) -> None:
+    bad = "vision_tower.encoder.layers.3.mlp.fc1.weight"
+    report = _remote_vlm(tmp_path, [(n, d, [s[0] // 2, *s[1:]] if n == bad else s) for n, d, s in tensors(VLM)])
+    assert [(f.severity, f.tensors) for f in report.findings if f.code == "shape-mismatch"] == [("error", (bad,))]
+
+
+def test_a_part_built_otherwise_in_every_layer_is_the_repos_own_way(tmp_path: Path) -> None:
+    """The same difference in every layer (a composite that sets its text config's sizes, as transformers' PI0
+    does) is the repo class's rule, not damage: the part goes to the structural check, no error, and the note
+    says why."""
+    def narrow(name: str, shape: list[int]) -> list[int]:
+        return [shape[0] // 2, *shape[1:]] if name.endswith("self_attn.k_proj.weight") else shape
+    report = _remote_vlm(tmp_path, [(n, d, narrow(n, s)) for n, d, s in tensors(VLM)])
+    assert report.exit_code == 0 and _errors(report) == []
+    [note] = [f.message for f in report.findings if f.code == "unknown-architecture"]
+    assert "text_config (llama.toml, ForCausalLM) stored under language_model. differs from its formula in every " \
+           "layer or outside them" in note
+
+
+def test_a_part_the_repo_names_its_own_way_stays_structural(tmp_path: Path) -> None:
+    """Where the repo's code names the text model's MLP otherwise (a tenth of its tensors), the llama formula is
+    not that code's: no part, no false alarm."""
+    def rename(name: str) -> str:
+        return name.replace(".mlp.down_proj.", ".mlp.w2.").replace(".mlp.up_proj.", ".mlp.w3.")
+    report = _remote_vlm(tmp_path, [(rename(n), d, s) for n, d, s in tensors(VLM)])
+    assert report.exit_code == 0 and _errors(report) == []
+    [note] = [f.message for f in report.findings if f.code == "unknown-architecture"]
+    assert "text_config" not in note and "vision_config (clip_vision.toml" in note
