@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))  # run as a script: the repository root, for tests
 import auditor  # noqa: E402
 from auditor.core.findings import codes_table  # noqa: E402
 from auditor.specs import select  # noqa: E402
+from tests.support import releases  # noqa: E402
 from tests.support.truth import CASES, case_dirs, config, problems, write_case  # noqa: E402
 
 # (title, mapping, rows judged by the mapped class's own cases only: a spec claiming another class of the type,
@@ -57,6 +58,35 @@ def verify() -> dict[str, dict[str, list]]:
     return out
 
 
+def verify_releases() -> list[str]:
+    """One table row per real release in fixtures/releases (remote-code families, configs as old writers wrote
+    them): rebuilt header-only at release shape from its index and audited; exact when the audit exits 0 with no
+    error or warning and the formula's count (its MTP block beside it) is the release code's own."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for slug in releases.slugs():
+            doc = releases.load(slug)
+            report = auditor.audit(releases.build_release(doc, Path(tmp) / slug))
+            rec = report.reconciliation
+            counted = (rec.expected_parameters or 0) + (rec.mtp_parameters or 0)
+            truth = doc.get("parameters", sum(_elements(s) for _, _, s, *_ in doc["tensors"]))
+            bad = [f.code for f in report.findings if f.severity in ("error", "warning")]
+            status = ("exact" if report.exit_code == 0 and not bad and counted == truth else
+                      f"failing ({', '.join(bad) or f'{counted:,} counted, the code says {truth:,}'})")
+            where = doc["provenance"]
+            rows.append(f"| {doc['family']} | {(rec.spec or {}).get('file', '-')} | {doc['hub']} | "
+                        f"[{where['repo']}](https://github.com/{where['repo']}) `{where['commit'][:12]}` | "
+                        f"{len(doc['tensors']):,} | {doc['total_size']:,} | {truth:,} | {status} |")
+    return rows
+
+
+def _elements(shape: list[int]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
 def _unbuildable() -> dict[str, list[str]]:
     path = CASES / "_unbuildable.json"
     doc = json.loads(path.read_text()) if path.exists() else {}
@@ -73,7 +103,7 @@ def _redirects() -> dict[str, str]:
     return {key: target.split("/", 1)[0] for key, target in doc.items()}
 
 
-def render(results: dict[str, dict[str, list]]) -> str:
+def render(results: dict[str, dict[str, list]], release_rows: list[str] | None = None) -> str:
     mappings = json.loads((ROOT / "fixtures" / "transformers-mappings.json").read_text())
     unbuildable = _unbuildable()
     redirects = _redirects()
@@ -124,6 +154,17 @@ def render(results: dict[str, dict[str, list]]) -> str:
                         f"{status} |")
         lines += [f"## {title} ({len(rows)} {'classes' if key == 'COMPOSITE_CLASSES' else 'model types'})", "", "| model_type | class | spec | cases | status |",
                   "|---|---|---|---|---|", *rows, ""]
+    if release_rows:
+        lines += [f"## Remote-code families and real releases ({len(release_rows)} releases)", "",
+                  "Families whose code ships with the checkpoint (`trust_remote_code`), and releases whose config an "
+                  "older writer wrote, checked against real releases: the release's config.json and index from a "
+                  "public mirror of its Hub repo, each tensor's shape from the release's own modeling code "
+                  "(fixtures/releases, tools/dump_remote.py), the bytes equal to the index's total_size, rebuilt "
+                  "header-only at release shape and audited. **exact**: exit 0, no error or warning, and the "
+                  "formula's count (with its MTP block) equal to the code's own `num_parameters()` (or, for a "
+                  "fixture whose shapes were written by hand, the stored elements).", "",
+                  "| model_type | spec | release | mirror read | tensors | total_size | parameters | status |",
+                  "|---|---|---|---|---|---|---|---|", *release_rows, ""]
     summary = ", ".join(f"{n} {k}" for k, n in sorted(total.items(), key=lambda kv: -kv[1]))
     lines.insert(2, f"Summary over all tables (a model type in several counts in each): {summary}.\n")
     return "\n".join(lines)
@@ -168,4 +209,4 @@ def update_docs(families: Path = ROOT / "docs" / "families.md", codes: Path = RO
 
 if __name__ == "__main__":
     update_docs()
-    sys.stdout.write(render(verify()))
+    sys.stdout.write(render(verify(), verify_releases()))

@@ -1,0 +1,51 @@
+"""Real releases as derived facts (``fixtures/releases/<slug>.json.gz``), rebuilt header-only at release shape.
+
+Each fixture holds what a real release's config.json and index say and what its own modeling code makes of them
+(tools/dump_remote.py runs the code on the meta device; tools/derive_release.py writes the shapes by hand from
+it): ``config``, ``tensors`` (``[name, shard, shape]`` in index order, a fourth item where a tensor's dtype is
+not the release's ``dtype``), ``total_size`` (the index's, equal to the bytes of those shapes), ``provenance``
+(mirror repository, commit, paths, the modeling files) and, where the code was run, ``parameters`` (its own
+``num_parameters()``). Never st-audit's specs: they are what the fixtures test.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+from . import build
+from .paths import FIXTURES
+
+RELEASES = FIXTURES / "releases"
+
+
+def slugs() -> list[str]:
+    return sorted(p.name.removesuffix(".json.gz") for p in RELEASES.glob("*.json.gz"))
+
+
+def load(slug: str) -> dict[str, Any]:
+    return json.loads(gzip.decompress((RELEASES / f"{slug}.json.gz").read_bytes()))  # type: ignore[no-any-return]
+
+
+def shard_name(name: str) -> str:
+    """The safetensors file a shard name stands for: a release first published as ``pytorch_model-*.bin``
+    (its index is the one public mirrors hold) is audited as the safetensors conversion, same stems."""
+    if name.endswith(".bin"):
+        return name.replace("pytorch_model", "model").removesuffix(".bin") + ".safetensors"
+    return name
+
+
+def build_release(doc: dict[str, Any], dest: Path, config: dict[str, Any] | None = None) -> Path:
+    """The release header-only: every tensor in the shard its index names, the index, config.json (the
+    release's unless ``config`` is given). The bytes written equal the fixture's total_size (checked)."""
+    layout = [(n, t[0] if t else doc["dtype"], s) for n, _, s, *t in doc["tensors"]]
+    weight_map = {n: shard_name(f) for n, f, *_ in doc["tensors"]}
+    path = build.build_checkpoint(dest, layout, config=config if config is not None else doc["config"],
+                                  weight_map=weight_map)
+    index = json.loads((path / "model.safetensors.index.json").read_text())
+    if index["metadata"]["total_size"] != doc["total_size"]:
+        raise AssertionError(f"{dest.name}: the derived shapes hold {index['metadata']['total_size']:,} bytes, "
+                             f"the release's index {doc['total_size']:,}")
+    return path
