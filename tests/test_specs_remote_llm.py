@@ -116,8 +116,10 @@ def test_qwen2_vl_as_transformers_445_wrote_it_is_exact(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("case", ["Qwen3VLForConditionalGeneration-default", "Qwen3VLModel-default"])
 def test_qwen3_vl_vision_config_naming_the_composite(case: str, tmp_path: Path) -> None:
-    """Qwen3-VL releases (saved by transformers 4.57, whose Qwen3VLVisionConfig.model_type is ``qwen3_vl``)
-    name the composite in vision_config; transformers 5.23's dump of the same model says ``qwen3_vl_vision``."""
+    """Qwen3-VL releases name the composite in vision_config: they were saved by transformers 4.57, whose
+    Qwen3VLVisionConfig.model_type is ``qwen3_vl`` (``Qwen3VLConfig().save_pretrained`` under 4.57.6 writes
+    vision_config.model_type "qwen3_vl", text_config's "qwen3_vl_text"); transformers 5.23's dump of the same
+    model, these cases, says ``qwen3_vl_vision``. Same tensors, same count."""
     folder = CASES / "qwen3_vl" / case
     cfg = config(folder)
     cfg["vision_config"] = {**cfg["vision_config"], "model_type": "qwen3_vl"}
