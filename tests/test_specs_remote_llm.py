@@ -256,3 +256,17 @@ def test_a_part_the_repo_names_its_own_way_stays_structural(tmp_path: Path) -> N
     assert report.exit_code == 0 and _errors(report) == []
     [note] = [f.message for f in report.findings if f.code == "unknown-architecture"]
     assert "text_config" not in note and "vision_config (clip_vision.toml" in note
+
+
+def test_coverage_lists_every_release_as_exact() -> None:
+    """docs/coverage.md (make coverage) has a row for every fixture in fixtures/releases, each exact (the audits
+    behind it are the tests above)."""
+    from tests.support.paths import ROOT
+    rows = {}
+    for line in (ROOT / "docs" / "coverage.md").read_text().splitlines():
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        if len(cells) == 8 and cells[0] not in ("model_type", "---"):
+            rows[(cells[0], cells[2])] = cells[7]
+    fixtures = {(doc["family"], doc["hub"]) for doc in map(releases.load, releases.slugs())}
+    assert set(rows) == fixtures
+    assert set(rows.values()) == {"exact"}

@@ -124,8 +124,8 @@ def _check_parts(rec: Reconciliation, parts: list[Part], inventory: Inventory) -
         differences = [f for f in sub.findings if f.severity != "info"]
         if differences and not local_differences(differences, part.expectation.tensors, stored):
             said.append(f"{part.label} differs from its formula in every layer or outside them "
-                        f"({'; '.join(f.message for f in differences[:2])}): the repo's code builds it its own way, "
-                        "so it is checked structurally")
+                        f"({'; '.join(f.message for f in differences[:2])}): most likely the repo's own way of "
+                        "building it, so it is checked structurally")
             continue
         rec.categories.update(sub.categories)
         covered = set(names)  # the structural check's layer findings about the part's tensors alone give way
