@@ -11,7 +11,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,s3]'  # s3: the object-store tests read through s3fs
 	$(BIN)/python -m compileall -q auditor  # byte-compiled: start-up does not recompile every module (~50 ms)
 	touch $(STAMP)
 
@@ -36,6 +36,7 @@ bench: install
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/million.py
 	$(BIN)/python bench/verify_bench.py
+	$(BIN)/python bench/objstore_bench.py
 
 clean:
 	rm -rf $(VENV) demo bench/work *.egg-info .pytest_cache .mypy_cache .ruff_cache

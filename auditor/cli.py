@@ -87,9 +87,11 @@ def _policy(policy: Path | None, no_policy: bool, near: Sequence[str] = (), **ov
 @app.command("audit", short_help="Audit checkpoints, adapters, pipelines from their headers.")
 def audit_command(
     targets: Annotated[list[str], typer.Argument(
-        metavar="TARGET", help="Checkpoint directory, .safetensors file, or Hub repo: org/name, org/name@REV, "
-                               "hf://org/name, https://huggingface.co/org/name. Several targets get one verdict "
-                               "each and one exit code.")],
+        metavar="TARGET", help="Checkpoint directory, .safetensors file, Hugging Face cache folder "
+                               "(models--org--name[/snapshots/COMMIT]), Hub repo: org/name, org/name@REV, "
+                               "hf://org/name, https://huggingface.co/org/name, or object-store URL: "
+                               "s3://bucket/prefix, gs://, az://. Several targets get one verdict each and one exit "
+                               "code.")],
     format: FormatOpt = Format("table"),  # noqa: A002
     output: OutputOpt = None,
     fail_on: FailOnOpt = None,
@@ -125,7 +127,7 @@ def audit_command(
                                                                 "only.")] = False,
     hub: HubOpt = False,
     recursive: Annotated[bool, typer.Option("--recursive", "-r", help="Audit every model folder under each "
-                                                                       "directory target.")] = False,
+                                                                       "directory or object-store prefix.")] = False,
     base: Annotated[Optional[str], typer.Option("--base", metavar="DIR_OR_REPO", help="A PEFT adapter's base model "
                                                 "(directory, config.json or Hub repo id); default: "
                                                 "base_model_name_or_path.")] = None,
@@ -238,8 +240,8 @@ def verify_command(
 
 @app.command("lock", short_help="Write a deterministic snapshot to gate later changes.")
 def lock_command(
-    target: Annotated[str, typer.Argument(metavar="TARGET", help="Checkpoint directory, .safetensors file, or Hub repo (org/name"
-                                               "[@REV]).")],
+    target: Annotated[str, typer.Argument(metavar="TARGET", help="Checkpoint directory, .safetensors file, Hugging "
+                                               "Face cache folder, Hub repo (org/name[@REV]) or object-store URL.")],
     output: OutputOpt = None,
     variant: Annotated[Optional[str], typer.Option("--variant", metavar="VARIANT", help=f"Lock {main_file('VARIANT')}.")] = None,
     hub: HubOpt = False,
@@ -280,8 +282,10 @@ def lock_command(
 
 @app.command("diff", short_help="What changed between two checkpoints, revisions or locks.")
 def diff_command(
-    a: Annotated[str, typer.Argument(metavar="A", help="Checkpoint directory, Hub repo (org/name@REV), or lock file.")],
-    b: Annotated[str, typer.Argument(metavar="B", help="Checkpoint directory, Hub repo (org/name@REV), or lock file.")],
+    a: Annotated[str, typer.Argument(metavar="A", help="Checkpoint directory, Hugging Face cache folder, Hub repo "
+                                                       "(org/name@REV), object-store URL, or lock file.")],
+    b: Annotated[str, typer.Argument(metavar="B", help="Checkpoint directory, Hugging Face cache folder, Hub repo "
+                                                       "(org/name@REV), object-store URL, or lock file.")],
     format: Annotated[Optional[DiffFormat], typer.Option(  # noqa: A002
         "--format", "-f", metavar=choices(DiffFormat), show_default=False,
         help="Output format (html: the two module trees side by side). Default: ST_AUDIT_FORMAT when it is one "

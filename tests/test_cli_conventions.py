@@ -224,7 +224,11 @@ def test_variant(make_checkpoint: Callable[..., Path]) -> None:
     build.write_file(ckpt / "model.fp16.safetensors", [(n, "F16", s) for n, _, s in TENSORS])
     code, doc = run_json("audit", str(ckpt))
     assert code == 0 and list(doc["totals"]["by_dtype"]) == ["BF16"]
-    assert "--variant fp16" in doc["ignored_files"]["model.fp16.safetensors"]
+    # model.fp16.safetensors is the same model again: audited beside the default weights, never counted
+    assert doc["variants"]["audited"] == [None, "fp16"] and "model.fp16.safetensors" not in doc["ignored_files"]
+    [fp16] = doc["variants"]["alternates"]
+    assert list(fp16["report"]["totals"]["by_dtype"]) == ["F16"] and fp16["verdict"] == "pass"
+    assert doc["totals"]["parameters"] == fp16["report"]["totals"]["parameters"]
     code, doc = run_json("audit", str(ckpt), "--variant", "fp16")
     assert code == 0 and list(doc["totals"]["by_dtype"]) == ["F16"]
     (ckpt / "model.safetensors").unlink()

@@ -29,12 +29,14 @@ pytestmark = pytest.mark.corpus  # the real-world corpus beside the repository (
 MEDGEMMA = "Ibtasam-98__medgemma-27b-it"
 LLAVA_REMOTE = "wyler-max__llava-v1.5-7b"
 GEMMA4 = "victortorresa94-del__gemma4"
+MINICPMV2 = "HwwwwwwwH__MiniCPM-V-2"            # remote code: MiniCPMV, shards as Git LFS pointers
+OCR2 = "sen-ye__DeepSeek-OCR2-query-ablation"    # remote code: DeepseekOCR2ForCausalLM, an index-only folder
 
 
 @pytest.fixture(scope="module")
 def rebuilt(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dest = tmp_path_factory.mktemp("real-world")
-    rebuild_corpus(dest, (MEDGEMMA, LLAVA_REMOTE, GEMMA4))
+    rebuild_corpus(dest, (MEDGEMMA, LLAVA_REMOTE, GEMMA4, MINICPMV2, OCR2))
     return dest
 
 
@@ -138,3 +140,16 @@ def test_original_llava_remote_code_gets_no_false_formula(rebuilt: Path) -> None
     assert "LlavaLlamaForCausalLM" in unknown.message and "remote code" in unknown.message
     proc = run_cli("formula", str(folder / "config.json"))
     assert proc.returncode == 3 and "LlavaLlamaForCausalLM" in proc.stderr and not proc.stdout
+
+
+@pytest.mark.parametrize(("case", "spec_file"), [(MINICPMV2, "minicpmv.toml"), (OCR2, "deepseek_ocr2_remote.toml")])
+def test_remote_code_releases_get_their_formula_name_for_name(rebuilt: Path, case: str, spec_file: str) -> None:
+    """The remote-code releases of the corpus (shapes and counts: tests/test_specs_remote_vlm.py): every name their
+    real index holds is one the formula requires and nothing more, and the only error is the unreadable shards."""
+    folder = rebuilt / case
+    config, index = _config_and_index(folder)
+    stored = set(index["weight_map"])
+    assert _required(config, stored)[1] == stored
+    report = auditor.audit(folder)
+    assert report.reconciliation.spec["file"] == spec_file
+    assert {f.code for f in report.findings if f.severity == "error"} <= {"not-safetensors", "index-shard-missing"}

@@ -243,26 +243,35 @@ def test_pipelines_components_and_sentence_transformers(corpus: Path, case: str)
     doc = _check(corpus, case)
     # the weights are Git LFS pointers: one not-safetensors error per file, no cascade of consequences
     reports = [s["report"] for s in doc["sections"]] if "sections" in doc else [doc]
-    for r in reports:
-        assert [f["code"] for f in r["findings"] if f["severity"] == "error"] == ["not-safetensors"]
+    for one in [*reports, *(a for r in reports for a in _alternates(r).values())]:  # each variant's weights too
+        assert [f["code"] for f in one["findings"] if f["severity"] == "error" and "variant" not in f] == \
+            ["not-safetensors"]
+
+
+def _alternates(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {a["variant"]: a["report"] for a in report.get("variants", {}).get("alternates", [])}
 
 
 def test_pipeline_sections(corpus: Path) -> None:
     doc = _audit(corpus, "wswplay__stable-diffusion-v1-5")
+    # one section per component; the fp16 and non_ema weights are its alternates (audited, not counted)
     assert [s["name"] for s in doc["sections"]] == [
-        "safety_checker", "safety_checker (fp16)", "text_encoder", "text_encoder (fp16)", "unet", "unet (fp16)",
-        "unet (non_ema)", "vae", "vae (fp16)", "v1-5-pruned-emaonly.safetensors", "v1-5-pruned.safetensors"]
+        "safety_checker", "text_encoder", "unet", "vae", "v1-5-pruned-emaonly.safetensors", "v1-5-pruned.safetensors"]
+    assert {s["name"]: s["report"].get("variants", {}).get("audited") for s in doc["sections"]} == {
+        "safety_checker": [None, "fp16"], "text_encoder": [None, "fp16"], "unet": [None, "fp16", "non_ema"],
+        "vae": [None, "fp16"], "v1-5-pruned-emaonly.safetensors": None, "v1-5-pruned.safetensors": None}
     roles = {s["name"]: s["role"] for s in doc["sections"]}
     assert roles["unet"] == "UNet2DConditionModel" and roles["text_encoder"] == "CLIPTextModel"
     assert doc["kind"]["detail"].startswith("StableDiffusionPipeline: safety_checker, text_encoder, unet, vae")
     sdxl = _audit(corpus, "HDRJ-One__stable-diffusion-xl-base-1.0")
     assert "vae_1_0/ is not named in model_index.json" in sdxl["notes"]
     # the released configs give the published counts (diffusers' num_parameters), though the weights are pointers
-    expected = {(pipe["target"].rsplit("/", 1)[-1], s["name"]): s["report"]["expected"]["parameters"]
-                for pipe in (doc, sdxl) for s in pipe["sections"] if s["name"].startswith(("unet", "vae"))}
+    expected = {(pipe["target"].rsplit("/", 1)[-1], s["name"], variant): r["expected"]["parameters"]
+                for pipe in (doc, sdxl) for s in pipe["sections"] if s["name"].startswith(("unet", "vae"))
+                for variant, r in [(None, s["report"]), *_alternates(s["report"]).items()]}
     assert set(expected.values()) == {859_520_964, 2_567_463_684, 83_653_863}
-    assert expected[("wswplay__stable-diffusion-v1-5", "unet (non_ema)")] == 859_520_964
-    assert expected[("HDRJ-One__stable-diffusion-xl-base-1.0", "unet (fp16)")] == 2_567_463_684
+    assert expected[("wswplay__stable-diffusion-v1-5", "unet", "non_ema")] == 859_520_964
+    assert expected[("HDRJ-One__stable-diffusion-xl-base-1.0", "unet", "fp16")] == 2_567_463_684
 
 
 def test_clip_text_encoders_and_the_flan_t5_base_have_exact_formulas(corpus: Path) -> None:
@@ -272,11 +281,11 @@ def test_clip_text_encoders_and_the_flan_t5_base_have_exact_formulas(corpus: Pat
     sdxl = {s["name"]: s["report"] for s in _audit(corpus, "HDRJ-One__stable-diffusion-xl-base-1.0")["sections"]}
     for name, cls, parameters in (("text_encoder", "Model", 123_060_480),
                                   ("text_encoder_2", "ModelWithProjection", 694_659_840)):
-        for section in (name, f"{name} (fp16)"):
-            r = sdxl[section]
+        for r in (sdxl[name], _alternates(sdxl[name])["fp16"]):
             assert r["expected"]["spec"]["file"] == "clip_text.toml" and r["expected"]["spec"]["class"] == cls
             assert r["expected"]["parameters"] == parameters
-            assert [f["code"] for f in r["findings"] if f["severity"] != "info"] == ["not-safetensors"]
+            assert [f["code"] for f in r["findings"] if f["severity"] != "info" and "variant" not in f] == \
+                ["not-safetensors"]
     t5 = _audit(corpus, "Siddharth-magesh__flan-t5-base-MedicalQnA__results")
     assert t5["adapter"]["base_parameters"] == 247_577_856 and t5["adapter"]["base_note"] is None
     assert [f["code"] for f in t5["findings"]] == ["adapter-target-unmatched"]

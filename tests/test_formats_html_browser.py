@@ -100,12 +100,45 @@ def test_pipeline_folds_and_unread_files(page: Page, reports: dict[str, tuple[Pa
     html = tmp_path / "broken-pipeline.html"
     html.write_text(formatter("html")(reports["broken-pipeline"][1]))
     page.load(html)
-    assert page.evaluate("document.querySelectorAll('details.part').length") == 6
-    assert page.evaluate("[...document.querySelectorAll('details.part[open]')].map(d => d.id)") == ["s4", "s5"]
+    # one fold per component, its fp16 weights a fold inside it; the vae's two open (both are pointers)
+    assert page.evaluate("document.querySelectorAll('details.part:not(.alternate)').length") == 3
+    assert page.evaluate("document.querySelectorAll('details.part.alternate').length") == 3
+    assert page.evaluate("[...document.querySelectorAll('details.part[open]')].map(d => d.id)") == ["s2", "s2v0"]
     page.evaluate("document.querySelector('a[href=\"#s0\"]').click()")
     assert page.evaluate("document.getElementById('s0').open") is True
     assert page.evaluate("[...document.querySelectorAll('tr.file.unread')].filter(r => r.offsetParent)"
                          ".map(r => r.querySelector('.dot').className)") == ["dot error", "dot error"]
+    assert page.errors == [], page.errors
+
+
+def test_variants_are_alternates_of_one_component(page: Page, reports: dict[str, tuple[Path, AnyReport]],  # noqa: F811
+                                                  tmp_path: Path) -> None:
+    """A pipeline with default + fp16 weights in every component, its fp16 unet short of a tensor: the donut has
+    one slice per component (no "unet (fp16)" slice) summing to the counted parameters, the sections table names
+    each component's variants with the counted one first, and the broken variant is a fold of its own, opened,
+    inside the unet's, showing its finding; the healthy variants stay folded."""
+    report = reports["broken-variant"][1]
+    html = tmp_path / "broken-variant.html"
+    html.write_text(formatter("html")(report))
+    _shoot(page, html, "broken-variant")
+    slices = page.evaluate("[...document.querySelector('svg.donut').querySelectorAll('path, circle:not(.empty)')]"
+                           ".map(s => s.querySelector('title').textContent)")
+    assert [s.split(":")[0] for s in slices] == ["text_encoder", "unet", "vae"]
+    assert sum(int(s.split(": ")[1].split(" ")[0].replace(",", "")) for s in slices) == \
+        report.total_counts()["parameters"]
+    cells = page.evaluate("[...document.querySelectorAll('td.variants')].map(c => c.innerText.replace(/\\s+/g, ' '))")
+    assert cells == ["default (counted) · fp16 PASS", "default (counted) · fp16 FAIL", "default (counted) · fp16 PASS"]
+    assert page.evaluate("[...document.querySelectorAll('details.part[open]')].map(d => d.id)") == ["s1", "s1v0"]
+    alternate = "document.getElementById('s1v0')"
+    assert page.evaluate(f"{alternate}.querySelector('summary code').textContent") == "variant fp16"
+    assert page.evaluate(f"[...{alternate}.querySelectorAll('.finding')].filter(f => f.offsetParent)"
+                         ".map(f => f.querySelector('code').textContent)") == ["missing-tensor"]
+    rows = page.evaluate("[...document.querySelectorAll('#s1 div.variants > table tr')].slice(1).map(r => "
+                         "[...r.cells].slice(1, 3).map(c => c.textContent))")
+    assert rows == [["default", "counted"], ["fp16", "alternate"]]
+    # a folded alternate opens from its summary
+    page.evaluate("document.querySelector('#s0v0 > summary').click()")
+    assert page.evaluate("document.getElementById('s0v0').open") is True
     assert page.errors == [], page.errors
 
 

@@ -22,10 +22,13 @@ def _strip(doc: dict[str, Any]) -> dict[str, Any]:
     doc = json.loads(json.dumps(doc))
     doc.pop("source", None)
     doc.pop("target", None)
-    for s in doc.get("sections", []):
+    reports = [s["report"] for s in doc.get("sections", [])]
+    for r in [doc, *reports]:  # a checkpoint's alternate variants too
+        reports += [a["report"] for a in r.get("variants", {}).get("alternates", [])]
+    for r in reports:
         for key in ("source", "target"):
-            s["report"].pop(key, None)
-        s["report"]["files"] = [dict(f, size=None) for f in s["report"]["files"]]
+            r.pop(key, None)
+        r["files"] = [dict(f, size=None) for f in r["files"]]
     return doc
 
 

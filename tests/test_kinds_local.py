@@ -6,6 +6,7 @@ model, a diffusers LoRA file; plus several targets per command and --recursive t
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 from typing import Any
@@ -37,21 +38,28 @@ def test_pipeline_is_audited_component_by_component(tmp_path: Path) -> None:
     doc = report.to_dict()
     jsonschema.validate(doc, SCHEMA)
     assert doc["kind"]["kind"] == "diffusers-pipeline" and doc["verdict"] == "pass" and codes(doc) == []
+    # one section per component; its fp16 weights are an alternate of it, audited and not counted
     assert [(s["name"], s["role"]) for s in doc["sections"]] == [
-        ("text_encoder", "CLIPTextModel"), ("text_encoder (fp16)", "CLIPTextModel"),
-        ("unet", "UNet2DConditionModel"), ("unet (fp16)", "UNet2DConditionModel"),
-        ("vae", "AutoencoderKL"), ("vae (fp16)", "AutoencoderKL")]
+        ("text_encoder", "CLIPTextModel"), ("unet", "UNet2DConditionModel"), ("vae", "AutoencoderKL")]
     by_name = {s["name"]: s["report"] for s in doc["sections"]}
-    assert set(by_name["unet (fp16)"]["totals"]["by_dtype"]) == {"F16"}
-    assert by_name["unet"]["totals"]["parameters"] == by_name["unet (fp16)"]["totals"]["parameters"] > 0
+    for name, rep in by_name.items():
+        assert rep["variants"]["counted"] is None and rep["variants"]["audited"] == [None, "fp16"], name
+        [fp16] = rep["variants"]["alternates"]
+        assert fp16["variant"] == "fp16" and fp16["verdict"] == "pass" and set(fp16["report"]["totals"]["by_dtype"]) \
+            == {"F16"}
+        assert fp16["report"]["totals"]["parameters"] == rep["totals"]["parameters"] > 0
+        assert set(rep["totals"]["by_dtype"]) == {"F32"}
     assert by_name["unet"]["architecture"] == "UNet2DConditionModel"
     # each component (and its fp16 variant) is reconciled with its diffusers class's formula, exactly
     for name, spec in (("unet", "diffusers_unet_2d_condition.toml"), ("vae", "diffusers_autoencoder_kl.toml")):
-        for section in (name, f"{name} (fp16)"):
-            rep = by_name[section]
-            assert rep["expected"]["spec"]["file"] == spec and rep["ledger"]["unexplained"] == 0, section
-            assert rep["expected"]["parameters"] == rep["totals"]["parameters"] == rep["ledger"]["model"], section
-    assert doc["totals"]["parameters"] == sum(r["totals"]["parameters"] for r in by_name.values())
+        for rep in (by_name[name], by_name[name]["variants"]["alternates"][0]["report"]):
+            assert rep["expected"]["spec"]["file"] == spec and rep["ledger"]["unexplained"] == 0, name
+            assert rep["expected"]["parameters"] == rep["totals"]["parameters"] == rep["ledger"]["model"], name
+    # the pipeline counts each component once: what the default files diffusers wrote hold, element by element
+    files = build.load_folder_dump("tiny-sd-pipeline")["files"]
+    written = sum(math.prod(shape) for rel, f in files.items() if rel.endswith("/model.safetensors")
+                  or rel.endswith("/diffusion_pytorch_model.safetensors") for _, _, shape in f["tensors"])
+    assert doc["totals"]["parameters"] == sum(r["totals"]["parameters"] for r in by_name.values()) == written
 
 
 def test_a_broken_component_fails_the_pipeline_and_only_its_section(tmp_path: Path) -> None:
@@ -63,9 +71,12 @@ def test_a_broken_component_fails_the_pipeline_and_only_its_section(tmp_path: Pa
     doc = audit_target(str(pipe)).to_dict()
     assert doc["verdict"] == "fail"
     verdicts = {s["name"]: s["verdict"] for s in doc["sections"]}
-    assert verdicts == {"unet": "pass", "unet (fp16)": "pass", "vae": "pass", "vae (fp16)": "fail"}
+    assert verdicts == {"unet": "pass", "vae": "fail"}  # the vae's fp16 weights fail it
+    vae = next(s["report"] for s in doc["sections"] if s["name"] == "vae")
+    assert [(a["variant"], a["verdict"]) for a in vae["variants"]["alternates"]] == [("fp16", "fail")]
     assert [f["code"] for f in doc["findings"] if "section" not in f] == ["component-missing"]  # the whole's own
-    assert [(f["code"], f["section"]) for f in doc["findings"] if "section" in f] == [("file-truncated", "vae (fp16)")]
+    assert [(f["code"], f["section"], f["variant"], f["files"]) for f in doc["findings"] if "section" in f] == \
+        [("file-truncated", "vae", "fp16", ["diffusion_pytorch_model.fp16.safetensors"])]
     assert "text_encoder (CLIPTextModel)" in doc["findings"][0]["message"]
 
 
@@ -74,7 +85,12 @@ def test_a_component_folder_alone(tmp_path: Path) -> None:
     doc = audit_target(str(pipe / "unet")).to_dict()
     jsonschema.validate(doc, SCHEMA)
     assert doc["kind"]["kind"] == "diffusers-component" and doc["kind"]["detail"] == "UNet2DConditionModel"
-    assert [s["name"] for s in doc["sections"]] == [".", ". (fp16)"] and doc["verdict"] == "pass"
+    # one checkpoint, counted once, its fp16 weights an alternate of it (not "2 sections" of twice its size)
+    assert "sections" not in doc and doc["verdict"] == "pass" and doc["variants"]["audited"] == [None, "fp16"]
+    files = build.load_folder_dump("tiny-sd-pipeline")["files"]
+    written = sum(math.prod(shape) for _, _, shape in files["unet/diffusion_pytorch_model.safetensors"]["tensors"])
+    assert doc["totals"]["parameters"] == doc["expected"]["parameters"] == written
+    assert doc["variants"]["alternates"][0]["report"]["totals"]["parameters"] == written
     assert "tensor-duplicated" not in codes(doc)
 
 
@@ -167,14 +183,19 @@ def test_sectioned_reports_in_every_format(tmp_path: Path) -> None:
     assert json.loads(outputs["json"])["verdict"] == "fail"
     suites = ET.fromstring(outputs["junit"].split("\n", 1)[1]).findall("testsuite")
     assert len(suites) == 6 and sum(int(s.get("failures", "0")) for s in suites) == 1
-    assert [s.get("name").split(" :: ")[1] for s in suites if s.get("failures") != "0"] == \
-        ["vae (fp16) (diffusers-component, AutoencoderKL)"]
+    assert [s.get("name").split(" :: ", 1)[1] for s in suites if s.get("failures") != "0"] == \
+        ["vae (diffusers-component, AutoencoderKL) :: variant fp16"]
     for name in ("table", "markdown"):
         text = outputs[name]
         assert text.splitlines()[0].endswith(": diffusers pipeline: StableDiffusionPipeline: text_encoder, unet, vae "
                                              "(+ scheduler without weights)")
-        assert text.count("section ") == 6 and "FAIL: vae (fp16)" in text
+        assert text.count("section ") == 3 and text.count("variant fp16 (") == 3
+        assert "not counted): FAIL" in text and text.count("not counted): PASS") == 2
         assert text.rstrip().splitlines()[-1] == summary_line(report)
+        assert "3 sections (+ 3 variants audited, not counted)" in summary_line(report)
+    assert "FAIL: vae (diffusers-component, AutoencoderKL); the default weights: pass, variant fp16: fail" in \
+        outputs["table"]
+    assert outputs["summary"] == summary_line(report) + "\n"
 
 
 def test_a_lock_applies_to_one_target_only(tmp_path: Path) -> None:

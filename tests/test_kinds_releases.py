@@ -8,6 +8,7 @@ holds only a variant. Each must pass as the user runs it (the CLI), every sectio
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,17 @@ RELEASES = sorted(p.name.removesuffix(".json.gz") for p in build.KINDS.glob("rel
 
 
 def _sections(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """(folder, report) of every section; a one-part target is its own report at folder '.'."""
+    """(folder, report) of every section's counted weights; a one-part target is its own report at folder '.'."""
     if "sections" not in doc:
         return [(".", doc)]
-    return [(s["report"]["kind"].get("folder") or s["name"].split(" (")[0], s["report"]) for s in doc["sections"]]
+    return [(s["report"]["kind"].get("folder") or s["name"], s["report"]) for s in doc["sections"]]
+
+
+def _variants(report: dict[str, Any]) -> list[tuple[str | None, dict[str, Any]]]:
+    """(variant, report) of a checkpoint's counted weights and of each alternate variant of them."""
+    counted = (report.get("variants") or {}).get("counted")
+    return [(counted, report)] + [(a["variant"], a["report"])
+                                  for a in (report.get("variants") or {}).get("alternates", [])]
 
 
 def _problems(doc: dict[str, Any]) -> list[str]:
@@ -42,26 +50,34 @@ def test_a_release_layout_passes_exactly(case: str, tmp_path: Path) -> None:
     assert (code, _problems(doc)) == (0, [])
     sections = _sections(doc)
     truth = dump["parameters"]
-    audited: set[str] = set()
+    audited: list[str] = []
     for name, report in sections:
         part = name if name != "." else "."
-        # the formula's count is the library's num_parameters(); what else is stored (SD3's pos_embed buffer) is
-        # in the ledger, and the clean verdict above says every stored tensor is explained
-        assert report["expected"]["parameters"] == truth[part], name
         prefix = "" if part == "." else f"{part}/"
-        audited |= {prefix + f["name"] for f in report["files"]}
-    # every weight file the writer wrote is audited by one section (default or variant), none dropped; a
-    # transformers model audits its default weights and names the variant's files for --variant, as loaders do
+        for variant, one in _variants(report):
+            # the formula's count is the library's num_parameters(), for every variant; what else is stored (SD3's
+            # pos_embed buffer) is in the ledger, and the clean verdict above says every stored tensor is explained
+            assert one["expected"]["parameters"] == truth[part], (name, variant)
+            audited += [prefix + f["name"] for f in one["files"]]
+    # every weight file the writer wrote is audited by exactly one checkpoint: the counted weights or an alternate
     written = {rel for rel in dump["files"] if rel.endswith(".safetensors")}
-    for_variant = {n for n, why in doc.get("ignored_files", {}).items()
-                   if "--variant fp16" in why and n.endswith(".safetensors")}
-    assert audited | for_variant == written and not audited & for_variant
-    if for_variant:
+    assert sorted(audited) == sorted(written)
+    # each folder with weights is one section, and the model is counted once: its default weights when there are
+    # any (a folder of only fp16 weights counts those), element by element as the writer wrote them
+    assert {n for n, _ in sections} == set(truth)
+    def folder_of(rel: str) -> str:
+        return rel.rsplit("/", 1)[0] if "/" in rel else ""
+    counted = {rel for rel in written if ".fp16" not in rel or not any(
+        ".fp16" not in other and folder_of(other) == folder_of(rel) for other in written)}
+    stored = sum(math.prod(shape) for rel in counted for _, _, shape in dump["files"][rel]["tensors"])
+    assert doc["totals"]["parameters"] == stored == sum(r["totals"]["parameters"] for _, r in sections)
+    assert sum(r["expected"]["parameters"] for _, r in sections) == sum(truth.values())
+    if any(".fp16" in rel for rel in written):  # --variant fp16 counts the fp16 weights, with no alternates
         code, doc = run_json("audit", str(folder), "--variant", "fp16")
-        assert (code, _problems(doc), doc["expected"]["parameters"]) == (0, [], truth["."])
-        assert {f["name"] for f in doc["files"]} == for_variant
-    # each folder with weights is there, and its variants too
-    assert {n for n, _ in sections} >= set(truth)
+        assert (code, _problems(doc)) == (0, [])
+        for name, report in _sections(doc):
+            assert [v for v, _ in _variants(report)] == ["fp16"] and set(report["totals"]["by_dtype"]) == {"F16"}
+            assert report["expected"]["parameters"] == truth[name]
 
 
 @pytest.mark.parametrize("case", ["release-flux-pipeline", "release-sharded-llm"])
@@ -98,5 +114,17 @@ def test_variant_picks_each_components_variant_files(tmp_path: Path) -> None:
     code, doc = run_json("audit", str(folder), "--variant", "fp16")
     assert code == 0
     names = [s["name"] for s in doc["sections"]]
-    assert names and all(n.endswith("(fp16)") for n in names)
+    assert names == ["text_encoder", "text_encoder_2", "transformer", "vae"]
+    assert [r["variants"] for _, r in _sections(doc)] == [{"counted": "fp16", "audited": ["fp16"], "alternates": []}] * 4
     assert {dtype for _, r in _sections(doc) for dtype in r["totals"]["by_dtype"]} == {"F16"}
+
+
+def test_variant_falls_back_to_the_default_weights_of_a_component_without_it(tmp_path: Path) -> None:
+    """As diffusers' from_pretrained(variant="fp16") does: a component without fp16 files loads its default ones."""
+    folder = build.build_folder_dump("release-flux-pipeline", tmp_path / "flux")
+    for fp16 in (folder / "vae").glob("*.fp16*"):
+        fp16.unlink()
+    code, doc = run_json("audit", str(folder), "--variant", "fp16")
+    assert (code, _problems(doc)) == (0, [])
+    counted = {name: r["variants"]["counted"] if "variants" in r else None for name, r in _sections(doc)}
+    assert counted == {"text_encoder": "fp16", "text_encoder_2": "fp16", "transformer": "fp16", "vae": None}

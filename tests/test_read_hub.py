@@ -270,13 +270,29 @@ def test_truncated_shard_is_caught_from_the_listed_size(hub, qwen):
     assert len(shard_gets(hub)) == 5  # found from the header and the listing, no extra reads
 
 
-def test_listed_size_larger_than_data_is_trailing_bytes(hub, qwen):
+def test_trailing_bytes_are_caught_from_the_listed_size(hub, qwen):
+    shard = qwen / "model-00001-of-00005.safetensors"
+    with open(shard, "r+b") as f:
+        f.truncate(shard.stat().st_size + 64)  # 64 bytes after the tensor data, listed and served
+    hub.add_repo_from_dir("Qwen/Qwen3-8B", qwen)
+    report = audit("Qwen/Qwen3-8B", source=source("Qwen/Qwen3-8B"))
+    assert [f.code for f in report.findings if shard.name in f.files] == ["file-trailing-bytes"]
+
+
+def test_a_listing_that_disagrees_with_the_served_size_stops_the_audit(hub, qwen):
+    """The listing says one size, the server's Content-Range another: another version of the file is being served,
+    so nothing of it is parsed, reported or cached (exit 3), rather than a trailing-bytes finding that is not the
+    repo's."""
+    from auditor.read.sources.huberrors import FileChanged
     shard = qwen / "model-00001-of-00005.safetensors"
     files = {p.name: RepoFile(path=p) for p in qwen.iterdir()}
     files[shard.name] = RepoFile(path=shard, listed_size=shard.stat().st_size + 64)
     hub.add_repo("Qwen/Qwen3-8B", files)
-    report = audit("Qwen/Qwen3-8B", source=source("Qwen/Qwen3-8B"))
-    assert [f.code for f in report.findings if shard.name in f.files] == ["file-trailing-bytes"]
+    with pytest.raises(FileChanged, match=rf"the server's {shard.name} of Qwen/Qwen3-8B has [\d,]+ bytes, but the "
+                                          r"listing of commit \w+ says [\d,]+") as caught:
+        audit("Qwen/Qwen3-8B", source=source("Qwen/Qwen3-8B"))
+    assert int(caught.value.served) == int(caught.value.expected) - 64 and caught.value.exit_code == 3
+    assert not list(Path(constants.HF_ASSETS_CACHE).rglob(shard.name))
 
 
 def test_lfs_pointer_served_as_shard_is_not_safetensors(hub, qwen):

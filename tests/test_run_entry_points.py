@@ -51,6 +51,27 @@ def _pipeline(dest: Path, broken: bool) -> Path:
     return pipe
 
 
+def _lose_a_variant_tensor(folder: Path, rel: str) -> None:
+    """The fp16 weights of a component lose one tensor; its default weights stay whole."""
+    files = build.load_folder_dump("tiny-sd-pipeline")["files"]
+    kept = [tuple(t) for t in files[rel]["tensors"] if not t[0].endswith("conv_out.weight")]
+    build.write_file(folder / rel, kept)
+
+
+def _pipeline_variant(dest: Path, broken: bool) -> Path:
+    """Default + fp16 weights in every component (as SD 1.5 and SDXL ship); broken: the fp16 unet lost a tensor."""
+    pipe = build.build_folder_dump("tiny-sd-pipeline", dest / "sd")
+    if broken:
+        _lose_a_variant_tensor(pipe, "unet/diffusion_pytorch_model.fp16.safetensors")
+    return pipe
+
+
+def _component_variant(dest: Path, broken: bool) -> Path:
+    """One component folder with default + fp16 weights, audited alone; broken: its fp16 weights lost a tensor."""
+    pipe = _pipeline_variant(dest, broken)
+    return pipe / "unet"
+
+
 def _sentence_transformers(dest: Path, broken: bool) -> Path:
     model = build.build_folder_dump("tiny-sentence-transformers", dest / "st")
     if broken:  # the Dense layer's config no longer matches its weights
@@ -60,7 +81,8 @@ def _sentence_transformers(dest: Path, broken: bool) -> Path:
 
 
 BUILDERS: dict[str, Callable[[Path, bool], Path]] = {
-    "plain": _plain, "adapter": _adapter, "pipeline": _pipeline, "sentence-transformers": _sentence_transformers}
+    "plain": _plain, "adapter": _adapter, "pipeline": _pipeline, "pipeline-variant": _pipeline_variant,
+    "component-variant": _component_variant, "sentence-transformers": _sentence_transformers}
 TARGETS = [(kind, broken) for kind in BUILDERS for broken in (False, True)]
 IDS = [f"{kind}-{'broken' if broken else 'healthy'}" for kind, broken in TARGETS]
 
@@ -150,3 +172,84 @@ def test_the_library_takes_one_options_object_or_its_fields(tmp_path: Path) -> N
     assert by_object.to_dict() == by_keywords.to_dict() and by_object.exit_code == 0
     with pytest.raises(TypeError, match="unknown audit option"):
         auditor.audit(str(path), fail_om="never")
+
+
+def test_a_lock_of_a_pipeline_with_variants_counts_once_and_holds_each_variant(tmp_path: Path) -> None:
+    """The lock's totals count each component once (its default weights); each fp16 variant is locked beside them
+    and held to its own snapshot: a change in the fp16 unet is drift on that alternate only, a variant deleted
+    since is drift naming its files."""
+    pipe = _pipeline_variant(tmp_path / "a", broken=False)
+    lock_file = tmp_path / "lock.json"
+    assert run_cli("lock", str(pipe), "-o", str(lock_file), "-q").returncode == 0
+    locked = json.loads(lock_file.read_text())
+    code, doc = run_json("audit", str(pipe), "-q")
+    assert locked["totals"] == doc["totals"]
+    assert locked["totals"]["parameters"] == sum(s["report"]["totals"]["parameters"] for s in doc["sections"])
+    assert {name: list(s.get("variants", {})) for name, s in locked["sections"].items()} == \
+        {"text_encoder": ["fp16"], "unet": ["fp16"], "vae": ["fp16"]}
+    assert {f["name"] for f in locked["sections"]["unet"]["variants"]["fp16"]["files"]} == \
+        {"diffusion_pytorch_model.fp16.safetensors"}
+    _lose_a_variant_tensor(pipe, "unet/diffusion_pytorch_model.fp16.safetensors")
+    code, doc = run_json("audit", str(pipe), "--lock", str(lock_file), "-q")
+    drift = [(f["section"], f.get("variant"), f["message"]) for f in doc["findings"] if f["code"] == "lock-drift"
+             and f["severity"] == "error"]
+    assert code == 1 and drift and all((s, v) == ("unet", "fp16") for s, v, _ in drift)
+    assert any("conv_out.weight" in m for *_, m in drift)
+    for fp16 in (pipe / "vae").glob("*.fp16.*"):
+        fp16.unlink()
+    code, doc = run_json("audit", str(pipe), "--lock", str(lock_file), "-q")
+    gone = [f for f in doc["findings"] if f["code"] == "lock-drift" and f["section"] == "vae"]
+    assert [(f.get("variant"), f["files"]) for f in gone] == [(None, ["diffusion_pytorch_model.fp16.safetensors"])]
+    assert "variant fp16" in gone[0]["message"]
+
+
+def test_a_lock_of_one_variant_holds_that_variant(tmp_path: Path) -> None:
+    """``lock --variant fp16`` locks the fp16 weights: ``audit --variant fp16`` matches it; a plain audit, which
+    counts the default weights, does not."""
+    unet = _component_variant(tmp_path / "a", broken=False)
+    lock_file = tmp_path / "lock.json"
+    assert run_cli("lock", str(unet), "--variant", "fp16", "-o", str(lock_file), "-q").returncode == 0
+    locked = json.loads(lock_file.read_text())
+    assert locked["variant"] == "fp16" and "variants" not in locked and list(locked["totals"]["by_dtype"]) == ["F16"]
+    assert run_cli("audit", str(unet), "--variant", "fp16", "--lock", str(lock_file), "-q").returncode == 0
+    code, doc = run_json("audit", str(unet), "--lock", str(lock_file), "-q")
+    messages = [f["message"] for f in doc["findings"] if f["code"] == "lock-drift" and "variant" not in f]
+    assert code == 1 and any("variant changed" in m for m in messages)
+
+
+def test_diff_of_two_pipelines_with_variants_goes_variant_by_variant(tmp_path: Path) -> None:
+    a = _pipeline_variant(tmp_path / "a", broken=False)
+    b = _pipeline_variant(tmp_path / "b", broken=True)
+    proc = run_cli("diff", str(a), str(b), "-q", "--format", "json")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 1 and not doc["identical"]
+    names = [s["name"] for s in doc["sections"]]
+    assert names == ["text_encoder", "text_encoder (fp16)", "unet", "unet (fp16)", "vae", "vae (fp16)"]
+    changed = {s["name"]: s["removed"]["tensors"] for s in doc["sections"] if not s["identical"]}
+    assert changed == {"unet (fp16)": ["conv_out.weight"]}
+    text = run_cli("diff", str(a), str(b), "-q").stdout
+    assert f"st-audit diff: {a}/unet (fp16) -> {b}/unet (fp16): different" in text
+    assert text.rstrip().splitlines()[-1] == f"st-audit diff: {a} -> {b}: different (unet (fp16))"
+    # one component alone: its variant goes by the component's name
+    text = run_cli("diff", str(a / "unet"), str(b / "unet"), "-q").stdout
+    assert text.rstrip().splitlines()[-1] == f"st-audit diff: {a / 'unet'} -> {b / 'unet'}: different (variant fp16)"
+    assert run_cli("diff", str(a), str(a), "-q").returncode == 0
+
+
+@pytest.mark.parametrize("lock_name, folder", [("tiny-sd-pipeline", ""), ("tiny-sd-unet", "unet")])
+def test_a_lock_written_when_variants_were_sections_still_holds(tmp_path: Path, lock_name: str, folder: str) -> None:
+    """Locks st-audit wrote before variants were alternates (sections ``unet`` and ``unet (fp16)``; a component
+    folder as sections ``.`` and ``. (fp16)``, fixtures/locks) are read as the same target is locked now: the
+    target they describe passes against them, and a change in an fp16 file is still drift on that variant."""
+    import gzip
+    lock_file = tmp_path / "old.lock.json"
+    lock_file.write_bytes(gzip.decompress((build.KINDS.parent / "locks" / f"{lock_name}.before-alternates.lock.json.gz")
+                                          .read_bytes()))
+    target = _pipeline_variant(tmp_path / "t", broken=False) / folder
+    code, doc = run_json("audit", str(target), "--lock", str(lock_file), "-q")
+    assert (code, [f["message"] for f in doc["findings"] if f["code"] == "lock-drift"]) == (0, [])
+    assert run_cli("diff", str(lock_file), str(target), "-q").returncode == 0
+    _lose_a_variant_tensor(tmp_path / "t" / "sd", "unet/diffusion_pytorch_model.fp16.safetensors")
+    code, doc = run_json("audit", str(target), "--lock", str(lock_file), "-q")
+    drift = {(f.get("section"), f.get("variant")) for f in doc["findings"] if f["code"] == "lock-drift"}
+    assert code == 1 and drift == {("unet" if not folder else None, "fp16")}

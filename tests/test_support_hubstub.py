@@ -464,3 +464,22 @@ def test_stub_stops_cleanly():
         _ = stub.url
     with pytest.raises(Exception):  # noqa: B017 - the port is closed: connection refused
         get_session().get(f"{url}/a/resolve/main/f", timeout=2)
+
+
+# -- faults --------------------------------------------------------------------------
+
+
+def test_a_fault_skips_then_spoils_then_ends(hub):
+    from tests.support.hubstub import Fault
+    hub.add_repo("org/a", {"config.json": '{"a": 1}', "other.json": "{}"})
+    fault = hub.inject(Fault("html", file="config.json", skip=1, times=1))
+    url = f"{hub.url}/org/a/resolve/main/config.json"
+    answers = [get_session().get(url) for _ in range(3)]
+    assert [(r.status_code, r.content.startswith(b"<!DOCTYPE")) for r in answers] == [(200, False), (200, True),
+                                                                                     (200, False)]
+    assert get_session().get(f"{hub.url}/org/a/resolve/main/other.json").content == b"{}"  # another file: untouched
+    assert fault.served == 1 and [r.fault for r in hub.requests] == [None, "html", None, None]
+    with pytest.raises(ValueError, match="unknown fault action"):
+        Fault("teapot")
+    with pytest.raises(ValueError, match="needs the repo"):
+        Fault("commit")

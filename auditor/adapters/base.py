@@ -8,17 +8,28 @@ adapter is checked structurally and a note says why.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from ..core.conventions import ADAPTER_CONFIG
-from ..core.errors import ConfigError
+from ..core.errors import AuditError, ConfigError
 from ..core.jsonio import json_object
+from ..read.targets import CacheTarget, HubTarget, LocalTarget, is_repo_id, resolve
 from ..reconcile.expected import expected_layout
 from .peftconfig import BaseModel, data
 
-_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[A-Za-z0-9][\w.\-]*)?$")
+
+def _read_base(base: str, token: str | None) -> tuple[dict[str, Any], str]:
+    """``--base``'s config.json and where it came from: whatever the target resolver makes of it (a folder or
+    config file, a Hugging Face cache snapshot, ``org/name[@rev]`` on the Hub, an object-store folder)."""
+    target = resolve(base, hub=not Path(base).expanduser().exists())  # a bare legacy id (gpt2) is a Hub repo here
+    if isinstance(target, (LocalTarget, CacheTarget)):
+        return _read_local(target.path), f"--base {base}"
+    if isinstance(target, HubTarget):
+        from ..read.sources.hub import fetch_json
+        return fetch_json(target.repo, token=token, revision=target.revision), f"--base {base} (Hub config.json)"
+    source = target.open(token=token)
+    return json_object(source.read_small("config.json"), f"{base}/config.json"), f"--base {base}"
 
 
 def _read_local(path: Path) -> dict[str, Any]:
@@ -41,12 +52,8 @@ def resolve_base(adapter_config: dict[str, Any] | None, beside: dict[str, Any] |
     why: str | None = None
     if base is not None:
         try:
-            if Path(base).exists():
-                config, source = _read_local(Path(base)), f"--base {base}"
-            else:
-                from ..read.sources.hub import fetch_json
-                config, source = fetch_json(base, token=token), f"--base {base} (Hub config.json)"
-        except (OSError, ValueError, UnicodeDecodeError) as e:
+            config, source = _read_base(base, token)
+        except (OSError, ValueError, UnicodeDecodeError, AuditError) as e:
             raise ConfigError(f"cannot read the base model's config.json from --base {base}: {e}") from None
     if config is None and name is not None and Path(name).expanduser().is_dir():
         try:
@@ -56,7 +63,7 @@ def resolve_base(adapter_config: dict[str, Any] | None, beside: dict[str, Any] |
     if config is None and _looks_like_model_config(beside):
         config, source = beside, "config.json beside the adapter"
     if config is None and name is not None and why is None:
-        if _REPO_ID.match(name):
+        if is_repo_id(name):
             try:
                 from ..read.sources.hub import fetch_json
                 config, source = fetch_json(name, token=token), f"Hub {name} (config.json)"

@@ -62,7 +62,8 @@ ColorOpt = Annotated[Color, typer.Option(
 HubOpt = Annotated[bool, typer.Option("--hub", help="Read TARGET as a Hub repo id even without org/ (bare legacy "
                                                     "ids such as gpt2).")]
 RevisionOpt = Annotated[Optional[str], typer.Option(
-    "--revision", metavar="REV", help="Hub branch, tag, refs/pr/N or commit (or write org/name@REV).")]
+    "--revision", metavar="REV", help="Hub branch, tag, refs/pr/N or commit (or write org/name@REV); of a Hugging "
+                                      "Face cache folder, the snapshot to audit.")]
 TokenOpt = Annotated[Optional[str], typer.Option("--token", metavar="TOKEN", help="Hub token (default: HF_TOKEN or the saved login).")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not use or fill the Hub header cache.")]
 

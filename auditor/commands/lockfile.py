@@ -11,7 +11,7 @@ from typing import Any
 
 from ..formats.common import summary_line
 from ..gate import lock
-from ..report.composite import AnyReport, stamp_source
+from ..report.composite import AnyReport
 from ..run.multi import gated_audit
 from ..run.options import AuditOptions
 from .kit import emit
@@ -24,17 +24,8 @@ def judged(target: str, rules: Any, options: AuditOptions, *, verify: bool, quie
         from ..verify import verify as run_verify
         return run_verify(target, policy=rules, base=options.base, revision=options.revision, token=options.token,
                           progress=options.progress, show_progress=not quiet)
-    from ..verify.target import known_content
-    known = known_content(target)
-    source = None
-    if known is not None:
-        from ..read.sources.local import LocalSource
-        source = LocalSource(known.path, {n: e.digest for n, e in known.expected.items() if e.algorithm == "sha256"})
-    report = gated_audit(target, rules, options=options, source=source)
-    if known is not None:
-        report = stamp_source(report, {**({"repo": known.repo_id} if known.repo_id else {}),
-                                       **({"commit": known.commit} if known.commit else {})})
-    return report
+    # the resolver gives a cache snapshot's source its digests, repo and commit (and an hf download folder's)
+    return gated_audit(target, rules, options=options)
 
 
 def write(report: AnyReport, output: Path | None, *, force: bool, quiet: bool,

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..core.findings import plural
+from ..core.names import shown
 from ..report.single import Report
-from .numbers import human
+from .numbers import counted_label, human
 
 if TYPE_CHECKING:
     from ..report.composite import AnyReport
@@ -44,8 +45,44 @@ def summary_line(report: AnyReport) -> str:
     kind = report.extra.get("kind")
     what = f" ({kind['label']})" if kind else ""
     return (f"{report.verdict.upper()}: {report.target}{what}: {plural(t.tensors, 'tensor')}, "
-            f"{plural(t.parameters, 'parameter')} ({human(t.parameters)}){expected}; {plural(counts['error'], 'error')}, "
-            f"{plural(counts['warning'], 'warning')}, {plural(counts['info'], 'note')}")
+            f"{plural(t.parameters, 'parameter')} ({human(t.parameters)}){expected}{variants_note(report)}; "
+            f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}, "
+            f"{plural(counts['info'], 'note')}")
+
+
+def variants_note(report: Report) -> str:
+    """``; variant fp16: pass (audited, not counted)``: the alternates beside the counted weights, for a verdict
+    line (empty without any)."""
+    if not report.alternates:
+        return ""
+    each = ", ".join(f"{a.variant}: {a.report.verdict}" for a in report.alternates)
+    return f"; {'variant' if len(report.alternates) == 1 else 'variants'} {each} (audited, not counted)"
+
+
+def variant_lines(report: Report, md: bool = False) -> list[str]:
+    """Each alternate variant of a checkpoint, after the counted weights' report: its verdict, files, what it
+    stores and its findings (the full report of each is in the JSON)."""
+    out: list[str] = []
+    for a in report.alternates:
+        r = a.report
+        t = r.totals
+        head = (f"variant {a.variant} ({'an alternate of' if md else 'audited beside'} {counted_label(report)}, "
+                f"not counted): {r.verdict.upper()}")
+        out += [f"### {head}" if md else head, ""] if md else [head]
+        pad = "- " if md else "  "
+        out.append(f"{pad}files: {shown([f.name for f in r.files], 4)}")
+        dtypes = ", ".join(f"{d} {p:,}" for d, (_, p, _) in t.by_dtype.items())
+        expected = r.reconciliation.expected_parameters
+        out.append(f"{pad}stored: {plural(t.tensors, 'tensor')}, {plural(t.parameters, 'parameter')} ({dtypes}), "
+                   f"{t.bytes:,} bytes" + (f"; expected from config.json: {expected:,}" if expected is not None else ""))
+        findings = r.active_findings
+        if not findings:
+            out.append(f"{pad}findings: none")
+        for f in findings:
+            out.append(f"{pad}{f.severity.upper()} `{f.code}`: {f.message}" if md else
+                       f"  {f.severity.upper():7} {f.code}: {f.message}")
+        out.append("")
+    return out
 
 
 def component_rows(report: Report) -> list[list[Any]]:

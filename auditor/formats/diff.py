@@ -10,6 +10,7 @@ from typing import Any
 
 from ..core.findings import plural
 from ..gate.drift import Changes, value
+from ..gate.lock import label, under
 from ..inventory.patterns import patterns
 
 MAX_LISTED = 50
@@ -36,8 +37,8 @@ def format_diff(sections: list[tuple[str, Changes]] | Changes, a: str, b: str, f
                            "sections": [{"name": name, **c.to_dict()} for name, c in sections]},
                           indent=2, ensure_ascii=False) + "\n"
     verdict = "identical" if identical else "different"
-    parts = [_format_one(c, f"{a}/{name}", f"{b}/{name}", fmt) for name, c in sections]
-    changed = [name for name, c in sections if not c.identical]
+    parts = [_format_one(c, under(a, name), under(b, name), fmt) for name, c in sections]
+    changed = [label(name) for name, c in sections if not c.identical]
     last = f"st-audit diff: {a} -> {b}: {verdict}" + (f" ({', '.join(changed)})" if changed else "")
     return "\n".join(parts) + "\n" + (f"**{last}**" if fmt == "markdown" else last) + "\n"
 

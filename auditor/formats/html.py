@@ -32,7 +32,7 @@ _MANY_NAMES = 5_000  # above this, patterns are looked up in the report's groups
 def format_report(report: AnyReport) -> str:
     title = f"st-audit: {report.target}"
     if isinstance(report, Report):
-        body = _header(report, 1) + _body(report, "r")
+        body = _header(report, 1) + _body(report, "r") + variants_view(report, "r")
     else:
         body = _composite(report)
     from ..core.version import __version__
@@ -155,21 +155,72 @@ def _composite(report: CompositeReport, uid: str = "s") -> str:
     out.append(f'<div class="summary">{escape(summary_line(report))}</div>')
     rows = "".join(f'<tr><td>{_verdict(s.report.verdict)}</td><td><a href="#{uid}{i}"><code>{escape(s.part.name)}'
                    f'</code></a></td><td>{escape(s.part.kind)}{", " + escape(s.part.role) if s.part.role else ""}'
-                   f'</td><td class="n">{int(s.report.total_counts()["parameters"]):,}</td></tr>'
+                   f'</td><td class="variants">{_variant_cell(s.report)}</td>'
+                   f'<td class="n">{int(s.report.total_counts()["parameters"]):,}</td></tr>'
                    for i, s in enumerate(report.sections))
-    out.append(f'<table><tr><th></th><th>section</th><th>kind</th><th class="n">parameters</th></tr>{rows}</table>')
+    out.append(f'<table><tr><th></th><th>section</th><th>kind</th><th>variants (counted first)</th>'
+               f'<th class="n">parameters</th></tr>{rows}</table>')
     out.append(section_slices(report))
     if report.active_findings:
         out.append(findings_view(report.active_findings, title="Findings about the whole"))
     for i, s in enumerate(report.sections):
         inner = s.report
         if isinstance(inner, Report):
-            content = _header(inner, 2) + _body(inner, f"{uid}{i}")
+            content = _header(inner, 2) + _body(inner, f"{uid}{i}") + variants_view(inner, f"{uid}{i}")
         else:
             content = _composite(inner, f"{uid}{i}-").replace("<h1>", "<h2>").replace("</h1>", "</h2>")
         out.append(f'<details class="part" id="{uid}{i}"{" open" if inner.verdict == "fail" else ""}>'
                    f'<summary>{_fold_line(s, i, len(report.sections))}</summary>{content}</details>')
     return "".join(out)
+
+
+def _variant_cell(report: AnyReport) -> str:
+    """The variants a section's weights come in, the counted one first and marked, each alternate with its verdict:
+    ``default (counted) · fp16 PASS``."""
+    if not isinstance(report, Report) or (report.variant is None and not report.alternates):
+        return '<span class="muted">-</span>'
+    counted = f'<span class="vcounted">{escape(report.variant or "default")} (counted)</span>'
+    return " &middot; ".join([counted] + [f'<span class="valt" data-variant="{escape(a.variant)}">'
+                                          f'{escape(a.variant)} {_verdict(a.report.verdict)}</span>'
+                                          for a in report.alternates])
+
+
+def variants_view(report: Report, uid: str) -> str:
+    """A checkpoint's alternate variants (``unet``'s fp16 weights): one table row per variant, the counted weights
+    first, then each alternate in a fold of its own (open when it fails) with its files and findings. They are
+    the same model again: the totals, the charts and the tree above are the counted weights' only."""
+    if not report.alternates:
+        return ""
+    counted = "the default weights" if report.variant is None else f"variant {report.variant}"
+
+    def row(name: str, r: Report, role: str) -> str:
+        t = r.totals
+        dtypes = ", ".join(t.by_dtype)
+        files = escape(", ".join(f.name for f in r.files[:3]) + (f" (+ {len(r.files) - 3:,})" if len(r.files) > 3
+                                                                  else ""))
+        return (f'<tr class="{role}"><td>{_verdict(r.counted_verdict)}</td><td><code>{escape(name)}</code></td>'
+                f'<td>{role}</td><td class="mono">{files}</td><td>{escape(dtypes)}</td><td class="n">{t.tensors:,}'
+                f'</td><td class="n">{t.parameters:,}</td><td class="n">{t.bytes:,}</td></tr>')
+
+    rows = row(report.variant or "default", report, "counted") + "".join(
+        row(a.variant, a.report, "alternate") for a in report.alternates)
+    out = [f'<div class="variants"><h2>Variants</h2><p class="muted">The same model is stored more than once: '
+           f'{escape(counted)} are counted (the totals, charts and tree above); each alternate is audited in full '
+           f'and judged with them, never counted.</p><table><tr><th></th><th>variant</th><th>role</th><th>files</th>'
+           f'<th>dtypes</th><th class="n">tensors</th><th class="n">parameters</th><th class="n">bytes</th></tr>'
+           f'{rows}</table>']
+    for i, a in enumerate(report.alternates):
+        r = a.report
+        c = r.severity_counts()
+        counts = ", ".join(f"{c[k]:,} {w}{'' if c[k] == 1 else 's'}" for k, w in
+                           (("error", "error"), ("warning", "warning"), ("info", "note")))
+        out.append(f'<details class="part alternate" id="{uid}v{i}"{" open" if r.verdict == "fail" else ""}>'
+                   f'<summary>{_verdict(r.verdict)}<code>variant {escape(a.variant)}</code> <span class="muted">'
+                   f'alternate of {escape(counted)}, not counted &middot; {r.totals.tensors:,} tensors, '
+                   f'{r.totals.parameters:,} parameters; {counts}</span></summary>'
+                   + files_view(r) + findings_view(r.active_findings, r.groups, f"Findings of variant {a.variant}")
+                   + '</details>')
+    return "".join(out) + "</div>"
 
 
 def _fold_line(s: Any, i: int, n: int) -> str:
@@ -179,6 +230,9 @@ def _fold_line(s: Any, i: int, n: int) -> str:
     role = f", {s.part.role}" if s.part.role else ""
     counts = ", ".join(f"{c[k]:,} {w}{'' if c[k] == 1 else 's'}" for k, w in
                        (("error", "error"), ("warning", "warning"), ("info", "note")))
+    alternates = s.report.alternates if isinstance(s.report, Report) else ()
+    also = (f' &middot; {len(alternates):,} alternate variant{"s" if len(alternates) > 1 else ""} '
+            f'({escape(", ".join(a.variant for a in alternates))}), not counted' if alternates else "")
     return (f'{_verdict(s.report.verdict)}<code>{escape(s.part.name)}</code> <span class="muted">'
             f'{escape(s.part.kind + role)} &middot; section {i + 1} of {n} &middot; {int(t["tensors"]):,} tensors, '
-            f'{int(t["parameters"]):,} parameters ({human(int(t["parameters"]))}); {counts}</span>')
+            f'{int(t["parameters"]):,} parameters ({human(int(t["parameters"]))}){also}; {counts}</span>')

@@ -12,7 +12,7 @@ from html import escape
 from typing import Any
 
 from ..gate.drift import Changes
-from ..gate.lock import sections as snapshot_sections
+from ..gate.lock import checkpoints as snapshot_sections
 from .htmlstyle import CSS, JS
 from .htmlviews import size
 from .tree import Node, build, snapshot_rows

@@ -36,11 +36,23 @@ def _describe(f: Finding) -> str:
 
 
 def format_report(report: Report) -> str:
+    """One test suite for the checkpoint, then one per alternate variant of its weights (``variant`` property)."""
+    suites = [_suite(report, f"st-audit {report.target}")]
+    suites += [_suite(a.report, f"st-audit {report.target} :: variant {a.variant}", a.variant)
+               for a in report.alternates]
+    root = ET.Element("testsuites", {"name": "st-audit", **{key: str(sum(int(x.get(key, "0")) for x in suites))
+                                                            for key in ("tests", "failures", "errors", "skipped")},
+                                     "time": "0"})
+    root.extend(suites)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _suite(report: Report, suite_name: str, variant: str | None = None) -> ET.Element:
     threshold = None if report.fail_on == "never" else SEVERITY_RANK[report.fail_on]
     by_code: dict[str, list[Finding]] = {}
     for f in report.findings:
         by_code.setdefault(f.code, []).append(f)
-    suite_name = f"st-audit {report.target}"
     cases = []
     failures = skipped = 0
     for code, (_, meaning) in CODES.items():
@@ -65,13 +77,10 @@ def format_report(report: Report) -> str:
                                      "failures": str(failures), "errors": "0", "skipped": str(skipped),
                                      "time": "0"})
     props = ET.SubElement(suite, "properties")
-    for name, value in (("target", report.target), ("verdict", report.verdict), ("fail_on", report.fail_on),
+    for name, value in (("target", report.target), ("verdict", report.counted_verdict), ("fail_on", report.fail_on),
                         ("tensors", str(t.tensors)), ("parameters", str(t.parameters)), ("bytes", str(t.bytes)),
-                        ("expected_parameters", str(report.reconciliation.expected_parameters))):
+                        ("expected_parameters", str(report.reconciliation.expected_parameters)),
+                        *((("variant", variant),) if variant is not None else ())):
         ET.SubElement(props, "property", {"name": name, "value": _clean(value)})
     suite.extend(cases)
-    root = ET.Element("testsuites", {"name": "st-audit", "tests": str(len(cases)), "failures": str(failures),
-                                     "errors": "0", "skipped": str(skipped), "time": "0"})
-    root.append(suite)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    return suite

@@ -6,7 +6,7 @@ from tabulate import tabulate
 
 from ..core.findings import plural
 from ..report.single import Report
-from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line
+from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line, variant_lines
 from .numbers import policy_line
 
 
@@ -55,6 +55,7 @@ def format_report(report: Report) -> str:
         out += ["### Components", "", tabulate(component_rows(report), headers=COMPONENT_HEADERS, tablefmt="github",
                                                disable_numparse=True), ""]
     out += mermaid_pie(report)
+    out += variant_lines(report, md=True)
     groups = [[f"`{_cell(g.pattern)}`", f"{g.count:,}", g.dtype, shape(g.shape)] for g in report.groups]
     out += ["<details><summary>Tensor groups</summary>", "",
             tabulate(groups, headers=["pattern", "count", "dtype", "shape"], tablefmt="github", disable_numparse=True),

@@ -3,9 +3,12 @@ the other at load time)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.findings import plural
+
+if TYPE_CHECKING:
+    from ..report.single import Report
 
 
 def human(n: int) -> str:
@@ -23,3 +26,8 @@ def policy_line(policy: dict[str, Any] | None) -> str | None:
     rules = policy["rules"]
     return f"policy: {policy['path'] or 'command-line flags'} ({plural(len(rules), 'rule')}: " \
            f"{', '.join(r['key'] for r in rules)})"
+
+
+def counted_label(report: Report) -> str:
+    """What a checkpoint's counted weights are: ``the default weights`` or ``variant fp16``."""
+    return "the default weights" if report.variant is None else f"variant {report.variant}"

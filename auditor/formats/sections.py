@@ -14,14 +14,16 @@ from typing import Any
 from ..core.findings import plural
 from ..report.composite import CompositeReport, kind_line
 from ..report.single import Report
-from .numbers import human, policy_line
+from .numbers import counted_label, human, policy_line
 
 
 def summary_line(report: CompositeReport) -> str:
     counts = report.severity_counts()
     t = report.total_counts()
+    alternates = sum(len(s.report.alternates) for s in report.sections if isinstance(s.report, Report))
+    also = f" (+ {plural(alternates, 'variant')} audited, not counted)" if alternates else ""
     return (f"{report.verdict.upper()}: {report.target} ({kind_line(report.kind.to_dict())}): "
-            f"{plural(len(report.sections), 'section')}, {plural(t['tensors'], 'tensor')}, "
+            f"{plural(len(report.sections), 'section')}{also}, {plural(t['tensors'], 'tensor')}, "
             f"{plural(t['parameters'], 'parameter')} ({human(t['parameters'])}); {plural(counts['error'], 'error')}, "
             f"{plural(counts['warning'], 'warning')}, {plural(counts['info'], 'note')}")
 
@@ -30,6 +32,14 @@ def _section_title(s: object) -> str:
     part = s.part  # type: ignore[attr-defined]
     role = f", {part.role}" if part.role else ""
     return f"{part.name} ({part.kind}{role})"
+
+
+def _variants(report: Any) -> str:
+    """``; default weights: pass, variant fp16: fail`` for a section with alternate variants."""
+    if not isinstance(report, Report) or not report.alternates:
+        return ""
+    each = [f"{a.variant}: {a.report.verdict}" for a in report.alternates]
+    return f"; {counted_label(report)}: {report.counted_verdict}, variant {', variant '.join(each)}"
 
 
 def _unread(report: Any) -> str | None:
@@ -56,8 +66,10 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
         root = ET.Element("testsuites", {"name": f"st-audit {report.target}"})
         for s in report.sections:
             doc = ET.fromstring(inner_format(s.report).split("\n", 1)[1])  # type: ignore[arg-type]
-            for suite in doc.findall("testsuite"):
-                suite.set("name", f"st-audit {report.target} :: {_section_title(s)}")
+            for suite in doc.findall("testsuite"):  # an alternate variant's suite says which (its property)
+                variant = suite.find("properties/property[@name='variant']")
+                also = f" :: variant {variant.get('value')}" if variant is not None else ""
+                suite.set("name", f"st-audit {report.target} :: {_section_title(s)}{also}")
                 root.append(suite)
         for key in ("tests", "failures", "errors", "skipped"):
             root.set(key, str(sum(int(x.get(key, "0")) for x in root.findall("testsuite"))))
@@ -90,6 +102,6 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
         out += [f"  {f.severity.upper():7} {f.code}: {f.message}" for f in findings]
         out.append("")
     for s in report.sections:
-        out.append(f"  {s.report.verdict.upper()}: {_section_title(s)}")
+        out.append(f"  {s.report.verdict.upper()}: {_section_title(s)}{_variants(s.report)}")
     out.append(summary_line(report))
     return "\n".join(out) + "\n"

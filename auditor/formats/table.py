@@ -5,7 +5,7 @@ from __future__ import annotations
 from tabulate import tabulate
 
 from ..report.single import Report
-from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line
+from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line, variant_lines
 from .numbers import policy_line
 
 
@@ -69,5 +69,6 @@ def format_report(report: Report) -> str:
     else:
         out.append("findings: none")
     out.append("")
+    out += variant_lines(report)
     out.append(summary_line(report))
     return "\n".join(out) + "\n"

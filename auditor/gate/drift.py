@@ -105,7 +105,7 @@ def compare(a: LockSnapshot, b: LockSnapshot) -> Changes:
             ch.reshaped.append((name, shape_a, shape_b))
         if dtype_a != dtype_b:
             ch.retyped.append((name, dtype_a, dtype_b))
-    for key in ("model_type", "architecture"):
+    for key in ("model_type", "architecture", "variant"):
         if a.get(key) != b.get(key):
             ch.meta.append((key, a.get(key), b.get(key)))
     ea, eb = a.get("expected") or {}, b.get("expected") or {}
@@ -141,9 +141,10 @@ EMPTY: LockSnapshot = {"groups": [], "files": [], "totals": lockmod.EMPTY_TOTALS
 
 
 def compare_sections(a: LockSnapshot, b: LockSnapshot) -> list[tuple[str, Changes]]:
-    """Section by section (a pipeline's unet with the other's unet); a section one side lacks is compared with
-    nothing, so all its tensors are added or removed. One checkpoint is the single section ``""``."""
-    sa, sb = lockmod.sections(a), lockmod.sections(b)
+    """Section by section (a pipeline's unet with the other's unet), each section's alternate variants after it
+    (``unet (fp16)`` with the other's); a section or variant one side lacks is compared with nothing, so all its
+    tensors are added or removed. One checkpoint is the single section ``""``, its variants ``(fp16)``."""
+    sa, sb = lockmod.checkpoints(a), lockmod.checkpoints(b)
     names = list(sa) + [n for n in sb if n not in sa]
     return [(name, compare(sa.get(name, EMPTY), sb.get(name, EMPTY))) for name in names]
 
@@ -157,6 +158,19 @@ def section_locks(lock: LockSnapshot, names: list[str], *,
     findings = [finding("lock-drift", f"{lock_name} holds {plural(len(gone), 'section')} the target does not: "
                         f"{', '.join(n or '(one checkpoint)' for n in gone)}")] if gone else []
     return {n: locked.get(n, EMPTY) for n in names}, findings
+
+
+def variant_locks(lock: LockSnapshot, variants: list[str], *,
+                  lock_name: str = "the lock") -> tuple[dict[str, LockSnapshot], list[Finding]]:
+    """What each alternate variant of a checkpoint is held to: the lock's snapshot of that variant (nothing, for a
+    variant the lock lacks: all its tensors are then drift), and a finding for the variants the lock holds that
+    the checkpoint no longer has."""
+    locked = lock.get("variants", {})
+    gone = [v for v in locked if v not in variants]
+    findings = [finding("lock-drift", f"{lock_name} holds {'variant' if len(gone) == 1 else 'variants'} "
+                        f"{', '.join(gone)} of these weights; the target has no such files",
+                        files=[f["name"] for v in gone for f in locked[v].get("files", [])])] if gone else []
+    return {v: locked.get(v, EMPTY) for v in variants}, findings
 
 
 def content_changes(a: list[LockFile], b: list[LockFile]) -> list[tuple[str, str, Any, Any]]:
@@ -232,7 +246,7 @@ def drift(lock: LockSnapshot, report: Report, *, lock_name: str = "the lock") ->
     if "sections" in lock:
         out.append(finding("lock-drift", f"{lock_name} describes a {lock.get('kind', 'composite target')} of "
                            f"{plural(len(lock['sections']), 'section')}; this target is one checkpoint"))
-    changes = compare(lock, snapshot(report))
+    changes = compare(lock, snapshot(report, alternates=False))
     if changes.removed:
         out.append(finding("lock-drift", f"{plural(len(changes.removed), 'tensor')} in {lock_name} "
                            f"{'is' if len(changes.removed) == 1 else 'are'} no longer stored: "

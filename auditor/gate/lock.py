@@ -76,6 +76,8 @@ class LockSnapshot(TypedDict, total=False):
     config: dict[str, Any]                 # config.json's settings (scalars, dotted into sub-configs)
     kind: str                              # a composite target's kind (diffusers-pipeline, ...)
     sections: dict[str, LockSnapshot]      # a composite target: one snapshot per section, by section name
+    variant: str                           # the variant of the counted weights (absent: the default weights)
+    variants: dict[str, LockSnapshot]      # the alternate variants beside them (fp16, non_ema), by variant
 
 
 # -- index sets as products of ranges ----------------------------------------------------------------------
@@ -108,15 +110,16 @@ def _template(g: Any) -> str:
 EMPTY_TOTALS = {"tensors": 0, "parameters": 0, "bytes": 0, "by_dtype": {}}
 
 
-def snapshot(report: Report | CompositeReport) -> LockSnapshot:
+def snapshot(report: Report | CompositeReport, *, alternates: bool = True) -> LockSnapshot:
     """The lock document of ``report`` (see the module docstring); a pipeline, a sentence-transformers model or a
-    folder of independent files is locked section by section (``sections``), each as a checkpoint of its own."""
+    folder of independent files is locked section by section (``sections``), each as a checkpoint of its own, and
+    each checkpoint's alternate variants under ``variants`` (``alternates=False``: the counted weights alone)."""
     if not isinstance(report, Report):
         from ..core.version import __version__
         return {"st_audit_lock": LOCK_VERSION, "st_audit_version": __version__, "kind": report.kind.kind,
                 "totals": report.total_counts(), "files": [], "groups": [],
                 "sections": {s.part.name: snapshot(s.report) for s in report.sections}}
-    return _checkpoint_snapshot(report)
+    return _checkpoint_snapshot(report, alternates)
 
 
 def sections(doc: LockSnapshot) -> dict[str, LockSnapshot]:
@@ -124,7 +127,36 @@ def sections(doc: LockSnapshot) -> dict[str, LockSnapshot]:
     return doc["sections"] if "sections" in doc else {"": doc}
 
 
-def _checkpoint_snapshot(report: Report) -> LockSnapshot:
+def alternate_name(section: str, variant: str) -> str:
+    """How an alternate variant goes in a diff: ``unet (fp16)``, ``(fp16)`` beside one checkpoint's weights."""
+    return f"{section} ({variant})" if section else f"({variant})"
+
+
+def under(target: str, name: str) -> str:
+    """A checkpoint name under its target, for people: ``sd/unet``, ``sd/unet (fp16)``, ``unet (fp16)`` for the
+    variant of the one checkpoint ``unet``."""
+    if not name:
+        return target
+    return f"{target} {name}" if name.startswith("(") else f"{target}/{name}"
+
+
+def label(name: str) -> str:
+    """A checkpoint name alone, for people: ``unet``, ``unet (fp16)``, ``variant fp16`` (of the one checkpoint)."""
+    return f"variant {name[1:-1]}" if name.startswith("(") else name
+
+
+def checkpoints(doc: LockSnapshot) -> dict[str, LockSnapshot]:
+    """Every checkpoint of a snapshot by name: each section's counted weights under the section's name, then its
+    alternate variants (``unet (fp16)``)."""
+    out: dict[str, LockSnapshot] = {}
+    for name, section in sections(doc).items():
+        out[name] = section
+        for variant, alternate in section.get("variants", {}).items():
+            out[alternate_name(name, variant)] = alternate
+    return out
+
+
+def _checkpoint_snapshot(report: Report, alternates: bool = True) -> LockSnapshot:
     rec = report.reconciliation
     groups: list[LockGroup] = []
     for g in report.groups:
@@ -160,6 +192,10 @@ def _checkpoint_snapshot(report: Report) -> LockSnapshot:
     }
     if report.config is not None:
         doc["config"] = settings(report.config)
+    if report.variant is not None:
+        doc["variant"] = report.variant
+    if report.alternates and alternates:
+        doc["variants"] = {a.variant: _checkpoint_snapshot(a.report) for a in report.alternates}
     return doc
 
 
@@ -197,7 +233,8 @@ def read(path: str | os.PathLike[str]) -> LockSnapshot:
     if not is_lock(doc):
         raise UsageError(f"{p} is not an st-audit lock file (no \"{LOCK_KEY}\": {LOCK_VERSION})")
     try:
-        for section in [doc, *doc.get("sections", {}).values()]:
+        doc = _variants_as_alternates(doc)
+        for section in [doc, *checkpoints(doc).values()]:
             if not is_lock({**section, LOCK_KEY: LOCK_VERSION}):
                 raise ValueError("a section is not a snapshot")
             for g in section["groups"]:
@@ -206,6 +243,52 @@ def read(path: str | os.PathLike[str]) -> LockSnapshot:
     except (AttributeError, KeyError, TypeError, ValueError) as e:
         raise UsageError(f"lock file {p} is malformed: {type(e).__name__}: {e}") from None
     return doc  # type: ignore[no-any-return]
+
+
+# a section st-audit wrote for a variant before variants were alternates (``unet (fp16)``, ``. (fp16)``: the name
+# of discovery's part, ``f"{folder} ({variant})"``, with the variant as weight file names spell it)
+_OLD_VARIANT_SECTION = re.compile(r"^(?P<base>.+) \((?P<variant>[A-Za-z0-9_]+)\)$")
+_SPLIT_KINDS = ("diffusers-pipeline", "diffusers-component", "transformers-model")
+
+
+def _variants_as_alternates(doc: Any) -> Any:
+    """A lock written when each variant was a section of its own (``unet`` and ``unet (fp16)``; a component folder
+    as sections ``.`` and ``. (fp16)``), as the lock of the same target is written now: each folder's variants as
+    one checkpoint, the default weights counted (else the first variant by name) and the others under
+    ``variants``; a component folder alone as one checkpoint; totals counting each once. Any other lock as it is."""
+    if doc.get("kind") not in _SPLIT_KINDS or not isinstance(doc.get("sections"), dict) or any(
+            isinstance(s, dict) and ("variant" in s or "variants" in s) for s in doc["sections"].values()):
+        return doc
+    grouped: dict[str, dict[str | None, Any]] = {}
+    for name, section in doc["sections"].items():
+        m = _OLD_VARIANT_SECTION.match(name)
+        base, variant = (m["base"], m["variant"]) if m else (name, None)
+        grouped.setdefault(base, {})[variant] = section
+    if all(len(g) == 1 and None in g for g in grouped.values()):
+        return doc
+    sections: dict[str, Any] = {}
+    for base, by_variant in grouped.items():
+        counted = None if None in by_variant else min(v for v in by_variant if v is not None)
+        others = {v: {**s, "variant": v} for v, s in sorted(by_variant.items(), key=lambda kv: kv[0] or "")
+                  if v is not None and v != counted}
+        sections[base] = {**by_variant[counted], **({"variant": counted} if counted is not None else {}),
+                          **({"variants": others} if others else {})}
+    if list(sections) == ["."]:  # a component folder alone: one checkpoint now
+        return {**sections["."], LOCK_KEY: doc[LOCK_KEY], "st_audit_version": doc.get("st_audit_version")}
+    return {**doc, "sections": sections, "totals": _summed([s["totals"] for s in sections.values()])}
+
+
+def _summed(totals: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {"tensors": 0, "parameters": 0, "bytes": 0, "by_dtype": {}}
+    for t in totals:
+        for key in ("tensors", "parameters", "bytes"):
+            out[key] += t[key]
+        for dtype, row in t.get("by_dtype", {}).items():
+            mine = out["by_dtype"].setdefault(dtype, {"tensors": 0, "parameters": 0, "bytes": 0})
+            for key in mine:
+                mine[key] += row[key]
+    out["by_dtype"] = dict(sorted(out["by_dtype"].items()))
+    return out
 
 
 def is_lock(doc: Any) -> bool:

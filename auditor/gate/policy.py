@@ -322,14 +322,20 @@ def apply(report: Report, policy: Policy, *, lock_doc: LockSnapshot | None = Non
     """``report`` with the policy's findings (and drift from ``lock_doc``, if given) added: a new report, the
     audit's own is left as it was."""
     added = check(report, policy)
+    locks: dict[str, LockSnapshot] = {}
     if lock_doc is not None:
-        from .drift import drift
+        from .drift import drift, variant_locks
         added += drift(lock_doc, report, lock_name=lock_name or "the lock")
-    if not added:
+        locks, gone = variant_locks(lock_doc, [a.variant for a in report.alternates], lock_name=lock_name or "the lock")
+        added += gone
+    # each alternate variant (unet's fp16 weights) is held to the same rules and to the lock's snapshot of it
+    alternates = tuple(replace(a, report=apply(a.report, policy, lock_doc=locks.get(a.variant), lock_name=lock_name))
+                       for a in report.alternates)
+    if not added and all(a.report is b.report for a, b in zip(alternates, report.alternates)):
         return report
     from ..report.rootcause import fold
     findings = sorted(fold(report.findings + added, report.lost), key=lambda f: -SEVERITY_RANK[f.severity])
-    return replace(report, findings=findings)
+    return replace(report, findings=findings, alternates=alternates)
 
 
 def settings(policy: Policy, *, env: Mapping[str, str] | None = None) -> tuple[str, tuple[str, ...]]:

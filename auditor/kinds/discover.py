@@ -13,7 +13,6 @@ Only file names and the small JSON manifests are read here (never a safetensors 
 from __future__ import annotations
 
 import json
-import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -22,7 +21,6 @@ from ..core.conventions import (
     ADAPTER_CONFIG,
     ADAPTER_WEIGHTS,
     KIND_LABELS,
-    OWNING_MANIFESTS,
     PIPELINE_INDEX,
     ST_MODULES,
     main_file,
@@ -38,13 +36,20 @@ from ..read.checkpoint import MAX_SMALL_FILE, choose, weight_file
 class Part:
     """One thing to audit as a checkpoint of its own: a folder, optionally restricted to some weight files."""
 
-    name: str                           # section title: "unet", "unet (fp16)", "2_Dense", "cnn.safetensors"
+    name: str                           # section title: "unet", "2_Dense", "cnn.safetensors"; "unet (fp16)" (an alternate)
     kind: str                           # a KIND_LABELS key
     folder: str = ""                    # folder inside the target ("" = its root)
     weights: tuple[str, ...] | None = None   # weight/index files of that folder to audit (None: as a loader picks)
     role: str | None = None             # e.g. "Dense" (sentence-transformers module), "UNet2DConditionModel"
     config: dict[str, Any] | None = None     # the part's manifest (Dense config, diffusers config), when read
     variant: str | None = None          # the weights' variant ("fp16", "non_ema"): audited as --variant would
+    # the other variants of the same weights in this folder (``unet (fp16)`` beside ``unet``): each audited in
+    # full, none counted (``_variant_parts``)
+    alternates: tuple[Part, ...] = ()
+
+    def each_variant(self) -> tuple[Part, ...]:
+        """The part and its alternates, the counted one first."""
+        return (replace(self, alternates=()), *self.alternates) if self.alternates else (self,)
 
 
 @dataclass(frozen=True)
@@ -93,18 +98,27 @@ def discover(files: dict[str, int | None], read_json: ReadJson) -> Kind:
     return _single_folder(files, top, config)
 
 
+def split_by_variant(kind: Kind) -> bool:
+    """Whether some part's weights were chosen by variant (``unet`` + ``unet (fp16)``, a folder of only
+    ``model.fp16.safetensors``): each part then says which variant it audits."""
+    return any(p.variant for part in kind.parts for p in part.each_variant())
+
+
 def for_variant(kind: Kind, variant: str) -> Kind:
-    """The parts ``--variant`` asks for: in each folder its files of that variant, or its default weights where it
-    has none (as diffusers' ``from_pretrained(variant=)`` falls back); a folder never split by variant is kept
-    as it is (its own discovery applies ``--variant``)."""
-    present = sorted({p.variant for p in kind.parts if p.variant})
+    """The parts ``--variant`` asks for: in each folder its files of that variant, with no alternates, or its
+    default weights where it has none (as diffusers' ``from_pretrained(variant=)`` falls back); a folder never
+    split by variant is kept as it is (its own discovery applies ``--variant``)."""
+    present = sorted({p.variant for part in kind.parts for p in part.each_variant() if p.variant})
     if not present:
         return kind
     if variant not in present:
         raise NotASafetensorsCheckpoint(f"no files of variant {variant!r}; variants present: {', '.join(present)}")
-    folders_with = {p.folder for p in kind.parts if p.variant == variant}
-    parts = tuple(p for p in kind.parts if p.variant == variant or (p.variant is None and p.folder not in folders_with))
-    return replace(kind, parts=parts)
+    parts = []
+    for part in kind.parts:
+        chosen = [p for p in part.each_variant() if p.variant == variant] or \
+            [p for p in part.each_variant() if p.variant is None]
+        parts += [replace(chosen[0], name=part.name)] if chosen else []
+    return replace(kind, parts=tuple(parts))
 
 
 def _json_or_none(read_json: ReadJson, name: str) -> Any:
@@ -152,7 +166,10 @@ def _single_folder(files: dict[str, int | None], top: set[str], config: Any) -> 
         if kind is None:  # no config: a state dict, unless an index makes it a (config-less) sharded model
             kind = "transformers-model" if index is not None else "safetensors-file"
         detail = _config_detail(config) if isinstance(config, dict) else ""
-        return Kind(kind, (Part(".", kind),), detail)
+        # the default weights as a loader picks them; model.fp16.safetensors beside them is an alternate
+        others: dict[str | None, list[str]] = {v: names for v, names in variants(list(top)).items() if v is not None}
+        alternates = _variant_parts(others, kind, "", ".", alone=False)
+        return Kind(kind, (Part(".", kind, alternates=alternates),), detail)
     # several .safetensors files, nothing that binds them into one model: each stands alone
     parts = tuple(Part(n, "safetensors-file", "", (n,)) for n in safetensors)
     return Kind("safetensors-files", parts, f"{len(parts)} files, no index, no {main_file()}, no manifest",
@@ -179,12 +196,18 @@ def _component_kind(top: set[str], config: dict[str, Any]) -> Kind:
 
 
 def _variant_parts(groups: dict[str | None, list[str]], kind: str, folder: str, name: str, role: str | None = None,
-                   config: dict[str, Any] | None = None) -> tuple[Part, ...]:
-    """One part per variant of a folder's weights, the default first: ``unet``, ``unet (fp16)``. A folder that
-    audited alone (no pipeline around it) that holds one variant keeps the plain name: its note says which."""
-    plain = len(groups) == 1 and not folder
-    return tuple(Part(name if v is None or plain else f"{name} ({v})", kind, folder, tuple(names), role, config, v)
-                 for v, names in sorted(groups.items(), key=lambda kv: (kv[0] is not None, kv[0] or "")))
+                   config: dict[str, Any] | None = None, *, alone: bool = True) -> tuple[Part, ...]:
+    """A folder's weights as one part (none without weights): the counted variant named as the folder (``unet``),
+    the others its alternates (``unet (fp16)``). The default weights count, as a loader without ``variant=``
+    loads them; a folder of variants only counts the first by name (its note says which). ``alone=False``: the
+    alternates alone, one part per variant (beside weights a loader picks by its own rules)."""
+    ordered = [Part(name if v is None else f"{name} ({v})", kind, folder, tuple(names), role, config, v)
+               for v, names in sorted(groups.items(), key=lambda kv: (kv[0] is not None, kv[0] or ""))]
+    if not alone:
+        return tuple(ordered)
+    if not ordered:
+        return ()
+    return (replace(ordered[0], name=name, alternates=tuple(ordered[1:])),)
 
 
 def _only_variants_note(groups: dict[str | None, list[str]]) -> tuple[str, ...]:
@@ -268,26 +291,6 @@ def _sentence_transformers(files: dict[str, int | None], read_json: ReadJson) ->
             parts.append(Part(path, "safetensors-file", path, tuple(weights), role,
                               config if isinstance(config, dict) else None))
     return Kind("sentence-transformers", tuple(parts), " -> ".join(names), manifest={"modules": modules})
-
-
-def model_folders(root: str, listdir: Callable[[str], tuple[list[str], list[str]]]) -> list[str]:
-    """Every folder under ``root`` that holds something to audit, for ``--recursive``.
-
-    ``listdir(path) -> (subfolders, files)``. A folder that is a pipeline or sentence-transformers model owns
-    its subfolders (they are its components), so the walk does not descend into it.
-    """
-    found: list[str] = []
-    stack = [root]
-    while stack:
-        path = stack.pop()
-        subdirs, names = listdir(path)
-        owns = any(m in names for m in OWNING_MANIFESTS)
-        if owns or any(n.endswith(".safetensors") or n.endswith(".safetensors.index.json") for n in names):
-            found.append(path)
-        if not owns:
-            stack.extend(posixpath.join(path, d) if "/" in path else f"{path}/{d}" for d in sorted(subdirs, reverse=True)
-                         if not d.startswith("."))
-    return sorted(found)
 
 
 def read_json_from(read_small: Callable[[str], bytes], sizes: dict[str, int | None]) -> ReadJson:

@@ -10,6 +10,7 @@ one broken shard never hides the others.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -29,6 +30,10 @@ DTYPE_BITS: dict[str, int] = {
     "C64": 64, "F64": 64, "I64": 64, "U64": 64,
 }
 _USIZE_MAX = 2**64 - 1
+# the findings that mean the bytes are not a whole header at all (framing, UTF-8, JSON), as opposed to a parsed header
+# whose content is wrong: a cache keeps only headers without them
+NOT_A_HEADER = frozenset({"not-safetensors", "header-too-small", "header-too-large", "header-length-invalid",
+                          "header-invalid-utf8", "header-invalid-json"})
 
 # Byte signatures of things people save under a .safetensors name by mistake.
 _SIGNATURES: tuple[tuple[bytes, str], ...] = (
@@ -163,8 +168,14 @@ def parse_header(file: str, raw: bytes, file_size: int | None, header: Header | 
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            header.fail("header-invalid-utf8", f"header is not valid UTF-8 (byte {e.start})")
-            return header
+            # the first fault wins: a whole JSON value and a byte that is not padding before the bad byte is a JSON
+            # error, which is also all a reader that stops at that byte (the Hub's, see HeaderScan) can know
+            stop = HeaderScan().feed(raw[:e.start]).stop
+            if stop is None:
+                header.fail("header-invalid-utf8", f"header is not valid UTF-8 (byte {e.start})")
+                return header
+            text = raw[:e.start].decode("utf-8")
+            text = text[:len(raw[:stop].decode("utf-8")) + 1]
         try:
             doc = json.loads(text, object_pairs_hook=hook, parse_constant=_reject_constant)
         except (ValueError, RecursionError) as e:
@@ -220,6 +231,93 @@ def _fast_loads(raw: bytes) -> dict[str, Any] | None:
         if type(value) is dict:
             kept += len(value)
     return doc if raw.count(b":") == kept else None
+
+
+# -- where a header's JSON ends, read piece by piece --------------------------------------------------------
+
+_JSON_SPACE = b" \t\n\r"  # what may pad a header after its JSON value (the reference: serde_json's trailing whitespace)
+_VALUE_STARTS = frozenset(b'{["-0123456789tfnNI')  # every character a JSON value, or a constant the parser names, starts with
+_OTHER = rb'[^"{}\[\]]*'  # neither a bracket nor a quote; every pattern here is an unrolled loop (other* (special
+# other*)*), whose parts cannot match the same character, so a failed match backtracks linearly, never exponentially
+_STRING = rb'"[^"\\]*(?:\\[\s\S][^"\\]*)*"'
+_FLAT_ARRAY = rb'\[' + _OTHER + rb'(?:' + _STRING + _OTHER + rb')*\]'
+_FLAT_OBJECT = rb'\{' + _OTHER + rb'(?:(?:' + _STRING + rb'|' + _FLAT_ARRAY + rb')' + _OTHER + rb')*\}'
+# what leaves the bracket depth as it was: strings, other characters, and objects and arrays with no object inside
+# (a tensor's entry, __metadata__): a header's bulk is skipped in C, a few thousand entries per call
+_SKIP = re.compile(_OTHER + rb'(?:(?:' + _STRING + rb'|' + _FLAT_ARRAY + rb'|' + _FLAT_OBJECT + rb')' + _OTHER
+                   + rb'){0,4096}')
+_STRING_AT = re.compile(_STRING)
+_OPEN, _CLOSE, _QUOTE = frozenset(b"{["), frozenset(b"}]"), ord('"')
+
+
+class HeaderScan:
+    """Where a header's JSON value ends, found as its bytes arrive, so that a reader can stop at the first byte that
+    proves the header invalid instead of fetching every byte a length field claims (up to 100,000,000).
+
+    ``stop`` is that byte's offset in the header: the first byte after a whole object or array that is not padding
+    (JSON whitespace), or a first character that cannot start a JSON value. The parser's verdict on the bytes up to
+    and including the character at ``stop`` is its verdict on the whole header (``parse_header`` reports the same
+    fault first when an invalid UTF-8 byte follows). Only brackets and strings are followed, so a value whose
+    brackets never balance never stops early: all of it is read and the parser says what is wrong. Feeding the
+    bytes in any pieces gives the same answer.
+    """
+
+    __slots__ = ("depth", "end", "stop", "_seen", "_carry", "_state")
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.end: int | None = None  # offset just past the whole object or array
+        self.stop: int | None = None
+        self._seen = 0  # bytes fed so far
+        self._carry = b""  # an unterminated string, scanned again with the next piece
+        self._state = "before"  # before the value, "in" it, "after" it, or "blind" (a value not tracked)
+
+    def feed(self, data: bytes) -> HeaderScan:
+        if self.stop is not None or self._state == "blind" or not data:
+            return self
+        buf = self._carry + data if self._carry else data
+        base = self._seen - len(self._carry)  # header offset of buf[0]
+        self._seen += len(data)
+        self._carry = b""
+        i = 0
+        if self._state == "before":
+            i = len(buf) - len(buf.lstrip(_JSON_SPACE))
+            if i == len(buf):
+                return self
+            if buf[i] not in _OPEN:
+                if buf[i] in _VALUE_STARTS:
+                    self._state = "blind"
+                else:
+                    self.stop = base + i
+                return self
+            self._state, self.depth, i = "in", 1, i + 1
+        if self._state == "in":
+            size = len(buf)
+            while True:
+                i = _SKIP.match(buf, i).end()  # type: ignore[union-attr]  # matches the empty string at worst
+                if i >= size:
+                    return self
+                c = buf[i]
+                if c == _QUOTE:
+                    string = _STRING_AT.match(buf, i)
+                    if string is None:  # a string the piece cut: scanned again with the next one
+                        self._carry = buf[i:]
+                        return self
+                    i = string.end()
+                    continue
+                if c in _OPEN:
+                    self.depth += 1
+                elif c in _CLOSE:
+                    self.depth -= 1
+                i += 1
+                if self.depth == 0:
+                    self.end, self._state = base + i, "after"
+                    break
+        rest = buf[i:]
+        padding = len(rest) - len(rest.lstrip(_JSON_SPACE))
+        if padding < len(rest):
+            self.stop = base + i + padding
+        return self
 
 
 def _reject_constant(name: str) -> object:

@@ -9,30 +9,30 @@ whole model.
 
 from __future__ import annotations
 
-import json
+from fnmatch import fnmatch
 from typing import Any
 
 from ..core.conventions import INDEX_NAMES
 from ..core.findings import Finding, finding, plural
-from ..read.checkpoint import Checkpoint
+from ..read.checkpoint import Checkpoint, small_file_limit
 from ..read.sources.protocol import Source
 from .rootcause import Lost
 
 
 def sibling_index(source: Source, checkpoint: Checkpoint) -> tuple[str, dict[str, str]] | None:
     """The index beside a single audited file that maps tensors to it, as (index name, weight_map)."""
-    single = getattr(source, "single", None)
-    if single is None or len(checkpoint.audited) != 1:
+    if source.single is None or len(checkpoint.audited) != 1:
         return None
     name = checkpoint.audited[0]
-    candidates = list(INDEX_NAMES) + sorted(p.name for p in single.parent.glob("*.safetensors.index*.json")
-                                            if p.name not in INDEX_NAMES)
+    folder = source.folder()
+    beside = {n: size for n, size in folder.list_files().items() if "/" not in n and size is not None}
+    candidates = [n for n in INDEX_NAMES if n in beside] + sorted(
+        n for n in beside if fnmatch(n, "*.safetensors.index*.json") and n not in INDEX_NAMES)
     for index_name in candidates:
-        path = single.parent / index_name
-        if not path.is_file():
+        if beside[index_name] > small_file_limit(index_name, beside):
             continue
         try:
-            doc: Any = json.loads(path.read_bytes())
+            doc: Any = folder.read_json(index_name)
         except (OSError, ValueError):
             continue
         weight_map = doc.get("weight_map") if isinstance(doc, dict) else None

@@ -95,7 +95,28 @@ class Report(Judged):
     file_sha256: dict[str, str] = field(default_factory=dict)
     config: dict[str, Any] | None = None   # config.json as read (a lock keeps its settings, a diff shows them)
     tensor_extra: dict[str, dict[str, Any]] = field(default_factory=dict)  # tensor -> more keys (verify's stats)
+    variant: str | None = None   # the variant whose files these are (``model.fp16.safetensors``); None: the default
+    # the other variants of the same weights beside these (``unet/...fp16.safetensors`` beside the default file):
+    # each audited in full and judged with this report, none counted in its totals
+    alternates: tuple[Alternate, ...] = ()
 
+    @property
+    def failing(self) -> list[Finding]:
+        """The findings that fail this checkpoint, its alternates' included: a broken fp16 variant fails it."""
+        own = Judged.failing.fget(self)  # type: ignore[attr-defined]
+        return own + [f for a in self.alternates for f in a.report.failing] if self.fail_on != "never" else own
+
+    @property
+    def counted_verdict(self) -> str:
+        """The verdict of the counted weights alone (``verdict`` also judges the alternates)."""
+        return "fail" if Judged.failing.fget(self) else "pass"  # type: ignore[attr-defined]
+
+    def severity_counts(self) -> dict[str, int]:
+        counts = super().severity_counts()
+        for a in self.alternates:
+            for k, v in a.report.severity_counts().items():
+                counts[k] += v
+        return counts
 
     def total_counts(self) -> dict[str, Any]:
         return self.totals.to_dict()
@@ -152,7 +173,27 @@ class Report(Judged):
                                **self.tensor_extra.get(t.name, {})}
                               for t in self.tensors.values()]
         doc.update(self.extra)
+        if self.variant is not None or self.alternates:
+            alternates: list[dict[str, Any]] = []
+            for a in self.alternates:  # an alternate's own report is of its variant, which the entry names
+                inner = a.report.to_dict()
+                inner.pop("variants", None)
+                alternates.append({"variant": a.variant, "verdict": a.report.verdict, "report": inner})
+            doc["variants"] = {"counted": self.variant, "audited": [self.variant, *(a.variant for a in self.alternates)],
+                               "alternates": alternates}
+            # every finding of the checkpoint, as CI reads one report: the counted weights' own first, then each
+            # alternate's, named by ``variant`` (its own report lists it too)
+            doc["findings"] += [{**f, "variant": a["variant"]} for a in alternates for f in a["report"]["findings"]]
         return doc
+
+
+@dataclass(frozen=True)
+class Alternate:
+    """Another variant of a checkpoint's weights (``diffusion_pytorch_model.fp16.safetensors`` beside the default
+    file, ``unet (fp16)``): audited in full, judged with the checkpoint, never counted in its totals."""
+
+    variant: str
+    report: Report
 
 
 def judged_keys(report: Judged) -> dict[str, Any]:

@@ -11,14 +11,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import HubError, TargetNotFound, UsageError
+from ..core.errors import TargetNotFound, UsageError
 from ..core.findings import CODES, SEVERITY_RANK, finding
 from ..inventory.build import Inventory, build_inventory, check_total_parameters
 from ..inventory.groups import find_range_gaps, group_tensors
 from ..inventory.patterns import split_holes
 from ..read.checkpoint import Checkpoint, collect
 from ..read.sources.protocol import Source
-from ..read.targets import parse as parse_target
+from ..read.targets import resolve as resolve_target
 from ..reconcile.engine import Reconciliation, reconcile
 from ..report.partial import one_shard
 from ..report.rootcause import fold, lost_files
@@ -27,27 +27,21 @@ from ..report.single import FAIL_ON_CHOICES, Report
 
 def open_source(target: str, *, revision: str | None = None, token: str | None = None, use_cache: bool = True,
                 progress: Callable[[str], None] | None = None, hub: bool = False, prefetch: bool = True) -> Source:
-    """A local path when it exists, else a Hub repo (see ``targets.parse`` for the accepted forms); ``prefetch``:
-    a Hub source fetches the index and config.json as soon as it has listed the repo."""
-    parsed = parse_target(target, revision=revision, hub=hub)
-    if parsed.path is not None:
-        from ..read.sources.local import LocalSource
-        return LocalSource(parsed.path)
-    from ..read.sources.hub import HubSource  # imports huggingface_hub: only for Hub targets
-    source = HubSource(parsed.repo or target, revision=parsed.revision, token=token, use_cache=use_cache,
-                       progress=progress, prefetch=prefetch)
-    source.target = target
-    return source
+    """The source ``target`` names (``read.targets.resolve``: a local path, a Hugging Face cache snapshot, a Hub repo,
+    an object-store URL); ``prefetch``: a Hub source fetches the index and config.json as soon as it has listed
+    the repo."""
+    return resolve_target(target, revision=revision, hub=hub).open(token=token, use_cache=use_cache,
+                                                                    progress=progress, prefetch=prefetch)
 
 
 def _collect(source: Source, progress: Callable[[str], None] | None, variant: str | None,
              use_config: bool, ambiguous: bool) -> Checkpoint:
-    """``collect``, with a Hub error for a plain ``org/name`` also saying it is not a local path."""
+    """``collect``, with "not on the Hub" for a plain ``org/name`` also saying it is not a local path."""
     try:
         return collect(source, progress, variant=variant, use_config=use_config)
-    except (TargetNotFound, HubError) as e:
+    except TargetNotFound as e:
         if ambiguous:
-            raise type(e)(f"{source.target}: no such file or directory, and not readable as a Hub repo: {e}") from None
+            raise TargetNotFound(f"{source.target}: no such file or directory, and not readable as a Hub repo: {e}") from None
         raise
 
 
@@ -113,10 +107,11 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
     fail_on, codes = check_options(fail_on, ignore)
     with _gc_paused():
         # a plain org/name that is not a local path: a Hub failure also says "no such file or directory"
-        parsed = parse_target(str(target), revision=revision, hub=hub) if source is None else None
-        ambiguous = parsed is not None and parsed.is_hub and not parsed.explicit
-        source = source or open_source(str(target), revision=revision, token=token, use_cache=use_cache,
-                                       progress=progress, hub=hub)
+        resolved = None
+        if source is None:
+            resolved = resolve_target(str(target), revision=revision, hub=hub)
+            source = resolved.open(token=token, use_cache=use_cache, progress=progress)
+        ambiguous = resolved is not None and resolved.guessed
         checkpoint = _collect(source, progress, variant, use_config, ambiguous)
         inventory = build_inventory(checkpoint)
         groups = split_holes(group_tensors(inventory.tensors.values()))
@@ -150,7 +145,7 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
                       groups=groups, reconciliation=reconciliation, findings=findings,
                       ignored_files=checkpoint.ignored, tensors=inventory.tensors, fail_on=fail_on,
                       ignored_codes=codes, include_tensors=include_tensors, lost=lost,
-                      file_sha256=dict(getattr(source, "lfs_sha256", None) or {}), config=checkpoint.config)
+                      file_sha256=dict(source.lfs_sha256), config=checkpoint.config, variant=variant)
         report.extra.update(reconciliation.extra)
         if reconciliation.detail:
             report.extra["_detail"] = reconciliation.detail

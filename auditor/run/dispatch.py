@@ -9,21 +9,22 @@ reconciliation (``reconciler=`` of ``audit()``); models and components the ordin
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from ..core.conventions import ADAPTER_CONFIG, ADAPTER_WEIGHTS, PIPELINE_INDEX, WEIGHTLESS_CLASSES
-from ..core.errors import AuditError, HubError, NotASafetensorsCheckpoint, TargetNotFound
-from ..core.findings import Finding, finding
+from ..core.errors import AuditError, NotASafetensorsCheckpoint, TargetNotFound
+from ..core.findings import SEVERITY_RANK, Finding, finding
 from ..core.jsonio import json_object
 from ..inventory.build import Inventory
-from ..kinds.discover import Kind, Part, discover, for_variant, read_json_from
+from ..kinds.discover import Kind, Part, discover, for_variant, read_json_from, split_by_variant
 from ..read.sources.protocol import Source
 from ..read.sources.view import Remembering, SourceView
-from ..read.targets import parse as parse_target
+from ..read.targets import resolve as resolve_target
 from ..reconcile.engine import Reconciliation, reconcile
 from ..report.composite import CompositeReport, Section
-from ..report.single import Report
-from .audit import VARIANT_DTYPES, audit, check_options, open_source
+from ..report.single import Alternate, Report
+from .audit import VARIANT_DTYPES, audit, check_options
 from .options import AuditOptions
 
 # verify's pass over a part's bytes, run around the part's audit: (the part's source, the variant it audits, its
@@ -41,24 +42,30 @@ def audit_target(target: str, options: AuditOptions | None = None, *, source: So
     base, revision, token, hub, variant = options.base, options.revision, options.token, options.hub, options.variant
     include_tensors, use_cache, progress = options.include_tensors, options.use_cache, options.progress
     use_config = options.use_config
-    # a plain org/name that is not a local path: a Hub failure also says "no such file or directory"
-    parsed = parse_target(str(target), revision=revision, hub=hub) if source is None else None
-    ambiguous = parsed is not None and parsed.is_hub and not parsed.explicit
-    source = source or open_source(str(target), revision=revision, token=token, use_cache=use_cache,
-                                   progress=progress, hub=hub)
+    # a plain org/name that is not a local path and not on the Hub either: the error says both (any other Hub
+    # failure is the Hub's own sentence: the target was read as a repo, and the Hub said what went wrong)
+    resolved = None
+    if source is None:
+        resolved = resolve_target(str(target), revision=revision, hub=hub)
+        source = resolved.open(token=token, use_cache=use_cache, progress=progress)
+    ambiguous = resolved is not None and resolved.guessed
     try:
         source, kind = _discover(Remembering(source))
-    except (TargetNotFound, HubError) as e:
+    except TargetNotFound as e:
         if ambiguous:
-            raise type(e)(f"{target}: no such file or directory, and not readable as a Hub repo: {e}") from None
+            raise TargetNotFound(f"{target}: no such file or directory, and not readable as a Hub repo: {e}") from None
         raise
     if variant is not None:
         kind = for_variant(kind, variant)
+    # a folder split by variant: each part audits the variant it names (its default weights where --variant found
+    # none in its folder); otherwise --variant goes to each part's own discovery
     common: dict[str, Any] = dict(fail_on=fail_on, ignore=codes, include_tensors=include_tensors, progress=progress,
-                  variant=variant, use_config=use_config, content=content)
+                  variant=None if split_by_variant(kind) else variant, use_config=use_config, content=content)
     if not kind.composite:
         report = _audit_part(source, kind, kind.parts[0], base=base, token=token, **common)
         report.target = str(target)
+        for alternate in report.alternates:
+            alternate.report.target = f"{target} ({alternate.variant})"
         report.extra["kind"] = _kind_doc(kind, report)
         return report
     sections: list[Section] = []
@@ -81,17 +88,16 @@ def audit_target(target: str, options: AuditOptions | None = None, *, source: So
 
 def _discover(source: Source) -> tuple[Source, Kind]:
     """The kind of the target; a single local file is judged with its folder's manifests."""
-    single = getattr(source, "single", None)
+    files = source.list_files()  # a remote source knows whether its URL names one file once it has listed
+    single = source.single
     if single is not None:
-        parent = single.parent
-        if single.name == ADAPTER_WEIGHTS or (parent / ADAPTER_CONFIG).is_file():
-            from ..read.sources.local import LocalSource
-            folder = LocalSource(parent)
-            return folder, Kind("peft-adapter", (Part(".", "peft-adapter", "", (single.name,)),))
-        has_config = (parent / "config.json").is_file()
+        folder = source.folder()
+        beside = folder.list_files()
+        if single == ADAPTER_WEIGHTS or beside.get(ADAPTER_CONFIG) is not None:
+            return Remembering(folder), Kind("peft-adapter", (Part(".", "peft-adapter", "", (single,)),))
+        has_config = beside.get("config.json") is not None
         kind = "transformers-model" if has_config else "safetensors-file"
-        return source, Kind(kind, (Part(single.name if kind == "safetensors-file" else ".", kind),))
-    files = source.list_files()
+        return source, Kind(kind, (Part(single if kind == "safetensors-file" else ".", kind),))
     return source, discover(files, read_json_from(source.read_small, files))
 
 
@@ -106,10 +112,37 @@ def _kind_doc(kind: Kind, report: Report) -> dict[str, Any]:
 
 def _audit_part(source: Source, kind: Kind, part: Part, *, base: str | None, token: str | None,
                 content: ContentHook | None = None, **common: Any) -> Report:
+    """One part: its counted weights' report, with each alternate variant (``unet (fp16)``) audited in full beside
+    it; how an alternate differs from the counted weights is a finding on the alternate."""
+    from ..report.variants import with_differences
+    each = part.each_variant()
+    counted = _audit_variant(source, part, each, base=base, token=token, content=content, **common)
+    if len(each) == 1:
+        return counted
+    alternates: list[Alternate] = []
+    problems: list[Finding] = []
+    for other in each[1:]:
+        try:
+            report = _audit_variant(source, other, each, base=base, token=token, content=content, **common)
+        except AuditError as e:  # an alternate that cannot be audited at all fails the checkpoint it goes with
+            problems.append(finding("component-missing", f"{other.name}: could not be audited: {e}",
+                                    files=list(other.weights or ())))
+            continue
+        report.extra["kind"] = _kind_doc(Kind(other.kind, (other,), other.role or ""), report)
+        alternates.append(Alternate(str(other.variant), with_differences(report, counted)))
+    audited = {w for other in each[1:] for w in other.weights or ()}
+    findings = sorted(counted.findings + problems, key=lambda f: -SEVERITY_RANK[f.severity])
+    return replace(counted, alternates=tuple(alternates), findings=findings,
+                   ignored_files={n: why for n, why in counted.ignored_files.items() if n not in audited})
+
+
+def _audit_variant(source: Source, part: Part, each: tuple[Part, ...], *, base: str | None, token: str | None,
+                   content: ContentHook | None = None, **common: Any) -> Report:
+    """One variant of a part's weights (or the part, when it has none) through its kind's audit."""
     view = SourceView(source, part.folder, part.weights) if (part.folder or part.weights is not None) else source
     if part.variant is not None:
         common = {**common, "variant": part.variant}
-    elif any(p.folder == part.folder and p.variant in VARIANT_DTYPES for p in kind.parts if p is not part):
+    if part.variant not in VARIANT_DTYPES and any(p.variant in VARIANT_DTYPES for p in each if p is not part):
         common = {**common, "precision_siblings": True}  # one config.json for the main and the fp16 weights
 
     def audit_part(src: Source) -> Report:
@@ -259,7 +292,8 @@ def _manifest_findings(source: Source, kind: Kind) -> list[Finding]:
 
 def _drop_ignored_siblings(report: Report, part: Part, kind: Kind) -> None:
     """Files another section audits are not "ignored" by this one."""
-    others = {f"{p.folder}/{w}" if p.folder else w for p in kind.parts if p is not part for w in (p.weights or ())}
+    others = {f"{p.folder}/{w}" if p.folder else w for q in kind.parts if q is not part for p in q.each_variant()
+              for w in (p.weights or ())}
     prefix = f"{part.folder}/" if part.folder else ""
     report.ignored_files = {n: why for n, why in report.ignored_files.items()
                             if f"{prefix}{n}" not in others and "in a subfolder" not in why}

@@ -7,49 +7,38 @@ whose exit code fails when any of them fails.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import AuditError, TargetNotFound, UsageError
-from ..kinds.discover import model_folders
+from ..read.targets import resolve, under
 from ..report.composite import CompositeReport, several
 from ..report.single import Report
 from .options import AuditOptions
 
 
 def expand_targets(targets: list[str], recursive: bool) -> list[str]:
-    """The targets, with each directory replaced by the model folders under it when ``recursive``."""
+    """The targets, with each directory (or object-store prefix) replaced by the model folders under it when
+    ``recursive``."""
     if not targets:
         raise UsageError("give at least one target")
     if not recursive:
         return list(targets)
     out: list[str] = []
     for t in targets:
-        if not Path(t).is_dir():
-            if Path(t).exists() or not recursive:
+        store = resolve(t).kind == "object-store" if "://" in t and not Path(t).exists() else False
+        if not store and not Path(t).is_dir():
+            if Path(t).exists():
                 out.append(t)
                 continue
-            raise UsageError(f"--recursive needs directories; {t} is not one")
-        found = model_folders(t, _listdir)
+            raise UsageError(f"--recursive needs directories or object-store prefixes; {t} is not one")
+        found = sorted(under(t))
         if not found:
             raise TargetNotFound(f"no safetensors file, index or model manifest under {t}")
         out += found
     return list(dict.fromkeys(out))
-
-
-def _listdir(path: str) -> tuple[list[str], list[str]]:
-    dirs: list[str] = []
-    files: list[str] = []
-    try:
-        with os.scandir(path) as it:
-            for entry in it:
-                (dirs if entry.is_dir(follow_symlinks=False) else files).append(entry.name)
-    except OSError:
-        pass
-    return dirs, files
 
 
 def gated_audit_target(targets: list[str], policy: Any, *, lock: str | None = None,

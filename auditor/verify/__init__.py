@@ -1,6 +1,6 @@
 """``st-audit verify``: everything ``audit`` does, plus reading every byte once.
 
-    target (dir / file / HF cache snapshot / cached repo id)      -> target.resolve
+    target (dir / file / HF cache snapshot / cached repo id)      -> read.targets.resolve (+ in_cache)
     audit() from the headers, under the policy                    -> the usual Report
     one pass over every file: sha256 + tensor values, overlapped  -> engine.run (progress on stderr)
     digests vs the cache's blob names or the Hub listing          -> digests.digest_findings, listing_findings
@@ -21,12 +21,13 @@ from typing import Any
 from ..core.errors import UsageError
 from ..core.findings import SEVERITY_RANK, Finding, codes_where
 from ..read.header import Tensor
-from ..read.sources.protocol import MAX_TENSORS
+from ..read.hfcache import Expected
+from ..read.sources.protocol import MAX_TENSORS, Source
+from ..read.targets import Target
 from ..report.composite import AnyReport
 from ..report.single import Report
 from ..run.options import AuditOptions
 from . import digests, engine
-from .target import Expected, resolve
 
 # header problems after which a file's tensor table cannot be trusted for reading values (core/codes.toml)
 UNTRUSTED = codes_where("untrusted")
@@ -53,7 +54,6 @@ def verify(target: str | list[str], *, policy: Any = None, base: str | None = No
     """
     from ..gate import lock as lockmod
     from ..gate.policy import Policy
-    from ..read.sources.local import LocalSource
     from ..run.multi import gated_audit_target
     targets = [target] if isinstance(target, str) else list(target)
     if against and len(targets) > 1:
@@ -69,12 +69,12 @@ def verify(target: str | list[str], *, policy: Any = None, base: str | None = No
         listed, hub_files, against_info = digests.hub_listing(against, token=token, progress=progress)
     options = AuditOptions(include_tensors=include_tensors, progress=progress, base=base)
     reading = Reading(jobs or default_jobs(), chunk, show_progress, progress_stream, against_info)
-    sources: dict[str, LocalSource] = {}
+    sources: dict[str, Source] = {}
 
-    def prepare(one: str) -> tuple[LocalSource, ContentPass]:
-        resolved = resolve(one, revision)
-        sources[one] = LocalSource(resolved.path)
-        return sources[one], ContentPass({**resolved.expected, **listed}, reading, options, resolved)
+    def prepare(one: str) -> tuple[Source, ContentPass]:
+        target = local_target(one, revision)
+        sources[one] = target.open()
+        return sources[one], ContentPass({**target.digests, **listed}, reading, options)
 
     report = gated_audit_target(targets, policy, lock=lock, options=options, prepare=prepare)
     source = sources.get(targets[0])
@@ -83,6 +83,26 @@ def verify(target: str | list[str], *, policy: Any = None, base: str | None = No
         if on_hub:
             report = _with_findings(report, on_hub)
     return report
+
+
+def local_target(text: str, revision: str | None = None) -> Target:
+    """What ``verify TEXT`` reads: a local path or cache snapshot as the resolver names it; a repo id from the
+    Hugging Face cache (verify reads every byte and never downloads weights)."""
+    from ..core.errors import TargetNotFound
+    from ..read.hfcache import hub_cache_dir
+    from ..read.targets import HubTarget, in_cache, resolve
+    target = resolve(text, revision=revision)
+    if isinstance(target, HubTarget):
+        cached = in_cache(target)
+        if cached is None:
+            raise TargetNotFound(f"{text} is not in the local Hugging Face cache ({hub_cache_dir()}): verify reads "
+                                 f"every byte and never downloads weights; run `hf download {target.repo}` first, or "
+                                 "pass a checkpoint directory")
+        return cached
+    if target.kind not in ("local", "hf-cache"):
+        raise UsageError(f"{text}: verify reads every byte of local files; download the checkpoint first (or audit "
+                         "it where it is: `st-audit audit` reads only the headers)")
+    return target
 
 
 def _with_findings(report: AnyReport, found: list[Finding]) -> AnyReport:
@@ -107,15 +127,14 @@ class ContentPass:
     files from the part's headers, start reading, audit while the bytes stream, then add what the bytes say.
     A file two parts list (a folder's config.json beside its default and fp16 weights) is read by the first."""
 
-    def __init__(self, expected: dict[str, Expected], reading: Reading, options: AuditOptions,
-                 resolved: Any) -> None:
-        self.expected, self.reading, self.resolved = expected, reading, resolved
+    def __init__(self, expected: dict[str, Expected], reading: Reading, options: AuditOptions) -> None:
+        self.expected, self.reading = expected, reading
         self.include_tensors, self.progress = options.include_tensors, options.progress  # as the audit is told
         self.hashed: set[str] = set()
 
     def __call__(self, view: Any, variant: str | None, audit_part: Callable[[Any], Report]) -> Report:
         from ..read.checkpoint import collect
-        prefix = getattr(view, "prefix", "")  # a part in a folder of the target (a pipeline's unet/)
+        prefix = view.prefix  # a part in a folder of the target (a pipeline's unet/)
         root = view.root
         expected = {n[len(prefix):]: e for n, e in self.expected.items() if n.startswith(prefix)}
         checkpoint = collect(view, variant=variant)
@@ -145,8 +164,6 @@ class ContentPass:
                 expected: dict[str, Expected], root: Any, seconds: float) -> Report:
         """The part's report with what the bytes said: digests, values, copies, the verify block."""
         from . import checks
-        if self.resolved.repo_id:
-            report.source = {**report.source, "repo": self.resolved.repo_id, "commit": self.resolved.commit}
         by_name = {j.name: j for j in files}
 
         def locate(t: Tensor) -> tuple[str, int]:
@@ -174,13 +191,21 @@ class ContentPass:
         return report
 
 
-class _Parsed:
+class _Parsed(Source):
     """The local source, with the headers the pass was planned from: the audit does not parse them twice."""
 
-    def __init__(self, source: Any, headers: dict[str, Any]) -> None:
+    def __init__(self, source: Source, headers: dict[str, Any]) -> None:
         self._source = source
         self._headers = headers
         self.target = source.target
+        self.single, self.root, self.prefix = source.single, source.root, source.prefix
+        self.lfs_sha256 = source.lfs_sha256
+
+    def folder(self) -> Source:
+        return self._source.folder()
+
+    def identity(self) -> dict[str, Any]:
+        return self._source.identity()
 
     def list_files(self) -> dict[str, int | None]:
         return self._source.list_files()  # type: ignore[no-any-return]

@@ -1,7 +1,7 @@
 """The files' digests against the Hub's: ``hash-mismatch``, files the Hub has that are missing locally,
 local files the Hub does not have.
 
-Expected digests come from a Hugging Face cache snapshot's blob names (``target.py``) or from the listing of
+Expected digests come from a Hugging Face cache snapshot's blob names (``read/hfcache.py``) or from the listing of
 ``--against REPO[@REV]``: one ``model_info(files_metadata=True)`` request through the Hub source, which gives
 the sha256 of every LFS file and the git blob id of every other; no file is downloaded.
 """
@@ -13,8 +13,8 @@ from typing import Any
 
 from ..core.findings import Finding, finding, plural
 from ..core.names import shown
+from ..read.hfcache import Expected
 from .engine import FileJob
-from .target import Expected
 
 # files a loader needs: missing one of these locally is an error, any other missing file a warning
 LOADER_FILES = (".safetensors", ".safetensors.index.json", "config.json")
@@ -22,9 +22,11 @@ MAX_NAMES = 5
 
 
 def parse_against(spec: str) -> tuple[str, str | None]:
-    """``org/name@rev`` -> ``("org/name", "rev")``; the revision may hold slashes (``refs/pr/1``)."""
-    repo, sep, rev = spec.partition("@")
-    return repo, (rev or None) if sep else None
+    """``org/name@rev`` (or any Hub form the target resolver reads) -> ``("org/name", "rev")``; the revision may hold
+    slashes (``refs/pr/1``)."""
+    from ..read.targets import hub_target
+    target = hub_target(spec)
+    return target.repo, target.revision
 
 
 def hub_listing(spec: str, *, token: str | None = None,

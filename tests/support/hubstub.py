@@ -59,15 +59,23 @@ the requested range only, in chunks, so header-only sparse fixtures of many GB
 cost nothing.
 
 Every revision of a repo serves the same files; only the commit differs.
+
+Misbehaviour (``HubStub.inject(Fault(...))``): what servers, proxies and CDNs do to a client at scale, one
+request at a time -- an HTML error page answered with ``200``, a body cut short, a reset, a trickle, an answer from
+another commit (the branch moved) or from another version of one file, a gzip body nobody asked for. With
+``cdn`` on, LFS files are redirected to a CDN host (``localhost`` instead of ``127.0.0.1``: another origin, so the
+client must drop the token) as the real Hub does.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
 import re
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -77,9 +85,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs, unquote
+from urllib.parse import parse_qs, quote, unquote
 
-__all__ = ["DEFAULT_TOKEN", "HubStub", "Repo", "RepoFile", "RequestLog", "fake_commit"]
+__all__ = ["DEFAULT_TOKEN", "Fault", "HubStub", "Repo", "RepoFile", "RequestLog", "fake_commit"]
 
 #: A token that ``HubStub.valid_tokens`` contains by default.
 DEFAULT_TOKEN = "hf_hubstub_valid_token"
@@ -93,6 +101,9 @@ _REPO = r"(?P<repo>[^/]+(?:/[^/]+)?)"  # "org/name" or legacy "name"
 _ROUTE_INFO = re.compile(rf"^/api/models/{_REPO}(?:/revision/(?P<rev>[^/]+))?$")
 _ROUTE_TREE = re.compile(rf"^/api/models/{_REPO}/tree/(?P<rev>[^/]+)(?:/(?P<path>.+))?$")
 _ROUTE_RESOLVE = re.compile(rf"^/{_REPO}/resolve/(?P<rev>[^/]+)/(?P<path>.+)$")
+_ROUTE_CDN = re.compile(r"^/cdn/(?P<key>[0-9a-f]{64})/(?P<path>.+)$")
+ERROR_PAGE = (b"<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\n"
+              b"<body><h1>502 Bad Gateway</h1><p>The upstream server did not answer in time.</p></body></html>\n")
 _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
 
@@ -214,12 +225,62 @@ class RequestLog:
     path: str  # raw request target, query string included
     range: str | None
     headers: dict[str, str]  # lower-cased names
-    status: int = 0
+    status: int = 0  # 0: no answer (a reset)
     bytes_sent: int = 0
+    at: float = field(default_factory=time.monotonic)  # when it arrived (time.monotonic)
+    fault: str | None = None  # the Fault action that spoiled it
 
     @property
     def is_telemetry(self) -> bool:
         return self.path.split("?", 1)[0] == "/api/agent-harnesses"
+
+
+FAULT_ACTIONS = ("html", "short", "cut", "reset", "trickle", "commit", "version", "gzip")
+
+
+@dataclass
+class Fault:
+    """One way a server, proxy or CDN misbehaves, applied to matching requests (``HubStub.inject``).
+
+    ``action``:
+
+    * ``"html"``: ``200`` with an HTML error page (``text/html``, no ``X-Repo-Commit``) whatever was asked, as a
+      proxy or CDN answers when its upstream fails;
+    * ``"short"``: the usual answer with only ``keep`` body bytes and a ``Content-Length`` saying so (a
+      ``Content-Range`` still claims the whole range): whole by its own length, but not what was asked;
+    * ``"cut"``: the usual headers, then ``keep`` body bytes, then the connection is closed;
+    * ``"reset"``: the connection is reset (RST) before any answer;
+    * ``"trickle"``: the usual headers, then the body one byte every ``interval`` seconds;
+    * ``"commit"``: the file as ``repo`` (another ``Repo``) has it, with its commit in ``X-Repo-Commit``: the
+      branch moved;
+    * ``"version"``: ``data`` (a ``RepoFile``; give it its own ``sha256``) in place of the file at the same commit:
+      another version of the file, with its own ``ETag`` and ``X-Linked-Etag``;
+    * ``"gzip"``: the body gzip-compressed with ``Content-Encoding: gzip`` although ``identity`` was asked.
+
+    It applies to downloads of ``file`` (a path in the repo; None: every file) -- on the hop that sends the bytes (the
+    CDN when ``HubStub.cdn`` is on; ``commit`` and ``version`` on the Hub's hop) -- or to the listing
+    (``model_info``) when ``listing`` is set. ``skip`` matching requests go through first, then ``times`` are spoiled
+    (None: until the fault is removed); ``served`` counts those.
+    """
+
+    action: str
+    file: str | None = None
+    listing: bool = False
+    skip: int = 0
+    times: int | None = 1
+    keep: int = 0
+    interval: float = 1.0
+    repo: Repo | None = None
+    data: RepoFile | None = None
+    served: int = 0
+
+    def __post_init__(self) -> None:
+        if self.action not in FAULT_ACTIONS:
+            raise ValueError(f"unknown fault action {self.action!r}: one of {', '.join(FAULT_ACTIONS)}")
+        if self.action == "commit" and self.repo is None:
+            raise ValueError("a 'commit' fault needs the repo it answers from (repo=Repo(...))")
+        if self.action == "version" and self.data is None:
+            raise ValueError("a 'version' fault needs the other version of the file (data=RepoFile(...))")
 
 
 def _as_repo_file(value: RepoFile | bytes | str | os.PathLike) -> RepoFile:
@@ -309,9 +370,15 @@ class HubStub:
       their real sha256 (computed once per file and cached by stat); bigger
       ones get a cheap fake.  Raise it when a test or benchmark verifies
       content against the listing.
+    * ``faults``: ``Fault`` s applied to matching requests (``inject`` adds
+      one, ``clear_faults`` removes them all).
+    * ``cdn``: LFS files are answered with a ``302`` (``X-Repo-Commit``,
+      ``X-Linked-Etag``, ``X-Linked-Size``, as the Hub) to
+      ``http://localhost:PORT/cdn/...``, which serves the bytes with the
+      sha256 as its ``ETag`` and no commit.
 
     Accounting (thread-safe): ``requests`` (a snapshot list of
-    ``RequestLog``), ``request_count`` and ``bytes_sent``.  Calls to
+    ``RequestLog``), ``request_count``, ``bytes_sent`` and ``peak_in_flight``.  Calls to
     ``/api/agent-harnesses`` are logged but excluded from ``request_count``,
     ``bytes_sent``, ``latency`` and ``fail_first``.  ``reset_log()`` clears it;
     ``wait_idle()`` waits until no response is being written.
@@ -339,9 +406,13 @@ class HubStub:
         self.retry_after = retry_after
         self.valid_tokens: set[str] = {DEFAULT_TOKEN} if valid_tokens is None else set(valid_tokens)
         self.real_hash_limit = real_hash_limit
+        self.faults: list[Fault] = []
+        self.cdn = False
+        self._cdn_files: dict[str, RepoFile] = {}
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._in_flight = 0
+        self.peak_in_flight = 0  # the most requests answered at once since the last reset_log()
         self._log: list[RequestLog] = []
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -429,6 +500,40 @@ class HubStub:
         }
         return self.add_repo(repo_id, files, **kw)
 
+    # -- faults --------------------------------------------------------------------
+
+    def inject(self, fault: Fault) -> Fault:
+        """Add a fault (see ``Fault``); returned, so a test can read ``served`` or remove it."""
+        if fault.repo is not None and not fault.repo.commit:
+            fault.repo.finalize(f"fault-{id(fault):x}")
+        with self._lock:
+            self.faults.append(fault)
+        return fault
+
+    def clear_faults(self) -> None:
+        """Every fault is over: the stand-in is healthy again."""
+        with self._lock:
+            self.faults.clear()
+
+    def _fault_for(self, name: str | None, actions: tuple[str, ...] = FAULT_ACTIONS) -> Fault | None:
+        """The fault that spoils this request (and counts it), if any: ``name`` None is the listing."""
+        with self._lock:
+            for fault in self.faults:
+                if fault.action not in actions or fault.listing != (name is None):
+                    continue
+                if name is not None and fault.file is not None and fault.file != name:
+                    continue
+                if fault.times is not None and fault.times <= 0:
+                    continue
+                if fault.skip > 0:
+                    fault.skip -= 1
+                    return None
+                if fault.times is not None:
+                    fault.times -= 1
+                fault.served += 1
+                return fault
+        return None
+
     # -- accounting ----------------------------------------------------------------
 
     @property
@@ -449,6 +554,7 @@ class HubStub:
     def reset_log(self) -> None:
         with self._lock:
             self._log.clear()
+            self.peak_in_flight = self._in_flight
 
     def wait_idle(self, timeout: float = 5.0) -> bool:
         """Wait until no request is being answered; True if that happened in time."""
@@ -503,6 +609,8 @@ class HubStub:
         with self._lock:
             self._log.append(entry)
             self._in_flight += 1
+            if not entry.is_telemetry:
+                self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
         try:
             self._route(h, entry, head)
         except (ConnectionError, TimeoutError):
@@ -540,6 +648,11 @@ class HubStub:
             return self._tree(h, entry, head, unquote(m["repo"]), rev, prefix)
         if m := _ROUTE_RESOLVE.match(raw_path):
             return self._resolve(h, entry, head, unquote(m["repo"]), unquote(m["rev"]), unquote(m["path"]))
+        if (m := _ROUTE_CDN.match(raw_path)) and m["key"] in self._cdn_files:
+            f = self._cdn_files[m["key"]]
+            name = unquote(m["path"])
+            headers = {"Content-Type": "application/octet-stream", "ETag": f'"{m["key"]}"', "Accept-Ranges": "bytes"}
+            return self._serve(h, entry, head, f, headers, self._fault_for(name, _BYTE_FAULTS))
         return self._error(h, entry, head, 404, None, f"hubstub: no route for {h.command} {raw_path}")
 
     def _token(self, h: _Handler) -> str | None:
@@ -592,7 +705,11 @@ class HubStub:
             **repo.extra_info,
         }
         body = json.dumps(info).encode()
-        self._send(h, entry, head, 200, {"Content-Type": "application/json"}, body)
+        fault = self._fault_for(None, _BYTE_FAULTS)
+        if fault is None:
+            return self._send(h, entry, head, 200, {"Content-Type": "application/json"}, body)
+        self._deliver(h, entry, head, 200, {"Content-Type": "application/json"}, RepoFile(data=body), 0, len(body),
+                      fault)
 
     def _tree(self, h: _Handler, entry: RequestLog, head: bool, repo_id: str, rev: str, prefix: str) -> None:
         repo = self._lookup(h, entry, head, repo_id)
@@ -622,13 +739,19 @@ class HubStub:
         sha = repo.resolve_revision(rev)
         if sha is None:
             return self._error(h, entry, head, 404, "RevisionNotFound", f"Invalid rev id: {rev}")
-        f = repo.files.get(name)
+        identity = self._fault_for(name, ("commit", "version"))
+        if identity is not None and identity.action == "commit":
+            repo, sha = identity.repo, identity.repo.commit  # type: ignore[union-attr]  # checked by Fault
+        f = repo.files.get(name)  # type: ignore[union-attr]
         if f is None:
             return self._error(
                 h, entry, head, 404, "EntryNotFound", f"{name} does not exist on \"{rev}\"", {"X-Repo-Commit": sha}
             )
+        if identity is not None and identity.action == "version":
+            f = identity.data  # type: ignore[assignment]  # checked by Fault
+        if identity is not None:
+            entry.fault = identity.action
 
-        total = f.size
         blob_id, pointer_size = self._blob_id(repo_id, name, f)
         headers = {
             "Content-Type": "application/octet-stream",
@@ -637,24 +760,80 @@ class HubStub:
             "Accept-Ranges": "bytes",
         }
         if pointer_size is not None:
-            headers["X-Linked-Etag"] = f'"{self._lfs_sha256(repo_id, name, f)}"'
-            headers["X-Linked-Size"] = str(total)
+            sha256 = self._lfs_sha256(repo_id, name, f)
+            headers["X-Linked-Etag"] = f'"{sha256}"'
+            headers["X-Linked-Size"] = str(f.size)
+            if self.cdn:  # the bytes come from another host, as the Hub's LFS files do
+                with self._lock:
+                    self._cdn_files[sha256] = f
+                host = self.url.replace("127.0.0.1", "localhost")
+                location = f"{host}/cdn/{sha256}/{quote(name)}"
+                return self._send(h, entry, head, 302, {**headers, "Location": location}, b"")
+        return self._serve(h, entry, head, f, headers, self._fault_for(name, _BYTE_FAULTS))
 
+    def _serve(self, h: _Handler, entry: RequestLog, head: bool, f: RepoFile, headers: dict[str, str],
+               fault: Fault | None) -> None:
+        """The file's bytes, as ``Range`` asks (unless ``ignore_range``), through ``fault`` if there is one."""
+        total = f.size
         start, length, status = 0, total, 200
         rng = entry.range
         if rng is not None and not self.ignore_range:
             parsed = _parse_range(rng, total)
             if parsed == "unsatisfiable":
-                extra = {"X-Repo-Commit": sha, "Content-Range": f"bytes */{total}"}
+                extra = {k: v for k, v in headers.items() if k == "X-Repo-Commit"}
+                extra["Content-Range"] = f"bytes */{total}"
                 return self._error(h, entry, head, 416, None, "Requested Range Not Satisfiable", extra)
             if parsed is not None:
                 start, end = parsed
                 length, status = end - start + 1, 206
-                headers["Content-Range"] = f"bytes {start}-{end}/{total}"
-        headers["Content-Length"] = str(length)
-        self._send_headers(h, entry, status, headers)
-        if not head:
-            self._stream(h, entry, f.iter_bytes(start, length))
+                headers = {**headers, "Content-Range": f"bytes {start}-{end}/{total}"}
+        self._deliver(h, entry, head, status, headers, f, start, length, fault)
+
+    def _deliver(self, h: _Handler, entry: RequestLog, head: bool, status: int, headers: dict[str, str],
+                 f: RepoFile, start: int, length: int, fault: Fault | None) -> None:
+        """Send ``length`` bytes of ``f`` from ``start`` with ``status`` and ``headers``, spoiled by ``fault``."""
+        action = fault.action if fault is not None else None
+        if action is not None:
+            entry.fault = action
+        if action == "html":
+            return self._send(h, entry, head, 200, {"Content-Type": "text/html; charset=utf-8"}, ERROR_PAGE)
+        if action == "reset":
+            h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            h.connection.close()  # linger 0: an RST, no answer
+            h.close_connection = True
+            return None
+        if action == "gzip":
+            body = gzip.compress(b"".join(f.iter_bytes(start, length)))
+            return self._send(h, entry, head, status, {**headers, "Content-Encoding": "gzip"}, body)
+        keep = min(fault.keep, length) if fault is not None and action in ("short", "cut") else length
+        sent = keep if action == "short" else length
+        self._send_headers(h, entry, status, {**headers, "Content-Length": str(sent)})
+        if head:
+            return None
+        if action == "trickle":
+            return self._trickle(h, entry, f.iter_bytes(start, length, 1), fault.interval)  # type: ignore[union-attr]
+        self._stream(h, entry, f.iter_bytes(start, keep))
+        if action == "cut":
+            h.close_connection = True
+            try:
+                h.connection.shutdown(socket.SHUT_RDWR)  # the promised rest never comes
+            except OSError:
+                pass
+        return None
+
+    def _trickle(self, h: _Handler, entry: RequestLog, chunks: Iterator[bytes], interval: float) -> None:
+        for chunk in chunks:
+            time.sleep(interval)
+            if self._server is None:
+                break
+            with self._lock:
+                entry.bytes_sent += len(chunk)
+            try:
+                h.wfile.write(chunk)
+                h.wfile.flush()
+            except OSError:
+                break
+        h.close_connection = True
 
     # -- low-level writers ---------------------------------------------------------
 
@@ -700,6 +879,9 @@ class HubStub:
                     entry.bytes_sent -= len(chunk)
                 h.close_connection = True
                 return
+
+
+_BYTE_FAULTS = ("html", "short", "cut", "reset", "trickle", "gzip")
 
 
 def _parse_range(value: str, total: int) -> tuple[int, int] | str | None:

@@ -1,6 +1,7 @@
 """The targets whose reports the HTML tests render (tests/test_formats_html.py, in a real browser
 tests/test_formats_html_browser.py): a dense LLM, an MoE, a VLM, a pipeline, an adapter, a broken checkpoint, one
-whose shards could not be read (a Git LFS pointer, a shard missing), a pipeline with a failing section, and a GPTQ
+whose shards could not be read (a Git LFS pointer, a shard missing), a pipeline with a failing section, one whose
+fp16 unet variant lost a tensor, and a GPTQ
 export (packed int32 weights), healthy and with one layer's ``qweight`` lost."""
 
 from __future__ import annotations
@@ -73,6 +74,20 @@ def _broken_pipeline(dest: Path) -> Path:
     return pipeline
 
 
+VARIANT_DROP = "conv_out.weight"
+
+
+def _broken_variant(dest: Path) -> Path:
+    """A pipeline with default + fp16 weights in every component whose fp16 unet lost one tensor: the unet's
+    default weights pass, its fp16 alternate fails."""
+    pipeline = build.build_folder_dump("tiny-sd-pipeline", dest)
+    rel = "unet/diffusion_pytorch_model.fp16.safetensors"
+    kept = [tuple(t) for t in build.load_folder_dump("tiny-sd-pipeline")["files"][rel]["tensors"]
+            if t[0] != VARIANT_DROP]
+    build.write_file(pipeline / rel, kept)
+    return pipeline
+
+
 def _gptq(dest: Path) -> Path:
     return gptq.gptq_checkpoint(dest, GPTQ_LAYOUT)
 
@@ -83,7 +98,8 @@ def _gptq_broken(dest: Path) -> Path:
 
 TARGETS: dict[str, Callable[[Path], Path]] = {"dense": _dense, "moe": _moe, "vlm": _vlm, "pipeline": _pipeline,
                                               "adapter": _adapter, "broken": _broken, "unread": _unread,
-                                              "broken-pipeline": _broken_pipeline, "gptq": _gptq,
+                                              "broken-pipeline": _broken_pipeline,
+                                              "broken-variant": _broken_variant, "gptq": _gptq,
                                               "gptq-broken": _gptq_broken}
 
 

@@ -1,16 +1,26 @@
-"""The header cache of Hub audits: header bytes kept per (repo, commit, file), so a second audit of a commit
-makes no header requests.
+"""The header cache of Hub audits: header bytes (and the index and config.json) kept per (repo, commit, file), so
+a second audit of a commit makes no request but the listing.
 
-A cache entry must never make a healthy repo look broken: a bit flipped on disk, a write cut short, or an
-entry fetched for a different file (another size or LFS sha256 under the same name) would otherwise be
-parsed as the repo's header and reported as the repo's fault. So every entry is an envelope::
+A cache entry must never make a healthy repo look broken, so only what checks out is written, and what is read is
+checked again:
 
-    st-audit-cache 1 {"sha256": ..., "size": ..., "etag": ...}\\n<payload>
+* written: only a whole, valid answer for what the listing says -- a header whose length field and JSON agree (all
+  its bytes read, parsed without a framing, UTF-8 or JSON finding) and whose size fits the listed file; an index or
+  config.json that parses and has the listed size; each fetched from the listing's commit and version (the source
+  stops before storing anything when an answer names another, see ``hub.HubSource._check_served``). An HTML error
+  page, a short body, a stitched header or a header cut at its first fault is never stored.
+* read: every entry is an envelope::
 
-``sha256`` is the payload's digest, ``size`` and ``etag`` (the LFS sha256) are what the listing said about the
-file when the payload was fetched. An entry that does not check out against the payload and the current
-listing is deleted and reported as a miss: the caller fetches it again. Writes go to a temporary file and are
-renamed into place, so concurrent audits sharing one cache only ever see whole entries.
+      st-audit-cache 1 {"sha256": ..., "size": ..., "etag": ...}\\n<payload>
+
+  ``sha256`` is the payload's digest, ``size`` and ``etag`` (the LFS sha256, else the git blob id) are what the
+  listing said about the file when the payload was fetched; the payload must still be a whole header (or JSON that
+  parses). An entry that does not check out against its payload and the current listing (a bit flipped on disk, a
+  write cut short, another version of the file, an entry written by an older st-audit) is deleted and reported as a
+  miss: the caller fetches it again.
+
+Writes go to a temporary file and are renamed into place, so concurrent audits sharing one cache only ever see whole
+entries.
 """
 
 from __future__ import annotations
@@ -26,7 +36,7 @@ from urllib.parse import quote
 from huggingface_hub import constants
 from huggingface_hub.utils import cached_assets_path
 
-from ..header import Header, parse_header, read_header_length
+from ..header import NOT_A_HEADER, Header, parse_header, read_header_length
 
 MAGIC = b"st-audit-cache 1 "
 LIBRARY = "st-audit"
@@ -61,6 +71,16 @@ class HeaderCache:
             except OSError:
                 pass  # read-only or already replaced by a concurrent audit: it is refetched either way
         return payload
+
+    def discard(self, name: str) -> None:
+        """Throw an entry away (its payload did not check out): the next read fetches the file again."""
+        path = self.path(name)
+        if path is not None:
+            self.discarded += 1
+            try:
+                path.unlink()
+            except OSError:
+                pass
 
     def store(self, name: str, payload: bytes, *, size: int | None = None, etag: str | None = None) -> None:
         path = self.path(name)
@@ -106,6 +126,7 @@ class CachedHeaders:
     commit: str | None
     repo_id: str
     lfs_sha256: dict[str, str]
+    git_sha1: dict[str, str]
     _files: dict[str, int | None] | None
     _header_cache: HeaderCache | None
 
@@ -124,11 +145,13 @@ class CachedHeaders:
 
     def _fingerprint(self, name: str) -> dict[str, Any]:
         """What the listing says about a file: a cache entry fetched for anything else is stale."""
-        return {"size": (self._files or {}).get(name), "etag": self.lfs_sha256.get(name)}
+        return {"size": (self._files or {}).get(name),
+                "etag": self.lfs_sha256.get(name) or self.git_sha1.get(name)}
 
     def _listing_store(self, files: dict[str, int | None]) -> None:
         """Keep the commit's file list beside its headers, so offline mode can audit that commit again."""
-        self._cache().store(LISTING, json.dumps({"files": files, "lfs_sha256": self.lfs_sha256}).encode())
+        self._cache().store(LISTING, json.dumps({"files": files, "lfs_sha256": self.lfs_sha256,
+                                                 "git_sha1": self.git_sha1}).encode())
 
     def _listing_load(self, commit: str) -> dict[str, int | None] | None:
         self.commit = commit
@@ -141,18 +164,49 @@ class CachedHeaders:
         if not isinstance(doc, dict) or not isinstance(doc.get("files"), dict):
             return None
         self.lfs_sha256 = dict(doc.get("lfs_sha256") or {})
+        self.git_sha1 = dict(doc.get("git_sha1") or {})  # absent from a listing an older st-audit kept
         return {str(k): (v if isinstance(v, int) else None) for k, v in doc["files"].items()}
 
     def _cache_load(self, name: str, size: int | None) -> Header | None:
-        data = self._cache().load(name, **self._fingerprint(name))
+        """The cached header of ``name``, parsed, if its entry checks out: a whole header, as when it was stored."""
+        cache = self._cache()
+        data = cache.load(name, **self._fingerprint(name))
         if data is None:
             return None
-        n, header = read_header_length(name, data, size)
-        if n is None:
-            return header
-        if len(data) < 8 + n:
-            return None  # cannot happen for an entry that passed its checksum, unless written by a bug
-        return parse_header(name, data[8:8 + n], size, header)
+        header = whole_header(name, data, size)
+        if header is None:
+            cache.discard(name)  # an entry an older st-audit stored, or a bug: fetched again
+        return header
 
-    def _cache_store(self, name: str, data: bytes) -> None:
-        self._cache().store(name, data, **self._fingerprint(name))
+    def _cache_store(self, name: str, data: bytes, header: Header) -> None:
+        """Keep ``data`` (the 8-byte length and every header byte) if it is a whole header: ``header`` is its parse."""
+        if len(data) >= 8 and len(data) == 8 + int.from_bytes(data[:8], "little") and _whole(header):
+            self._cache().store(name, data, **self._fingerprint(name))
+
+
+def whole_header(name: str, data: bytes, size: int | None) -> Header | None:
+    """``data`` parsed, when it is a whole header: the 8-byte length, exactly that many bytes, and no finding that
+    says they are not a header; else None."""
+    n, header = read_header_length(name, data, size)
+    if n is None or len(data) != 8 + n:
+        return None
+    header = parse_header(name, data[8:], size, header)
+    return header if _whole(header) else None
+
+
+def _whole(header: Header) -> bool:
+    return not any(f.code in NOT_A_HEADER for f in header.findings)
+
+
+def cached_commits(repo_id: str) -> list[str]:
+    """The commits of ``repo_id`` whose headers and listing this cache holds (``CachedHeaders._cache``'s folders),
+    so that a short commit pasted back (st-audit prints 12 characters) can be expanded offline."""
+    namespace = f"headers--{repo_id}"
+    for part in (" ", "/", "\\"):  # as cached_assets_path names its folders
+        namespace = namespace.replace(part, "--")
+    folder = Path(constants.HF_ASSETS_CACHE).expanduser().resolve() / LIBRARY / namespace
+    try:
+        return sorted(p.name for p in folder.iterdir() if p.is_dir() and len(p.name) == 40
+                      and all(c in "0123456789abcdef" for c in p.name))
+    except OSError:
+        return []

@@ -37,6 +37,26 @@ class FileProblem(Exception):
     """One file could not be read (its listing and the server disagree): a finding, not an abort."""
 
 
+class MixedAnswers(HubError):
+    """The server answered for another commit, or another version of a file, than the audit is reading: nothing of
+    it may be reported as the repo's findings or cached, so the audit stops (exit 3). ``file`` is the file being read,
+    ``expected`` and ``served`` the two commits or versions."""
+
+    def __init__(self, message: str, *, file: str, expected: str, served: str) -> None:
+        super().__init__(message)
+        self.file = file
+        self.expected = expected
+        self.served = served
+
+
+class RevisionMoved(MixedAnswers):
+    """An answer's ``X-Repo-Commit`` is not the commit the listing resolved (the branch moved during the audit)."""
+
+
+class FileChanged(MixedAnswers):
+    """An answer is another version of the file than the listing's, or than the file's first range."""
+
+
 class ErrorTranslation:
     """Mixed into ``HubSource``: reads ``repo_id``, ``endpoint``, ``revision``, ``commit``, ``token``, ``max_retries``."""
 
@@ -116,10 +136,3 @@ def _chain(error: BaseException) -> Iterator[BaseException]:
         yield current
         current = current.__cause__ or current.__context__
 
-
-def _root(error: BaseException) -> BaseException:
-    """The error that decides whether to retry: an HTTP status or a transport error, if one is in the chain."""
-    for e in _chain(error):
-        if isinstance(e, (HfHubHTTPError, _http.TransportError, OfflineModeIsEnabled)):
-            return e
-    return error

@@ -1,4 +1,5 @@
-"""A checkpoint on disk: a directory, or a single .safetensors file."""
+"""A checkpoint on disk: a directory, or a single .safetensors file (a Hugging Face cache snapshot is one too, with
+the Hub's digests of its files and where it came from: ``origin``)."""
 
 from __future__ import annotations
 
@@ -7,21 +8,22 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import AuditError, TargetNotFound
-from ...core.jsonio import loads
 from ..header import Header, parse_header, read_header_length
-from ..targets import describe_special
-from .protocol import MAX_TENSORS
+from .protocol import MAX_TENSORS, Source
 
 FIRST_READ = 64 * 1024  # one read covers most headers and is enough to sniff non-safetensors files
 
 
-class LocalSource:
+class LocalSource(Source):
     """Reads only the 8-byte length and the JSON header of each file; never the tensor data."""
 
-    def __init__(self, path: str | os.PathLike[str], digests: dict[str, str] | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str], digests: dict[str, str] | None = None,
+                 origin: dict[str, Any] | None = None) -> None:
         """``digests``: the files' known sha256 (a Hugging Face cache snapshot's blob names), kept like a Hub
-        listing's so that a report and a lock record them."""
+        listing's so that a report and a lock record them; ``origin``: what the report's source block adds to the
+        path (a cache snapshot's kind, repo and commit)."""
         self.lfs_sha256 = dict(digests or {})
+        self.origin = dict(origin or {})
         p = Path(path)
         problem = describe_special(p) if os.path.lexists(p) else f"{path}: no such file or directory"
         if problem is not None:
@@ -29,8 +31,11 @@ class LocalSource:
         if not (p.is_file() or p.is_dir()):
             raise TargetNotFound(f"{path} is neither a regular file nor a directory")
         self.target = str(path)
-        self.single = p if p.is_file() else None
-        self.root = p.parent if p.is_file() else p
+        self._file = p if p.is_file() else None
+        self.single = p.name if p.is_file() else None
+        self._root: Path = p.parent if p.is_file() else p
+        self.root = self._root
+        self._folder: LocalSource | None = None
         self._files: dict[str, int | None] | None = None
         self.special: dict[str, str] = {}  # weights-like entries that are not readable files -> why
 
@@ -39,19 +44,19 @@ class LocalSource:
             try:
                 self._files = self._scan()
             except OSError as e:
-                raise AuditError(f"cannot list {self.root}: {e.strerror or e}") from None
+                raise AuditError(f"cannot list {self._root}: {e.strerror or e}") from None
         return self._files
 
     def _scan(self) -> dict[str, int | None]:
         """Top-level files, plus .safetensors/.json one folder down (reported as ignored subfolders)."""
         files: dict[str, int | None] = {}
-        if self.single is not None:
-            files[self.single.name] = self.single.stat().st_size
-            config = self.root / "config.json"
+        if self._file is not None:
+            files[self._file.name] = self._file.stat().st_size
+            config = self._root / "config.json"
             if config.is_file():
                 files["config.json"] = config.stat().st_size
             return files
-        for entry in os.scandir(self.root):
+        for entry in os.scandir(self._root):
             kind = _kind(entry)
             if kind == "file":
                 files[entry.name] = _size(entry)
@@ -76,10 +81,7 @@ class LocalSource:
     def read_small(self, name: str) -> bytes:
         if name in self.special:  # never open a FIFO (it would block) or follow a broken link
             raise OSError(self.special[name])
-        return (self.root / name).read_bytes()
-
-    def read_json(self, name: str) -> Any:
-        return loads(self.read_small(name))
+        return (self._root / name).read_bytes()
 
     def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
                      max_tensors: int = MAX_TENSORS) -> dict[str, Header]:
@@ -90,14 +92,32 @@ class LocalSource:
                 break
             if name in self.special:
                 headers[name] = header = Header(name)
-                header.fail("file-unreadable", self.special[name].replace(str(self.root / name), "it", 1))
+                header.fail("file-unreadable", self.special[name].replace(str(self._root / name), "it", 1))
                 continue
-            headers[name] = header = read_local_header(self.root / name, name)
+            headers[name] = header = read_local_header(self._root / name, name)
             total += len(header.tensors)
         return headers
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "local", "path": str(self.root.resolve() if self.single is None else self.single.resolve())}
+        return {"kind": "local", "path": str(self._root.resolve() if self._file is None else self._file.resolve()),
+                **self.origin}
+
+    def folder(self) -> Source:
+        if self._file is None:
+            return self
+        if self._folder is None:
+            self._folder = LocalSource(self._root)
+        return self._folder
+
+    def identity(self) -> dict[str, Any]:
+        """Each file's size and modification time (ns): a file rewritten in place is another checkpoint."""
+        out: dict[str, list[int | None]] = {}
+        for name, size in sorted(self.list_files().items()):
+            try:
+                out[name] = [size, (self._root / name).stat().st_mtime_ns]
+            except OSError:
+                out[name] = [size, None]
+        return {"files": out}
 
 
 WEIGHT_NAMES = (".safetensors", ".safetensors.index.json", "config.json")
@@ -139,3 +159,34 @@ def read_local_header(path: Path, name: str) -> Header:
         header.fail("file-unreadable", f"could not read: {e.strerror or e}")
         return header
     return parse_header(name, raw, size, header)
+
+
+def symlink_problem(path: Path) -> str:
+    """The exact trouble with a symlink whose target cannot be reached."""
+    try:
+        path.stat()
+    except OSError as e:
+        if e.errno == 40 or "loop" in str(e).lower():  # ELOOP
+            return f"{path} is a symbolic link loop (it points back at itself through {os.readlink(path)})"
+    return f"{path} is a dangling symbolic link: its target {os.readlink(path)} does not exist"
+
+
+def describe_special(path: Path) -> str | None:
+    """Why ``path`` (a directory entry) is not a regular file or directory we can read, or None when it is."""
+    if path.is_symlink():
+        try:
+            path.stat()
+        except OSError:
+            return symlink_problem(path)
+    try:
+        mode = path.stat().st_mode
+    except OSError as e:
+        return f"{path}: {e.strerror or e}"
+    import stat
+    if stat.S_ISFIFO(mode):
+        return f"{path} is a named pipe (FIFO), not a file: it was not opened"
+    if stat.S_ISSOCK(mode):
+        return f"{path} is a socket, not a file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return f"{path} is a device, not a file"
+    return None
