@@ -272,7 +272,8 @@ def test_numbered_shard_sets_read_deepseeks_six_digit_totals(make_checkpoint: Ca
     assert sets == {("model", "000163"): {1: "model-00001-of-000163.safetensors",
                                           163: "model-00163-of-000163.safetensors"},
                     ("model", "00002"): {2: "sub/model-00002-of-00002.safetensors"}}
-    assert promised_numbers(163, [1, 163]) == set(range(1, 164)) and promised_numbers(2, [0]) == {0, 1, 2}
+    assert promised_numbers(163, [1, 163]) == set(range(1, 164)) and promised_numbers(2, [0, 2]) == {0, 1, 2}
+    assert promised_numbers(413, [0, 412]) == set(range(413))  # MiniMax-M1: 0..N-1 (tests/test_specs_remote_llm.py)
     shards = {name: f"model-0000{i}-of-000003.safetensors" for i, name in enumerate(("a.weight", "b.weight", "c.weight"), 1)}
     path = make_checkpoint([(n, "F32", [2]) for n in shards], weight_map=shards)
     (path / "model-00003-of-000003.safetensors").unlink()

@@ -12,6 +12,9 @@ from tests.support.build import build_checkpoint, load_config, load_layout
 
 LAYOUT = load_layout("Qwen__Qwen3-4B")
 CONFIG = load_config(LAYOUT["config_file"])
+# a model_type and a class no spec and no transformers class has (a known class under an unknown type gets that
+# class's formula: tests/test_specs_remote_llm.py)
+UNKNOWN = {"model_type": "brand_new_arch", "architectures": ["BrandNewArchForCausalLM"]}
 
 
 def build(tmp_path: Path, config: dict, drop: tuple[str, ...] = ()) -> Path:
@@ -27,7 +30,7 @@ def codes(report: auditor.Report) -> dict[str, list[str]]:
 
 
 def test_unknown_model_type_is_checked_generically(tmp_path: Path) -> None:
-    report = auditor.audit(build(tmp_path, {**CONFIG, "model_type": "brand_new_arch"}))
+    report = auditor.audit(build(tmp_path, {**CONFIG, **UNKNOWN}))
     found = codes(report)
     assert "unknown-architecture" in found and report.verdict == "pass"
     assert report.reconciliation.expected_parameters is None
@@ -36,13 +39,13 @@ def test_unknown_model_type_is_checked_generically(tmp_path: Path) -> None:
 
 def test_generic_check_names_a_tensor_missing_from_one_layer(tmp_path: Path) -> None:
     gone = "model.layers.7.mlp.down_proj.weight"
-    report = auditor.audit(build(tmp_path, {**CONFIG, "model_type": "brand_new_arch"}, drop=(gone,)))
+    report = auditor.audit(build(tmp_path, {**CONFIG, **UNKNOWN}, drop=(gone,)))
     assert gone in codes(report)["missing-tensor"]
 
 
 @pytest.mark.parametrize("change", [{"num_hidden_layers": 40}, {"hidden_size": 1234}, {"vocab_size": 99}])
 def test_generic_check_compares_config_sizes(tmp_path: Path, change: dict) -> None:
-    report = auditor.audit(build(tmp_path, {**CONFIG, "model_type": "brand_new_arch", **change}))
+    report = auditor.audit(build(tmp_path, {**CONFIG, **UNKNOWN, **change}))
     assert "config-mismatch" in codes(report) and report.exit_code == 1
 
 
@@ -85,7 +88,8 @@ def test_unknown_wrapper_around_a_known_text_config_is_not_audited_as_the_text_m
 def test_hostile_config_values_are_findings_not_crashes_or_hangs(tmp_path: Path, change: dict) -> None:
     report = auditor.audit(build(tmp_path, {**CONFIG, **change}))
     assert report.totals.tensors == len(LAYOUT["tensors"])
-    assert {f.code for f in report.findings} & {"config-mismatch", "unknown-architecture"}
+    # a model_type that is no string names no spec: Qwen3ForCausalLM's formula by class, or no formula
+    assert {f.code for f in report.findings} & {"config-mismatch", "unknown-architecture", "formula-by-class"}
     json.dumps(report.to_dict())
 
 

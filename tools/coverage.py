@@ -131,8 +131,8 @@ def render(results: dict[str, dict[str, list]]) -> str:
 
 
 def releases_table() -> str:
-    """Remote-code families (no class in transformers, so no dumped cases) against the real releases of
-    fixtures/releases (tools/derive_release.py): each built header-only at release shape with its real sharding
+    """Remote-code families (no class in transformers, so no dumped cases) and configs older writers wrote, against
+    the real releases of fixtures/releases (tools/derive_release.py, tools/dump_remote.py): each built header-only at release shape with its real sharding
     and audited; **exact** when nothing is an error or a warning and every stored parameter is the formula's."""
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -146,17 +146,23 @@ def releases_table() -> str:
             bad = [f.code for f in report.findings if f.severity == "error"]
             warned = sorted({f.code for f in report.findings if f.severity == "warning"})
             # every stored tensor the model's (its parameters, a stored copy of its tied head, its buffers), the
-            # parameters the formula's, and no warning but a stored tied head's
+            # parameters the formula's, and no warning but a stored tied head's; an MTP block (MiMo's
+            # model.mtp_layers) is counted beside the model, while the repo's num_parameters() counts it in
+            mtp = (rec.mtp_parameters or 0) if rec is not None else 0
             exact = (not bad and set(warned) <= {"tied-head"} and rec is not None and rec.ledger["unexplained"] == 0
-                     and expected == rec.ledger["model"] == release["parameters"])
+                     and expected is not None and expected == rec.ledger["model"]
+                     and expected + mtp == rec.ledger["model"] + rec.ledger["mtp"] == release["parameters"])
             status = "exact" if exact else f"failing ({', '.join(bad + warned)})"
             if exact and warned:
                 status += " (its stored tied head: a tied-head warning)"
             if "index_total_size" in release:
                 status += (f"; the index's total_size is {release['index_total_size'] - release['total_size']:,} "
                            "bytes over the derived shapes")
-            elif "note" in release:  # no public index: the modeling code's own state_dict (tools/dump_meta_state.py)
+            elif not any(p.endswith(".index.json") for p in release["provenance"]["paths"]):
+                # no public index: the modeling code's own state_dict (tools/dump_meta_state.py, dump_remote.py)
                 status += "; no public index found: names and shapes from the modeling code on the meta device"
+            if mtp:
+                status += f" (with its MTP block of {mtp:,} parameters)"
             source = f"{release['provenance']['repo']}@{release['provenance']['commit'][:12]}"
             rows.append(f"| {cfg.get('model_type')} | {(cfg.get('architectures') or ['-'])[0]} | "
                         f"{spec.file if spec else '-'} | {release['hub']} (mirror {source}) | {len(release['tensors']):,} | "
@@ -165,7 +171,10 @@ def releases_table() -> str:
     return "\n".join([f"## Remote-code families checked against real releases ({len(rows)} releases)", "",
                       "Models whose code ships with the checkpoint (`trust_remote_code`): truth is the release's real "
                       "index (names, sharding, total_size) and its own modeling code (shapes derived by hand, "
-                      "tests/test_specs_remote_vlm.py and tests/test_specs_remote_more.py count each by hand too).", "",
+                      "tests/test_specs_remote_vlm.py and tests/test_specs_remote_more.py count each by hand too; or "
+                      "the code run on the meta device, tools/dump_remote.py, tests/test_specs_remote_llm.py). Also "
+                      "here: releases whose config.json an older transformers wrote (olmOCR-7B's Qwen2-VL config as "
+                      "4.45 saves it).", "",
                       "| model_type | class | spec | release | tensors | parameters | status |",
                       "|---|---|---|---|---|---|---|", *rows, ""])
 

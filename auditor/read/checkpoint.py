@@ -315,8 +315,12 @@ def numbered_shards(names: Iterable[str]) -> dict[tuple[str, str], dict[int, str
 
 def promised_numbers(total: int, present: Iterable[int]) -> set[int]:
     """The numbers a set of ``-of-<total>`` names promises: 1..N as save_pretrained numbers them; some exporters
-    (gpt-oss) number 0..N instead."""
-    return set(range(0, total + 1)) if 0 in present else set(range(1, total + 1))
+    number from 0: 0..N (gpt-oss) or 0..N-1 (MiniMax-M1's 413 shards, model-00000-of-00413 to -00412-of-00413),
+    told apart by whether N itself is there."""
+    present = set(present)
+    if 0 not in present:
+        return set(range(1, total + 1))
+    return set(range(0, total + 1)) if total in present else set(range(0, total))
 
 
 def _check_shard_names(audited: list[str], findings: list[Finding]) -> None:

@@ -10,23 +10,35 @@ parameter total.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import replace
 from typing import Any, cast
 
 from ..core.errors import ConfigError
 from ..core.findings import Finding, finding, plural
 from ..core.names import shown
 from ..inventory.build import Inventory
+from ..inventory.groups import split_name
 from ..quant import Quantization, stands_for
 from ..quant.checks import quantization_findings
 from ..read.checkpoint import SHARE_NAMES_FROM
 from ..read.header import NAME, Tensor
-from ..specs import Expectation, all_specs, buffer_suffixes, expand, select, selection_note
+from ..specs import (
+    Expectation,
+    ExpectedTensor,
+    all_specs,
+    buffer_suffixes,
+    by_class_note,
+    expand,
+    select,
+    selection_note,
+)
 from ..specs.expr import ExprError, NoSubSpec
 from ..specs.layouts import best_layout
 from .breakdown import ExpectedSummary, closed_form_text, component_rows, formula_text, summarize
 from .compare import sort_expected, sort_the_rest
 from .fallback import generic_reconciliation
 from .messages import MAX_NAMES_IN_MESSAGE, findings_of
+from .parts import Part, known_parts
 from .result import LEDGER_KEYS, Component, Reconciliation
 from .structural import checked_note
 
@@ -53,9 +65,13 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None,
     model_type = cfg.get("model_type")
     architectures = config.get("architectures")
     architecture = architectures[0] if isinstance(architectures, list) and architectures else None
+    by_class = by_class_note(spec, cfg) if spec is not None else None
     if spec is None:
         rec = generic_reconciliation(inventory, cfg)
-        rec.findings.append(finding("unknown-architecture", f"{selection_note(cfg)}; {checked_note(inventory)}"))
+        parts = known_parts(cfg, inventory.tensors)
+        checked = _check_parts(rec, parts, inventory) if parts else ""
+        rec.findings.append(finding("unknown-architecture", f"{selection_note(cfg)}; {checked}"
+                                    f"{checked_note(inventory)}"))
     else:
         try:
             expectation = expand(spec, cfg, reuse=_stored_strings(inventory.tensors))
@@ -64,8 +80,13 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None,
             rec.findings.append(finding("unknown-architecture", f"{e}; {checked_note(inventory)}"))
         except ExprError as e:
             rec = generic_reconciliation(inventory, cfg)
-            rec.findings.append(finding("config-mismatch", f"config.json cannot be evaluated by the {spec.file} "
-                                        f"formula: {e}", files=["config.json"]))
+            if by_class is not None:  # a borrowed class name's formula is not the config's to fail: no formula
+                rec.findings.append(finding("unknown-architecture", f"{selection_note(cfg)}; architectures[0] names a "
+                                            f"class whose formula ({spec.file}) cannot evaluate this config.json: "
+                                            f"{e}; {checked_note(inventory)}"))
+            else:
+                rec.findings.append(finding("config-mismatch", f"config.json cannot be evaluated by the {spec.file} "
+                                            f"formula: {e}", files=["config.json"]))
         else:
             names = (inventory.tensors if not indexed or indexed.keys() == inventory.tensors.keys()
                      else {**indexed, **inventory.tensors})
@@ -76,12 +97,73 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None,
                 rec.findings.append(finding("unknown-architecture", f"{foreign}; {checked_note(inventory)}"))
             else:
                 rec = _compare(inventory, expectation, cfg)
+                if by_class is not None:
+                    rec.findings.append(finding("formula-by-class", by_class))
                 if indexed:
                     rec.findings += _unexplained_in_unread_shards(indexed, inventory, expectation)
     rec.model_type = model_type if isinstance(model_type, str) else None
     rec.architecture = architecture if isinstance(architecture, str) else None
     assert sum(rec.ledger.values()) == inventory.totals.parameters + rec.packed_extra, "ledger must cover every tensor"
     return rec
+
+
+def _check_parts(rec: Reconciliation, parts: list[Part], inventory: Inventory) -> str:
+    """The known parts of a checkpoint without a formula, each compared with its own formula, merged into the
+    structural reconciliation of the whole. Which differences are the checkpoint's fault is told by where they
+    are (``local_differences``): a tensor missing or misshapen in some layers of a part whose other layers hold it
+    as the formula says is damage, and an error; a difference in every layer, or outside the layers, is how the
+    repo's class builds the part (a composite sets its sub-config's keys, drops or adds a tensor), which no
+    formula of the part alone can tell, so that part is left to the structural check with the rest, never an
+    error. Returns what the unknown-architecture note says about the parts."""
+    stored = inventory.tensors
+    said: list[str] = []
+    for part in parts:
+        names = [n for n in part.expectation.tensors if n in stored]
+        sub = _compare(replace(inventory, tensors={n: stored[n] for n in names}), part.expectation,
+                       dict(part.config))
+        differences = [f for f in sub.findings if f.severity != "info"]
+        if differences and not local_differences(differences, part.expectation.tensors, stored):
+            said.append(f"{part.label} differs from its formula in every layer or outside them "
+                        f"({'; '.join(f.message for f in differences[:2])}): most likely the repo's own way of "
+                        "building it, so it is checked structurally")
+            continue
+        rec.categories.update(sub.categories)
+        covered = set(names)  # the structural check's layer findings about the part's tensors alone give way
+        rec.findings = [f for f in rec.findings if not (f.code in LAYER_CODES and f.tensors
+                                                        and covered.issuperset(f.tensors))] + differences
+        summary = summarize(part.expectation, part.expectation.tensors)
+        said.append(f"{part.label}: {len(names):,} tensors, {summary.parameters:,} parameters, "
+                    + ("exactly as its formula says" if not differences else
+                       f"{plural(len(differences), 'finding')} where some layers differ from the others"))
+    rec.ledger = dict.fromkeys(LEDGER_KEYS, 0)
+    for name, category in rec.categories.items():
+        rec.ledger[category] += stored[name].elements
+    return f"parts config.json nests with known types, checked by their own formulas: {'; '.join(said)}; the rest: "
+
+
+# the structural check's findings about layers (a layer lacking a tensor, a shape differing from its siblings)
+LAYER_CODES = frozenset({"missing-tensor", "shape-mismatch"})
+
+
+def local_differences(differences: list[Finding], expected: Mapping[str, ExpectedTensor],
+                      stored: Mapping[str, Tensor]) -> bool:
+    """Whether every tensor the differences name sits in a layer whose siblings (the same tensor in the part's
+    other layers) are stored with the shape the formula gives: a layer lost a tensor or holds a wrong one."""
+    named = {n for f in differences for n in f.tensors}
+    if not named:
+        return False
+    siblings: dict[str, list[str]] = {}
+    for name in expected:
+        template, indices = split_name(name)
+        if indices:
+            siblings.setdefault(template, []).append(name)
+    for name in named:
+        template, indices = split_name(name)
+        fine = [n for n in siblings.get(template, ()) if n not in named and n in stored
+                and stored[n].shape in (expected[n].shape, expected[n].alt_shape)]
+        if not indices or not fine:
+            return False
+    return True
 
 
 def _stored_strings(stored: Mapping[str, Tensor]) -> Callable[[list[str]], list[str]] | None:

@@ -37,7 +37,7 @@ def findings_of(s: Sorted, expected: Mapping[str, ExpectedTensor], stored: dict[
     f: list[Finding] = []
     ledger = rec.ledger
     _report_missing(f, list(s.missing), expected, expectation)
-    if s.mtp_missing and len(s.mtp_missing) < sum(1 for e in expected.values() if e.mtp):
+    if s.mtp_missing and len(s.mtp_missing) < sum(1 for e in expected.values() if e.mtp and e.kind in REQUIRED):
         f.append(finding("missing-tensor", f"the MTP module is incomplete: {plural(len(s.mtp_missing), 'tensor')} "
                          f"missing ({_names(s.mtp_missing)})", tensors=s.mtp_missing, severity="warning"))
     if s.mismatched:

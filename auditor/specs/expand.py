@@ -8,7 +8,7 @@ prefix. Bounds keep a hostile config a finding rather than a hang.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -61,8 +61,10 @@ def _environment(spec: Spec, config: Mapping[str, Any], library: Mapping[str, Sp
     scopes = {m.name: module_scope(m, env) for m in spec.modules}
     resolved: dict[str, dict[str, Any]] = {}
 
+    own = composite_types(spec, config)
+
     def resolve(module: Module) -> None:
-        sub = spec_for_module(module, scopes[module.name], library)
+        sub = spec_for_module(module, scopes[module.name], library, own)
         if module.config and sub is not None:
             resolved[module.config] = _environment(sub, scopes[module.name], library, depth + 1)[0]
 
@@ -168,9 +170,10 @@ def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
         for i, rule in rules:
             if rule.stack is None and rule.mtp:
                 b.add(rule, i, env, tied)
+    composite = composite_types(spec, config)
     for module in spec.modules:
         if module.when is None or evaluate(module.when, env):
-            _add_module(b, spec, module, scopes[module.name], library, _depth, env)
+            _add_module(b, spec, module, scopes[module.name], library, _depth, env, composite)
     # a composite model's head is its language model's: its tie is the one reported
     tied = tied or any(sub.tied for name, sub in b.modules
                        if any(m.name == name and m.component is None for m in spec.modules))
@@ -193,7 +196,7 @@ def _module_alone(spec: Spec, name: str, env: Mapping[str, Any], config: Mapping
     module = next(m for m in spec.modules if m.name == name)
     raw = config.get(module.config) if module.config else None
     scope = dict(raw) if isinstance(raw, dict) else {k: evaluate(v, env) for k, v in module.defaults.items()}
-    sub = spec_for_module(module, scope, library)
+    sub = spec_for_module(module, scope, library, composite_types(spec, config))
     if sub is None:
         raise NoSubSpec(f"{spec.file}: module {name} has no spec for model_type {scope.get('model_type')!r}")
     arch = architecture(config)
@@ -242,8 +245,8 @@ def _like_rules(spec: Spec, stack: Stack, rules: list[tuple[int, TensorRule]]) -
 
 
 def _add_module(b: Builder, parent: Spec, module: Module, scope: Mapping[str, Any], library: Mapping[str, Spec],
-                depth: int, env: Mapping[str, Any]) -> None:
-    sub_spec = spec_for_module(module, scope, library)
+                depth: int, env: Mapping[str, Any], own: Collection[str]) -> None:
+    sub_spec = spec_for_module(module, scope, library, own)
     if sub_spec is None:
         raise NoSubSpec(f"{parent.file}: module {module.name} has no spec for model_type {scope.get('model_type')!r}")
     raw = expand(sub_spec, scope, module.cls or sub_spec.default_class, library, depth + 1)
@@ -275,11 +278,25 @@ def _add_copy(b: Builder, module: Module, raw: Expectation, prefix: Mapping[str,
             b.stacks.append(s)
 
 
-def spec_for_module(module: Module, scope: Mapping[str, Any], library: Mapping[str, Spec]) -> Spec | None:
+def composite_types(spec: Spec, config: Mapping[str, Any]) -> frozenset[str]:
+    """The model types that name the composite itself: the ones its spec claims and its config's own."""
+    own = config.get("model_type")
+    return frozenset((*spec.model_types, *((own,) if isinstance(own, str) else ())))
+
+
+def spec_for_module(module: Module, scope: Mapping[str, Any], library: Mapping[str, Spec],
+                    composite: Collection[str] = ()) -> Spec | None:
     """A module's sub-spec: the one claiming its scope's architectures[0] (when ``by_class``: VisionEncoderDecoder's
     decoder is its model_type's causal-LM class, BertLMHeadModel), then its model_type (when ``select``), else its
-    fixed spec."""
+    fixed spec.
+
+    A nested model_type that names the composite itself (``composite``: Qwen2-VL checkpoints saved by transformers
+    4.45-4.46 write ``vision_config: {"model_type": "qwen2_vl", ...}``, Qwen3-VL releases ``"qwen3_vl"``) selects
+    nothing: transformers builds that sub-config as the class the parent declares for it and ignores the nested
+    type, so the module's own spec applies rather than the whole composite read as one of its parts."""
     model_type = scope.get("model_type")
+    if model_type in composite:
+        model_type = None
     arch = architecture(scope) if module.by_class else None
     if arch is not None:
         found = next((s for s in library.values() if arch in s.architectures), None)
