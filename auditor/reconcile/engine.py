@@ -9,6 +9,9 @@ parameter total.
 
 from __future__ import annotations
 
+import json
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
 from typing import Any, cast
@@ -74,7 +77,7 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None,
                                     f"{checked_note(inventory)}"))
     else:
         try:
-            expectation = expand(spec, cfg, reuse=_stored_strings(inventory.tensors))
+            expectation = _expanded(spec, cfg, _stored_strings(inventory.tensors))
         except NoSubSpec as e:  # a part no formula covers (VisionEncoderDecoder's Swin encoder): structural check
             rec = generic_reconciliation(inventory, cfg)
             rec.findings.append(finding("unknown-architecture", f"{e}; {checked_note(inventory)}"))
@@ -164,6 +167,37 @@ def local_differences(differences: list[Finding], expected: Mapping[str, Expecte
         if not indices or not fine:
             return False
     return True
+
+
+# A fleet audits many checkpoints of one architecture and config (an organisation's fine-tunes, a training run's
+# steps) in one process: their expected tensors are the same value, evaluated once. Expectations are immutable;
+# only small ones are kept (a DeepSeek-V3 expansion is ~92k entries), and only a few.
+_EXPANDED: OrderedDict[tuple[str, int, str], Expectation] = OrderedDict()
+_EXPANDED_LOCK = threading.Lock()
+EXPANSIONS_KEPT = 16
+KEEP_BELOW_TENSORS = 20_000
+
+
+def _expanded(spec: Any, cfg: Mapping[str, Any], reuse: Callable[[list[str]], list[str]] | None) -> Expectation:
+    """``expand(spec, cfg)``, from the process's few recent expansions when the same spec and config were seen."""
+    if reuse is not None:  # the stored strings of a giant checkpoint: its own expansion
+        return expand(spec, cfg, reuse=reuse)
+    try:
+        key = (spec.file, id(spec), json.dumps(cfg, sort_keys=True, default=repr))
+    except (TypeError, ValueError):
+        return expand(spec, cfg)
+    with _EXPANDED_LOCK:
+        found = _EXPANDED.get(key)
+        if found is not None:
+            _EXPANDED.move_to_end(key)
+            return found
+    expectation = expand(spec, cfg)
+    if len(expectation.tensors) < KEEP_BELOW_TENSORS:
+        with _EXPANDED_LOCK:
+            _EXPANDED[key] = expectation
+            while len(_EXPANDED) > EXPANSIONS_KEPT:
+                _EXPANDED.popitem(last=False)
+    return expectation
 
 
 def _stored_strings(stored: Mapping[str, Tensor]) -> Callable[[list[str]], list[str]] | None:
