@@ -199,11 +199,7 @@ def findings_view(findings: Sequence[Finding], groups: Any = None, place: Place 
     problems: list[tuple[bool, str]] = []  # (not an error, its HTML): errors first, each kind in order
     notes = []
     for root, caused in _roots(findings):
-        inner = ""
-        if caused:
-            inner = (f'<details class="cons"><summary>{len(caused):,} consequence{"s" if len(caused) > 1 else ""}'
-                     f' of this</summary>{"".join(_finding(f, groups, place) for f in caused)}</details>')
-        shown = _finding(root, groups, place, inner, root=True)
+        shown = _with_consequences(root, caused, groups, place)
         if root.severity in PROBLEMS:
             problems.append((root.severity != "error", shown))
         else:
@@ -215,10 +211,23 @@ def findings_view(findings: Sequence[Finding], groups: Any = None, place: Place 
             f'{boxes}</div>')
     if not problems:
         head += '<p class="ok">No error or warning.</p>'
-    folded = (f'<details class="notes"><summary>{len(notes):,} note{"s" if len(notes) > 1 else ""} (info: '
-              f'nothing to fix)</summary>{"".join(notes)}</details>' if notes else "")
-    return (f'<div class="findings">{head}{"".join(html for _, html in problems)}{folded}<p class="none muted hidden">no finding of the '
+    return (f'<div class="findings">{head}{"".join(html for _, html in problems)}{_notes(notes)}<p class="none muted hidden">no finding of the '
             f'severities chosen</p></div>')
+
+
+def _with_consequences(root: Finding, caused: list[Finding], groups: Any, place: Place, label: str = "") -> str:
+    """A root finding, its consequences folded inside it."""
+    inner = ""
+    if caused:
+        inner = (f'<details class="cons"><summary>{len(caused):,} consequence{"s" if len(caused) > 1 else ""}'
+                 f' of this</summary>{"".join(_finding(f, groups, place) for f in caused)}</details>')
+    return _finding(root, groups, place, inner, root=True, label=label)
+
+
+def _notes(notes: list[str]) -> str:
+    """The notes (``info`` roots), folded: nothing to fix."""
+    return (f'<details class="notes"><summary>{len(notes):,} note{"s" if len(notes) > 1 else ""} (info: nothing to '
+            f'fix)</summary>{"".join(notes)}</details>' if notes else "")
 
 
 def next_step(code: str) -> str:
@@ -279,8 +288,14 @@ def _places(report: CompositeReport, uid: str, label: str = "") -> dict[str, Pla
 def _whole_findings(report: CompositeReport, uid: str, places: dict[str, Place]) -> str:
     """What fails, first: the errors and warnings of the whole and of every section and variant (roots only, with
     their next step), each naming and linking its section; targets that could not be audited."""
-    items = [(root.severity, _finding(root, None, Place(uid), root=True)) for root, _ in _roots(report.active_findings)
-             if root.severity in PROBLEMS]  # (severity, its HTML)
+    items: list[tuple[str, str]] = []  # (severity, its HTML)
+    own_notes: list[str] = []  # the whole's own notes (a section's are in its fold)
+    for root, caused in _roots(report.active_findings):
+        shown = _with_consequences(root, caused, None, Place(uid))
+        if root.severity in PROBLEMS:
+            items.append((root.severity, shown))
+        else:
+            own_notes.append(shown)
 
     def walk(r: CompositeReport, prefix: str, label: str) -> None:
         for i, s in enumerate(r.sections):
@@ -307,13 +322,13 @@ def _whole_findings(report: CompositeReport, uid: str, places: dict[str, Place])
                      (("error", "error"), ("warning", "warning"), ("info", "note")))
     if not items:
         body = (f'<p class="ok">No error or warning in {len(report.sections):,} section'
-                f'{"s" if len(report.sections) != 1 else ""}; notes are in the sections.</p>')
+                f'{"s" if len(report.sections) != 1 else ""}; notes are in the sections.</p>{_notes(own_notes)}')
     else:
-        shown = {s: sum(sev == s for sev, _ in items) for s in PROBLEMS}
+        tally = {s: sum(sev == s for sev, _ in items) for s in PROBLEMS}
         boxes = "".join(f'<label><input type="checkbox" data-sev="{s}" checked> {s} ({n:,})</label>'
-                        for s, n in shown.items() if n)
+                        for s, n in tally.items() if n)
         body = (f'<div class="toolbar sevfilter"><span>show:</span>{boxes}</div>{"".join(h for _, h in items)}'
-                f'<p class="none muted hidden">no finding of the severities chosen</p>')
+                f'{_notes(own_notes)}<p class="none muted hidden">no finding of the severities chosen</p>')
     return (f'<div class="findings whole"><h2 id="{uid}-findings">Findings: {said}</h2>'
             f'<p class="muted">The problems of every section, root causes only (their consequences and the notes '
             f'are in the sections below).</p>{body}</div>')
