@@ -37,7 +37,7 @@ _MANY_NAMES = 5_000  # above this, patterns are looked up in the report's groups
 PROBLEMS = ("error", "warning")  # the severities shown open at the top; notes are folded under them
 
 
-@dataclass
+@dataclass(frozen=True)
 class Place:
     """Where one checkpoint's findings can point on the page: its fold (a section, an alternate variant; "" for
     the page itself), its tree rows and file rows by HTML id, and what the whole's list calls it (``vae (fp16)``)."""
