@@ -70,7 +70,7 @@ def test_layer_chart_keys_only_the_looks_it_has(reports: dict[str, tuple[Path, A
     """The per-layer chart says what hatched / dashed / red bars mean only where it draws them."""
     def keys(name: str) -> set[str]:
         page = formatter("html")(reports[name][1])
-        return set(re.findall(r"(hatched|dashed|amber|red|grey): ", page.split("<h2>Per layer</h2>", 1)[1]))
+        return set(re.findall(r"(hatched|dashed|amber|red|grey): ", page.split(">Per layer</h2>", 1)[1]))
     assert keys("dense") == set()
     assert "red" in keys("broken") and "dashed" not in keys("broken")
     assert "dashed" in keys("unread")
@@ -78,7 +78,7 @@ def test_layer_chart_keys_only_the_looks_it_has(reports: dict[str, tuple[Path, A
 
 def _layer_bars(page: str) -> dict[int, tuple[str, int, int | None]]:
     """The first per-layer chart's bars: layer -> (status, its value, the formula's line or None)."""
-    chart = page.split("<h2>Per layer</h2>", 1)[1].split("</svg>", 1)[0]
+    chart = page.split(">Per layer</h2>", 1)[1].split("</svg>", 1)[0]
     return {int(m["i"]): (m["status"], int(m["value"].replace(",", "")),
                           int(m["expected"].replace(",", "")) if m["expected"] else None)
             for m in re.finditer(r'class="bar (?P<status>\w+)"[^>]*><title>layer (?P<i>\d+) [^:]*: (?:stored|encoded) '
@@ -106,7 +106,7 @@ def test_packed_layers_are_compared_with_their_formula(reports: dict[str, tuple[
     status, value, expected = bars[layer]
     assert status == "error" and expected is not None and value < expected
     assert all(v == e for i, (_, v, e) in bars.items() if i != layer)
-    assert f"Layers that differ: <b>{layer}</b>" in formatter("html")(broken)
+    assert f"1 of 32 layers differs: layer <b>{layer}</b>" in formatter("html")(broken)
     # a qweight one row short: it encodes 8 x 4096 values too few, its layer alone is red
     bad = "model.layers.9.self_attn.o_proj.qweight"  # [4096 // 32 * 4, 4096] = [512, 4096]
     misshapen = auditor.audit(gptq.gptq_checkpoint(tmp_path / "bad", GPTQ_LAYOUT,
@@ -159,6 +159,11 @@ def test_deepseek_v3_report_is_small_and_fast(tmp_path: Path) -> None:
     assert sum(1 for _ in root.walk()) < 500
     experts = root.children[("model",)].children[("layers.{}",)].children[("mlp",)].children[("experts.{}",)]
     assert experts.repeat == 256 and experts.severity == "error" and experts.missing == len(lost)
+    # issue 29: the one layer that lost experts is named and counted as one; the MTP layer 61 is not a difference
+    assert "1 of 61 layers differs: layer <b>40</b>" in page
+    assert "Layer 61 is beyond config.json's 61 layers: the multi-token-prediction module" in page
+    # the 163-row files table: only the rows something is said about show until the toggle is ticked
+    assert page.count('<tr class="file') == 163 and page.count('<tr class="file quiet"') == 163
 
 
 def test_markdown_has_a_mermaid_pie_of_the_components(reports: dict[str, tuple[Path, AnyReport]]) -> None:
@@ -206,7 +211,8 @@ def test_cli_html_output_diff_and_open(reports: dict[str, tuple[Path, AnyReport]
 def _rows(page: str) -> dict[str, tuple[str, str]]:
     """The files view's rows: file -> (its class, its severity mark)."""
     return {m["name"]: (m["cls"], m["sev"]) for m in re.finditer(
-        r'<tr class="file(?P<cls>[^"]*)" data-file="(?P<name>[^"]+)" data-sev="(?P<sev>\w+)">', page)}
+        r'<tr class="file(?P<cls>[^"]*?)(?: quiet)?" id="[^"]+" data-file="(?P<name>[^"]+)" data-sev="(?P<sev>\w+)">',
+        page)}
 
 
 def test_files_view_marks_the_files_findings_name(reports: dict[str, tuple[Path, AnyReport]]) -> None:

@@ -163,6 +163,14 @@ def test_html_in_a_browser(target: Path, tmp_path: Path) -> None:
         page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
         shown = page.evaluate("document.body.innerText")
         assert hostile.SHOWN in shown and "<script>document.title='pwned'</script>" in shown
+        # the search box over tensor names finds the author's tensor by its text, and runs none of it
+        page.evaluate("document.getElementById('tsearch').focus()")
+        page.call("Input.insertText", {"text": "<script>"})
+        leaves = page.evaluate("[...document.querySelectorAll('.tree .row.leaf')].filter(e => e.offsetParent)"
+                               ".map(e => e.dataset.t)")
+        assert len(leaves) == 1 and hostile.SHOWN in leaves[0]  # as the page shows it: control characters escaped
+        assert page.evaluate("document.title").startswith("st-audit")
+        assert page.errors == [], page.errors
 
 
 def test_json_keeps_the_exact_names(target: Path) -> None:

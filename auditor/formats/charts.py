@@ -91,6 +91,7 @@ class LayerBar:
 STATUS_TEXT = {"ok": "as expected", "differs": "differs from the formula", "missing": "missing",
                "unchecked": "not checked (its file could not be read)",
                "error": "error", "warning": "warning", "info": "note", "beyond": "beyond config.json's count"}
+UNCOMPARED = "no per-layer count to compare with"  # a layer with no formula (an adapter's), never "as expected"
 
 
 def layer_bars(bars: list[LayerBar], kinds: list[str], uid: str = "l", height: int = 150, width: int = 900,
@@ -117,7 +118,8 @@ def layer_bars(bars: list[LayerBar], kinds: list[str], uid: str = "l", height: i
         h = (bottom - 6) * b.stored / top
         kind_i = kinds.index(b.kind) if b.kind in kinds else 0
         tip = (f"layer {b.index}{' (' + b.kind + ')' if b.kind else ''}: {counted} {b.stored:,}"
-               + (f", expected {b.expected:,}" if b.expected is not None else "") + f"; {STATUS_TEXT[b.status]}")
+               + (f", expected {b.expected:,}" if b.expected is not None else "")
+               + f"; {STATUS_TEXT[b.status] if b.status != 'ok' or b.expected is not None else UNCOMPARED}")
         if b.status == "unchecked":  # a dashed outline; what was read of the layer, muted inside it
             out.append(f'<rect x="{x:.1f}" y="6" width="{w:.1f}" height="{bottom - 6}" class="bar unchecked">'
                        f'<title>{escape(tip)}</title></rect>')

@@ -17,13 +17,23 @@ def _worst(findings: list[Finding]) -> str | None:
     return max((f.severity for f in findings), key=SEVERITY_RANK.__getitem__, default=None)
 
 
-def files_view(report: Report) -> str:
-    """The table: audited files in order, then index shards that are not there, files not audited, and the
-    other files findings name (config.json, the index)."""
+# above this many rows, the rows no finding names are folded away (a toggle shows them): DeepSeek-V3's 163
+# shards would otherwise push the module tree a page down
+FOLD_ROWS = 12
+
+
+def _naming(report: Report) -> dict[str, list[Finding]]:
     naming: dict[str, list[Finding]] = {}
     for f in report.active_findings:
         for name in f.files:
             naming.setdefault(name, []).append(f)
+    return naming
+
+
+def file_rows(report: Report) -> list[tuple[str, str, str, str]]:
+    """(name, state, size, tensors) per row: audited files in order, then index shards that are not there, files
+    not audited, and the other files findings name (config.json, the index)."""
+    naming = _naming(report)
     lost_tensors = Counter(report.lost.tensors.values())  # unread file -> tensors the index puts in it
     rows: list[tuple[str, str, str, str]] = []  # name, state, size, tensors
     for fs in report.files:
@@ -43,10 +53,26 @@ def files_view(report: Report) -> str:
             rows.append((name, f"not audited: {why}", "", ""))
             seen.add(name)
     rows += [(name, "other", "", "") for name in naming if name not in seen]
+    return rows
+
+
+def file_anchors(report: Report, uid: str) -> dict[str, str]:
+    """File name -> the HTML id of its row in the files view (``r-f4``), for the findings' links."""
+    return {name: f"{uid}-f{i}" for i, (name, *_) in enumerate(file_rows(report))}
+
+
+def files_view(report: Report, uid: str = "r", anchor: str = "") -> str:
+    """The table, one row per file with the worst severity of the findings naming it. Past ``FOLD_ROWS`` rows,
+    only the files something is said about (a finding, not read, missing, not audited) show until the toggle
+    above the table is ticked (CSS only: readable without the script)."""
+    naming = _naming(report)
+    rows = file_rows(report)
     if not rows:
         return ""
+    fold = len(rows) > FOLD_ROWS
     body = []
-    for name, state, shown_size, tensors in rows:
+    quiet = 0
+    for i, (name, state, shown_size, tensors) in enumerate(rows):
         found = naming.get(name, [])
         sev = _worst(found)
         dot = f'<span class="dot {sev}" title="{sev}"></span>' if sev else ""
@@ -56,12 +82,23 @@ def files_view(report: Report) -> str:
         codes = "".join(f'<span class="fcode {f.severity}" title="{escape(f.message)}">{escape(f.code)}</span>'
                         for f in found)
         cls = " missing" if state == "absent" else " unread" if state == "unread" else ""
-        body.append(f'<tr class="file{cls}" data-file="{escape(name)}" data-sev="{sev or "none"}">'
+        if fold and not found and not state:
+            cls += " quiet"
+            quiet += 1
+        body.append(f'<tr class="file{cls}" id="{uid}-f{i}" data-file="{escape(name)}" data-sev="{sev or "none"}">'
                     f'<td class="mark">{dot}</td><td><code>{escape(name)}</code>{tag}</td>'
                     f'<td class="n">{shown_size}</td><td class="n">{tensors}</td><td>{codes}</td></tr>')
     flagged = sum(1 for name, *_ in rows if naming.get(name))
     note = f'{flagged:,} named by a finding' if flagged else "no finding names a file"
-    return (f'<h2>Files</h2><p class="muted">{len(report.files):,} audited; {note}. A file that could not be read '
-            f'leaves its tensors &ldquo;not checked&rdquo; in the tree (dashed in the layer bars).</p>'
-            f'<table class="files"><tr><th></th><th>file</th><th class="n">size</th><th class="n">tensors</th>'
+    unread = any(state in ("unread", "absent") for _, state, _, _ in rows)
+    why = (' A file that could not be read leaves its tensors &ldquo;not checked&rdquo; in the tree (dashed in the '
+           'layer bars).' if unread else "")
+    others = "other " if quiet < len(rows) else ""
+    toggle = (f'<input type="checkbox" class="showall" id="{uid}-allfiles"><label for="{uid}-allfiles"> show the '
+              f'{quiet:,} {others}files (nothing is said about them)</label>' if quiet else "")
+    table_cls = "files quietall" if quiet == len(rows) else "files"
+    ident = f' id="{anchor}"' if anchor else ""
+    return (f'<h2{ident}>Files</h2><p class="muted">'
+            f'{len(report.files):,} audited; {note}.{why}</p>{toggle}'
+            f'<table class="{table_cls}"><tr><th></th><th>file</th><th class="n">size</th><th class="n">tensors</th>'
             f'<th>findings</th></tr>{"".join(body)}</table>')

@@ -1,6 +1,7 @@
 """The HTML report's inline stylesheet and script: one file that opens offline, light or dark as the reader's
-system prefers (``prefers-color-scheme``), nothing fetched. The script only filters findings by severity and opens
-or closes the tree; everything is readable without it."""
+system prefers (``prefers-color-scheme``), nothing fetched. The script filters findings by severity, opens or closes
+the tree, filters the trees by tensor name (the search box at the top) and opens the folds a link points into;
+everything is readable without it (the files view's toggle is CSS)."""
 
 from __future__ import annotations
 
@@ -88,6 +89,21 @@ details.part>summary .verdict{font-size:12px}
 align-items:center;padding:2px 10px 2px 0}
 .drow.added{background:var(--add)}.drow.removed{background:var(--del)}.drow.changed{background:var(--chg)}
 footer{margin-top:30px;color:var(--muted);font-size:12px}
+nav.top{position:sticky;top:0;z-index:5;background:var(--bg);border-bottom:1px solid var(--line);margin:-24px 0 14px;
+padding:8px 0;display:flex;gap:14px;align-items:center;flex-wrap:wrap;font-size:13px}
+nav.top a{color:var(--accent);text-decoration:none}nav.top a:hover{text-decoration:underline}
+nav.top .search{margin-left:auto;display:flex;gap:8px;align-items:center}
+nav.top input{width:340px;font:inherit;padding:3px 8px;border:1px solid var(--line);border-radius:6px;
+background:var(--panel);color:var(--fg)}
+[id]{scroll-margin-top:56px}.treebox{scroll-margin-top:56px}
+.row:target,tr:target,details:target>summary{outline:2px solid var(--accent);outline-offset:-2px}
+.finding .next{margin-top:3px}.finding .next b{font-weight:600}
+.finding .where{margin-top:2px;color:var(--muted)}.finding .where a{color:var(--accent)}
+.findings p.ok{color:var(--ok);font-weight:600;margin:6px 0}
+details.notes{margin:8px 0}details.notes>summary{cursor:pointer;color:var(--muted)}
+p.differ{color:var(--warning);font-weight:600}
+.nomatch{display:none}
+.showall:not(:checked)+label+table tr.quiet,.showall:not(:checked)+label+table.quietall{display:none}label[for$="-allfiles"]{cursor:pointer;color:var(--accent)}
 """
 
 JS = """
@@ -108,6 +124,52 @@ JS = """
     for(;t;t=t.parentElement){if(t.tagName==='DETAILS'){t.open=true;}}
   }
   window.addEventListener('hashchange',openTarget);openTarget();
+  function openTo(t){for(;t;t=t.parentElement){if(t.tagName==='DETAILS'){t.open=true;}}}
+  // a link into the page (a finding's tree node, file row, section) opens every fold around its target first;
+  // a search that hides the target is cleared
+  document.addEventListener('click',function(e){
+    var a=e.target.closest&&e.target.closest('a[href^="#"]');if(!a){return;}
+    var t=document.getElementById(a.getAttribute('href').slice(1));if(!t){return;}
+    if(box&&box.value&&(t.classList.contains('nomatch')||t.closest('.nomatch'))){box.value='';search();}
+    openTo(t);
+  });
+  // the search over tensor names: a query is split at dots, a number segment becomes "{}" and must be one of
+  // the leaf's index values at that position (data-ix), the rest a substring of its template (data-t)
+  var box=document.getElementById('tsearch'),tally=document.getElementById('tcount'),saved=null;
+  function within(spec,n){
+    if(spec===undefined){return true;}
+    return spec.split(',').some(function(r){var p=r.split('..');return n>=+p[0]&&n<=+(p.length>1?p[1]:p[0]);});
+  }
+  function hit(leaf,q){
+    var t=(leaf.dataset.t||'').toLowerCase(),ix=leaf.dataset.ix?leaf.dataset.ix.split('|'):[],from=0;
+    for(;;){
+      var pos=t.indexOf(q.t,from);if(pos<0){return false;}
+      var before=(t.slice(0,pos).match(/[{][}]/g)||[]).length;
+      if(q.nums.every(function(n,k){return within(ix[before+k],n);})){return true;}
+      from=pos+1;
+    }
+  }
+  function search(){
+    var text=box.value.trim().toLowerCase();
+    if(!text){
+      if(saved){saved.forEach(function(s){s[0].open=s[1];});saved=null;}
+      document.querySelectorAll('.nomatch').forEach(function(e){e.classList.remove('nomatch');});
+      tally.textContent='';return;
+    }
+    if(!saved){saved=Array.prototype.map.call(document.querySelectorAll('details'),function(d){return [d,d.open];});}
+    var nums=[],q={t:text.split('.').map(function(p){if(/^[0-9]+$/.test(p)){nums.push(+p);return '{}';}return p;})
+      .join('.'),nums:nums},n=0,first=null;
+    document.querySelectorAll('.tree details.node').forEach(function(d){d.classList.add('nomatch');});
+    document.querySelectorAll('.tree .row.leaf').forEach(function(leaf){
+      var ok=hit(leaf,q);leaf.classList.toggle('nomatch',!ok);
+      if(ok){n++;first=first||leaf;
+        for(var e=leaf.parentElement;e;e=e.parentElement){if(e.tagName==='DETAILS'){e.classList.remove('nomatch');e.open=true;}}}
+    });
+    tally.textContent=n?n.toLocaleString()+' match'+(n>1?'es':'')+' in the module tree':'no tensor matches';
+    if(first){var r=first.getBoundingClientRect();
+      if(r.top<60||r.bottom>window.innerHeight){first.closest('.treebox').scrollIntoView({block:'start'});}}
+  }
+  if(box){box.addEventListener('input',search);}
   document.querySelectorAll('button[data-tree]').forEach(function(b){
     b.addEventListener('click',function(){
       var what=b.dataset.tree;var tree=b.closest('.treebox').querySelector('.tree');

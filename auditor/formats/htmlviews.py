@@ -9,7 +9,7 @@ from ..report.composite import CompositeReport
 from ..report.single import Report
 from .charts import LayerBar, colour, donut, hbars, layer_bars
 from .numbers import human
-from .tree import Node, layer_params, layer_severities, stacks
+from .tree import Node, layer_params, layer_severities, mtp_layers, stacks
 
 
 def size(n: int) -> str:
@@ -51,25 +51,37 @@ def _delta(d: int) -> str:
     return "" if d == 0 else f'<span class="{"diffneg" if d < 0 else "diffpos"}">{d:+,}</span>'
 
 
-def where_parameters_go(report: Report, root: Node) -> str:
-    """A donut of the formula's components (expected, with stored beside each) and bars of bytes per dtype."""
+def where_parameters_go(report: Report, root: Node, anchor: str = "") -> str:
+    """A donut of the formula's components (expected, with stored beside each) and bars of bytes per dtype.
+    Without a formula the donut is of the top modules, and its table has no expected or difference column: there
+    is nothing they could say."""
     slices = component_slices(report)
     title = "Parameters by component (the formula's, expected)"
+    formula = bool(slices)
     if not slices:
         slices, title = module_slices(root), "Parameters by module (stored; no formula applies)"
     total = sum(e for _, e, _ in slices)
-    rows = "".join(f'<tr><td><span class="swatch" style="background:{colour(i)}"></span>{escape(label)}</td>'
-                   f'<td class="n">{_num(e)}</td><td class="n">{_num(s)}</td><td class="n">{_delta(s - e)}</td>'
-                   f'<td class="n">{e / total if total else 0:.1%}</td></tr>' for i, (label, e, s) in enumerate(slices))
-    legend = (f'<table class="legend"><tr><th></th><th class="n">expected</th><th class="n">stored</th>'
-              f'<th class="n">difference</th><th class="n">share</th></tr>{rows}</table>')
+
+    def row(i: int, label: str, e: int, s: int) -> str:
+        compared = f'<td class="n">{_num(e)}</td><td class="n">{_num(s)}</td><td class="n">{_delta(s - e)}</td>' \
+            if formula else f'<td class="n">{_num(s)}</td>'
+        return (f'<tr><td><span class="swatch" style="background:{colour(i)}"></span>{escape(label)}</td>{compared}'
+                f'<td class="n">{e / total if total else 0:.1%}</td></tr>')
+    rows = "".join(row(i, label, e, s) for i, (label, e, s) in enumerate(slices))
+    head = ('<th class="n">expected</th><th class="n">stored</th><th class="n">difference</th>' if formula
+            else '<th class="n">stored</th>')
+    legend = f'<table class="legend"><tr><th></th>{head}<th class="n">share</th></tr>{rows}</table>'
     parts = [f'<div class="chart"><h3>{title}</h3><div class="donutbox">'
              f'{donut([(label, e) for label, e, _ in slices], human(total))}{legend}</div></div>']
     by_dtype = report.totals.by_dtype
     if by_dtype:
         bars = [(d, row.bytes, f"{size(row.bytes)}, {row.tensors:,} tensors") for d, row in by_dtype.items()]
         parts.append(f'<div class="chart"><h3>Bytes by dtype</h3>{hbars(bars)}</div>')
-    return f'<h2>Where the parameters go</h2><div class="charts">{"".join(parts)}</div>'
+    return f'<h2{_id(anchor)}>Where the parameters go</h2><div class="charts">{"".join(parts)}</div>'
+
+
+def _id(anchor: str) -> str:
+    return f' id="{anchor}"' if anchor else ""
 
 
 def _kinds(report: Report) -> dict[str, tuple[int, int | None]]:
@@ -84,14 +96,16 @@ def _kinds(report: Report) -> dict[str, tuple[int, int | None]]:
     return out
 
 
-def per_layer(report: Report, root: Node, uid: str) -> str:
+def per_layer(report: Report, root: Node, uid: str, anchor: str = "") -> str:
     """One bar per layer of each stack, stored against what its kind's formula expects. The formula's layer types
     go to the stacks of their count: one type, or all of them together (a hybrid stack, each layer matched to the
-    type whose count it equals)."""
+    type whose count it equals). Below each chart, which layers differ and how many (indices, never an index
+    read as a count); a layer beyond config.json's count with no finding of its own (DeepSeek-V3's
+    multi-token-prediction layer 61) is grey and said apart, not a difference."""
     assigned = _assign(stacks(root), _kinds(report))
     if not assigned:
         return ""
-    out = ["<h2>Per layer</h2>"]
+    out = [f"<h2{_id(anchor)}>Per layer</h2>"]
     # packed weights (a GPTQ qweight: 8 4-bit values per int32) count the parameters they encode, as the ledger does
     encoded = bool(report.reconciliation.encoded)
     counted = "parameters (packed weights: the values they encode)" if encoded else "stored parameters"
@@ -104,8 +118,8 @@ def per_layer(report: Report, root: Node, uid: str) -> str:
         for i in range(max(declared, max(every, default=-1) + 1)):
             value = stored.get(i, 0) if i < declared else every.get(i, 0)
             kind, expected = _match(value, mine)
-            if i >= declared:
-                status = "beyond"
+            if i >= declared:  # beyond config.json's count: a difference only when a finding says so
+                status = severities[i] if severities.get(i) in ("error", "warning") else "beyond"
             elif value == 0:
                 status = "unchecked" if i in unread_layers else "missing"
             elif i in unread_layers:
@@ -120,17 +134,32 @@ def per_layer(report: Report, root: Node, uid: str) -> str:
         legend = "".join(f'<span><span class="swatch" style="background:{colour(k)}"></span>{escape(name)}: '
                          f'{layers:,} layers x {"varies" if per is None else _num(per)}</span>'
                          for k, (name, (layers, per)) in enumerate(mine.items()))
-        flagged = sorted({b.index for b in bars if b.status not in ("ok", "info", "unchecked")})
+        flagged = sorted({b.index for b in bars if b.status in DIFFERS})
         unread = [b.index for b in bars if b.status == "unchecked"]
+        beyond = [b.index for b in bars if b.status == "beyond"]
         note = (f'<p class="tag-unchecked">Layers not checked (their file could not be read): '
                 f'{_ranges(set(unread))}</p>' if unread else "")
-        note += (f'<p>Layers that differ: <b>{", ".join(map(str, flagged[:40]))}</b>'
-                 f'{" ..." if len(flagged) > 40 else ""}</p>' if flagged else "" if unread else
-                 '<p class="muted">Every layer holds what its formula expects.</p>' if names else "")
+        if flagged:
+            one = len(flagged) == 1
+            note += (f'<p class="differ">{len(flagged):,} of {declared:,} layers {"differs" if one else "differ"}: '
+                     f'{"layer" if one else "layers"} <b>{_ranges(set(flagged))}</b></p>')
+        elif not unread and names:
+            note += '<p class="muted">Every layer holds what its formula expects.</p>'
+        if beyond:
+            mtp = mtp_layers(report, stack)
+            what = ("the multi-token-prediction module, counted apart" if set(beyond) <= mtp else
+                    "no finding is about them")
+            note += (f'<p class="muted">{"Layer" if len(beyond) == 1 else "Layers"} {_ranges(set(beyond))} '
+                     f'{"is" if len(beyond) == 1 else "are"} beyond config.json\'s {declared:,} layers: {what}.</p>')
+        line = " (the line: expected)" if any(b.expected is not None for b in bars) else ""
         out.append(f'<div class="chart"><h3><code>{escape(stack.label)}</code>: {len(bars):,} layers, {counted}'
-                   f' (the line: expected)</h3>{layer_bars(bars, names, uid=f"{uid}-{n}", counted="encoded" if encoded else "stored")}'
+                   f'{line}</h3>{layer_bars(bars, names, uid=f"{uid}-{n}", counted="encoded" if encoded else "stored")}'
                    f'<div class="legend">{legend}{_bar_key({b.status for b in bars})}</div>{note}</div>')
     return "".join(out)
+
+
+# the looks of a layer that does not hold what its formula expects (a grey layer beyond the count is not one)
+DIFFERS = frozenset({"differs", "missing", "error", "warning"})
 
 
 # what a bar's look means, said only for the looks a chart has
@@ -185,16 +214,24 @@ def _match(value: int, kinds: dict[str, tuple[int, int | None]]) -> tuple[str, i
     return min(known, key=lambda kp: abs((kp[1] or 0) - value))
 
 
-def tree_view(root: Node, total: int) -> str:
+def node_anchors(root: Node, uid: str) -> dict[int, str]:
+    """id(node) -> the HTML id of its row (``r-n12``), so findings above the tree can link to where they land."""
+    return {id(node): f"{uid}-n{k}" for k, node in enumerate(root.walk()) if node is not root}
+
+
+def tree_view(root: Node, total: int, anchors: dict[int, str] | None = None, anchor: str = "") -> str:
     """The module tree as nested ``<details>`` (two levels open), one row per node: parameters, share of the
-    stored total, bytes, tensors; missing tensors where they belong, findings as severity dots."""
+    stored total, bytes, tensors; missing tensors where they belong, findings as severity dots. Each row has the
+    id ``anchors`` gives it, and each leaf its template and index values (``data-t``, ``data-ix``) for the page's
+    search over tensor names."""
+    anchors = anchors or {}
     head = ('<div class="row head"><span>module</span><span class="n">parameters</span><span>share</span>'
             '<span class="n">bytes</span><span class="n">tensors</span></div>')
-    body = "".join(_node(c, total, 1) for c in root.children.values())
-    return ('<h2>Module tree</h2><div class="treebox"><div class="toolbar"><button data-tree="all">expand all'
-            '</button><button data-tree="none">collapse all</button><button data-tree="findings">open findings'
-            f'</button><span class="muted">numbers are stored parameters; n x: a repeated module</span></div>'
-            f'<div class="tree">{head}{body}</div></div>')
+    body = "".join(_node(c, total, 1, anchors) for c in root.children.values())
+    return (f'<h2{_id(anchor)}>Module tree</h2><div class="treebox"><div class="toolbar"><button data-tree="all">'
+            'expand all</button><button data-tree="none">collapse all</button><button data-tree="findings">open '
+            'findings</button><span class="muted">numbers are stored parameters; n x: a repeated module; the search '
+            f'box at the top filters it by tensor name</span></div><div class="tree">{head}{body}</div></div>')
 
 
 def _row(node: Node, total: int, extra: str = "") -> str:
@@ -225,8 +262,9 @@ def _ranges(values: set[int]) -> str:
 UNREAD = "in a file that could not be read: see Files"
 
 
-def _node(node: Node, total: int, depth: int) -> str:
+def _node(node: Node, total: int, depth: int, anchors: dict[int, str]) -> str:
     unread = node.tensors == 0 and node.unchecked and not node.missing  # only tensors of unread files
+    ident = f' id="{anchors[id(node)]}"' if id(node) in anchors else ""
     if node.is_leaf:
         if node.dtype is None:
             extra = (f' <span class="tag-unchecked" title="{UNREAD}">not checked</span>' if unread else
@@ -237,13 +275,16 @@ def _node(node: Node, total: int, depth: int) -> str:
                                f' x{n:,}</span>' for c, n in node.categories.items()))
         codes = f' title="{escape(", ".join(sorted(node.codes)))}"' if node.codes else ""
         cls = "row leaf" + ((" unchecked" if unread else " missing") if node.dtype is None else "")
-        return f'<div class="{cls}"{codes}>{_row(node, total, extra)}</div>'
+        search = (f' data-t="{escape(node.template or "")}" data-ix="{"|".join(_ranges(a) for a in node.axes)}"')
+        return f'<div class="{cls}"{ident}{search}{codes}>{_row(node, total, extra)}</div>'
     flagged = " flagged" if node.severity else ""
-    # open: the first two levels, and the way to every error or warning (a missing tensor shows where it belongs)
-    opened = depth <= 2 or node.severity in ("error", "warning")
+    # open: the first two levels, a module that is its parent's only child (``base_model.model.model``), and the
+    # way to every error or warning (a missing tensor shows where it belongs)
+    only = node.parent is not None and len(node.parent.children) == 1
+    opened = depth <= 2 or only or node.severity in ("error", "warning")
     missing = (" unchecked" if unread else " missing") if node.tensors == 0 else ""
-    kids = "".join(_node(c, total, depth + 1) for c in node.children.values())
-    return (f'<details class="node{flagged}"{" open" if opened else ""}><summary class="row{missing}">'
+    kids = "".join(_node(c, total, depth + 1, anchors) for c in node.children.values())
+    return (f'<details class="node{flagged}"{ident}{" open" if opened else ""}><summary class="row{missing}">'
             f'{_row(node, total)}</summary><div class="kids">{kids}</div></details>')
 
 

@@ -48,6 +48,8 @@ class Node:
     missing: int = 0  # tensors of this leaf reported missing (a leaf holding only missing tensors has tensors == 0)
     unchecked: int = 0  # tensors of this leaf in a file that could not be read (not stored, not missing either)
     missing_pattern: str = ""  # those tensors as a pattern (``model.layers.7.self_attn.k_norm.weight``)
+    axes: list[set[int]] = field(default_factory=list)  # the index values at each "{}" of the template, stored or
+    # missing: the page's search tells ``layers.40.mlp`` from ``layers.1.mlp`` in a leaf whose layers are 3..60
     categories: Counter[str] = field(default_factory=Counter)  # ledger category -> tensors (non-model only)
     severity: str | None = None  # the worst severity of a finding naming a tensor at or below this node
     codes: set[str] = field(default_factory=set)  # codes of the findings naming this leaf's tensors
@@ -140,9 +142,18 @@ def build(rows: Iterable[Row]) -> Node:
                 segment, _join(node.path, segment), axis, dtype=row.dtype, shape=row.shape, template=row.template,
                 parent=node)
         _add(leaf, row)
+        _widen(leaf, row.axes)
         if axis is not None and axis < len(row.axes):
             leaf.values |= row.axes[axis]
     return root
+
+
+def _widen(leaf: Node, axes: Iterable[Iterable[int]]) -> None:
+    """Add ``axes`` (the index values at each ``{}``) to the leaf's."""
+    for k, values in enumerate(axes):
+        if k == len(leaf.axes):
+            leaf.axes.append(set())
+        leaf.axes[k].update(values)
 
 
 def _join(path: str, segment: str) -> str:
@@ -265,10 +276,11 @@ def _add_missing(root: Node, names: Iterable[str], by_template: dict[str, list[N
             if unread is not None:
                 leaf.unchecked_values |= absent
         leaf.codes.add(code)
+        width = len(index_list[0])
+        _widen(leaf, [{ix[k] for ix in index_list} for k in range(width)])
         if unread is not None:
             leaf.mark(severity, unchecked=new[template])
             continue
-        width = len(index_list[0])
         leaf.missing_pattern = render(template, [{ix[k] for ix in index_list} for k in range(width)])
         leaf.mark(severity, missing=len(index_list))
 
@@ -327,3 +339,53 @@ def stacks(root: Node) -> list[Node]:
     largest first."""
     out = [n for n in root.walk() if n.axis == 0 and not n.is_leaf and len(n.values | n.missing_values) >= 2]
     return sorted(out, key=lambda n: -n.parameters)
+
+
+def by_template(root: Node) -> dict[str, list[Node]]:
+    """Template -> its leaves (a template stored in two dtypes or shapes has two; a missing one, its own)."""
+    out: dict[str, list[Node]] = {}
+    for leaf in root.leaves():
+        out.setdefault(leaf.template or "", []).append(leaf)
+    return out
+
+
+def where(leaves: dict[str, list[Node]], names: Iterable[str]) -> Node | None:
+    """The deepest node holding every tensor of ``names`` (``leaves``: ``by_template`` of the tree), so a link
+    from a finding lands where its tensors are: the lost ``k_norm.weight`` leaf, the ``layers`` of a missing
+    shard's tensors. None when they share only the root, or one is not in the tree."""
+    common: list[Node] | None = None  # the path from the root to the deepest node shared so far
+    for template in {split_name(name)[0] for name in names}:
+        found = leaves.get(template)
+        if not found:
+            return None
+        for leaf in found:
+            path = []
+            node: Node | None = leaf
+            while node is not None:
+                path.append(node)
+                node = node.parent
+            path.reverse()
+            if common is None:
+                common = path
+            else:
+                shared = 0
+                while shared < min(len(common), len(path)) and common[shared] is path[shared]:
+                    shared += 1
+                common = common[:shared]
+            if len(common) <= 1:
+                return None
+    return common[-1] if common and len(common) > 1 else None
+
+
+def mtp_layers(report: Report, stack: Node) -> set[int]:
+    """The indices of a stack whose tensors the ledger counts as the multi-token-prediction module (DeepSeek-V3's
+    layer 61 beside its 61 decoder layers): stored beyond config.json's count on purpose, not a difference."""
+    categories = report.reconciliation.categories
+    if not categories:
+        return set()
+    out: set[int] = set()
+    for g in _under(report, stack):
+        for index, name in zip(g.flat[0::g.width], g.names):
+            if categories.get(name) == "mtp":
+                out.add(index)
+    return out
