@@ -1,7 +1,7 @@
 """The ``st-audit`` command: a thin shell over ``auditor.run.audit``.
 
 Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage error, 3 could not audit at all, 4 internal
-error (a bug). Shared options and helpers live in ``clikit``.
+error (a bug). Shared options and helpers live in ``commands/kit.py``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Dump ground-truth case folders: exactly what transformers' ``save_pretrained`` writes.
 
 DEV-ONLY TOOL.  torch / transformers are NOT runtime or test dependencies of st-audit; run this by hand
-in the dev virtualenv (``/work/devenv/bin/python tools/dump_cases.py ...``) and commit its output.
+in the dev virtualenv (``$DEVENV/bin/python tools/dump_cases.py ...``) and commit its output.
 
 For each (model_type, class, config) case it
 
@@ -31,12 +31,12 @@ None (optional vision / audio towers), the same cases again as ``towers-*`` with
 
 Usage::
 
-    /work/devenv/bin/python tools/dump_cases.py --group 1          # issue-8 list
-    /work/devenv/bin/python tools/dump_cases.py --group 2          # every causal-LM / image-text-to-text type
-    /work/devenv/bin/python tools/dump_cases.py --group 3          # encoders / seq2seq / speech / vision
-    /work/devenv/bin/python tools/dump_cases.py --group 5          # base models / task classes of composite configs
-    /work/devenv/bin/python tools/dump_cases.py --only llava,gemma3 [--classes LlavaForConditionalGeneration]
-    /work/devenv/bin/python tools/dump_cases.py --only dinat --classes DinatModel --stub-backend dinat:natten
+    $DEVENV/bin/python tools/dump_cases.py --group 1          # issue-8 list
+    $DEVENV/bin/python tools/dump_cases.py --group 2          # every causal-LM / image-text-to-text type
+    $DEVENV/bin/python tools/dump_cases.py --group 3          # encoders / seq2seq / speech / vision
+    $DEVENV/bin/python tools/dump_cases.py --group 5          # base models / task classes of composite configs
+    $DEVENV/bin/python tools/dump_cases.py --only llava,gemma3 [--classes LlavaForConditionalGeneration]
+    $DEVENV/bin/python tools/dump_cases.py --only dinat --classes DinatModel --stub-backend dinat:natten
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """Dump what diffusers' ``save_pretrained`` writes for the model classes people use, at many configs.
 
-DEV-ONLY TOOL (like tools/dump_cases.py): run with /work/devenv/bin/python (diffusers 0.42, torch 2.13 CPU).
+DEV-ONLY TOOL (like tools/dump_cases.py): run with $DEVENV/bin/python (diffusers 0.42, torch 2.13 CPU).
 For every (class, case) in the case data the model is built on the ``meta`` device from the class default config
 plus the case's overrides, and the real ``ModelMixin.save_pretrained`` runs with ``safetensors.torch.save_file``
 replaced by a recorder: what it hands the writer (every shard) is the layout, ``config.json`` is the file
 ``save_config`` wrote (``_class_name``, ``_diffusers_version`` and every init argument). Small models are also
 built for real on CPU and saved for real, and the headers must equal the recording (``notes``).
 
-    /work/devenv/bin/python tools/dump_diffusers.py [--only UNet2DConditionModel,AutoencoderKL] [--list]
+    $DEVENV/bin/python tools/dump_diffusers.py [--only UNet2DConditionModel,AutoencoderKL] [--list]
 
 Writes ``fixtures/diffusers-cases/<Class>/<Class>-<case>/{config.json, layout.json.gz, truth.json}`` in the
 format of fixtures/cases (docs/truth.md); ``parameters`` is diffusers' own ``model.num_parameters()``.

@@ -1,12 +1,12 @@
 """Dump folders written by the real tools: a diffusers pipeline, a sentence-transformers model, a diffusers LoRA.
 
-DEV-ONLY TOOL (like tools/dump_peft.py): run with /work/devenv/bin/python (torch 2.13 CPU, transformers 5.23,
+DEV-ONLY TOOL (like tools/dump_peft.py): run with $DEVENV/bin/python (torch 2.13 CPU, transformers 5.23,
 diffusers 0.42, sentence-transformers 6.2, peft 0.21). Each case builds tiny random models on CPU, lets the
 library save them (``save_pretrained`` with and without ``variant="fp16"``, ``SentenceTransformer.save``,
 ``save_lora_weights``), and keeps what was written: every JSON file verbatim and, for every safetensors file,
 its tensor names, dtypes and shapes. ``fixtures/kinds/<case>.json.gz``; tests rebuild the folders header-only.
 
-    /work/devenv/bin/python tools/dump_kinds.py [--only CASE ...]
+    $DEVENV/bin/python tools/dump_kinds.py [--only CASE ...]
 """
 
 from __future__ import annotations

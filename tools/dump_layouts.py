@@ -20,7 +20,7 @@ Usage (transformers 5.x venv, regenerates only the ``*-tf5`` files)::
 Options: ``--only SUBSTR`` (dump only layouts whose name contains SUBSTR),
 ``--no-verify`` (skip the real save_pretrained cross-check of tiny configs),
 ``--ref DIR`` (reference folder holding ``configs/`` and ``published-counts.json``;
-default ``$ST_AUDIT_REF`` or ``/work/shared/reference``).
+default ``$ST_AUDIT_REF`` or ``../shared/reference``).
 
 What a layout is: the model class that real checkpoints are saved from
 (``AutoModelForCausalLM.from_config``; for Llama-4 the text model built from
@@ -473,7 +473,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default=None)
     ap.add_argument("--no-verify", action="store_true")
-    ap.add_argument("--ref", default=os.environ.get("ST_AUDIT_REF", "/work/shared/reference"))
+    ap.add_argument("--ref", default=os.environ.get("ST_AUDIT_REF", "../shared/reference"))
     args = ap.parse_args()
     ref = Path(args.ref)
     pubs = published_counts(ref)

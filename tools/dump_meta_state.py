@@ -9,7 +9,7 @@ written as JSON (beside the repository, not committed): ``{"class", "parameters"
 was found (InternVL), tools/derive_release.py ``--meta`` makes the release fixture from it: the code's own names,
 shapes and count, one file.
 
-    /work/devenv/bin/python tools/dump_meta_state.py FOLDER OUT.json [--causal-lm]
+    $DEVENV/bin/python tools/dump_meta_state.py FOLDER OUT.json [--causal-lm]
 
 ``--causal-lm`` builds auto_map's AutoModelForCausalLM even where it also names an AutoModel (DeepSeek-MoE's
 DeepseekModel is the base model without its head; the release is DeepseekForCausalLM).

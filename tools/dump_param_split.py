@@ -1,7 +1,7 @@
 """Record, for every dumped case folder, how the built model splits into parameters and buffers.
 
 DEV-ONLY TOOL (like tools/dump_cases.py and tools/dump_diffusers.py): run with the dev virtualenv
-(``/work/devenv/bin/python tools/dump_param_split.py``). For each case folder under ``fixtures/cases/`` and
+(``$DEVENV/bin/python tools/dump_param_split.py``). For each case folder under ``fixtures/cases/`` and
 ``fixtures/diffusers-cases/`` it rebuilds the class from the folder's own ``config.json`` on the ``meta`` device
 with the dump tools' build and record functions, runs the real ``save_pretrained`` with the writer recording
 (so the saved names are the library's), and adds to that case's ``truth.json``::
@@ -19,10 +19,10 @@ and rewrites ``persistent_buffers`` (the SAVED names whose tensor is a buffer) f
 left out. The rebuild must reproduce the folder's layout (every name, dtype and shape) and its ``parameters``;
 a case that does not, or cannot be built, is reported and its truth.json left untouched.
 
-    /work/devenv/bin/python tools/dump_param_split.py                      # every case folder (2 processes)
-    /work/devenv/bin/python tools/dump_param_split.py --missing            # only folders with no "split" yet
-    /work/devenv/bin/python tools/dump_param_split.py --only marian,deepseek_v4,MotionAdapter
-    /work/devenv/bin/python tools/dump_param_split.py --only 'MarianMTModel-*' --check   # compare, write nothing
+    $DEVENV/bin/python tools/dump_param_split.py                      # every case folder (2 processes)
+    $DEVENV/bin/python tools/dump_param_split.py --missing            # only folders with no "split" yet
+    $DEVENV/bin/python tools/dump_param_split.py --only marian,deepseek_v4,MotionAdapter
+    $DEVENV/bin/python tools/dump_param_split.py --only 'MarianMTModel-*' --check   # compare, write nothing
 
 ``--only``: comma-separated model types, diffusers classes or case-folder names (shell globs allowed). The timm
 towers (Gemma-3n, FastVLM, PerceptionLM) need timm and the torchvision shim on PYTHONPATH, and DiNAT its backend

@@ -1,14 +1,14 @@
 """Dump ground-truth PEFT adapter layouts written by the real PEFT library.
 
 DEV-ONLY TOOL. torch, transformers and peft are NOT runtime or test dependencies of st-audit: this script
-runs in a separate virtualenv (the project's /work/devenv: torch 2.13 CPU, transformers 5.23, peft 0.21) and
+runs in a separate virtualenv (a dev venv, $DEVENV: torch 2.13 CPU, transformers 5.23, peft 0.21) and
 its output, ``fixtures/peft/*.json.gz``, is committed. Each case builds a tiny random base model on CPU,
 wraps it with ``get_peft_model`` under one adapter config, calls ``save_pretrained`` and keeps what PEFT
 wrote: ``adapter_config.json`` verbatim, the header of ``adapter_model.safetensors`` (names, dtypes, shapes;
 no data), the base model's ``config.json`` and its parameter count. Tests rebuild header-only adapters from
 these dumps; nothing is generated from st-audit's own code.
 
-    /work/devenv/bin/python tools/dump_peft.py [--only CASE ...]
+    $DEVENV/bin/python tools/dump_peft.py [--only CASE ...]
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 DEV-ONLY TOOL, run with the dev virtualenv (torch 2.13 CPU, transformers 5.23, compressed-tensors 0.20,
 bitsandbytes 0.50)::
 
-    /work/devenv/bin/python tools/dump_quantized.py [--only SUBSTR]
+    $DEVENV/bin/python tools/dump_quantized.py [--only SUBSTR]
 
 For each tiny random model (Llama, Qwen3 with tied embeddings and a 320-wide MLP so groups and blocks do not
 divide evenly, Qwen3-MoE) and each scheme it

@@ -8,7 +8,7 @@ building, recording and the real CPU cross-check), and written as a case folder
 ``fixtures/cases/<model_type>/<Class>-real-<slug>/`` (docs/truth.md). tests/test_specs_cases.py then checks those
 cases like every other one.
 
-    /work/devenv/bin/python tools/dump_real_configs.py
+    $DEVENV/bin/python tools/dump_real_configs.py
 """
 
 from __future__ import annotations

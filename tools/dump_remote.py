@@ -12,7 +12,7 @@ index order with their shard and shape, dtype, total_size, provenance), plus ``p
 ``num_parameters()``, the count st-audit's formula must give.
 
     git -C MIRROR show COMMIT:config.json > SNAP/config.json   # likewise the index and every *.py the code imports
-    /work/devenv/bin/python tools/dump_remote.py SLUG --src SNAP --family chatglm --repo OWNER/NAME --commit SHA \\
+    $DEVENV/bin/python tools/dump_remote.py SLUG --src SNAP --family chatglm --repo OWNER/NAME --commit SHA \\
         --hub THUDM/chatglm3-6b --index pytorch_model.bin.index.json
 """
 

@@ -1,6 +1,6 @@
 """Dump the original single-file layouts diffusers' single-file loaders read, checked by diffusers' own converters.
 
-DEV-ONLY TOOL (like tools/dump_diffusers.py): run with /work/devenv/bin/python (diffusers 0.42.1, transformers
+DEV-ONLY TOOL (like tools/dump_diffusers.py): run with $DEVENV/bin/python (diffusers 0.42.1, transformers
 5.23, torch 2.13 CPU). For each supported single-file type (SD 1.x full checkpoint, SDXL base, FLUX.1 dev /
 schnell / Fill / Depth transformer, FLUX.1 VAE ``ae.safetensors``, SDXL refiner, SD 2.x, SD 1.x, SD 2.x and SDXL
 inpainting, instruct-pix2pix, SD3 medium with and without its text encoders, SD3.5
@@ -20,7 +20,7 @@ large and medium):
 Writes ``fixtures/single-file/<type>.json.gz``: the original names and shapes, and per component its class,
 config, diffusers ``num_parameters()`` and how many original tensors it was read from.
 
-    /work/devenv/bin/python tools/dump_single_file.py
+    $DEVENV/bin/python tools/dump_single_file.py
 """
 
 from __future__ import annotations

@@ -91,7 +91,7 @@ class TextFormat(str, Enum):
 
 
 TEXT_FORMATS = tuple(f.value for f in TextFormat)
-# no envvar here: ST_AUDIT_FORMAT applies only when it names one of these (see clikit.env_format)
+# no envvar here: ST_AUDIT_FORMAT applies only when it names one of these (see env_format below)
 TextFormatOpt = Annotated[Optional[TextFormat], typer.Option(
     "--format", "-f", metavar=choices(TextFormat), help="Output format. Default: ST_AUDIT_FORMAT when it is one of these, else table.",
     show_default=False)]

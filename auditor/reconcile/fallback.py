@@ -1,4 +1,4 @@
-"""The reconciliation without a formula: the structural check of ``generic.py``, with its ledger."""
+"""The reconciliation without a formula: the structural check of ``structural.py``, with its ledger."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from .structural import structure
 
 
 def generic_reconciliation(inventory: Inventory, cfg: dict[str, Any]) -> Reconciliation:
-    """No formula: the structural check of ``generic.py``, with its ledger."""
+    """No formula: the structural check of ``structural.py``, with its ledger."""
     rec = Reconciliation()
     quantization = Quantization(cfg)
     stored = inventory.tensors

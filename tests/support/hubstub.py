@@ -4,7 +4,7 @@ It speaks just enough of the Hub protocol for the real ``huggingface_hub``
 client (``model_info``, ``hf_hub_download``, ``get_safetensors_metadata``,
 ``parse_safetensors_file_metadata``) and for st-audit's own HTTP code.  The
 contract it follows is Part 3 of
-``/work/shared/reference/format-and-hub-protocol.md`` (see §3.8).
+``../shared/reference/format-and-hub-protocol.md`` (see §3.8).
 
 Usage::
 
