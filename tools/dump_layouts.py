@@ -7,15 +7,15 @@ so the test-suite never derives its fixtures from st-audit's own code.
 
 Usage (transformers 4.x venv, regenerates everything except the ``-tf5`` files)::
 
-    python3 -m venv /work/dumpenv
-    /work/dumpenv/bin/pip install torch==2.13.0 "transformers==4.57.6"
-    /work/dumpenv/bin/python tools/dump_layouts.py
+    python3 -m venv $DEVENV
+    $DEVENV/bin/pip install torch==2.13.0 "transformers==4.57.6"
+    $DEVENV/bin/python tools/dump_layouts.py
 
 Usage (transformers 5.x venv, regenerates only the ``*-tf5`` files)::
 
-    python3 -m venv /work/dumpenv5
-    /work/dumpenv5/bin/pip install torch==2.13.0 "transformers==5.23.0"
-    /work/dumpenv5/bin/python tools/dump_layouts.py
+    python3 -m venv $DEVENV5
+    $DEVENV5/bin/pip install torch==2.13.0 "transformers==5.23.0"
+    $DEVENV5/bin/python tools/dump_layouts.py
 
 Options: ``--only SUBSTR`` (dump only layouts whose name contains SUBSTR),
 ``--no-verify`` (skip the real save_pretrained cross-check of tiny configs),
