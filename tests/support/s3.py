@@ -36,33 +36,45 @@ class S3Request:
 
 
 class _Counting:
-    """WSGI middleware: one ``S3Request`` per request, with the response body's length as sent."""
+    """WSGI middleware: one ``S3Request`` per request, with the response body's length as sent.
 
-    def __init__(self, app: Any, log: list[S3Request], lock: threading.Lock) -> None:
+    A request is logged once its body has been written, which can be after the client has read it all: the
+    server thread may lag behind the test's thread. ``in_flight`` counts the requests begun and not yet logged, so
+    that the log is read only once it is complete (``S3Stub.requests`` waits for it)."""
+
+    def __init__(self, app: Any, log: list[S3Request], lock: threading.Condition) -> None:
         self.app, self.log, self.lock = app, log, lock
+        self.in_flight = 0
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterator[bytes]:
+        with self.lock:
+            self.in_flight += 1
         status: list[int] = []
 
         def start(code: str, headers: Any, *args: Any) -> Any:
             status.append(int(code.split()[0]))
             return start_response(code, headers, *args)
 
-        body = self.app(environ, start)
         sent = 0
+        body: Any = None
         try:
+            body = self.app(environ, start)
             for chunk in body:
                 sent += len(chunk)
                 yield chunk
         finally:
-            close = getattr(body, "close", None)
-            if close is not None:
-                close()
-            with self.lock:
-                self.log.append(S3Request(environ["REQUEST_METHOD"], unquote(environ.get("PATH_INFO", "")),
-                                          environ.get("QUERY_STRING", ""), environ.get("HTTP_RANGE"),
-                                          environ.get("HTTP_IF_MATCH"),
-                                          status[0] if status else 0, sent))
+            try:
+                close = getattr(body, "close", None)
+                if close is not None:
+                    close()
+            finally:
+                with self.lock:
+                    self.log.append(S3Request(environ["REQUEST_METHOD"], unquote(environ.get("PATH_INFO", "")),
+                                              environ.get("QUERY_STRING", ""), environ.get("HTTP_RANGE"),
+                                              environ.get("HTTP_IF_MATCH"),
+                                              status[0] if status else 0, sent))
+                    self.in_flight -= 1
+                    self.lock.notify_all()
 
 
 class S3Stub:
@@ -72,7 +84,8 @@ class S3Stub:
         from moto.server import ThreadedMotoServer
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
         self._log: list[S3Request] = []
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
+        self._counting: _Counting | None = None
         self.url = ""
 
     def __enter__(self) -> S3Stub:
@@ -83,7 +96,7 @@ class S3Stub:
         self.url = f"http://{host}:{port}"
         inner = self._server._server  # werkzeug's server: it calls .app for every request
         assert inner is not None
-        inner.app = _Counting(inner.app, self._log, self._lock)
+        self._counting = inner.app = _Counting(inner.app, self._log, self._lock)
         import urllib.request
         # moto keeps its state per process: start every stand-in empty
         urllib.request.urlopen(urllib.request.Request(f"{self.url}/moto-api/reset", method="POST"), timeout=10)
@@ -133,8 +146,11 @@ class S3Stub:
 
     @property
     def requests(self) -> list[S3Request]:
-        """Every read since the last ``reset_log`` (GET and HEAD: the writes of a test's own setup are left out)."""
+        """Every read since the last ``reset_log`` (GET and HEAD: the writes of a test's own setup are left out),
+        once the server has logged every request it has begun (at most 10 s)."""
         with self._lock:
+            if self._counting is not None:
+                self._lock.wait_for(lambda: self._counting is None or self._counting.in_flight == 0, timeout=10)
             return [r for r in self._log if r.method in ("GET", "HEAD") and not r.path.startswith("/moto-api")]
 
     def reset_log(self) -> None:
