@@ -10,6 +10,15 @@ from ..core.findings import CODE_DATA, CODES
 
 # What to do about a finding, where there is more to say than its one-line meaning.
 REMEDIES: dict[str, str] = {code: d["remedy"] for code, d in CODE_DATA.items() if "remedy" in d}
+# What to do instead when the file is a Hub repo's or an object store's own (a short file there is not a download to
+# repeat): ``remedy(code, remote=True)``.
+REMOTE_REMEDIES: dict[str, str] = {code: d["remedy_remote"] for code, d in CODE_DATA.items() if "remedy_remote" in d}
+
+
+def remedy(code: str, *, remote: bool = False) -> str | None:
+    """What to do about a finding of ``code``; ``remote``: its file is a Hub repo's or an object store's own (decided
+    on the report's source kind: ``read.sources.protocol.REMOTE_KINDS``)."""
+    return (REMOTE_REMEDIES.get(code) if remote else None) or REMEDIES.get(code)
 
 
 def codes_text(fmt: str = "table") -> str:
@@ -31,6 +40,9 @@ def explain(code: str) -> str:
     severity, meaning = CODES[code]
     lines = [f"{code} ({severity} by default)", "", f"  {meaning}."]
     if code in REMEDIES:
-        lines += ["", f"  What to do: {REMEDIES[code]}"]
+        where = ", for a local file (a download)" if code in REMOTE_REMEDIES else ""
+        lines += ["", f"  What to do{where}: {REMEDIES[code]}"]
+    if code in REMOTE_REMEDIES:
+        lines += ["", f"  For a Hub repo's or an object store's own file: {REMOTE_REMEDIES[code]}"]
     lines += ["", f"  Silence it with `--ignore {code}` or `ignore = [\"{code}\"]` in st-audit.toml."]
     return "\n".join(lines) + "\n"

@@ -332,7 +332,7 @@ def apply(report: Report, policy: Policy, *, lock_doc: LockSnapshot | None = Non
     locks: dict[str, LockSnapshot] = {}
     if lock_doc is not None:
         from .drift import drift, variant_locks
-        added += drift(lock_doc, report, lock_name=lock_name or "the lock")
+        added += drift(lock_doc, report, lock_name=lock_name or "the lock", said=report.findings + added)
         checks |= {"lock"}
         locks, gone = variant_locks(lock_doc, [a.variant for a in report.alternates], lock_name=lock_name or "the lock")
         added += gone

@@ -448,7 +448,7 @@ class HubSource(CachedHeaders, Http, ErrorTranslation, Source):
             return header
         finally:
             reader.close()
-        header = parse_header(name, raw, size, header)
+        header = parse_header(name, raw, size, header, remote=True)
         self._read(name)
         if whole:
             self._cache_store(name, first[:8] + raw, header)  # only a header that checks out is kept

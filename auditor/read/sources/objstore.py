@@ -314,7 +314,7 @@ class ObjectStoreSource(Source):
             raise AuditError(f"cannot read {self._url(self.path)}/{name}: {_one_line(e)}") from None
         except Exception as e:  # noqa: BLE001 - the store library's own errors: one sentence, exit 3
             raise AuditError(f"cannot read {self._url(self.path)}/{name}: {_one_line(e)}") from None
-        return parse_header(name, bytes(raw), size, header)
+        return parse_header(name, bytes(raw), size, header, remote=True)
 
     def _check_unchanged(self, name: str) -> None:
         """For a store that cannot pin reads: the object's identity after its second range is the listed one."""

@@ -26,6 +26,10 @@ MAX_TENSORS = 2_000_000
 
 NO_DIGESTS: Mapping[str, str] = MappingProxyType({})
 
+# The ``kind`` of a source's ``describe()`` whose files are the stored originals (a Hub repo, an object-store prefix),
+# not a local copy: a file that is short there is short for everyone, so "download it again" is no remedy.
+REMOTE_KINDS = frozenset({"hub", "object-store"})
+
 
 class Source(Protocol):
     """Where a checkpoint's bytes come from (a local directory, a Hub repo, an object-store prefix)."""
