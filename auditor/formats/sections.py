@@ -73,8 +73,10 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
         from .json_format import dumps
         return dumps(report.to_dict())
     if fmt == "summary":  # one line per target, then the whole's: sections of one target are in its own line
-        lines = [formatter(fmt)(s.report).rstrip("\n") for s in report.sections] if report.kind.kind == "targets" \
-            else []
+        if report.kind.kind != "targets":  # one target: its line names its root finding, as a checkpoint's does
+            from .common import root_note
+            return summary_line(report) + root_note(report) + "\n"
+        lines = [formatter(fmt)(s.report).rstrip("\n") for s in report.sections]
         return "\n".join([*lines, *could_not_lines(report), summary_line(report)]) + "\n"
     inner_format = formatter(fmt)  # sections may themselves be sectioned (several targets)
     if fmt == "junit":

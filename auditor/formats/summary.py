@@ -1,10 +1,15 @@
-"""``--format summary``: exactly one line, the verdict line (for logs, shell prompts and CI annotations)."""
+"""``--format summary``: exactly one line per target, the verdict line, and for a failing target its root finding
+(for logs, shell prompts, CI annotations and a fleet's streamed lines)."""
 
 from __future__ import annotations
 
-from ..report.single import Report
-from .common import summary_line
+from typing import TYPE_CHECKING
+
+from .common import root_note, summary_line
+
+if TYPE_CHECKING:
+    from ..report.composite import AnyReport
 
 
-def format_report(report: Report) -> str:
-    return summary_line(report) + "\n"
+def format_report(report: AnyReport) -> str:
+    return summary_line(report) + root_note(report) + "\n"

@@ -29,11 +29,20 @@ def format_report(report: Report) -> str:
     if rec.spec is not None:
         layout = "" if rec.spec["layout"] == "default" else f", stored as {rec.spec['layout']}"
         out.append(f"spec: {rec.spec['file']} ({printable(rec.spec['class'])}{layout})")
-    out.append(f"files audited: {len(report.files)}" + (f"; not audited: {len(report.ignored_files)}"
-                                                      if report.ignored_files else ""))
+    unread = sum(1 for f in report.files if not f.ok and not f.tensors)  # no header could be parsed: see the findings
+    read = "" if not unread else " (none could be read)" if unread == len(report.files) else \
+        f" ({unread:,} could not be read)"
+    out.append(f"files audited: {len(report.files)}{read}" + (f"; not audited: {len(report.ignored_files)}"
+                                                            if report.ignored_files else ""))
     for name, why in sorted(report.ignored_files.items()):
         out.append(f"  - {printable(name)}: {printable(why)}")
     out.append("")
+    if unread and not t.tensors and not report.include_tensors:
+        # nothing was read: tables of zeros would only push the one finding that matters down the screen
+        if rec.expected_parameters is not None:
+            out += [f"expected from config.json: {rec.expected_parameters:,} parameters (nothing read to compare "
+                    "them with)", ""]
+        return "\n".join(out + _findings(report)) + "\n"
     dtype_rows = [[printable(d), num(n), num(p), num(b)] for d, (n, p, b) in t.by_dtype.items()]
     dtype_rows.append(["total", num(t.tensors), num(t.parameters), num(t.bytes)])
     out.append(tabulate(dtype_rows, headers=["dtype", "tensors", "parameters", "bytes"], disable_numparse=True,
@@ -63,13 +72,11 @@ def format_report(report: Report) -> str:
                       for g in report.groups]
         out.append(tabulate(group_rows, headers=["tensor pattern", "count", "dtype", "shape"], disable_numparse=True))
         out.append("")
+    return "\n".join(out + _findings(report)) + "\n"
+
+
+def _findings(report: Report) -> list[str]:
+    """The findings, the alternate variants and the verdict line: how every table report ends."""
     findings = report.active_findings
-    if findings:
-        out.append("findings:")
-        out += [finding_line(f) for f in findings]
-    else:
-        out.append("findings: none")
-    out.append("")
-    out += variant_lines(report)
-    out.append(summary_line(report))
-    return "\n".join(out) + "\n"
+    out = ["findings:", *(finding_line(f) for f in findings)] if findings else ["findings: none"]
+    return [*out, "", *variant_lines(report), summary_line(report)]
