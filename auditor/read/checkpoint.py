@@ -183,8 +183,9 @@ def choose(names: Iterable[str], variant: str | None = None) -> tuple[str | None
 
 
 def collect(source: Source, progress: Callable[[str], None] | None = None, *, variant: str | None = None,
-            use_config: bool = True) -> Checkpoint:
-    """Read a checkpoint's index, config and headers from ``source`` and note discovery problems."""
+            use_config: bool = True, then: tuple[str, ...] = ()) -> Checkpoint:
+    """Read a checkpoint's index, config and headers from ``source`` and note discovery problems. ``then``: the
+    variants whose headers are read next, silently (a component's fp16 weights): the one progress line says so."""
     files = source.list_files()
     index_name, singles, ignored = choose(files, variant)
     findings: list[Finding] = []
@@ -218,7 +219,8 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
         if n.endswith(PICKLE_SUFFIXES) and "/" not in n:
             ignored.setdefault(n, "pickle weights, not audited (can run code when loaded; prefer the safetensors files)")
     if progress:
-        progress(f"reading {plural(len(audited), 'header')} from {printable(source.target)}")
+        after = f" (then {'variant' if len(then) == 1 else 'variants'} {', '.join(then)})" if then else ""
+        progress(f"reading {plural(len(audited), 'header')} from {printable(source.target)}{printable(after)}")
     budget = MAX_TENSORS + (len(index["weight_map"]) if index is not None else 0)
     headers = source.read_headers(audited, {n: files.get(n) for n in audited}, tensor_counts, budget)
     for name in audited:

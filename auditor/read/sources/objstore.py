@@ -123,6 +123,7 @@ class ObjectStoreSource(Source):
         self._files: dict[str, int | None] | None = None
         self._objects: dict[str, dict[str, Any]] = {}  # name -> {"size", "etag", "version"} as listed
         self._folder: ObjectStoreSource | None = None
+        self._reading: float | None = None  # seconds spent reading headers since the traffic line was said
 
     # -- Source protocol --------------------------------------------------------------------------------
 
@@ -190,10 +191,15 @@ class ObjectStoreSource(Source):
             finally:
                 for future in futures.values():
                     future.cancel()
-        if self.progress:
-            self.progress(f"{self.protocol}: {self.url} ({time.monotonic() - started:.1f} s): "
-                          f"{plural(self.traffic.requests, 'read')}, {_human(self.traffic.bytes)} received")
+        self._reading = (self._reading or 0.0) + time.monotonic() - started
         return headers
+
+    def finished(self) -> None:
+        """The traffic line, once per audit of the prefix (a pipeline's components are read through views of it)."""
+        if self.progress and self._reading is not None:
+            self.progress(f"{self.protocol}: {self.url} ({self._reading:.1f} s): "
+                          f"{plural(self.traffic.requests, 'read')}, {_human(self.traffic.bytes)} received")
+        self._reading = None
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "object-store", "url": self._given, "protocol": self.protocol,

@@ -73,6 +73,12 @@ class Source(Protocol):
         """The ``source`` object of the JSON report."""
         ...
 
+    def finished(self) -> None:
+        """The audit of the target is over: a remote source says on its progress callback what reading it cost (one
+        ``hub: ...`` line per target, however many parts were read). A view of part of a target (a pipeline's
+        component) inherits this no-op: the audit of the whole calls its source's."""
+        return None
+
     def folder(self) -> Source:
         """The source of the folder around the target: itself for a folder; for a single file (``single``), its
         folder (where its index, adapter_config.json and config.json would be)."""
