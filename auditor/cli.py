@@ -46,6 +46,7 @@ from .commands.kit import (
     run,
     say_could_not,
     stderr,
+    terminal_width,
     use_color,
     value,
     version,
@@ -201,14 +202,14 @@ def audit_command(
         page = html_output(fmt, output, open_report)
         names = expand_targets(given, recursive)
         report: Any = gated_audit_target(names, rules, options=options)
-        emit(formatter(fmt)(report), page, fmt in ("table", "summary") and use_color(color, sys.stdout),
-             fold_to_terminal=fmt == "table")
+        emit(formatter(fmt, terminal_width(page) if fmt == "table" else None)(report), page,
+             fmt in ("table", "summary") and use_color(color, sys.stdout), fold_to_terminal=fmt == "table")
         if not quiet and fmt != "summary" and (fmt != "table" or output is not None):
             from .formats.common import summary_line
             line = summary_line(report)
             stderr(_colored(line, color))
         say_could_not(report)
-        show_html(fmt, page, open_report, quiet)
+        show_html(fmt, page, open_report, quiet, output)
         return report.exit_code
 
     run(debug, body)
@@ -271,12 +272,13 @@ def verify_command(
         options = AuditOptions(base=base, revision=revision, token=token, include_tensors=tensors,
                                progress=None if quiet else progress_line)
         report = verify(targets, options, policy=rules, against=against, jobs=jobs, show_progress=not quiet)
-        emit(formatter(format.value)(report), where, fold_to_terminal=format.value == "table")
+        emit(formatter(format.value, terminal_width(where) if format.value == "table" else None)(report), where,
+             fold_to_terminal=format.value == "table")
         if not quiet and format.value != "summary" and (format.value != "table" or output is not None):
             from .formats.common import summary_line
             stderr(summary_line(report))
         say_could_not(report)
-        show_html(format.value, where, open_report, quiet)
+        show_html(format.value, where, open_report, quiet, output)
         return report.exit_code
 
     run(debug, body)
@@ -365,8 +367,8 @@ def diff_command(
             emit(format_diff_html(dict(side_a), dict(side_b), changes, a, b), where)
         else:
             changes = diff(a, b, **options)
-            emit(format_diff(changes, a, b, fmt), where)
-        show_html(fmt, where, open_report, quiet)
+            emit(format_diff(changes, a, b, fmt, terminal_width(where)), where)
+        show_html(fmt, where, open_report, quiet, output)
         return 0 if all(c.identical for _, c in changes) else 1
 
     run(debug, body)
@@ -403,7 +405,7 @@ def report_command(
         where = html_output(fmt, output, open_report)
         text, code = fleet_report(lines, fmt, where)
         emit(text, where)
-        show_html(fmt, where, open_report, quiet)
+        show_html(fmt, where, open_report, quiet, output)
         return code
 
     run(debug, body)
@@ -449,8 +451,8 @@ def formula_command(
     from .reconcile.engine import formula_report
     from .run.configfile import read_config
 
-    _print_text(debug, output, lambda: format_formula(formula_report(read_config(config, revision, token, hub)),
-                                                      env_format(value(format), TEXT_FORMATS)))
+    _print_text(debug, output, lambda width: format_formula(formula_report(read_config(config, revision, token, hub)),
+                                                            env_format(value(format), TEXT_FORMATS), width))
 
 
 @app.command("codes", short_help="List every finding code with severity and meaning.")
@@ -463,7 +465,7 @@ def codes_command(
     """List every finding code with its default severity and meaning (for --ignore and policies)."""
     from .commands.explain import codes_text
 
-    _print_text(debug, output, lambda: codes_text(env_format(value(format), TEXT_FORMATS)))
+    _print_text(debug, output, lambda width: codes_text(env_format(value(format), TEXT_FORMATS), width))
 
 
 @app.command("explain", short_help="Explain one finding code and what to do about it.")
@@ -475,14 +477,15 @@ def explain_command(
     """Explain one finding code: its severity, what it means, what to do, how to silence it."""
     from .commands.explain import explain
 
-    _print_text(debug, None, lambda: explain(code))
+    _print_text(debug, None, lambda width: explain(code))
 
 
-def _print_text(debug: bool, output: Path | None, render: Callable[[], str]) -> None:
-    """The commands that print one text (formula, codes, explain): rendered, written, exit 0, errors as usual."""
+def _print_text(debug: bool, output: Path | None, render: Callable[[int | None], str]) -> None:
+    """The commands that print one text (formula, codes, explain): rendered (its tables within a terminal's width,
+    whole to a file or a pipe), written, exit 0, errors as usual."""
     def body() -> int:
         prepare_output(output)
-        emit(render(), output)
+        emit(render(terminal_width(output)), output)
         return 0
 
     run(debug, body)

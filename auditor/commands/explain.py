@@ -21,14 +21,17 @@ def remedy(code: str, *, remote: bool = False) -> str | None:
     return (REMOTE_REMEDIES.get(code) if remote else None) or REMEDIES.get(code)
 
 
-def codes_text(fmt: str = "table") -> str:
-    """Every registered code with its default severity and meaning."""
+def codes_text(fmt: str = "table", width: int | None = None) -> str:
+    """Every registered code with its default severity and meaning (``width``: a terminal's, the meanings wrapped
+    to fit it)."""
     if fmt == "json":
         return json.dumps([{"code": c, "severity": s, "meaning": m} for c, (s, m) in CODES.items()], indent=2) + "\n"
-    from tabulate import tabulate
     rows = [[f"`{c}`" if fmt == "markdown" else c, s, m] for c, (s, m) in CODES.items()]
-    return tabulate(rows, headers=["code", "severity", "meaning"],
-                    tablefmt="github" if fmt == "markdown" else "simple") + "\n"
+    if fmt == "markdown":
+        from tabulate import tabulate
+        return tabulate(rows, headers=["code", "severity", "meaning"], tablefmt="github") + "\n"
+    from ..formats.fit import fit_table
+    return fit_table(rows, ["code", "severity", "meaning"], width=width, wrap="meaning") + "\n"
 
 
 def explain(code: str) -> str:

@@ -171,8 +171,11 @@ def prepare_output(output: Path | None) -> None:
         raise UsageError(f"--output {output} is not writable (permission denied)")
 
 
-# lines of prose in the table report, which a terminal narrower than them gets folded (tables are left whole)
-FOLDED = re.compile(r"^(formula: |by component: |policy: |  note: |  (ERROR|WARNING|INFO) +[a-z-]+: |\S.* \(.*\): .*(error|note)s?$)")
+# lines of prose in the table report, which a terminal narrower than them gets folded (tables fit the width
+# themselves: formats.fit); a composite target's one line per section among them
+FOLDED = re.compile(r"^(st-audit report for |formula: |by component: |policy: |  note: |  (ERROR|WARNING|INFO) +[a-z-]+: |  files: |"
+                    r"  stored: |expected from config.json: |  e\.g\. |\S.* \(.*\): .*(error|note)s?$|"
+                    r"  (PASS|FAIL|ERROR): .*(error|note)s?$)")
 
 
 def fold(text: str, width: int) -> str:
@@ -196,13 +199,22 @@ def say_could_not(report: Any) -> None:
         stderr(printable(f"st-audit: error: {why if why.startswith(name) else f'{name}: {why}'}"))
 
 
+def terminal_width(output: Path | None) -> int | None:
+    """The columns of the terminal the output goes to (at least 40), or None when it goes to a file or a pipe, which
+    get every table and line whole."""
+    if output is not None or not sys.stdout.isatty():
+        return None
+    import shutil
+    return max(40, shutil.get_terminal_size().columns)
+
+
 def emit(text: str, output: Path | None, color: bool = False, fold_to_terminal: bool = False) -> None:
     """``text`` to ``output`` or stdout; ``fold_to_terminal``: a terminal's long prose lines are folded to its
     width (a file or a pipe gets every line whole)."""
     if output is None:
-        if fold_to_terminal and sys.stdout.isatty():
-            import shutil
-            text = fold(text, max(40, shutil.get_terminal_size().columns))
+        width = terminal_width(output)
+        if fold_to_terminal and width is not None:
+            text = fold(text, width)
         sys.stdout.write(colorize(text) if color else text)
         sys.stdout.flush()
     else:

@@ -7,10 +7,15 @@ from tabulate import tabulate
 from ..core.untrusted import printable
 from ..report.single import Report
 from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line, variant_lines
+from .fit import fit_table
 from .numbers import finding_line, policy_line
 
+FITS_WIDTH = True  # formats.formatter passes a terminal's width
 
-def format_report(report: Report) -> str:
+
+def format_report(report: Report, width: int | None = None) -> str:
+    """The report for a terminal or a log; ``width``: a terminal's columns, which its tables stay within (columns
+    dropped, the least needed first, or the tensor pattern wrapped); None for whole tables (a file, a pipe)."""
     rec = report.reconciliation
     t = report.totals
     from ..report.composite import kind_line
@@ -45,8 +50,8 @@ def format_report(report: Report) -> str:
         return "\n".join(out + _findings(report)) + "\n"
     dtype_rows = [[printable(d), num(n), num(p), num(b)] for d, (n, p, b) in t.by_dtype.items()]
     dtype_rows.append(["total", num(t.tensors), num(t.parameters), num(t.bytes)])
-    out.append(tabulate(dtype_rows, headers=["dtype", "tensors", "parameters", "bytes"], disable_numparse=True,
-                        colalign=("left", "right", "right", "right")))
+    out.append(fit_table(dtype_rows, ["dtype", "tensors", "parameters", "bytes"], width=width,
+                         colalign=("left", "right", "right", "right"), drop=("bytes",)))
     out.append("")
     if rec.expected_parameters is not None:
         out.append(f"expected from config.json: {rec.expected_parameters:,} parameters")
@@ -64,13 +69,15 @@ def format_report(report: Report) -> str:
     out.append(tabulate(ledger_rows, tablefmt="plain", disable_numparse=True, colalign=("left", "right")))
     out.append("")
     if rec.components:
-        out.append(tabulate(component_rows(report), headers=COMPONENT_HEADERS, disable_numparse=True,
-                            colalign=("left", "left", "right", "right", "right", "right", "right", "right")))
+        out.append(fit_table(component_rows(report), COMPONENT_HEADERS, width=width,
+                             colalign=("left", "left", "right", "right", "right", "right", "right", "right"),
+                             drop=("share", "per layer", "stack", "layers"), wrap="component"))
         out.append("")
     if report.include_tensors or not rec.components:  # the brief view: the breakdown says it, --tensors lists all
         group_rows = [[printable(g.pattern), f"x{g.count:,}", printable(g.dtype), shape(g.shape)]
                       for g in report.groups]
-        out.append(tabulate(group_rows, headers=["tensor pattern", "count", "dtype", "shape"], disable_numparse=True))
+        out.append(fit_table(group_rows, ["tensor pattern", "count", "dtype", "shape"], width=width,
+                             wrap="tensor pattern"))
         out.append("")
     return "\n".join(out + _findings(report)) + "\n"
 

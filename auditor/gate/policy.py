@@ -188,7 +188,7 @@ def load_file(path: Path) -> Policy:
     policy = parse(doc, origin)
     if policy.lock is not None and not Path(policy.lock).is_absolute():
         # a lock named in a file is relative to that file, so the policy works from any directory
-        policy = replace(policy, lock=str(path.parent / policy.lock))
+        policy = replace(policy, lock=os.path.normpath(path.parent / policy.lock))
     return policy
 
 
@@ -210,8 +210,20 @@ def load(path: str | os.PathLike[str] | None = None, *, cwd: str | os.PathLike[s
     for start in starts:
         found = find(start)
         if found is not None:
-            return load_file(found)
+            return load_file(shown_path(found, here))
     return Policy()
+
+
+def shown_path(path: Path, cwd: Path) -> Path:
+    """A found file as people and CI annotations read it: relative to the working directory when it is in it or in a
+    folder above it (``st-audit.toml``, ``../st-audit.toml``), else as found (absolute). A lock named in it is then
+    relative the same way."""
+    try:
+        rel = Path(os.path.relpath(path, cwd.resolve()))
+    except ValueError:  # another drive (Windows)
+        return path
+    ups = [part for part in rel.parts[:-1] if part == ".."]
+    return rel if not ups or len(ups) == len(rel.parts) - 1 else path
 
 
 def find(start: Path) -> Path | None:

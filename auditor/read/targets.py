@@ -338,14 +338,15 @@ def _from_url(text: str) -> tuple[str, str | None]:
 # -- every model folder under a root --------------------------------------------------------------------------
 
 
-def under(text: str) -> Iterator[str]:
+def under(text: str, max_folders: int | None = None) -> Iterator[str]:
     """Every model folder under ``text``, a local directory or an object-store prefix (``--recursive``, a fleet's
-    "every model folder under this prefix"), as a generator: a fleet starts auditing while the walk goes on."""
+    "every model folder under this prefix"), as a generator: a fleet starts auditing while the walk goes on.
+    ``max_folders``: of a local directory, list at most this many folders."""
     if not os.path.lexists(Path(text).expanduser()) and (m := _URL.match(text)) and \
             m["scheme"].lower() not in HUB_SCHEMES:
         from .sources.objstore import targets_under  # imports fsspec: only for object-store prefixes
         return targets_under(text)
-    return model_folders(text, _listdir)
+    return model_folders(text, _listdir, max_folders)
 
 
 def _listdir(path: str) -> tuple[list[str], list[str]]:

@@ -9,14 +9,18 @@ from collections.abc import Callable, Iterable, Iterator
 from ..core.conventions import OWNING_MANIFESTS
 
 
-def model_folders(root: str, listdir: Callable[[str], tuple[list[str], list[str]]]) -> Iterator[str]:
+def model_folders(root: str, listdir: Callable[[str], tuple[list[str], list[str]]],
+                  max_folders: int | None = None) -> Iterator[str]:
     """Every folder under ``root`` that holds something to audit, depth first in name order, as found.
 
     ``listdir(path) -> (subfolders, files)``. A folder that is a pipeline or sentence-transformers model owns
     its subfolders (they are its components), so the walk does not descend into it; hidden folders are skipped.
+    ``max_folders``: list at most this many folders (a hint need not walk a whole home directory).
     """
     stack = [root]
-    while stack:
+    listed = 0
+    while stack and (max_folders is None or listed < max_folders):
+        listed += 1
         path = stack.pop()
         subdirs, names = listdir(path)
         owns = any(m in names for m in OWNING_MANIFESTS)
