@@ -7,6 +7,7 @@ error (a bug). Shared options and helpers live in ``clikit``.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 from collections.abc import Callable, Sequence
 from enum import Enum
@@ -38,6 +39,7 @@ from .commands.kit import (
     TiedHead,
     TokenOpt,
     choices,
+    complete_codes,
     emit,
     env_format,
     exit_now,
@@ -65,7 +67,42 @@ def _version_callback(show: bool) -> None:
         raise typer.Exit(0)
 
 
-app = typer.Typer(add_completion=True, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")
+COMPLETE_VAR = "_ST_AUDIT_COMPLETE"  # what the completion scripts set when they ask st-audit for completions
+COMPLETION_OPTIONS = ("--show-completion", "--install-completion")
+
+
+def _completion(option: str, shell: str | None) -> int:
+    """``--show-completion [SHELL]`` prints SHELL's completion script (typer's own flag took no shell: ``zsh`` after
+    it was ignored and the current shell's script printed); ``--install-completion [SHELL]`` installs it. Without a
+    SHELL: the shell st-audit runs under. Completion itself (commands, options, finding codes, --fail-on values) is
+    typer's, answering these scripts."""
+    from typer._completion_shared import _get_shell_name, get_completion_script, install
+    if shell is not None and shell not in SHELLS:
+        stderr(f"st-audit: error: {option}: {shell!r} is not one of {', '.join(SHELLS)}")
+        return 2
+    shell = shell or _get_shell_name() or "bash"
+    if option == "--show-completion":
+        print(get_completion_script(prog_name="st-audit", complete_var=COMPLETE_VAR, shell=shell))
+    else:
+        where = install(shell=shell, prog_name="st-audit", complete_var=COMPLETE_VAR)[1]
+        print(f"{shell} completion installed in {where}; it takes effect in a new shell")
+    return 0
+
+
+def _completion_flag(ctx: typer.Context, value: bool) -> None:
+    """The completion options given after another option (``st-audit --show-completion`` first is handled before
+    typer parses anything, with its SHELL: ``main``)."""
+    if value and not ctx.resilient_parsing:
+        raise typer.Exit(_completion(COMPLETION_OPTIONS[0], None))
+
+
+def _install_flag(ctx: typer.Context, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        raise typer.Exit(_completion(COMPLETION_OPTIONS[1], None))
+
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Audit safetensors LLM checkpoints from their headers: strict validation, exact inventory, "
                        "and reconciliation with config.json. Exit codes: 0 clean, 1 findings at or above "
                        "--fail-on, 2 usage error, 3 could not audit, 4 internal error (a bug).")
@@ -73,7 +110,15 @@ app = typer.Typer(add_completion=True, no_args_is_help=True, pretty_exceptions_e
 
 @app.callback()
 def _main(show_version: Annotated[bool, typer.Option("--version", callback=_version_callback, is_eager=True,
-                                                     help="Print the version and exit.")] = False) -> None:
+                                                     help="Print the version and exit.")] = False,
+          install_completion: Annotated[bool, typer.Option(
+              "--install-completion", callback=_install_flag, expose_value=False, is_eager=True,
+              help=f"Install shell completion (commands, options, finding codes, --fail-on values) for the shell "
+                   f"named after it ({', '.join(SHELLS)}), else for the current shell.")] = False,
+          show_completion: Annotated[bool, typer.Option(
+              "--show-completion", callback=_completion_flag, expose_value=False, is_eager=True,
+              help="Print the completion script for the shell named after it (--show-completion zsh), else for the "
+                   "current shell, to install it yourself.")] = False) -> None:
     """Audit safetensors LLM checkpoints from their headers."""
 
 
@@ -470,7 +515,8 @@ def codes_command(
 
 @app.command("explain", short_help="Explain one finding code and what to do about it.")
 def explain_command(
-    code: Annotated[str, typer.Argument(metavar="CODE", help="A finding code, e.g. missing-tensor (see `st-audit codes`).")],
+    code: Annotated[str, typer.Argument(metavar="CODE", autocompletion=complete_codes,
+                                        help="A finding code, e.g. missing-tensor (see `st-audit codes`).")],
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -496,8 +542,17 @@ def main() -> None:
     # A short-lived process: the cyclic collector would only rescan ~100k acyclic records (see audit._gc_paused).
     gc.disable()
     try:
-        app()
-        code: Any = 0
+        args = sys.argv[1:]
+        if args[:1] and args[0] in COMPLETION_OPTIONS and len(args) <= 2:  # --show-completion [SHELL]
+            code: Any = _completion(args[0], args[1] if len(args) == 2 else None)
+        else:
+            if COMPLETE_VAR in os.environ or any(a in COMPLETION_OPTIONS for a in args):
+                from typer._completion_classes import completion_init
+                completion_init()  # typer's completion classes (add_completion=False leaves them out)
+            app()
+            code = 0
     except SystemExit as e:
         code = e.code
+    except BrokenPipeError:  # st-audit --show-completion | head: the reader went away
+        code = 120
     exit_now(code)

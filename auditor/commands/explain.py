@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 
 from ..core.errors import UsageError
 from ..core.findings import CODE_DATA, CODES
+from ..core.names import did_you_mean
 
 # What to do about a finding, where there is more to say than its one-line meaning.
 REMEDIES: dict[str, str] = {code: d["remedy"] for code, d in CODE_DATA.items() if "remedy" in d}
@@ -37,9 +37,8 @@ def codes_text(fmt: str = "table", width: int | None = None) -> str:
 def explain(code: str) -> str:
     """Severity, meaning, remedy and how to silence one code; a typo gets the nearest codes."""
     if code not in CODES:
-        near = difflib.get_close_matches(code, list(CODES), n=3)
-        hint = f"; did you mean {' or '.join(near)}?" if near else "; `st-audit codes` lists them all"
-        raise UsageError(f"unknown finding code {code!r}{hint}")
+        raise UsageError(f"unknown finding code {code!r}"
+                         + did_you_mean(code, list(CODES), "; `st-audit codes` lists them all"))
     severity, meaning = CODES[code]
     lines = [f"{code} ({severity} by default)", "", f"  {meaning}."]
     if code in REMEDIES:

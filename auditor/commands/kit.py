@@ -17,8 +17,10 @@ from typing import Annotated, Any, Callable, Optional, TextIO
 import typer
 
 from ..core.errors import AuditError, UsageError
+from ..core.names import did_you_mean
 from ..core.untrusted import printable
 from ..formats import FORMATS
+from ..gate.values import FAIL_ON_ALIASES
 
 EXIT_INTERNAL = 4
 
@@ -101,18 +103,14 @@ PolicyOpt = Annotated[Optional[Path], typer.Option(
     "--policy", envvar="ST_AUDIT_POLICY", metavar="FILE",
     help="Policy file (TOML). Default: st-audit.toml here, else [tool.st-audit] in pyproject.toml.")]
 NoPolicyOpt = Annotated[bool, typer.Option("--no-policy", help="Do not look for st-audit.toml or pyproject.toml.")]
-# what people type for a severity: the words the findings print (ERROR, WARNING), their short forms, plurals
-FAIL_ON_ALIASES = {"warn": "warning", "warnings": "warning", "err": "error", "errors": "error", "note": "info",
-                   "notes": "info", "none": "never"}
-
-
 def _fail_on(text: Optional[str]) -> Optional[str]:
-    """--fail-on, case-insensitive, with the usual short forms (``warn`` is ``warning``)."""
+    """--fail-on, case-insensitive, with the usual short forms (``warn`` is ``warning``), as in a policy file."""
     if text is None:
         return None
     word = FAIL_ON_ALIASES.get(text.lower(), text.lower())
     if word not in FailOn.__members__:
-        raise typer.BadParameter(f"{text!r} is not one of {', '.join(FailOn.__members__)}")
+        raise typer.BadParameter(f"{text!r} is not one of {', '.join(FailOn.__members__)}"
+                                 + did_you_mean(word, [*FailOn.__members__, *FAIL_ON_ALIASES]))
     return word
 
 
@@ -121,17 +119,30 @@ def _codes(given: Optional[list[str]]) -> Optional[list[str]]:
     from ..core.findings import CODES
     for code in given or ():
         if code not in CODES:
-            import difflib
-            near = difflib.get_close_matches(code, list(CODES), n=3)
-            hint = f"; did you mean {' or '.join(near)}?" if near else "; `st-audit codes` lists them all"
-            raise typer.BadParameter(f"unknown finding code {code!r}{hint}")
+            raise typer.BadParameter(f"unknown finding code {code!r}"
+                                     + did_you_mean(code, list(CODES), "; `st-audit codes` lists them all"))
     return given
 
 
+def complete_codes(incomplete: str) -> list[tuple[str, str]]:
+    """Shell completion of a finding code (--ignore, `st-audit explain`): the codes starting with what is typed, each
+    with its meaning (zsh and fish show it)."""
+    from ..core.findings import CODES
+    return [(code, meaning) for code, (_, meaning) in CODES.items() if code.startswith(incomplete)]
+
+
+def complete_fail_on(incomplete: str) -> list[tuple[str, str]]:
+    """Shell completion of --fail-on: the thresholds (the aliases are accepted, not offered)."""
+    words = {"error": "fail on errors (the default)", "warning": "fail on warnings and errors",
+             "info": "fail on any finding", "never": "never fail (report only)"}
+    return [(w, why) for w, why in words.items() if w.startswith(incomplete.lower())]
+
+
 FailOnOpt = Annotated[Optional[str], typer.Option(
-    "--fail-on", metavar=choices(FailOn), callback=_fail_on, show_default=False,
+    "--fail-on", metavar=choices(FailOn), callback=_fail_on, show_default=False, autocompletion=complete_fail_on,
     help="Lowest severity that fails (default: the policy's fail_on, else ST_AUDIT_FAIL_ON, else error).")]
 IgnoreOpt = Annotated[Optional[list[str]], typer.Option("--ignore", metavar="CODE", callback=_codes,
+                                                        autocompletion=complete_codes,
                                                         help="Finding code to ignore (repeatable).")]
 
 

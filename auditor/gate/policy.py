@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING, Any
 from ..core.dtypes import canonical_dtype
 from ..core.errors import UsageError
 from ..core.findings import CODES, SEVERITY_RANK, Finding, finding, plural
-from ..core.names import shown
+from ..core.names import did_you_mean, shown
 from ..read.header import DTYPE_BITS
 from ..report.single import FAIL_ON_CHOICES, Report
 from .values import (  # noqa: F401  (re-exported: policy is where callers find the policy's vocabulary)
     BYTE_UNITS,
     COMMAND_LINE,
     COUNT_UNITS,
+    FAIL_ON_ALIASES,
     FLAGS,
     Tolerance,
     _bad,
@@ -119,7 +120,8 @@ def parse(data: Mapping[str, Any], origin: str) -> Policy:
     """Validate a policy table (from TOML or from command-line flags) into a ``Policy``."""
     unknown = [k for k in data if k not in KEYS]
     if unknown:
-        raise UsageError(f"{origin}: unknown policy key {', '.join(repr(k) for k in unknown)} "
+        hint = did_you_mean(unknown[0].replace("-", "_"), KEYS) if len(unknown) == 1 else ""
+        raise UsageError(f"{origin}: unknown policy key {', '.join(repr(k) for k in unknown)}{hint} "
                          f"(known keys: {', '.join(KEYS)})")
     values: dict[str, Any] = {}
     rounding = 0
@@ -136,18 +138,20 @@ def parse(data: Mapping[str, Any], origin: str) -> Policy:
         dtypes = [canonical_dtype(d) for d in _str_list(data["allowed_dtypes"], "allowed_dtypes", origin)]
         bad = [d for d in dtypes if d not in DTYPE_BITS]
         if bad:
-            raise _bad("allowed_dtypes", origin, f"unknown dtype {', '.join(repr(d) for d in bad)} "
+            hint = did_you_mean(bad[0], list(DTYPE_BITS)) if len(bad) == 1 else ""
+            raise _bad("allowed_dtypes", origin, f"unknown dtype {', '.join(repr(d) for d in bad)}{hint} "
                        f"(safetensors dtypes: {', '.join(DTYPE_BITS)})")
         if not dtypes:
             raise _bad("allowed_dtypes", origin, "must list at least one dtype")
         values["allowed_dtypes"] = tuple(dict.fromkeys(dtypes))
     if "fail_on" in data:
-        values["fail_on"] = _choice(data["fail_on"], "fail_on", FAIL_ON_CHOICES, origin)
+        values["fail_on"] = _choice(data["fail_on"], "fail_on", FAIL_ON_CHOICES, origin, FAIL_ON_ALIASES)
     if "ignore" in data:
         codes = _str_list(data["ignore"], "ignore", origin)
         bad = [c for c in codes if c not in CODES]
         if bad:
-            raise _bad("ignore", origin, f"unknown finding code {', '.join(repr(c) for c in bad)}")
+            raise _bad("ignore", origin, f"unknown finding code {', '.join(repr(c) for c in bad)}"
+                       + did_you_mean(bad[-1], list(CODES), "; `st-audit codes` lists them all"))
         values["ignore"] = tuple(dict.fromkeys(codes))
     if "forbid_unexplained" in data:
         value = data["forbid_unexplained"]
@@ -365,7 +369,9 @@ def settings(policy: Policy, *, env: Mapping[str, str] | None = None) -> tuple[s
     env = os.environ if env is None else env
     fail_on = policy.fail_on
     if fail_on is None:
-        fail_on = env.get("ST_AUDIT_FAIL_ON") or "error"
+        given = env.get("ST_AUDIT_FAIL_ON") or "error"
+        fail_on = FAIL_ON_ALIASES.get(given.strip().lower(), given.strip().lower())
         if fail_on not in FAIL_ON_CHOICES:
-            raise UsageError(f"ST_AUDIT_FAIL_ON must be one of {', '.join(FAIL_ON_CHOICES)}, not {fail_on!r}")
+            raise UsageError(f"ST_AUDIT_FAIL_ON must be one of {', '.join(FAIL_ON_CHOICES)}, not {given!r}"
+                             + did_you_mean(fail_on, [*FAIL_ON_CHOICES, *FAIL_ON_ALIASES]))
     return fail_on, tuple(policy.ignore or ())
