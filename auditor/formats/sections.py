@@ -15,7 +15,7 @@ from ..core.findings import plural
 from ..core.untrusted import markdown, printable
 from ..report.composite import CompositeReport, Section, kind_line
 from ..report.single import Report
-from .numbers import counted_label, finding_line, human, policy_line
+from .numbers import counted_label, finding_line, human, policy_line, root_note, variants_note
 
 
 def summary_line(report: CompositeReport) -> str:
@@ -81,7 +81,6 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
         return dumps(report.to_dict())
     if fmt == "summary":  # one line per target, then the whole's: sections of one target are in its own line
         if report.kind.kind != "targets":  # one target: its line names its root finding, as a checkpoint's does
-            from .common import root_note
             return summary_line(report) + root_note(report) + "\n"
         lines = [formatter(fmt)(s.report).rstrip("\n") for s in report.sections]
         return "\n".join([*lines, *could_not_lines(report), summary_line(report)]) + "\n"
@@ -160,7 +159,6 @@ def summary_line_of(s: Section) -> str:
 
 
 def _checkpoint_line(report: Report) -> str:
-    from .common import variants_note
     t = report.totals
     counts = report.severity_counts()
     expected = report.reconciliation.expected_parameters

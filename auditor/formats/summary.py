@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .common import root_note, summary_line
+from .common import summary_line
+from .numbers import root_note
 
 if TYPE_CHECKING:
     from ..report.composite import AnyReport

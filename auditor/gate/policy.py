@@ -172,8 +172,10 @@ def parse(data: Mapping[str, Any], origin: str) -> Policy:
     return Policy(**values, origin=origin, origins=origins)
 
 
-def load_file(path: Path) -> Policy:
-    """Read one policy file: top-level keys, or ``[tool.st-audit]`` when it is a pyproject.toml."""
+def load_file(path: Path, shown: Path | None = None) -> Policy:
+    """Read one policy file: top-level keys, or ``[tool.st-audit]`` when it is a pyproject.toml. ``shown``: how
+    messages name it (and where a lock it names is), when not as ``path`` (a found file, relative to the working
+    directory)."""
     try:
         raw = path.read_bytes()
     except OSError as e:
@@ -182,17 +184,18 @@ def load_file(path: Path) -> Policy:
         doc = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise UsageError(f"{path}: not valid TOML: {e}") from None
-    origin = str(path)
+    shown = shown or path
+    origin = str(shown)
     if path.name == PYPROJECT:
         table = doc.get("tool", {}).get("st-audit", {}) if isinstance(doc.get("tool"), dict) else {}
-        origin = f"{path} [tool.st-audit]"
+        origin = f"{shown} [tool.st-audit]"
         if not isinstance(table, dict):
             raise UsageError(f"{origin}: must be a table")
         doc = table
     policy = parse(doc, origin)
     if policy.lock is not None and not Path(policy.lock).is_absolute():
         # a lock named in a file is relative to that file, so the policy works from any directory
-        policy = replace(policy, lock=os.path.normpath(path.parent / policy.lock))
+        policy = replace(policy, lock=os.path.normpath(shown.parent / policy.lock))
     return policy
 
 
@@ -214,7 +217,7 @@ def load(path: str | os.PathLike[str] | None = None, *, cwd: str | os.PathLike[s
     for start in starts:
         found = find(start)
         if found is not None:
-            return load_file(shown_path(found, here))
+            return load_file(found, shown_path(found, Path.cwd()))
     return Policy()
 
 

@@ -192,8 +192,8 @@ def _folders_below(source: Source) -> str:
     audits them (`st-audit audit runs/` meant as `--recursive`); "" when there are none or it is not a folder."""
     if source.root is None or source.single is not None or source.prefix:
         return ""
-    from .targets import under
-    found = list(under(source.target, MAX_FOLDERS_WALKED))
+    from .walk import local_listdir, model_folders
+    found = list(model_folders(source.target, local_listdir, MAX_FOLDERS_WALKED))
     if not found:
         return ""
     what = f"{plural(len(found), 'model folder')} {'is' if len(found) == 1 else 'are'} below it"

@@ -33,7 +33,7 @@ from ..core.errors import TargetNotFound, UsageError
 from . import hfcache
 from .hfcache import Expected
 from .sources.local import describe_special, symlink_problem
-from .walk import folders_in_listing, model_folders
+from .walk import folders_in_listing, local_listdir, model_folders
 
 __all__ = ["resolve", "hub_target", "in_cache", "under", "model_folders", "folders_in_listing", "describe_special", "Target", "LocalTarget", "CacheTarget",
            "HubTarget", "StoreTarget", "REPO_ID", "is_repo_id"]
@@ -346,16 +346,6 @@ def under(text: str, max_folders: int | None = None) -> Iterator[str]:
             m["scheme"].lower() not in HUB_SCHEMES:
         from .sources.objstore import targets_under  # imports fsspec: only for object-store prefixes
         return targets_under(text)
-    return model_folders(text, _listdir, max_folders)
+    return model_folders(text, local_listdir, max_folders)
 
 
-def _listdir(path: str) -> tuple[list[str], list[str]]:
-    dirs: list[str] = []
-    files: list[str] = []
-    try:
-        with os.scandir(path) as it:
-            for entry in it:
-                (dirs if entry.is_dir(follow_symlinks=False) else files).append(entry.name)
-    except OSError:
-        pass
-    return dirs, files

@@ -3,6 +3,7 @@ store's flat listing (``targets.under`` picks which)."""
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Callable, Iterable, Iterator
 
@@ -53,3 +54,16 @@ def folders_in_listing(root: str, names: Iterable[str]) -> Iterator[str]:
 
 def _weights(name: str) -> bool:
     return name.endswith(".safetensors") or name.endswith(".safetensors.index.json")
+
+
+def local_listdir(path: str) -> tuple[list[str], list[str]]:
+    """A local folder's (subfolders, files), for ``model_folders``: what cannot be listed holds nothing."""
+    dirs: list[str] = []
+    files: list[str] = []
+    try:
+        with os.scandir(path) as it:
+            for entry in it:
+                (dirs if entry.is_dir(follow_symlinks=False) else files).append(entry.name)
+    except OSError:
+        pass
+    return dirs, files
