@@ -531,7 +531,7 @@ def _print_text(debug: bool, output: Path | None, render: Callable[[int | None],
     whole to a file or a pipe), written, exit 0, errors as usual."""
     def body() -> int:
         prepare_output(output)
-        emit(render(terminal_width(output)), output)
+        emit(render(terminal_width(output)), output, fold_to_terminal=True)
         return 0
 
     run(debug, body)
