@@ -130,7 +130,7 @@ def test_the_long_view_wraps_tensor_patterns(tmp_path: Path) -> None:
 
 def test_a_healthy_pipeline_is_one_line_per_section(tmp_path: Path) -> None:
     """A healthy pipeline at 80 columns: no section in full, one line each (folded under an indent), the verdict."""
-    pipe = build_folder_dump("tiny-sd-pipeline", tmp_path / "sd")
+    build_folder_dump("tiny-sd-pipeline", tmp_path / "sd")
     lines = _screen(["audit", "sd"], tmp_path, NARROW, joined=True, cwd=tmp_path)
     _fits(lines, NARROW)
     assert not any(line.startswith("=== section") for line in lines)
