@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -143,7 +142,7 @@ def test_one_accident_is_one_error_in_the_action(tmp_path: Path) -> None:
     note under it. The policy and the lock are found in the workspace and named as there, never by absolute path."""
     work = tmp_path / "ws"
     clean, broken = demo.build(work / "demo")
-    shutil.copytree(broken, work / "model")
+    (work / "model").symlink_to(broken, target_is_directory=True)
     assert run_cli("lock", str(clean), "-o", str(work / "st-audit.lock.json"), "-q", "--no-policy").returncode == 0
     (work / "st-audit.toml").write_text('expect_parameters = "8.19B"\nallowed_dtypes = ["BF16"]\n'
                                         'lock = "st-audit.lock.json"\n')
@@ -166,8 +165,7 @@ def test_one_accident_is_one_error_in_the_action(tmp_path: Path) -> None:
 
 def test_summary_lines_name_the_root_finding(tmp_path: Path) -> None:
     clean, broken = demo.build(tmp_path / "demo")
-    pointers = tmp_path / "pointers"
-    shutil.copytree(clean, pointers)
+    pointers = demo.clean(tmp_path / "pointers")
     _pointers(pointers)
     proc = run_cli("audit", str(clean), str(broken), str(pointers), "-f", "summary", "--no-policy")
     lines = proc.stdout.splitlines()

@@ -117,8 +117,9 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
         out += [f"- {f.severity.upper()} `{f.code}`: {markdown(f.message)}" if md else finding_line(f)
                 for f in findings]
         out.append("")
-    if brief:
-        out.append("sections (the healthy ones in one line each; -v shows every section in full):")
+    if brief:  # the hint only when a healthy section is shown in this one line alone
+        hidden = any(healthy(s.report) and id(s) not in unread for s in report.sections)
+        out.append("sections" + (" (a healthy one in this line alone; -v shows each in full):" if hidden else ":"))
     for s in report.sections:
         if brief:  # what the section holds and its counts, as its own verdict line says them
             out.append(f"  {printable(summary_line_of(s))}")
