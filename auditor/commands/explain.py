@@ -12,13 +12,8 @@ from ..core.names import did_you_mean
 REMEDIES: dict[str, str] = {code: d["remedy"] for code, d in CODE_DATA.items() if "remedy" in d}
 # What to do instead when the file is a Hub repo's or an object store's own (a short file there is not a download to
 # repeat): ``remedy(code, remote=True)``.
+# (``core.findings.remedy(code, remote=...)`` picks one for a finding's source)
 REMOTE_REMEDIES: dict[str, str] = {code: d["remedy_remote"] for code, d in CODE_DATA.items() if "remedy_remote" in d}
-
-
-def remedy(code: str, *, remote: bool = False) -> str | None:
-    """What to do about a finding of ``code``; ``remote``: its file is a Hub repo's or an object store's own (decided
-    on the report's source kind: ``read.sources.protocol.REMOTE_KINDS``)."""
-    return (REMOTE_REMEDIES.get(code) if remote else None) or REMEDIES.get(code)
 
 
 def codes_text(fmt: str = "table", width: int | None = None) -> str:
