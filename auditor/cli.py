@@ -7,6 +7,7 @@ error (a bug). Shared options and helpers live in ``commands/kit.py``.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 from collections.abc import Callable, Sequence
 from enum import Enum
@@ -38,6 +39,7 @@ from .commands.kit import (
     TiedHead,
     TokenOpt,
     choices,
+    complete_codes,
     emit,
     env_format,
     exit_now,
@@ -46,6 +48,7 @@ from .commands.kit import (
     run,
     say_could_not,
     stderr,
+    terminal_width,
     use_color,
     value,
     version,
@@ -64,7 +67,42 @@ def _version_callback(show: bool) -> None:
         raise typer.Exit(0)
 
 
-app = typer.Typer(add_completion=True, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")
+COMPLETE_VAR = "_ST_AUDIT_COMPLETE"  # what the completion scripts set when they ask st-audit for completions
+COMPLETION_OPTIONS = ("--show-completion", "--install-completion")
+
+
+def _completion(option: str, shell: str | None) -> int:
+    """``--show-completion [SHELL]`` prints SHELL's completion script (typer's own flag took no shell: ``zsh`` after
+    it was ignored and the current shell's script printed); ``--install-completion [SHELL]`` installs it. Without a
+    SHELL: the shell st-audit runs under. Completion itself (commands, options, finding codes, --fail-on values) is
+    typer's, answering these scripts."""
+    from typer._completion_shared import _get_shell_name, get_completion_script, install
+    if shell is not None and shell not in SHELLS:
+        stderr(f"st-audit: error: {option}: {shell!r} is not one of {', '.join(SHELLS)}")
+        return 2
+    shell = shell or _get_shell_name() or "bash"
+    if option == "--show-completion":
+        print(get_completion_script(prog_name="st-audit", complete_var=COMPLETE_VAR, shell=shell))
+    else:
+        where = install(shell=shell, prog_name="st-audit", complete_var=COMPLETE_VAR)[1]
+        print(f"{shell} completion installed in {where}; it takes effect in a new shell")
+    return 0
+
+
+def _completion_flag(ctx: typer.Context, value: bool) -> None:
+    """The completion options given after another option (``st-audit --show-completion`` first is handled before
+    typer parses anything, with its SHELL: ``main``)."""
+    if value and not ctx.resilient_parsing:
+        raise typer.Exit(_completion(COMPLETION_OPTIONS[0], None))
+
+
+def _install_flag(ctx: typer.Context, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        raise typer.Exit(_completion(COMPLETION_OPTIONS[1], None))
+
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Audit safetensors LLM checkpoints from their headers: strict validation, exact inventory, "
                        "and reconciliation with config.json. Exit codes: 0 clean, 1 findings at or above "
                        "--fail-on, 2 usage error, 3 could not audit, 4 internal error (a bug).")
@@ -72,7 +110,15 @@ app = typer.Typer(add_completion=True, no_args_is_help=True, pretty_exceptions_e
 
 @app.callback()
 def _main(show_version: Annotated[bool, typer.Option("--version", callback=_version_callback, is_eager=True,
-                                                     help="Print the version and exit.")] = False) -> None:
+                                                     help="Print the version and exit.")] = False,
+          install_completion: Annotated[bool, typer.Option(
+              "--install-completion", callback=_install_flag, expose_value=False, is_eager=True,
+              help=f"Install shell completion (commands, options, finding codes, --fail-on values) for the shell "
+                   f"named after it ({', '.join(SHELLS)}), else for the current shell.")] = False,
+          show_completion: Annotated[bool, typer.Option(
+              "--show-completion", callback=_completion_flag, expose_value=False, is_eager=True,
+              help="Print the completion script for the shell named after it (--show-completion zsh), else for the "
+                   "current shell, to install it yourself.")] = False) -> None:
     """Audit safetensors LLM checkpoints from their headers."""
 
 
@@ -206,14 +252,14 @@ def audit_command(
             from .fleet.engines import default_jobs
             options = replace(options, jobs=jobs or default_jobs(names))
         report: Any = gated_audit_target(names, rules, options=options)
-        emit(formatter(fmt)(report), page, fmt in ("table", "summary") and use_color(color, sys.stdout),
-             fold_to_terminal=fmt == "table")
+        emit(formatter(fmt, terminal_width(page) if fmt == "table" else None)(report), page,
+             fmt in ("table", "summary") and use_color(color, sys.stdout), fold_to_terminal=fmt == "table")
         if not quiet and fmt != "summary" and (fmt != "table" or output is not None):
             from .formats.common import summary_line
             line = summary_line(report)
             stderr(_colored(line, color))
         say_could_not(report)
-        show_html(fmt, page, open_report, quiet)
+        show_html(fmt, page, open_report, quiet, output)
         return report.exit_code
 
     run(debug, body)
@@ -276,12 +322,13 @@ def verify_command(
         options = AuditOptions(base=base, revision=revision, token=token, include_tensors=tensors,
                                progress=None if quiet else progress_line)
         report = verify(targets, options, policy=rules, against=against, jobs=jobs, show_progress=not quiet)
-        emit(formatter(format.value)(report), where, fold_to_terminal=format.value == "table")
+        emit(formatter(format.value, terminal_width(where) if format.value == "table" else None)(report), where,
+             fold_to_terminal=format.value == "table")
         if not quiet and format.value != "summary" and (format.value != "table" or output is not None):
             from .formats.common import summary_line
             stderr(summary_line(report))
         say_could_not(report)
-        show_html(format.value, where, open_report, quiet)
+        show_html(format.value, where, open_report, quiet, output)
         return report.exit_code
 
     run(debug, body)
@@ -370,8 +417,8 @@ def diff_command(
             emit(format_diff_html(dict(side_a), dict(side_b), changes, a, b), where)
         else:
             changes = diff(a, b, **options)
-            emit(format_diff(changes, a, b, fmt), where)
-        show_html(fmt, where, open_report, quiet)
+            emit(format_diff(changes, a, b, fmt, terminal_width(where)), where)
+        show_html(fmt, where, open_report, quiet, output)
         return 0 if all(c.identical for _, c in changes) else 1
 
     run(debug, body)
@@ -408,7 +455,7 @@ def report_command(
         where = html_output(fmt, output, open_report)
         text, code = fleet_report(lines, fmt, where)
         emit(text, where)
-        show_html(fmt, where, open_report, quiet)
+        show_html(fmt, where, open_report, quiet, output)
         return code
 
     run(debug, body)
@@ -454,8 +501,8 @@ def formula_command(
     from .reconcile.engine import formula_report
     from .run.configfile import read_config
 
-    _print_text(debug, output, lambda: format_formula(formula_report(read_config(config, revision, token, hub)),
-                                                      env_format(value(format), TEXT_FORMATS)))
+    _print_text(debug, output, lambda width: format_formula(formula_report(read_config(config, revision, token, hub)),
+                                                            env_format(value(format), TEXT_FORMATS), width))
 
 
 @app.command("codes", short_help="List every finding code with severity and meaning.")
@@ -468,26 +515,28 @@ def codes_command(
     """List every finding code with its default severity and meaning (for --ignore and policies)."""
     from .commands.explain import codes_text
 
-    _print_text(debug, output, lambda: codes_text(env_format(value(format), TEXT_FORMATS)))
+    _print_text(debug, output, lambda width: codes_text(env_format(value(format), TEXT_FORMATS), width))
 
 
 @app.command("explain", short_help="Explain one finding code and what to do about it.")
 def explain_command(
-    code: Annotated[str, typer.Argument(metavar="CODE", help="A finding code, e.g. missing-tensor (see `st-audit codes`).")],
+    code: Annotated[str, typer.Argument(metavar="CODE", autocompletion=complete_codes,
+                                        help="A finding code, e.g. missing-tensor (see `st-audit codes`).")],
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Explain one finding code: its severity, what it means, what to do, how to silence it."""
     from .commands.explain import explain
 
-    _print_text(debug, None, lambda: explain(code))
+    _print_text(debug, None, lambda width: explain(code))
 
 
-def _print_text(debug: bool, output: Path | None, render: Callable[[], str]) -> None:
-    """The commands that print one text (formula, codes, explain): rendered, written, exit 0, errors as usual."""
+def _print_text(debug: bool, output: Path | None, render: Callable[[int | None], str]) -> None:
+    """The commands that print one text (formula, codes, explain): rendered (its tables within a terminal's width,
+    whole to a file or a pipe), written, exit 0, errors as usual."""
     def body() -> int:
         prepare_output(output)
-        emit(render(), output)
+        emit(render(terminal_width(output)), output, fold_to_terminal=True)
         return 0
 
     run(debug, body)
@@ -498,8 +547,17 @@ def main() -> None:
     # A short-lived process: the cyclic collector would only rescan ~100k acyclic records (see audit._gc_paused).
     gc.disable()
     try:
-        app()
-        code: Any = 0
+        args = sys.argv[1:]
+        if args[:1] and args[0] in COMPLETION_OPTIONS and len(args) <= 2:  # --show-completion [SHELL]
+            code: Any = _completion(args[0], args[1] if len(args) == 2 else None)
+        else:
+            if COMPLETE_VAR in os.environ or any(a in COMPLETION_OPTIONS for a in args):
+                from typer._completion_classes import completion_init
+                completion_init()  # typer's completion classes (add_completion=False leaves them out)
+            app()
+            code = 0
     except SystemExit as e:
         code = e.code
+    except BrokenPipeError:  # st-audit --show-completion | head: the reader went away
+        code = 120
     exit_now(code)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.support.action import ACTION, run_action
 from tests.support.cli import run_cli, run_json
 from tests.support.paths import ROOT
 
@@ -104,46 +105,6 @@ def test_hook_broken_file_is_a_finding(tmp_path: Path) -> None:
 
 
 # -- the GitHub Action's script ---------------------------------------------------------------------------------
-
-ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
-_EXPR = re.compile(r"\$\{\{\s*(.+?)\s*\}\}")
-
-
-def _evaluate(expr: str, inputs: dict[str, str], env: dict[str, str]) -> str:
-    """The small subset of GitHub expressions action.yml uses: inputs.X, env.X, github.action_path, a || b."""
-    for operand in (o.strip() for o in expr.split("||")):
-        scope, _, name = operand.partition(".")
-        value = {"inputs": inputs, "env": env, "github": {"action_path": str(ROOT)}}[scope].get(name, "")
-        if value:
-            return value
-    return ""
-
-
-def run_action(tmp_path: Path, cwd: Path | None = None, **given: str) -> tuple[subprocess.CompletedProcess[str],
-                                                                              str, dict[str, str]]:
-    """Run the action's audit step as the runner would: its env mapping evaluated, its `run` in bash."""
-    inputs = {name: spec.get("default", "") for name, spec in ACTION["inputs"].items()}
-    unknown = set(given) - set(inputs)
-    assert not unknown, unknown
-    inputs.update(given)
-    step = next(s for s in ACTION["runs"]["steps"] if s.get("id") == "audit")
-    runner_temp = tmp_path / "runner"
-    python = runner_temp / "st-audit-venv" / "bin" / "python"
-    python.parent.mkdir(parents=True, exist_ok=True)
-    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')  # stands in for the installed venv
-    python.chmod(0o755)
-    summary, outputs = tmp_path / "summary.md", tmp_path / "outputs.txt"
-    summary.write_text("")
-    outputs.write_text("")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "ST_AUDIT_"))}
-    env.update(RUNNER_TEMP=str(runner_temp), GITHUB_STEP_SUMMARY=str(summary), GITHUB_OUTPUT=str(outputs))
-    for key, value in step["env"].items():
-        env[key] = _EXPR.sub(lambda m: _evaluate(m.group(1), inputs, env), str(value))
-    proc = subprocess.run(["bash", "-c", step["run"]], capture_output=True, text=True, env=env,
-                          cwd=cwd or tmp_path, timeout=300)
-    out = dict(line.split("=", 1) for line in outputs.read_text().splitlines() if "=" in line)
-    return proc, summary.read_text(), out
-
 
 def test_action_definition() -> None:
     assert ACTION["runs"]["using"] == "composite"

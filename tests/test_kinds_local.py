@@ -166,7 +166,11 @@ def test_several_targets_and_recursive_through_the_cli(tmp_path: Path) -> None:
     proc = run_cli("audit", "--recursive", str(tmp_path / "all"))
     assert proc.returncode == 1
     assert "PASS: " in proc.stdout and "FAIL: " in proc.stdout and "several targets: 2 targets" in proc.stdout
-    # the pipeline's component folders are its sections, not targets of their own
+    # the pipeline's component folders are its sections, not targets of their own: the healthy pipeline is one line
+    # (its components in its kind's words), the failing LoRA file in full
+    assert "=== section unet" not in proc.stdout and "1 section with no readable weights" in proc.stdout
+    assert f"  PASS: {pipe} (diffusers pipeline: StableDiffusionPipeline: text_encoder, unet, vae" in proc.stdout
+    proc = run_cli("audit", "--recursive", str(tmp_path / "all"), "-v")  # -v: every section in full
     assert proc.stdout.count("=== section unet (diffusers-component, UNet2DConditionModel) ===") == 1
 
 
@@ -191,13 +195,21 @@ def test_sectioned_reports_in_every_format(tmp_path: Path) -> None:
         shown = markdown if name == "markdown" else str  # Markdown escapes its punctuation ("text\\_encoder")
         assert text.splitlines()[0].endswith(shown(": diffusers pipeline: StableDiffusionPipeline: text_encoder, "
                                                    "unet, vae (+ scheduler without weights)"))
-        assert text.count("section ") == 3 and text.count("variant fp16 (") == 3
-        assert "not counted): FAIL" in text and text.count("not counted): PASS") == 2
         assert text.rstrip().splitlines()[-1] == shown(summary_line(report))
         assert "3 sections (+ 3 variants audited, not counted)" in summary_line(report)
-    assert "FAIL: vae (diffusers-component, AutoencoderKL); the default weights: pass, variant fp16: fail" in \
-        outputs["table"]
-    assert outputs["summary"] == summary_line(report) + "\n"
+    # Markdown (a step summary) shows every section; a terminal only the failing one, the healthy ones in one line
+    text = outputs["markdown"]
+    assert text.count("section ") == 3 and text.count("variant fp16 (") == 3
+    assert "not counted): FAIL" in text and text.count("not counted): PASS") == 2
+    text = outputs["table"]
+    assert text.count("=== section ") == 1 and "=== section vae (diffusers-component, AutoencoderKL) ===" in text
+    assert text.count("variant fp16 (") == 1 and "not counted): FAIL" in text
+    assert "  FAIL: vae (diffusers-component, AutoencoderKL): 124 tensors, 43,711 parameters (43.71K), expected " \
+        "43,711; variant fp16: fail (audited, not counted); 1 error" in text
+    assert "  PASS: unet (diffusers-component, UNet2DConditionModel): 208 tensors" in text
+    from auditor.formats.common import root_note
+    assert outputs["summary"] == summary_line(report) + root_note(report) + "\n"
+    assert "; root finding: not-safetensors: vae (fp16): " in outputs["summary"]
 
 
 def test_a_lock_applies_to_one_target_only(tmp_path: Path) -> None:

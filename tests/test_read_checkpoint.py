@@ -111,8 +111,11 @@ def test_corrupt_shard_does_not_stop_the_others(make_checkpoint: Callable[..., P
     with open(shard, "r+b") as f:
         f.truncate(shard.stat().st_size - 3)
     report = auditor.audit(path)
-    found = codes(report)
-    assert "model-00002-of-00002.safetensors" in found["file-truncated"]
+    truncated = next(f for f in report.findings if f.code == "file-truncated")
+    assert truncated.files == ("model-00002-of-00002.safetensors",)
+    # the tensor past the end is named, with the sizes as numbers (3 bytes of c.weight's data are gone)
+    assert truncated.tensors == ("c.weight",) and truncated.expected - truncated.actual == 3
+    assert "1 tensor lies past the end of the file: c.weight" in truncated.message
     assert {"a.weight", "b.weight"} <= set(report.tensors)
     assert report.verdict == "fail" and report.exit_code == 1
 

@@ -17,8 +17,10 @@ from typing import Annotated, Any, Callable, Optional, TextIO
 import typer
 
 from ..core.errors import AuditError, UsageError
+from ..core.names import did_you_mean
 from ..core.untrusted import printable
 from ..formats import FORMATS
+from ..gate.values import FAIL_ON_ALIASES
 
 EXIT_INTERNAL = 4
 
@@ -101,18 +103,14 @@ PolicyOpt = Annotated[Optional[Path], typer.Option(
     "--policy", envvar="ST_AUDIT_POLICY", metavar="FILE",
     help="Policy file (TOML). Default: st-audit.toml here, else [tool.st-audit] in pyproject.toml.")]
 NoPolicyOpt = Annotated[bool, typer.Option("--no-policy", help="Do not look for st-audit.toml or pyproject.toml.")]
-# what people type for a severity: the words the findings print (ERROR, WARNING), their short forms, plurals
-FAIL_ON_ALIASES = {"warn": "warning", "warnings": "warning", "err": "error", "errors": "error", "note": "info",
-                   "notes": "info", "none": "never"}
-
-
 def _fail_on(text: Optional[str]) -> Optional[str]:
-    """--fail-on, case-insensitive, with the usual short forms (``warn`` is ``warning``)."""
+    """--fail-on, case-insensitive, with the usual short forms (``warn`` is ``warning``), as in a policy file."""
     if text is None:
         return None
     word = FAIL_ON_ALIASES.get(text.lower(), text.lower())
     if word not in FailOn.__members__:
-        raise typer.BadParameter(f"{text!r} is not one of {', '.join(FailOn.__members__)}")
+        raise typer.BadParameter(f"{text!r} is not one of {', '.join(FailOn.__members__)}"
+                                 + did_you_mean(word, [*FailOn.__members__, *FAIL_ON_ALIASES]))
     return word
 
 
@@ -121,17 +119,30 @@ def _codes(given: Optional[list[str]]) -> Optional[list[str]]:
     from ..core.findings import CODES
     for code in given or ():
         if code not in CODES:
-            import difflib
-            near = difflib.get_close_matches(code, list(CODES), n=3)
-            hint = f"; did you mean {' or '.join(near)}?" if near else "; `st-audit codes` lists them all"
-            raise typer.BadParameter(f"unknown finding code {code!r}{hint}")
+            raise typer.BadParameter(f"unknown finding code {code!r}"
+                                     + did_you_mean(code, list(CODES), "; `st-audit codes` lists them all"))
     return given
 
 
+def complete_codes(incomplete: str) -> list[tuple[str, str]]:
+    """Shell completion of a finding code (--ignore, `st-audit explain`): the codes starting with what is typed, each
+    with its meaning (zsh and fish show it)."""
+    from ..core.findings import CODES
+    return [(code, meaning) for code, (_, meaning) in CODES.items() if code.startswith(incomplete)]
+
+
+def complete_fail_on(incomplete: str) -> list[tuple[str, str]]:
+    """Shell completion of --fail-on: the thresholds (the aliases are accepted, not offered)."""
+    words = {"error": "fail on errors (the default)", "warning": "fail on warnings and errors",
+             "info": "fail on any finding", "never": "never fail (report only)"}
+    return [(w, why) for w, why in words.items() if w.startswith(incomplete.lower())]
+
+
 FailOnOpt = Annotated[Optional[str], typer.Option(
-    "--fail-on", metavar=choices(FailOn), callback=_fail_on, show_default=False,
+    "--fail-on", metavar=choices(FailOn), callback=_fail_on, show_default=False, autocompletion=complete_fail_on,
     help="Lowest severity that fails (default: the policy's fail_on, else ST_AUDIT_FAIL_ON, else error).")]
 IgnoreOpt = Annotated[Optional[list[str]], typer.Option("--ignore", metavar="CODE", callback=_codes,
+                                                        autocompletion=complete_codes,
                                                         help="Finding code to ignore (repeatable).")]
 
 
@@ -171,8 +182,11 @@ def prepare_output(output: Path | None) -> None:
         raise UsageError(f"--output {output} is not writable (permission denied)")
 
 
-# lines of prose in the table report, which a terminal narrower than them gets folded (tables are left whole)
-FOLDED = re.compile(r"^(formula: |by component: |policy: |  note: |  (ERROR|WARNING|INFO) +[a-z-]+: |\S.* \(.*\): .*(error|note)s?$)")
+# lines of prose in the table report, which a terminal narrower than them gets folded (tables fit the width
+# themselves: formats.fit); a composite target's one line per section among them
+FOLDED = re.compile(r"^(st-audit report for |formula: |by component: |policy: |  note: |  (ERROR|WARNING|INFO) +[a-z-]+: |  files: |"
+                    r"  stored: |expected from config.json: |  e\.g\. |\S.* \(.*\): .*(error|note)s?$|"
+                    r"  (PASS|FAIL|ERROR): .*(error|note)s?$)")
 
 
 def fold(text: str, width: int) -> str:
@@ -196,13 +210,22 @@ def say_could_not(report: Any) -> None:
         stderr(printable(f"st-audit: error: {why if why.startswith(name) else f'{name}: {why}'}"))
 
 
+def terminal_width(output: Path | None) -> int | None:
+    """The columns of the terminal the output goes to (at least 40), or None when it goes to a file or a pipe, which
+    get every table and line whole."""
+    if output is not None or not sys.stdout.isatty():
+        return None
+    import shutil
+    return max(40, shutil.get_terminal_size().columns)
+
+
 def emit(text: str, output: Path | None, color: bool = False, fold_to_terminal: bool = False) -> None:
     """``text`` to ``output`` or stdout; ``fold_to_terminal``: a terminal's long prose lines are folded to its
     width (a file or a pipe gets every line whole)."""
     if output is None:
-        if fold_to_terminal and sys.stdout.isatty():
-            import shutil
-            text = fold(text, max(40, shutil.get_terminal_size().columns))
+        width = terminal_width(output)
+        if fold_to_terminal and width is not None:
+            text = fold(text, width)
         sys.stdout.write(colorize(text) if color else text)
         sys.stdout.flush()
     else:

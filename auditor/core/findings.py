@@ -31,6 +31,14 @@ CODE_DATA: dict[str, dict[str, Any]] = _load_codes()
 CODES: dict[str, tuple[Severity, str]] = {code: (d["severity"], d["meaning"]) for code, d in CODE_DATA.items()}
 
 
+def remedy(code: str, *, remote: bool = False) -> str | None:
+    """What to do about a finding of ``code`` (``st-audit explain``; any format may show it as the next step), or
+    None. ``remote``: its file is a Hub repo's or an object store's own (the report's ``source.kind`` is in
+    ``read.sources.protocol.REMOTE_KINDS``), where downloading it again gives the same bytes: ``remedy_remote``."""
+    data = CODE_DATA.get(code, {})
+    return (data.get("remedy_remote") if remote else None) or data.get("remedy")
+
+
 def codes_where(key: str, value: Any = True) -> frozenset[str]:
     """The codes whose metadata has ``key = value`` (``root``, ``untrusted``, ``folds = "counts"`` ...)."""
     return frozenset(code for code, d in CODE_DATA.items() if d.get(key) == value)

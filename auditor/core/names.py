@@ -13,3 +13,11 @@ def shown(items: Sequence[str], limit: int = 4, sep: str = ", ", fmt: Callable[[
     """``"a, b, c, d and 12 more"``: the first ``limit`` items (each through ``fmt``) joined by ``sep``."""
     head = sep.join(fmt(item) for item in items[:limit])
     return head + (f" and {len(items) - limit:,} more" if len(items) > limit else "")
+
+
+def did_you_mean(word: str, choices: Sequence[str], every: str = "") -> str:
+    """``"; did you mean fail_on?"``: the choices close to a mistyped ``word`` (difflib), for a usage error; else
+    ``every`` (``"; `st-audit codes` lists them all"``) or nothing. The command line and the policy file say the same."""
+    import difflib
+    near = difflib.get_close_matches(word, list(choices), n=3)
+    return f"; did you mean {' or '.join(near)}?" if near else every

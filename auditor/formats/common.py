@@ -8,7 +8,7 @@ from ..core.findings import plural
 from ..core.names import shown
 from ..core.untrusted import markdown, printable
 from ..report.single import Report
-from .numbers import counted_label, finding_line, human
+from .numbers import counted_label, finding_line, human, root_note, variants_note  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
     from ..report.composite import AnyReport
@@ -49,15 +49,6 @@ def summary_line(report: AnyReport) -> str:
             f"{plural(t.parameters, 'parameter')} ({human(t.parameters)}){expected}{printable(variants_note(report))}; "
             f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}, "
             f"{plural(counts['info'], 'note')}")
-
-
-def variants_note(report: Report) -> str:
-    """``; variant fp16: pass (audited, not counted)``: the alternates beside the counted weights, for a verdict
-    line (empty without any; a variant's name is its files' text: shown through ``printable`` or ``markdown``)."""
-    if not report.alternates:
-        return ""
-    each = ", ".join(f"{a.variant}: {a.report.verdict}" for a in report.alternates)
-    return f"; {'variant' if len(report.alternates) == 1 else 'variants'} {each} (audited, not counted)"
 
 
 def variant_lines(report: Report, md: bool = False) -> list[str]:

@@ -25,13 +25,14 @@ def _limited(lines: list[str], limit: int = MAX_LISTED) -> list[str]:
     return lines[:limit] + ([f"... and {len(lines) - limit:,} more"] if len(lines) > limit else [])
 
 
-def format_diff(sections: list[tuple[str, Changes]] | Changes, a: str, b: str, fmt: str = "table") -> str:
+def format_diff(sections: list[tuple[str, Changes]] | Changes, a: str, b: str, fmt: str = "table",
+                width: int | None = None) -> str:
     """One checkpoint's changes as before; a target of sections (a pipeline) section by section, each under its
     name (``a/unet -> b/unet``), then one verdict."""
     if isinstance(sections, Changes):
         sections = [("", sections)]
     if len(sections) == 1 and sections[0][0] == "":
-        return _format_one(sections[0][1], a, b, fmt)
+        return _format_one(sections[0][1], a, b, fmt, width)
     identical = all(c.identical for _, c in sections)
     complete = all(c.complete for _, c in sections)
     if fmt == "json":
@@ -39,17 +40,20 @@ def format_diff(sections: list[tuple[str, Changes]] | Changes, a: str, b: str, f
                            "sections": [{"name": name, **c.to_dict()} for name, c in sections]},
                           indent=2, ensure_ascii=False) + "\n"
     verdict = "identical" if identical else "different" if complete else "incomplete"
-    parts = [_format_one(c, under(a, name), under(b, name), fmt) for name, c in sections]
+    parts = [_format_one(c, under(a, name), under(b, name), fmt, width) for name, c in sections]
     changed = [label(name) for name, c in sections if not c.identical]
     last = f"st-audit diff: {a} -> {b}: {verdict}" + (f" ({', '.join(changed)})" if changed else "")
     return "\n".join(parts) + "\n" + (f"**{markdown(last)}**" if fmt == "markdown" else printable(last)) + "\n"
 
 
-def _format_one(changes: Changes, a: str, b: str, fmt: str) -> str:
+def _format_one(changes: Changes, a: str, b: str, fmt: str, width: int | None = None) -> str:
+    """One section's changes; ``width``: a terminal's columns, which the tables stay within (formats.fit)."""
     if fmt == "json":
         return json.dumps({**_head(), "a": a, "b": b, **changes.to_dict()}, indent=2, ensure_ascii=False) + "\n"
     md = fmt == "markdown"
     from tabulate import tabulate
+
+    from .fit import fit_table
     tablefmt = "github" if md else "simple"
     ta, tb = changes.totals
     sides = {"a": a, "b": b}
@@ -110,7 +114,9 @@ def _format_one(changes: Changes, a: str, b: str, fmt: str) -> str:
                      for k, x, y in rows[:MAX_LISTED]]
             out += [f"### {title}", ""] if md else [f"{title}:"]
             out += [tabulate(table, headers=[head, "a", "b", "delta"], tablefmt=tablefmt, disable_numparse=True,
-                             colalign=("left", "right", "right", "right")), ""]
+                             colalign=("left", "right", "right", "right")) if md else
+                    fit_table(table, [head, "a", "b", "delta"], width=width, colalign=("left", "right", "right", "right"),
+                              wrap=head), ""]
             if len(rows) > MAX_LISTED:
                 out += [f"... and {len(rows) - MAX_LISTED:,} more", ""]
     section("file layout (informational)", [text(line) for line in changes.files_changed])

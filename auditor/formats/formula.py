@@ -6,7 +6,8 @@ import json
 from typing import Any
 
 
-def format_formula(doc: dict[str, Any], fmt: str) -> str:
+def format_formula(doc: dict[str, Any], fmt: str, width: int | None = None) -> str:
+    """``width``: a terminal's columns, which the table stays within (formats.fit)."""
     if fmt == "json":
         return json.dumps(doc, indent=2) + "\n"
     from tabulate import tabulate
@@ -19,9 +20,14 @@ def format_formula(doc: dict[str, Any], fmt: str) -> str:
     rows = [[c["component"], c["layer_type"] or "-", c["layers"] or "-", num(c["expected_per_layer"]),
              num(c["expected"]), human(c["expected"]), f"{100 * c['expected'] / whole:.1f}%"]
             for c in doc["components"]]
-    table = tabulate(rows, headers=["component", "layer type", "layers", "per layer", "parameters", "", "share"],
-                     tablefmt="github" if fmt == "markdown" else "simple", disable_numparse=True,
-                     colalign=("left", "left", "right", "right", "right", "right", "right"))
+    headers = ["component", "layer type", "layers", "per layer", "parameters", "", "share"]
+    align = ("left", "left", "right", "right", "right", "right", "right")
+    if fmt == "markdown":
+        table = tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True, colalign=align)
+    else:
+        from .fit import fit_table
+        table = fit_table(rows, headers, width=width, colalign=align, drop=("", "share", "per layer", "layer type"),
+                          wrap="component")
     # a model of several stacks (an encoder and a decoder) has no one layer count: name each stack's
     stacks = dict.fromkeys((c["layer_type"], c["layers"]) for c in doc["components"] if c["layer_type"] and c["layers"])
     layers = (plural(doc["layers"], "layer") if doc["layers"] or not stacks

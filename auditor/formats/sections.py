@@ -13,9 +13,9 @@ from typing import Any
 
 from ..core.findings import plural
 from ..core.untrusted import markdown, printable
-from ..report.composite import CompositeReport, kind_line
+from ..report.composite import CompositeReport, Section, kind_line
 from ..report.single import Report
-from .numbers import counted_label, finding_line, human, policy_line
+from .numbers import counted_label, finding_line, human, policy_line, root_note, variants_note
 
 
 def summary_line(report: CompositeReport) -> str:
@@ -30,12 +30,19 @@ def summary_line(report: CompositeReport) -> str:
             outcome.append(f"{len(report.could_not):,} could not be audited")
         every = len(report.sections) + len(report.could_not)
         return f"{report.verdict.upper()}: {every:,} targets in all: {', '.join(outcome)}; {found}"
+    return (f"{report.verdict.upper()}: {printable(report.target)} ({printable(kind_line(report.kind.to_dict()))}): "
+            f"{_holds(report)}")
+
+
+def _holds(report: CompositeReport) -> str:
+    """``3 sections (+ 3 variants audited, not counted), 368 tensors, 99,379 parameters (99.38K); 0 errors, ...``"""
+    counts = report.severity_counts()
     t = report.total_counts()
     alternates = sum(len(s.report.alternates) for s in report.sections if isinstance(s.report, Report))
     also = f" (+ {plural(alternates, 'variant')} audited, not counted)" if alternates else ""
-    return (f"{report.verdict.upper()}: {printable(report.target)} ({printable(kind_line(report.kind.to_dict()))}): "
-            f"{plural(len(report.sections), 'section')}{also}, {plural(t['tensors'], 'tensor')}, "
-            f"{plural(t['parameters'], 'parameter')} ({human(t['parameters'])}); {found}")
+    return (f"{plural(len(report.sections), 'section')}{also}, {plural(t['tensors'], 'tensor')}, "
+            f"{plural(t['parameters'], 'parameter')} ({human(t['parameters'])}); {plural(counts['error'], 'error')}, "
+            f"{plural(counts['warning'], 'warning')}, {plural(counts['info'], 'note')}")
 
 
 def could_not_lines(report: CompositeReport) -> list[str]:
@@ -73,8 +80,9 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
         from .json_format import dumps
         return dumps(report.to_dict())
     if fmt == "summary":  # one line per target, then the whole's: sections of one target are in its own line
-        lines = [formatter(fmt)(s.report).rstrip("\n") for s in report.sections] if report.kind.kind == "targets" \
-            else []
+        if report.kind.kind != "targets":  # one target: its line names its root finding, as a checkpoint's does
+            return summary_line(report) + root_note(report) + "\n"
+        lines = [formatter(fmt)(s.report).rstrip("\n") for s in report.sections]
         return "\n".join([*lines, *could_not_lines(report), summary_line(report)]) + "\n"
     inner_format = formatter(fmt)  # sections may themselves be sectioned (several targets)
     if fmt == "junit":
@@ -96,8 +104,10 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
         out.append(f"{'- ' if md else '  '}{', '.join(shown(s.part.name) for s in alike)}")
         out.append(f"{'- ' if md else '  '}e.g. {shown(first.message)}")
         out.append("")
+    # in a terminal a healthy section is one line (below), unless -v/--tensors asks for every section in full
+    brief = not md and not _long_view(report)
     for s in report.sections:
-        if id(s) in unread:
+        if id(s) in unread or (brief and healthy(s.report)):
             continue
         out.append(f"{'## ' if md else '=== '}section {shown(_section_title(s))}{'' if md else ' ==='}")
         out.append(inner_format(s.report))  # type: ignore[arg-type]
@@ -107,11 +117,56 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
         out += [f"- {f.severity.upper()} `{f.code}`: {markdown(f.message)}" if md else finding_line(f)
                 for f in findings]
         out.append("")
+    if brief:  # the hint only when a healthy section is shown in this one line alone
+        hidden = any(healthy(s.report) and id(s) not in unread for s in report.sections)
+        out.append("sections" + (" (a healthy one in this line alone; -v shows each in full):" if hidden else ":"))
     for s in report.sections:
+        if brief:  # what the section holds and its counts, as its own verdict line says them
+            out.append(f"  {printable(summary_line_of(s))}")
+            continue
         out.append(f"{'- ' if md else '  '}{s.report.verdict.upper()}: {shown(_section_title(s) + _variants(s.report))}")
     out += [f"{'- ' if md else '  '}{markdown(line) if md else line}" for line in could_not_lines(report)]
     out.append(shown(summary_line(report)))
     return "\n".join(out) + "\n"
+
+
+def healthy(report: Report | CompositeReport) -> bool:
+    """Nothing to look at: it passes and has no finding at warning or above (its alternates' and sections'
+    included), so a terminal shows it in one line."""
+    counts = report.severity_counts()
+    return report.verdict == "pass" and not counts["error"] and not counts["warning"]
+
+
+def _long_view(report: CompositeReport) -> bool:
+    """Whether -v/--tensors was given (every checkpoint of the audit carries it)."""
+    for s in report.sections:
+        inner = s.report
+        if isinstance(inner, CompositeReport):
+            if _long_view(inner):
+                return True
+        elif inner.include_tensors:
+            return True
+    return False
+
+
+def summary_line_of(s: Section) -> str:
+    """A section's one line: its verdict, name and what it is, what it stores and its counts (``PASS: unet
+    (diffusers-component, UNet2DConditionModel): 208 tensors, ...``)."""
+    inner = s.report
+    if isinstance(inner, CompositeReport):  # a pipeline among several targets
+        holds = _holds(inner) if inner.kind.kind != "targets" else summary_line(inner)
+        return f"{inner.verdict.upper()}: {s.part.name} ({kind_line(inner.kind.to_dict())}): {holds}"
+    return f"{inner.verdict.upper()}: {_section_title(s)}: {_checkpoint_line(inner)}"
+
+
+def _checkpoint_line(report: Report) -> str:
+    t = report.totals
+    counts = report.severity_counts()
+    expected = report.reconciliation.expected_parameters
+    return (f"{plural(t.tensors, 'tensor')}, {plural(t.parameters, 'parameter')} ({human(t.parameters)})"
+            + (f", expected {expected:,}" if expected is not None else "") + f"{variants_note(report)}; "
+            f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}, {plural(counts['info'], 'note')}")
+
 
 
 def _junit(report: CompositeReport, inner_format: Callable[[Any], str]) -> str:

@@ -7,10 +7,15 @@ from tabulate import tabulate
 from ..core.untrusted import printable
 from ..report.single import Report
 from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line, variant_lines
+from .fit import fit_table
 from .numbers import finding_line, policy_line
 
+FITS_WIDTH = True  # formats.formatter passes a terminal's width
 
-def format_report(report: Report) -> str:
+
+def format_report(report: Report, width: int | None = None) -> str:
+    """The report for a terminal or a log; ``width``: a terminal's columns, which its tables stay within (columns
+    dropped, the least needed first, or the tensor pattern wrapped); None for whole tables (a file, a pipe)."""
     rec = report.reconciliation
     t = report.totals
     from ..report.composite import kind_line
@@ -29,15 +34,24 @@ def format_report(report: Report) -> str:
     if rec.spec is not None:
         layout = "" if rec.spec["layout"] == "default" else f", stored as {rec.spec['layout']}"
         out.append(f"spec: {rec.spec['file']} ({printable(rec.spec['class'])}{layout})")
-    out.append(f"files audited: {len(report.files)}" + (f"; not audited: {len(report.ignored_files)}"
-                                                      if report.ignored_files else ""))
+    unread = sum(1 for f in report.files if not f.ok and not f.tensors)  # no header could be parsed: see the findings
+    read = "" if not unread else " (none could be read)" if unread == len(report.files) else \
+        f" ({unread:,} could not be read)"
+    out.append(f"files audited: {len(report.files)}{read}" + (f"; not audited: {len(report.ignored_files)}"
+                                                            if report.ignored_files else ""))
     for name, why in sorted(report.ignored_files.items()):
         out.append(f"  - {printable(name)}: {printable(why)}")
     out.append("")
+    if unread and not t.tensors and not report.include_tensors:
+        # nothing was read: tables of zeros would only push the one finding that matters down the screen
+        if rec.expected_parameters is not None:
+            out += [f"expected from config.json: {rec.expected_parameters:,} parameters (nothing read to compare "
+                    "them with)", ""]
+        return "\n".join(out + _findings(report)) + "\n"
     dtype_rows = [[printable(d), num(n), num(p), num(b)] for d, (n, p, b) in t.by_dtype.items()]
     dtype_rows.append(["total", num(t.tensors), num(t.parameters), num(t.bytes)])
-    out.append(tabulate(dtype_rows, headers=["dtype", "tensors", "parameters", "bytes"], disable_numparse=True,
-                        colalign=("left", "right", "right", "right")))
+    out.append(fit_table(dtype_rows, ["dtype", "tensors", "parameters", "bytes"], width=width,
+                         colalign=("left", "right", "right", "right"), drop=("bytes",)))
     out.append("")
     if rec.expected_parameters is not None:
         out.append(f"expected from config.json: {rec.expected_parameters:,} parameters")
@@ -55,21 +69,21 @@ def format_report(report: Report) -> str:
     out.append(tabulate(ledger_rows, tablefmt="plain", disable_numparse=True, colalign=("left", "right")))
     out.append("")
     if rec.components:
-        out.append(tabulate(component_rows(report), headers=COMPONENT_HEADERS, disable_numparse=True,
-                            colalign=("left", "left", "right", "right", "right", "right", "right", "right")))
+        out.append(fit_table(component_rows(report), COMPONENT_HEADERS, width=width,
+                             colalign=("left", "left", "right", "right", "right", "right", "right", "right"),
+                             drop=("share", "per layer", "stack", "layers"), wrap="component"))
         out.append("")
     if report.include_tensors or not rec.components:  # the brief view: the breakdown says it, --tensors lists all
         group_rows = [[printable(g.pattern), f"x{g.count:,}", printable(g.dtype), shape(g.shape)]
                       for g in report.groups]
-        out.append(tabulate(group_rows, headers=["tensor pattern", "count", "dtype", "shape"], disable_numparse=True))
+        out.append(fit_table(group_rows, ["tensor pattern", "count", "dtype", "shape"], width=width,
+                             wrap="tensor pattern"))
         out.append("")
+    return "\n".join(out + _findings(report)) + "\n"
+
+
+def _findings(report: Report) -> list[str]:
+    """The findings, the alternate variants and the verdict line: how every table report ends."""
     findings = report.active_findings
-    if findings:
-        out.append("findings:")
-        out += [finding_line(f) for f in findings]
-    else:
-        out.append("findings: none")
-    out.append("")
-    out += variant_lines(report)
-    out.append(summary_line(report))
-    return "\n".join(out) + "\n"
+    out = ["findings:", *(finding_line(f) for f in findings)] if findings else ["findings: none"]
+    return [*out, "", *variant_lines(report), summary_line(report)]

@@ -8,10 +8,11 @@ format), ``diff`` and the gates that check a lock (``policy``, ``verify``) impor
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..core.findings import Finding, finding, plural
+from ..core.findings import CODE_DATA, Finding, finding, plural
 from ..core.names import shown
 from ..inventory.groups import fill, ranges, split_name
 from ..inventory.patterns import patterns
@@ -302,26 +303,37 @@ def _shown(items: list[str]) -> str:
     return shown(items, MAX_NAMES, sep="; ")
 
 
-def drift(lock: LockSnapshot, report: Report, *, lock_name: str = "the lock") -> list[Finding]:
+# which tensor-level drift a finding of the audit already states (core/codes.toml ``drift``): missing-tensor says a
+# tensor is not stored ("removed"), unexpected-tensor and a policy rule that a stored tensor breaks say it is stored
+# ("added"), shape-mismatch that its shape is not the expected one ("reshaped")
+SAYS_DRIFT: dict[str, tuple[str, ...]] = {code: tuple(d["drift"]) for code, d in CODE_DATA.items() if "drift" in d}
+
+
+def drift(lock: LockSnapshot, report: Report, *, lock_name: str = "the lock",
+          said: Sequence[Finding] = ()) -> list[Finding]:
     """``lock-drift`` findings: how ``report`` (one checkpoint) differs from the locked snapshot, naming the
-    tensors."""
+    tensors. ``said``: the checkpoint's other findings (the audit's, the policy's): a change of tensors that an error
+    among them already names (the ``missing-tensor`` for the tensor no longer stored) is one accident, so its drift
+    is ``info`` with ``caused_by`` that code rather than a second error."""
     out: list[Finding] = []
     if "sections" in lock:
         out.append(finding("lock-drift", f"{lock_name} describes a {lock.get('kind', 'composite target')} of "
                            f"{plural(len(lock['sections']), 'section')}; this target is one checkpoint"))
     changes = compare(lock, snapshot(report, alternates=False))
+    errors = [f for f in said if f.severity == "error" and f.code in SAYS_DRIFT and f.tensors
+              and f.code not in report.ignored_codes]
     if changes.removed:
-        out.append(finding("lock-drift", f"{plural(len(changes.removed), 'tensor')} in {lock_name} "
-                           f"{'is' if len(changes.removed) == 1 else 'are'} no longer stored: "
-                           f"{_shown(patterns(changes.removed))}", tensors=changes.removed))
+        out += _tensor_drift(changes.removed, "removed", errors, lambda names: (
+            f"{plural(len(names), 'tensor')} in {lock_name} {'is' if len(names) == 1 else 'are'} no longer stored: "
+            f"{_shown(patterns(names))}"))
     if changes.added:
-        out.append(finding("lock-drift", f"{plural(len(changes.added), 'stored tensor')} not in {lock_name}: "
-                           f"{_shown(patterns(changes.added))}", tensors=changes.added))
+        out += _tensor_drift(changes.added, "added", errors, lambda names: (
+            f"{plural(len(names), 'stored tensor')} not in {lock_name}: {_shown(patterns(names))}"))
     if changes.reshaped:
-        out.append(finding("lock-drift", f"{plural(len(changes.reshaped), 'tensor')} changed shape since "
-                           f"{lock_name}: " + _shown([f"{p} {list(a)} -> {list(b)}"
-                                                     for p, a, b in changes.grouped(changes.reshaped)]),
-                           tensors=[n for n, _, _ in changes.reshaped]))
+        shapes = {n: (a, b) for n, a, b in changes.reshaped}
+        out += _tensor_drift([n for n, _, _ in changes.reshaped], "reshaped", errors, lambda names: (
+            f"{plural(len(names), 'tensor')} changed shape since {lock_name}: " + _shown(
+                [f"{p} {list(a)} -> {list(b)}" for p, a, b in changes.grouped([(n, *shapes[n]) for n in names])])))
     if changes.retyped:
         out.append(finding("lock-drift", f"{plural(len(changes.retyped), 'tensor')} changed dtype since "
                            f"{lock_name}: " + _shown([f"{p} {a} -> {b}"
@@ -332,9 +344,12 @@ def drift(lock: LockSnapshot, report: Report, *, lock_name: str = "the lock") ->
         out += _not_compared(changes, lock_name, root)
     (ta, tb) = changes.totals
     if ta["parameters"] != tb["parameters"] or ta["tensors"] != tb["tensors"]:
-        counts = finding("lock-drift", f"counts changed since {lock_name}: "
+        itemised = bool(changes.added or changes.removed or changes.reshaped or changes.retyped)
+        counts = finding("lock-drift", f"counts changed since {lock_name}"
+                         + (" (with the tensor changes above)" if itemised else "") + ": "
                          f"{ta['tensors']:,} -> {tb['tensors']:,} tensors, {ta['parameters']:,} -> "
-                         f"{tb['parameters']:,} parameters ({tb['parameters'] - ta['parameters']:+,})")
+                         f"{tb['parameters']:,} parameters ({tb['parameters'] - ta['parameters']:+,})",
+                         severity="info" if itemised else None)  # the sum of the changes named above: said there
         # files that could not be read hold tensors: counts of what was read cannot be compared
         out.append(replace(counts, severity="info", caused_by=root, message=f"not compared (files could not be "
                            f"read): {counts.message}") if root else counts)
@@ -353,6 +368,27 @@ def drift(lock: LockSnapshot, report: Report, *, lock_name: str = "the lock") ->
     if layout:
         out.append(finding("lock-drift", f"the file layout differs from {lock_name}: "
                            f"{_shown([line for line, _ in layout])}", files=[n for _, n in layout], severity="info"))
+    return out
+
+
+def _tensor_drift(names: list[str], kind: str, errors: list[Finding],
+                  message: Callable[[list[str]], str]) -> list[Finding]:
+    """One change of tensors (``kind``: removed, added, reshaped) as ``lock-drift``: an error for the tensors no error in
+    ``errors`` already names as such, ``info`` caused by that error's code for those one does (each its own finding)."""
+    out: list[Finding] = []
+    left = names
+    for f in errors:
+        if kind not in SAYS_DRIFT[f.code]:
+            continue
+        named = set(f.tensors)
+        covered = [n for n in left if n in named]
+        if not covered:
+            continue
+        left = [n for n in left if n not in named]
+        out.append(replace(finding("lock-drift", f"{message(covered)} (the {f.code} above: one change, not a separate "
+                                   "problem)", tensors=covered, severity="info"), caused_by=f.code))
+    if left:
+        out.insert(0, finding("lock-drift", message(left), tensors=left))
     return out
 
 

@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING, Any
 from ..core.dtypes import canonical_dtype
 from ..core.errors import UsageError
 from ..core.findings import CODES, SEVERITY_RANK, Finding, finding, plural
-from ..core.names import shown
+from ..core.names import did_you_mean, shown
 from ..read.header import DTYPE_BITS
 from ..report.single import FAIL_ON_CHOICES, Report
 from .values import (  # noqa: F401  (re-exported: policy is where callers find the policy's vocabulary)
     BYTE_UNITS,
     COMMAND_LINE,
     COUNT_UNITS,
+    FAIL_ON_ALIASES,
     FLAGS,
     Tolerance,
     _bad,
@@ -119,7 +120,8 @@ def parse(data: Mapping[str, Any], origin: str) -> Policy:
     """Validate a policy table (from TOML or from command-line flags) into a ``Policy``."""
     unknown = [k for k in data if k not in KEYS]
     if unknown:
-        raise UsageError(f"{origin}: unknown policy key {', '.join(repr(k) for k in unknown)} "
+        hint = did_you_mean(unknown[0].replace("-", "_"), KEYS) if len(unknown) == 1 else ""
+        raise UsageError(f"{origin}: unknown policy key {', '.join(repr(k) for k in unknown)}{hint} "
                          f"(known keys: {', '.join(KEYS)})")
     values: dict[str, Any] = {}
     rounding = 0
@@ -136,18 +138,20 @@ def parse(data: Mapping[str, Any], origin: str) -> Policy:
         dtypes = [canonical_dtype(d) for d in _str_list(data["allowed_dtypes"], "allowed_dtypes", origin)]
         bad = [d for d in dtypes if d not in DTYPE_BITS]
         if bad:
-            raise _bad("allowed_dtypes", origin, f"unknown dtype {', '.join(repr(d) for d in bad)} "
+            hint = did_you_mean(bad[0], list(DTYPE_BITS)) if len(bad) == 1 else ""
+            raise _bad("allowed_dtypes", origin, f"unknown dtype {', '.join(repr(d) for d in bad)}{hint} "
                        f"(safetensors dtypes: {', '.join(DTYPE_BITS)})")
         if not dtypes:
             raise _bad("allowed_dtypes", origin, "must list at least one dtype")
         values["allowed_dtypes"] = tuple(dict.fromkeys(dtypes))
     if "fail_on" in data:
-        values["fail_on"] = _choice(data["fail_on"], "fail_on", FAIL_ON_CHOICES, origin)
+        values["fail_on"] = _choice(data["fail_on"], "fail_on", FAIL_ON_CHOICES, origin, FAIL_ON_ALIASES)
     if "ignore" in data:
         codes = _str_list(data["ignore"], "ignore", origin)
         bad = [c for c in codes if c not in CODES]
         if bad:
-            raise _bad("ignore", origin, f"unknown finding code {', '.join(repr(c) for c in bad)}")
+            raise _bad("ignore", origin, f"unknown finding code {', '.join(repr(c) for c in bad)}"
+                       + did_you_mean(bad[-1], list(CODES), "; `st-audit codes` lists them all"))
         values["ignore"] = tuple(dict.fromkeys(codes))
     if "forbid_unexplained" in data:
         value = data["forbid_unexplained"]
@@ -168,8 +172,10 @@ def parse(data: Mapping[str, Any], origin: str) -> Policy:
     return Policy(**values, origin=origin, origins=origins)
 
 
-def load_file(path: Path) -> Policy:
-    """Read one policy file: top-level keys, or ``[tool.st-audit]`` when it is a pyproject.toml."""
+def load_file(path: Path, shown: Path | None = None) -> Policy:
+    """Read one policy file: top-level keys, or ``[tool.st-audit]`` when it is a pyproject.toml. ``shown``: how
+    messages name it (and where a lock it names is), when not as ``path`` (a found file, relative to the working
+    directory)."""
     try:
         raw = path.read_bytes()
     except OSError as e:
@@ -178,17 +184,18 @@ def load_file(path: Path) -> Policy:
         doc = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise UsageError(f"{path}: not valid TOML: {e}") from None
-    origin = str(path)
+    shown = shown or path
+    origin = str(shown)
     if path.name == PYPROJECT:
         table = doc.get("tool", {}).get("st-audit", {}) if isinstance(doc.get("tool"), dict) else {}
-        origin = f"{path} [tool.st-audit]"
+        origin = f"{shown} [tool.st-audit]"
         if not isinstance(table, dict):
             raise UsageError(f"{origin}: must be a table")
         doc = table
     policy = parse(doc, origin)
     if policy.lock is not None and not Path(policy.lock).is_absolute():
         # a lock named in a file is relative to that file, so the policy works from any directory
-        policy = replace(policy, lock=str(path.parent / policy.lock))
+        policy = replace(policy, lock=os.path.normpath(shown.parent / policy.lock))
     return policy
 
 
@@ -210,8 +217,20 @@ def load(path: str | os.PathLike[str] | None = None, *, cwd: str | os.PathLike[s
     for start in starts:
         found = find(start)
         if found is not None:
-            return load_file(found)
+            return load_file(found, shown_path(found, Path.cwd()))
     return Policy()
+
+
+def shown_path(path: Path, cwd: Path) -> Path:
+    """A found file as people and CI annotations read it: relative to the working directory when it is in it or in a
+    folder above it (``st-audit.toml``, ``../st-audit.toml``), else as found (absolute). A lock named in it is then
+    relative the same way."""
+    try:
+        rel = Path(os.path.relpath(path, cwd.resolve()))
+    except ValueError:  # another drive (Windows)
+        return path
+    ups = [part for part in rel.parts[:-1] if part == ".."]
+    return rel if not ups or len(ups) == len(rel.parts) - 1 else path
 
 
 def find(start: Path) -> Path | None:
@@ -332,7 +351,7 @@ def apply(report: Report, policy: Policy, *, lock_doc: LockSnapshot | None = Non
     locks: dict[str, LockSnapshot] = {}
     if lock_doc is not None:
         from .drift import drift, variant_locks
-        added += drift(lock_doc, report, lock_name=lock_name or "the lock")
+        added += drift(lock_doc, report, lock_name=lock_name or "the lock", said=report.findings + added)
         checks |= {"lock"}
         locks, gone = variant_locks(lock_doc, [a.variant for a in report.alternates], lock_name=lock_name or "the lock")
         added += gone
@@ -353,7 +372,9 @@ def settings(policy: Policy, *, env: Mapping[str, str] | None = None) -> tuple[s
     env = os.environ if env is None else env
     fail_on = policy.fail_on
     if fail_on is None:
-        fail_on = env.get("ST_AUDIT_FAIL_ON") or "error"
+        given = env.get("ST_AUDIT_FAIL_ON") or "error"
+        fail_on = FAIL_ON_ALIASES.get(given.strip().lower(), given.strip().lower())
         if fail_on not in FAIL_ON_CHOICES:
-            raise UsageError(f"ST_AUDIT_FAIL_ON must be one of {', '.join(FAIL_ON_CHOICES)}, not {fail_on!r}")
+            raise UsageError(f"ST_AUDIT_FAIL_ON must be one of {', '.join(FAIL_ON_CHOICES)}, not {given!r}"
+                             + did_you_mean(fail_on, [*FAIL_ON_CHOICES, *FAIL_ON_ALIASES]))
     return fail_on, tuple(policy.ignore or ())

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import UsageError
+from ..core.names import did_you_mean
 
 # parameter counts: decimal suffixes as in "8.19B", "596M"
 COUNT_UNITS = {"": 1, "K": 10**3, "M": 10**6, "B": 10**9, "G": 10**9, "T": 10**12}
@@ -101,10 +102,22 @@ def parse_tolerance(value: Any, key: str, origin: str) -> Tolerance:
     return Tolerance(absolute=count)
 
 
-def _choice(value: Any, key: str, choices: tuple[str, ...], origin: str) -> str:
-    if not isinstance(value, str) or value not in choices:
-        raise _bad(key, origin, f"must be one of {', '.join(repr(c) for c in choices)}, not {value!r}")
-    return value
+# what people type for a severity threshold: the words the findings print (ERROR, WARNING), short forms, plurals;
+# the same in a policy file (fail_on = "warn"), ST_AUDIT_FAIL_ON and --fail-on
+FAIL_ON_ALIASES = {"warn": "warning", "warnings": "warning", "err": "error", "errors": "error", "note": "info",
+                   "notes": "info", "none": "never"}
+
+
+def _choice(value: Any, key: str, choices: tuple[str, ...], origin: str,
+            aliases: dict[str, str] | None = None) -> str:
+    """One of ``choices``, case-insensitive, or one of their ``aliases``; a typo is refused with the close ones."""
+    if isinstance(value, str):
+        word = value.strip().lower()
+        word = (aliases or {}).get(word, word)
+        if word in choices:
+            return word
+    hint = did_you_mean(value.lower(), [*choices, *(aliases or {})]) if isinstance(value, str) else ""
+    raise _bad(key, origin, f"must be one of {', '.join(repr(c) for c in choices)}, not {value!r}{hint}")
 
 
 def _str_list(value: Any, key: str, origin: str) -> list[str]:

@@ -27,6 +27,7 @@ from ..core.conventions import (
 )
 from ..core.errors import NotASafetensorsCheckpoint
 from ..core.findings import Finding, finding, plural
+from ..core.names import shown
 from ..core.untrusted import printable
 from .header import FILE, NAME, Header
 from .sources.protocol import MAX_TENSORS, Source
@@ -182,9 +183,28 @@ def choose(names: Iterable[str], variant: str | None = None) -> tuple[str | None
     return None, safetensors, ignored
 
 
+# a parent folder is walked this far for the model folders below it (a home directory is not walked whole)
+MAX_FOLDERS_WALKED = 5_000
+
+
+def _folders_below(source: Source) -> str:
+    """For a local folder that is no checkpoint itself: how many model folders are below it, and the --recursive that
+    audits them (`st-audit audit runs/` meant as `--recursive`); "" when there are none or it is not a folder."""
+    if source.root is None or source.single is not None or source.prefix:
+        return ""
+    from .walk import local_listdir, model_folders
+    found = list(model_folders(source.target, local_listdir, MAX_FOLDERS_WALKED))
+    if not found:
+        return ""
+    what = f"{plural(len(found), 'model folder')} {'is' if len(found) == 1 else 'are'} below it"
+    return (f"; {what} ({printable(shown(found, 3))}): `st-audit audit --recursive {printable(source.target)}` audits "
+            f"{'it' if len(found) == 1 else 'each'}")
+
+
 def collect(source: Source, progress: Callable[[str], None] | None = None, *, variant: str | None = None,
-            use_config: bool = True) -> Checkpoint:
-    """Read a checkpoint's index, config and headers from ``source`` and note discovery problems."""
+            use_config: bool = True, then: tuple[str, ...] = ()) -> Checkpoint:
+    """Read a checkpoint's index, config and headers from ``source`` and note discovery problems. ``then``: the
+    variants whose headers are read next, silently (a component's fp16 weights): the one progress line says so."""
     files = source.list_files()
     index_name, singles, ignored = choose(files, variant)
     findings: list[Finding] = []
@@ -213,12 +233,14 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
                 f"{source.target} has no safetensors weights, only {', '.join(pickles[:4])}"
                 f"{' ...' if len(pickles) > 4 else ''}: pickle files can run code when loaded; "
                 "ask for a safetensors export, or scan them with picklescan/fickling before use")
-        raise NotASafetensorsCheckpoint(f"{source.target} contains no .safetensors file or safetensors index")
+        raise NotASafetensorsCheckpoint(f"{source.target} contains no .safetensors file or safetensors index"
+                                        + _folders_below(source))
     for n in sorted(files):
         if n.endswith(PICKLE_SUFFIXES) and "/" not in n:
             ignored.setdefault(n, "pickle weights, not audited (can run code when loaded; prefer the safetensors files)")
     if progress:
-        progress(f"reading {plural(len(audited), 'header')} from {printable(source.target)}")
+        after = f" (then {'variant' if len(then) == 1 else 'variants'} {', '.join(then)})" if then else ""
+        progress(f"reading {plural(len(audited), 'header')} from {printable(source.target)}{printable(after)}")
     budget = MAX_TENSORS + (len(index["weight_map"]) if index is not None else 0)
     headers = source.read_headers(audited, {n: files.get(n) for n in audited}, tensor_counts, budget)
     for name in audited:

@@ -171,10 +171,21 @@ class _Pairs:
         return d
 
 
-def parse_header(file: str, raw: bytes, file_size: int | None, header: Header | None = None) -> Header:
+# Why a file may be shorter than its header says, by where the file is (``remote``: a Hub repo's or an object store's
+# own copy, as the source that reads it knows): a local file is a download (or an export) that stopped early; a
+# repo's file is short as it is stored there, so downloading it again gives the same short file.
+SHORT_FILE = {False: "incomplete download?",
+              True: "the file is stored short: an interrupted upload, or a header written for other data?"}
+# the damaged tensors a file-truncated message names (the finding's ``tensors`` hold them all)
+SHOWN_DAMAGED = 3
+
+
+def parse_header(file: str, raw: bytes, file_size: int | None, header: Header | None = None, *,
+                 remote: bool = False) -> Header:
     """Parse and validate the JSON header ``raw`` (exactly N bytes) of a file of ``file_size`` bytes.
 
-    ``file_size`` None skips the coverage check (used when the size is unknown).
+    ``file_size`` None skips the coverage check (used when the size is unknown). ``remote``: the file is a Hub
+    repo's or an object store's own (``SHORT_FILE``: a short one is not an incomplete download).
     """
     header = header or Header(file)
     if header.header_length is None:
@@ -216,12 +227,24 @@ def parse_header(file: str, raw: bytes, file_size: int | None, header: Header | 
     if file_size is not None and header.ok:
         expected = 8 + header.header_length + header.data_end
         if file_size < expected:
-            header.fail("file-truncated", f"file is {file_size:,} bytes but header + data need {expected:,}: "
-                        f"{plural(expected - file_size, 'byte')} missing (incomplete download?)")
+            damaged = _past_the_end(header, file_size - 8 - header.header_length)
+            header.findings.append(finding(
+                "file-truncated", f"{file}: file is {file_size:,} bytes but header + data need {expected:,}: "
+                f"{plural(expected - file_size, 'byte')} missing ({SHORT_FILE[remote]}); "
+                f"{plural(len(damaged), 'tensor')} {'lies' if len(damaged) == 1 else 'lie'} past the end of the file: "
+                f"{shown(damaged, SHOWN_DAMAGED)}", tensors=damaged, files=(file,), expected=expected,
+                actual=file_size))
         elif file_size > expected:
             header.fail("file-trailing-bytes", f"{plural(file_size - expected, 'byte')} follow{'s' if file_size - expected == 1 else ''} the end of the tensor data "
                         f"(file is {file_size:,} bytes, header + data {expected:,})")
     return header
+
+
+def _past_the_end(header: Header, data_size: int) -> list[str]:
+    """The tensors whose data runs past ``data_size`` (what a short file holds of its data section), in file order:
+    the first is cut, the others are missing whole."""
+    return [t.name for t in sorted((t for t in header.tensors if t.end > data_size and t.end > t.start),
+                                   key=lambda t: t.start)]
 
 
 def _fast_loads(raw: bytes) -> dict[str, Any] | None:

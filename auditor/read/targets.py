@@ -33,7 +33,7 @@ from ..core.errors import TargetNotFound, UsageError
 from . import hfcache
 from .hfcache import Expected
 from .sources.local import describe_special, symlink_problem
-from .walk import folders_in_listing, model_folders
+from .walk import folders_in_listing, local_listdir, model_folders
 
 __all__ = ["resolve", "hub_target", "in_cache", "under", "model_folders", "folders_in_listing", "describe_special", "Target", "LocalTarget", "CacheTarget",
            "HubTarget", "StoreTarget", "REPO_ID", "is_repo_id"]
@@ -338,23 +338,14 @@ def _from_url(text: str) -> tuple[str, str | None]:
 # -- every model folder under a root --------------------------------------------------------------------------
 
 
-def under(text: str) -> Iterator[str]:
+def under(text: str, max_folders: int | None = None) -> Iterator[str]:
     """Every model folder under ``text``, a local directory or an object-store prefix (``--recursive``, a fleet's
-    "every model folder under this prefix"), as a generator: a fleet starts auditing while the walk goes on."""
+    "every model folder under this prefix"), as a generator: a fleet starts auditing while the walk goes on.
+    ``max_folders``: of a local directory, list at most this many folders."""
     if not os.path.lexists(Path(text).expanduser()) and (m := _URL.match(text)) and \
             m["scheme"].lower() not in HUB_SCHEMES:
         from .sources.objstore import targets_under  # imports fsspec: only for object-store prefixes
         return targets_under(text)
-    return model_folders(text, _listdir)
+    return model_folders(text, local_listdir, max_folders)
 
 
-def _listdir(path: str) -> tuple[list[str], list[str]]:
-    dirs: list[str] = []
-    files: list[str] = []
-    try:
-        with os.scandir(path) as it:
-            for entry in it:
-                (dirs if entry.is_dir(follow_symlinks=False) else files).append(entry.name)
-    except OSError:
-        pass
-    return dirs, files

@@ -3,20 +3,25 @@ store's flat listing (``targets.under`` picks which)."""
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Callable, Iterable, Iterator
 
 from ..core.conventions import OWNING_MANIFESTS
 
 
-def model_folders(root: str, listdir: Callable[[str], tuple[list[str], list[str]]]) -> Iterator[str]:
+def model_folders(root: str, listdir: Callable[[str], tuple[list[str], list[str]]],
+                  max_folders: int | None = None) -> Iterator[str]:
     """Every folder under ``root`` that holds something to audit, depth first in name order, as found.
 
     ``listdir(path) -> (subfolders, files)``. A folder that is a pipeline or sentence-transformers model owns
     its subfolders (they are its components), so the walk does not descend into it; hidden folders are skipped.
+    ``max_folders``: list at most this many folders (a hint need not walk a whole home directory).
     """
     stack = [root]
-    while stack:
+    listed = 0
+    while stack and (max_folders is None or listed < max_folders):
+        listed += 1
         path = stack.pop()
         subdirs, names = listdir(path)
         owns = any(m in names for m in OWNING_MANIFESTS)
@@ -49,3 +54,16 @@ def folders_in_listing(root: str, names: Iterable[str]) -> Iterator[str]:
 
 def _weights(name: str) -> bool:
     return name.endswith(".safetensors") or name.endswith(".safetensors.index.json")
+
+
+def local_listdir(path: str) -> tuple[list[str], list[str]]:
+    """A local folder's (subfolders, files), for ``model_folders``: what cannot be listed holds nothing."""
+    dirs: list[str] = []
+    files: list[str] = []
+    try:
+        with os.scandir(path) as it:
+            for entry in it:
+                (dirs if entry.is_dir(follow_symlinks=False) else files).append(entry.name)
+    except OSError:
+        pass
+    return dirs, files

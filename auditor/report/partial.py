@@ -52,16 +52,20 @@ def one_shard(source: Source, checkpoint: Checkpoint, lost: Lost) -> Finding | N
     others = [s for s in shards if s != name]
     if not others:
         return None
+    unread = name in lost.files  # the shard itself could not be read (a Git LFS pointer ...): its root finding says so
     for shard in others:
         lost.files.setdefault(shard, "partial-checkpoint")
     for tensor, shard in weight_map.items():
-        if shard != name:
+        if shard != name or unread:
             lost.tensors.setdefault(tensor, shard)
+    if unread:  # the index beside it says which tensors it should hold: the root finding counts them
+        lost.unindexed = any(f not in shards for f in lost.files)
     lost.index_name = lost.index_name or index_name
     lost.present_shards = max(lost.present_shards, 1)
     elsewhere = sum(1 for s in weight_map.values() if s != name)
     mine = len(weight_map) - elsewhere
+    this = ("it could not be read itself (see above), and" if unread else
+            f"its header and its {plural(mine, 'tensor')} were checked,")
     return finding("partial-checkpoint", f"{name} is shard {shards.index(name) + 1} of {len(shards)} "
-                   f"({index_name}); its header and its {plural(mine, 'tensor')} were checked, the "
-                   f"{plural(elsewhere, 'tensor')} in the other shards were not: audit the directory to reconcile "
-                   "the model", files=others)
+                   f"({index_name}); {this} the {plural(elsewhere, 'tensor')} in the other shards were not: audit "
+                   "the directory to reconcile the model", files=others)

@@ -21,13 +21,17 @@ from ..core.findings import CODE_DATA, Finding, codes_where, finding, plural
 from ..core.names import shown
 from ..quant import stand_ins
 from ..read.checkpoint import Checkpoint, safe_relative
+from ..read.sources.protocol import REMOTE_KINDS
 
 # the roles codes play here are data (core/codes.toml): roots leave a file's tensors unknown (with advice to say what
 # to do); "counts" codes compare stored counts with a declared one; "tensors" codes name tensors that may only be
 # "missing" because their file could not be read
 ROOT_CODES = codes_where("root")
 ADVICE = {code: d["advice"] for code, d in CODE_DATA.items() if "advice" in d}
+# the advice for a file that is a Hub repo's or an object store's own (downloading it again changes nothing)
+REMOTE_ADVICE = {code: d["advice_remote"] for code, d in CODE_DATA.items() if "advice_remote" in d}
 DEFAULT_ADVICE = "download the file again"
+DEFAULT_REMOTE_ADVICE = "the stored file itself is broken: export and upload it again"
 COUNT_CODES = codes_where("folds", "counts")
 TENSOR_CODES = codes_where("folds", "tensors")
 MAX_SHOWN = 4
@@ -44,6 +48,7 @@ class Lost:
     present_shards: int = 0  # shards of the index that exist
     index_name: str | None = None
     formula: bool = False  # whether a formula was compared (set by audit)
+    remote: bool = False  # the files are a Hub repo's or an object store's own (the source's kind), not a download
     _keys: set[str] | None = field(default=None, repr=False)
 
     def holds(self, name: str) -> bool:
@@ -69,8 +74,9 @@ class Lost:
 
 def about_unread_file(f: Finding) -> bool:
     """A root finding (a file that could not be read) or a consequence of one: the tensors it names were not
-    checked, rather than found missing."""
-    return f.code in ROOT_CODES or f.caused_by is not None
+    checked, rather than found missing (a lock's drift folded under the ``missing-tensor`` that says the same is not:
+    its ``caused_by`` is no root)."""
+    return f.code in ROOT_CODES or f.caused_by in ROOT_CODES
 
 
 def _dotted_suffixes(name: str) -> list[str]:
@@ -82,7 +88,7 @@ def _dotted_suffixes(name: str) -> list[str]:
 def lost_files(checkpoint: Checkpoint, findings: list[Finding]) -> Lost:
     """Which files were not read: named by the index but absent or unsafe, or present without a parsable
     header. ``findings`` are the inventory's (they name the root codes)."""
-    lost = Lost(index_name=checkpoint.index_name)
+    lost = Lost(index_name=checkpoint.index_name, remote=checkpoint.source.get("kind") in REMOTE_KINDS)
     unread = {name for name in checkpoint.audited
               if not checkpoint.headers[name].tensors and not checkpoint.headers[name].ok}
     weight_map = checkpoint.weight_map or {}
@@ -258,9 +264,17 @@ def _merge_roots(code: str, group: list[Finding], lost: Lost) -> Finding:
     elif lost.unindexed:
         text += f"; none of {'its' if len(files) == 1 else 'their'} tensors could be checked"
     if "git lfs pull" not in text:
-        text += f"; {ADVICE.get(code, DEFAULT_ADVICE)}"
+        text += f"; {advice(code, lost.remote)}"
     tensors = [t for t, shard in lost.tensors.items() if shard in set(files)]
     return finding(code, text, tensors=tensors, files=files, severity="error")
+
+
+def advice(code: str, remote: bool) -> str:
+    """What to do about a root finding of ``code``; ``remote``: its files are a Hub repo's or an object store's own, so
+    downloading them again would fetch the same bytes."""
+    if remote:
+        return REMOTE_ADVICE.get(code, DEFAULT_REMOTE_ADVICE)
+    return ADVICE.get(code, DEFAULT_ADVICE)
 
 
 def _each(reason: str, files: list[str]) -> str:

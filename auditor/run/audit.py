@@ -35,10 +35,10 @@ def open_source(target: str, *, revision: str | None = None, token: str | None =
 
 
 def _collect(source: Source, progress: Callable[[str], None] | None, variant: str | None,
-             use_config: bool, ambiguous: bool) -> Checkpoint:
+             use_config: bool, ambiguous: bool, then: tuple[str, ...] = ()) -> Checkpoint:
     """``collect``, with "not on the Hub" for a plain ``org/name`` also saying it is not a local path."""
     try:
-        return collect(source, progress, variant=variant, use_config=use_config)
+        return collect(source, progress, variant=variant, use_config=use_config, then=then)
     except TargetNotFound as e:
         if ambiguous:
             raise TargetNotFound(f"{source.target}: no such file or directory, and not readable as a Hub repo: {e}") from None
@@ -94,7 +94,8 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
           ignore: Iterable[str] = (), include_tensors: bool = False, use_cache: bool = True,
           progress: Callable[[str], None] | None = None, source: Source | None = None, hub: bool = False,
           variant: str | None = None, use_config: bool = True, precision_siblings: bool = False,
-          reconciler: Callable[[Inventory, dict[str, Any] | None], Reconciliation] | None = None) -> Report:
+          reconciler: Callable[[Inventory, dict[str, Any] | None], Reconciliation] | None = None,
+          then: tuple[str, ...] = ()) -> Report:
     """Audit a local checkpoint (directory or file) or a Hub repo from its headers alone.
 
     ``hub`` reads a bare id (``gpt2``) as a Hub repo; ``variant`` audits ``model.<variant>.safetensors`` (or its
@@ -102,7 +103,9 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
     the architecture reconciliation for checkpoints that are not a model of their own (a PEFT adapter, a LoRA
     file, a sentence-transformers Dense layer): see ``auditor.report.composite``. ``precision_siblings``: the folder also
     holds precision variants of these weights (a diffusers component audited part by part), so config.json's
-    dtype does not bind them.
+    dtype does not bind them. ``then``: the alternate variants audited next, quietly (the progress line names them).
+    A source opened here or passed in whole says what reading it cost once the audit is over (``Source.finished``;
+    a view of part of a target leaves that to the audit of the whole).
     """
     fail_on, codes = check_options(fail_on, ignore)
     with _gc_paused():
@@ -112,7 +115,7 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
             resolved = resolve_target(str(target), revision=revision, hub=hub)
             source = resolved.open(token=token, use_cache=use_cache, progress=progress)
         ambiguous = resolved is not None and resolved.guessed
-        checkpoint = _collect(source, progress, variant, use_config, ambiguous)
+        checkpoint = _collect(source, progress, variant, use_config, ambiguous, then)
         inventory = build_inventory(checkpoint)
         groups = split_holes(group_tensors(inventory.tensors.values()))
         if reconciler is not None:
@@ -149,4 +152,5 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
         report.extra.update(reconciliation.extra)
         if reconciliation.detail:
             report.extra["_detail"] = reconciliation.detail
+        source.finished()
         return report

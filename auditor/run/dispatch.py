@@ -49,6 +49,7 @@ def audit_target(target: str, options: AuditOptions | None = None, *, source: So
         resolved = resolve_target(str(target), revision=revision, hub=hub)
         source = resolved.open(token=token, use_cache=use_cache, progress=progress)
     ambiguous = resolved is not None and resolved.guessed
+    whole = source  # the target's own source: says what reading it cost once every part is read (``finished``)
     try:
         source, kind = _discover(Remembering(source))
     except TargetNotFound as e:
@@ -67,6 +68,7 @@ def audit_target(target: str, options: AuditOptions | None = None, *, source: So
         for alternate in report.alternates:
             alternate.report.target = f"{target} ({alternate.variant})"
         report.extra["kind"] = _kind_doc(kind, report)
+        whole.finished()
         return report
     sections: list[Section] = []
     findings: list[Finding] = []
@@ -83,6 +85,7 @@ def audit_target(target: str, options: AuditOptions | None = None, *, source: So
     findings += _manifest_findings(source, kind)
     if not kind.parts and not findings:  # a manifest (modules.json, model_index.json) and not one weight file
         raise NotASafetensorsCheckpoint(f"{target}: a {kind.label} whose parts hold no safetensors weights")
+    whole.finished()
     return CompositeReport(str(target), kind, source.describe(), sections, findings, fail_on, codes)
 
 
@@ -116,9 +119,12 @@ def _audit_part(source: Source, kind: Kind, part: Part, *, base: str | None, tok
     it; how an alternate differs from the counted weights is a finding on the alternate."""
     from ..report.variants import with_differences
     each = part.each_variant()
-    counted = _audit_variant(source, part, each, base=base, token=token, content=content, **common)
+    # one progress line for the part: the counted weights' names the alternates read next, which read quietly
+    then = tuple(str(other.variant) for other in each[1:])
+    counted = _audit_variant(source, part, each, base=base, token=token, content=content, **common, then=then)
     if len(each) == 1:
         return counted
+    common = {**common, "progress": None}
     alternates: list[Alternate] = []
     problems: list[Finding] = []
     for other in each[1:]:

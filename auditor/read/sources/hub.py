@@ -107,6 +107,7 @@ class HubSource(CachedHeaders, Http, ErrorTranslation, Source):
         self.max_retries = max_retries
         self.backoff = backoff
         self.progress_interval = progress_interval
+        self._unsaid = False  # headers were read since the traffic line was last said (``finished``)
         self.prefetch = prefetch  # False: the listing only (verify --against), no small-file downloads
         self.listed_start_bytes = listed_start_bytes  # an index at least this large: headers start from the listing
         self.commit: str | None = None
@@ -203,12 +204,17 @@ class HubSource(CachedHeaders, Http, ErrorTranslation, Source):
                 self._pool.shutdown(wait=True, cancel_futures=True)
                 self._pool = None
             self._started.clear()
-        if self.progress:
+        self._unsaid = True
+        return {name: headers[name] for name in names if name in headers}
+
+    def finished(self) -> None:
+        """The traffic line, once per audit of the repo (a pipeline's components are read through views of it)."""
+        if self.progress and self._unsaid:
             cached = f", {plural(self.cache_hits, 'header')} from cache" if self.cache_hits else ""
             self.progress(f"hub: {self.repo_id}@{self.revision or 'default branch'} (commit "
                           f"{(self.commit or '?')[:12]}): {plural(self.traffic.requests, 'request')}, "
                           f"{_human(self.traffic.bytes)} received{cached}")
-        return {name: headers[name] for name in names if name in headers}
+        self._unsaid = False
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "hub", "repo": self.repo_id, "revision": self.revision, "commit": self.commit,
@@ -448,7 +454,7 @@ class HubSource(CachedHeaders, Http, ErrorTranslation, Source):
             return header
         finally:
             reader.close()
-        header = parse_header(name, raw, size, header)
+        header = parse_header(name, raw, size, header, remote=True)
         self._read(name)
         if whole:
             self._cache_store(name, first[:8] + raw, header)  # only a header that checks out is kept

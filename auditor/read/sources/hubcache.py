@@ -190,7 +190,7 @@ def whole_header(name: str, data: bytes, size: int | None) -> Header | None:
     n, header = read_header_length(name, data, size)
     if n is None or len(data) != 8 + n:
         return None
-    header = parse_header(name, data[8:], size, header)
+    header = parse_header(name, data[8:], size, header, remote=True)
     return header if _whole(header) else None
 
 

@@ -123,6 +123,7 @@ class ObjectStoreSource(Source):
         self._files: dict[str, int | None] | None = None
         self._objects: dict[str, dict[str, Any]] = {}  # name -> {"size", "etag", "version"} as listed
         self._folder: ObjectStoreSource | None = None
+        self._reading: float | None = None  # seconds spent reading headers since the traffic line was said
 
     # -- Source protocol --------------------------------------------------------------------------------
 
@@ -190,10 +191,15 @@ class ObjectStoreSource(Source):
             finally:
                 for future in futures.values():
                     future.cancel()
-        if self.progress:
-            self.progress(f"{self.protocol}: {self.url} ({time.monotonic() - started:.1f} s): "
-                          f"{plural(self.traffic.requests, 'read')}, {_human(self.traffic.bytes)} received")
+        self._reading = (self._reading or 0.0) + time.monotonic() - started
         return headers
+
+    def finished(self) -> None:
+        """The traffic line, once per audit of the prefix (a pipeline's components are read through views of it)."""
+        if self.progress and self._reading is not None:
+            self.progress(f"{self.protocol}: {self.url} ({self._reading:.1f} s): "
+                          f"{plural(self.traffic.requests, 'read')}, {_human(self.traffic.bytes)} received")
+        self._reading = None
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "object-store", "url": self._given, "protocol": self.protocol,
@@ -314,7 +320,7 @@ class ObjectStoreSource(Source):
             raise AuditError(f"cannot read {self._url(self.path)}/{name}: {_one_line(e)}") from None
         except Exception as e:  # noqa: BLE001 - the store library's own errors: one sentence, exit 3
             raise AuditError(f"cannot read {self._url(self.path)}/{name}: {_one_line(e)}") from None
-        return parse_header(name, bytes(raw), size, header)
+        return parse_header(name, bytes(raw), size, header, remote=True)
 
     def _check_unchanged(self, name: str) -> None:
         """For a store that cannot pin reads: the object's identity after its second range is the listed one."""

@@ -26,6 +26,10 @@ MAX_TENSORS = 2_000_000
 
 NO_DIGESTS: Mapping[str, str] = MappingProxyType({})
 
+# The ``kind`` of a source's ``describe()`` whose files are the stored originals (a Hub repo, an object-store prefix),
+# not a local copy: a file that is short there is short for everyone, so "download it again" is no remedy.
+REMOTE_KINDS = frozenset({"hub", "object-store"})
+
 
 class Source(Protocol):
     """Where a checkpoint's bytes come from (a local directory, a Hub repo, an object-store prefix)."""
@@ -68,6 +72,12 @@ class Source(Protocol):
     def describe(self) -> dict[str, Any]:
         """The ``source`` object of the JSON report."""
         ...
+
+    def finished(self) -> None:
+        """The audit of the target is over: a remote source says on its progress callback what reading it cost (one
+        ``hub: ...`` line per target, however many parts were read). A view of part of a target (a pipeline's
+        component) inherits this no-op: the audit of the whole calls its source's."""
+        return None
 
     def folder(self) -> Source:
         """The source of the folder around the target: itself for a folder; for a single file (``single``), its
