@@ -13,7 +13,6 @@ as ``lock-drift`` findings), so verdict, exit code and every format include them
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -44,10 +43,7 @@ from .values import (  # noqa: F401  (re-exported: policy is where callers find 
 if TYPE_CHECKING:
     from .lock import LockSnapshot
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+from ..core.tomlio import tomllib
 
 POLICY_FILE = "st-audit.toml"
 PYPROJECT = "pyproject.toml"
