@@ -52,11 +52,6 @@ class Scheme:
     applies: str | None = None
     file: str = ""
 
-    @property
-    def weight_rule(self) -> TensorRule:
-        return next(r for r in self.rules if r.role == "weight")
-
-
 class Part(NamedTuple):
     """One rule evaluated for one layer shape; its tensor is ``(module or weight name) + suffix``."""
 
