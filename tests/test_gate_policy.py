@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -234,7 +235,7 @@ def test_env_policy_and_fail_on(layout_checkpoint: Callable[..., Path], tmp_path
 
 # -- rules --------------------------------------------------------------------------------------------------
 
-def violations(ckpt: Path, **rules: object) -> list[dict[str, object]]:
+def violations(ckpt: Path, **rules: object) -> list[dict[str, Any]]:
     report = gated_audit(str(ckpt), pol.Policy().merged(rules, origin="test"), env={})
     return [f.to_dict() for f in report.active_findings if f.code == "policy-violation"]
 
@@ -288,7 +289,7 @@ def test_tied_head_knows_heads_by_the_formula_not_by_name(tmp_path: Path) -> Non
     case = CASES / "musicgen_decoder" / "MusicgenForCausalLM-p1"
     musicgen = write_case(case, tmp_path / "musicgen")
     (v,) = violations(musicgen, tied_head="required")
-    assert v["tensors"] and all(str(n).startswith("lm_heads.") for n in v["tensors"])  # type: ignore[union-attr]
+    assert v["tensors"] and all(str(n).startswith("lm_heads.") for n in v["tensors"])
     unknown = build.build_checkpoint(tmp_path / "unknown", [("layers.0.w.weight", "F16", [4, 4]),
                                                              ("language_model.lm_head.weight", "F16", [8, 4])],
                                      config={"model_type": "no-such-family"})
