@@ -35,7 +35,7 @@ def test_real_world_corpus_has_no_false_secondary_errors(tmp_path: Path) -> None
     with_roots = 0
     for case in rebuild_corpus(tmp_path):
         try:
-            report = auditor.audit(case)
+            report = auditor.audit(str(case))
         except AuditError:
             continue  # could not audit at all (one sentence): no findings to judge
         codes = {f.code for f in report.findings}
@@ -179,7 +179,7 @@ def test_index_only_folder_names_a_tensor_the_formula_does_not_explain(tmp_path:
     ckpt = build.build_checkpoint(tmp_path / "ckpt", layout, config=config(case), shards=2)
     for shard in ckpt.glob("*.safetensors"):
         shard.unlink()
-    report = auditor.audit(ckpt)
+    report = auditor.audit(str(ckpt))
     errors = {f.code: f for f in report.findings if f.severity == "error"}
     assert set(errors) == {"index-shard-missing", "unexpected-tensor"}, json.dumps([f.message for f in errors.values()])
     assert errors["unexpected-tensor"].tensors == ("model.layers.0.mlp.extra_proj.weight",)
