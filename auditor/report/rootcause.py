@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from ..core.findings import CODE_DATA, Finding, codes_where, finding, plural
 from ..core.names import shown
@@ -37,9 +38,10 @@ TENSOR_CODES = codes_where("folds", "tensors")
 MAX_SHOWN = 4
 
 
-@dataclass
+@dataclass(frozen=True)
 class Lost:
-    """Files that could not be read, and which tensors (per the index) they hold."""
+    """Files that could not be read, and which tensors (per the index) they hold: built once, by ``lost_files`` (and
+    ``partial.one_shard``, which returns it with the other shards of a lone shard added)."""
 
     files: dict[str, str] = field(default_factory=dict)  # file -> code of the root finding about it
     what: dict[str, str] = field(default_factory=dict)  # file -> what it is instead (read.header.WHAT: git-lfs-pointer)
@@ -47,21 +49,22 @@ class Lost:
     unindexed: bool = False  # an unread file no index describes: any tensor may have been in it
     present_shards: int = 0  # shards of the index that exist
     index_name: str | None = None
-    formula: bool = False  # whether a formula was compared (set by audit)
+    formula: bool = False  # whether a formula was compared
     remote: bool = False  # the files are a Hub repo's or an object store's own (the source's kind), not a download
-    _keys: set[str] | None = field(default=None, repr=False)
 
     def holds(self, name: str) -> bool:
         """Whether an expected tensor may be in an unread file, judged by name alone: the index names it or a
         quantized form of it (``quant.stand_ins``: ``q_proj.qweight`` for ``q_proj.weight``,
         ``gate_up_proj_blocks`` for ``gate_up_proj``), possibly under a wrapper prefix
         (``language_model.model.layers...``)."""
-        if self.unindexed or name in self.tensors:
-            return True
-        if self._keys is None:
-            self._keys = {suffix for lost in self.tensors for held in (lost, *stand_ins(lost))
-                          for suffix in _dotted_suffixes(held)}
-        return name in self._keys
+        return self.unindexed or name in self.tensors or name in self._keys
+
+    @cached_property
+    def _keys(self) -> frozenset[str]:
+        """Every name an index entry may stand for: its quantized forms, under every wrapper prefix (made on first
+        use: most audits lose no file)."""
+        return frozenset(suffix for lost in self.tensors for held in (lost, *stand_ins(lost))
+                         for suffix in _dotted_suffixes(held))
 
     def __bool__(self) -> bool:
         return bool(self.files)
@@ -85,10 +88,14 @@ def _dotted_suffixes(name: str) -> list[str]:
     return [".".join(parts[i:]) for i in range(len(parts))]
 
 
-def lost_files(checkpoint: Checkpoint, findings: list[Finding]) -> Lost:
+def lost_files(checkpoint: Checkpoint, findings: list[Finding], formula: bool = False) -> Lost:
     """Which files were not read: named by the index but absent or unsafe, or present without a parsable
-    header. ``findings`` are the inventory's (they name the root codes)."""
-    lost = Lost(index_name=checkpoint.index_name, remote=checkpoint.source.get("kind") in REMOTE_KINDS)
+    header. ``findings`` are the inventory's (they name the root codes); ``formula``: whether a formula was
+    compared (the root finding says what the index's names were checked against)."""
+    files: dict[str, str] = {}
+    tensors: dict[str, str] = {}
+    present_shards = 0
+    unindexed = False
     unread = {name for name in checkpoint.audited
               if not checkpoint.headers[name].tensors and not checkpoint.headers[name].ok}
     weight_map = checkpoint.weight_map or {}
@@ -107,23 +114,22 @@ def lost_files(checkpoint: Checkpoint, findings: list[Finding]) -> Lost:
                     what_of.setdefault(file.rpartition("/")[2], f.actual)
     for shard, path in shards.items():
         if path not in checkpoint.audited:
-            lost.files[shard] = "index-shard-missing" if safe_relative(shard) else "index-path-unsafe"
+            files[shard] = "index-shard-missing" if safe_relative(shard) else "index-path-unsafe"
         elif path in unread:
-            lost.files[shard] = code_of.get(path, "file-unreadable")
+            files[shard] = code_of.get(path, "file-unreadable")
         else:
-            lost.present_shards += 1
+            present_shards += 1
     for tensor, shard in weight_map.items():
-        if shard in lost.files:
-            lost.tensors[tensor] = shard
+        if shard in files:
+            tensors[tensor] = shard
     for name in unread:
         if name not in shards.values():
-            lost.files[name] = code_of.get(name, "file-unreadable")
-            lost.unindexed = True
-    for name in lost.files:
-        what = what_of.get(shards.get(name, name)) or what_of.get(name)
-        if what is not None:
-            lost.what[name] = what
-    return lost
+            files[name] = code_of.get(name, "file-unreadable")
+            unindexed = True
+    what = {name: w for name in files if (w := what_of.get(shards.get(name, name)) or what_of.get(name)) is not None}
+    return Lost(files=files, what=what, tensors=tensors, unindexed=unindexed, present_shards=present_shards,
+                index_name=checkpoint.index_name, formula=formula,
+                remote=checkpoint.source.get("kind") in REMOTE_KINDS)
 
 
 def _lost_file(file: str, lost: Lost) -> bool:

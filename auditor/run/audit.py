@@ -135,9 +135,8 @@ def audit(target: str | Path, options: AuditOptions | None = None, *, source: So
                     + check_total_parameters(checkpoint, totals.parameters, reconciliation.ledger["model"],
                                              reconciliation.expected_parameters))
         # one root cause, one error: what only follows from an unread shard is folded into it
-        lost = lost_files(checkpoint, inventory.findings)
-        lost.formula = reconciliation.expected_parameters is not None
-        lone_shard = one_shard(source, checkpoint, lost)
+        lost = lost_files(checkpoint, inventory.findings, formula=reconciliation.expected_parameters is not None)
+        lone_shard, lost = one_shard(source, checkpoint, lost)
         if lone_shard is not None:
             findings.append(lone_shard)
         if not options.use_config:
@@ -150,9 +149,7 @@ def audit(target: str | Path, options: AuditOptions | None = None, *, source: So
                       groups=groups, reconciliation=reconciliation, findings=findings,
                       ignored_files=checkpoint.ignored, tensors=inventory.tensors, fail_on=fail_on,
                       ignored_codes=codes, include_tensors=options.include_tensors, lost=lost,
-                      file_sha256=dict(source.lfs_sha256), config=checkpoint.config, variant=variant)
-        report.extra.update(reconciliation.extra)
-        if reconciliation.detail:
-            report.extra["_detail"] = reconciliation.detail
+                      file_sha256=dict(source.lfs_sha256), config=checkpoint.config, variant=variant,
+                      extra=dict(reconciliation.extra))
         source.finished()
         return report

@@ -60,12 +60,10 @@ def audit_target(target: str, options: AuditOptions | None = None, *, source: So
     each = replace(options, variant=None) if split_by_variant(kind) else options
     if not kind.composite:
         report = _audit_part(source, kind, kind.parts[0], each, content)
-        report.target = str(target)
-        for alternate in report.alternates:
-            alternate.report.target = f"{target} ({alternate.variant})"
-        report.extra["kind"] = _kind_doc(kind, report)
+        alternates = tuple(replace(a, report=replace(a.report, target=f"{target} ({a.variant})"))
+                           for a in report.alternates)
         whole.finished()
-        return report
+        return replace(report, target=str(target), alternates=alternates, extra=_with_kind(report, kind))
     sections: list[Section] = []
     findings: list[Finding] = []
     for part in kind.parts:
@@ -75,9 +73,8 @@ def audit_target(target: str, options: AuditOptions | None = None, *, source: So
             findings.append(finding("component-missing", f"{part.name}: could not be audited: {e}",
                                     files=[part.folder or part.name]))
             continue
-        _drop_ignored_siblings(report, part, kind)
-        report.extra["kind"] = _kind_doc(Kind(part.kind, (part,), part.role or ""), report)
-        sections.append(Section(part, report))
+        sections.append(Section(part, replace(report, ignored_files=_ignored_here(report, part, kind),
+                                              extra=_with_kind(report, Kind(part.kind, (part,), part.role or "")))))
     findings += _manifest_findings(source, kind)
     if not kind.parts and not findings:  # a manifest (modules.json, model_index.json) and not one weight file
         raise NotASafetensorsCheckpoint(f"{target}: a {kind.label} whose parts hold no safetensors weights")
@@ -100,13 +97,14 @@ def _discover(source: Source) -> tuple[Source, Kind]:
     return source, discover(files, read_json_from(source.read_small, files))
 
 
-def _kind_doc(kind: Kind, report: Report) -> dict[str, Any]:
+def _with_kind(report: Report, kind: Kind) -> dict[str, Any]:
+    """The report's ``extra`` with its ``kind`` block: what the part is, with the reconciliation's one-line detail
+    (an adapter's rank and targets, a component's class)."""
     doc = kind.to_dict()
-    detail = report.extra.pop("_detail", None)
-    if detail:
-        doc["detail"] = detail
+    if report.reconciliation.detail:
+        doc["detail"] = report.reconciliation.detail
     doc["notes"] = list(kind.notes)
-    return doc
+    return {**report.extra, "kind": doc}
 
 
 def _audit_part(source: Source, kind: Kind, part: Part, options: AuditOptions,
@@ -130,7 +128,7 @@ def _audit_part(source: Source, kind: Kind, part: Part, options: AuditOptions,
             problems.append(finding("component-missing", f"{other.name}: could not be audited: {e}",
                                     files=list(other.weights or ())))
             continue
-        report.extra["kind"] = _kind_doc(Kind(other.kind, (other,), other.role or ""), report)
+        report = replace(report, extra=_with_kind(report, Kind(other.kind, (other,), other.role or "")))
         alternates.append(Alternate(str(other.variant), with_differences(report, counted)))
     audited = {w for other in each[1:] for w in other.weights or ()}
     findings = sorted(counted.findings + problems, key=lambda f: -SEVERITY_RANK[f.severity])
@@ -306,10 +304,11 @@ def _manifest_findings(source: Source, kind: Kind) -> list[Finding]:
     return out
 
 
-def _drop_ignored_siblings(report: Report, part: Part, kind: Kind) -> None:
-    """Files another section audits are not "ignored" by this one."""
+def _ignored_here(report: Report, part: Part, kind: Kind) -> dict[str, str]:
+    """The part's ignored files without those another section audits, nor those in a subfolder of its own (each
+    folder of a composite target is its own section)."""
     others = {f"{p.folder}/{w}" if p.folder else w for q in kind.parts if q is not part for p in q.each_variant()
               for w in (p.weights or ())}
     prefix = f"{part.folder}/" if part.folder else ""
-    report.ignored_files = {n: why for n, why in report.ignored_files.items()
-                            if f"{prefix}{n}" not in others and "in a subfolder" not in why}
+    return {n: why for n, why in report.ignored_files.items()
+            if f"{prefix}{n}" not in others and "in a subfolder" not in why}
