@@ -22,6 +22,7 @@ from ..core.findings import CODE_DATA, Finding, codes_where, finding, plural
 from ..core.names import shown
 from ..quant import stand_ins
 from ..read.checkpoint import Checkpoint, safe_relative
+from ..read.header import SAYS_WHAT_TO_DO
 from ..read.sources.protocol import REMOTE_KINDS
 
 # the roles codes play here are data (core/codes.toml): roots leave a file's tensors unknown (with advice to say what
@@ -269,7 +270,10 @@ def _merge_roots(code: str, group: list[Finding], lost: Lost) -> Finding:
         text += f"; {plural(hidden, 'tensor')} in {pronoun} could not be checked"
     elif lost.unindexed:
         text += f"; none of {'its' if len(files) == 1 else 'their'} tensors could be checked"
-    if "git lfs pull" not in text:
+    # a file that is something else, in words that already say what to do (a Git LFS pointer: `git lfs pull`)
+    advised = code != "index-shard-missing" and any(
+        isinstance(f.actual, str) and f.actual in SAYS_WHAT_TO_DO for f in group)
+    if not advised:
         text += f"; {advice(code, lost.remote)}"
     tensors = [t for t, shard in lost.tensors.items() if shard in set(files)]
     return finding(code, text, tensors=tensors, files=files, severity="error")

@@ -18,6 +18,7 @@ from ..core.findings import SEVERITY_RANK, Finding, finding
 from ..core.jsonio import json_object
 from ..inventory.build import Inventory
 from ..kinds.discover import Kind, Part, discover, for_variant, read_json_from, split_by_variant
+from ..read.checkpoint import in_subfolder
 from ..read.sources.protocol import Source
 from ..read.sources.view import Remembering, SourceView
 from ..read.targets import resolve as resolve_target
@@ -311,4 +312,4 @@ def _ignored_here(report: Report, part: Part, kind: Kind) -> dict[str, str]:
               for w in (p.weights or ())}
     prefix = f"{part.folder}/" if part.folder else ""
     return {n: why for n, why in report.ignored_files.items()
-            if f"{prefix}{n}" not in others and "in a subfolder" not in why}
+            if f"{prefix}{n}" not in others and not in_subfolder(n)}
