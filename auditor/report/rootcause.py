@@ -22,7 +22,7 @@ from ..core.findings import CODE_DATA, Finding, codes_where, finding, plural
 from ..core.names import shown
 from ..quant import stand_ins
 from ..read.checkpoint import Checkpoint, safe_relative
-from ..read.header import SAYS_WHAT_TO_DO
+from ..read.header import SAYS_WHAT_TO_DO, WHAT
 from ..read.sources.protocol import REMOTE_KINDS
 
 # the roles codes play here are data (core/codes.toml): roots leave a file's tensors unknown (with advice to say what
@@ -261,10 +261,12 @@ def _merge_roots(code: str, group: list[Finding], lost: Lost) -> Finding:
     elif len(group) == 1:
         text = group[0].message
     else:
-        reasons = list(dict.fromkeys(_reason(f) for f in group))
+        reasons: dict[str, list[Finding]] = {}  # the findings saying the same of their files, in order
+        for f in group:
+            reasons.setdefault(_reason(f), []).append(f)
         of = f" of {total:,}" if total else ""
         text = (f"{len(files):,}{of} files could not be read: "
-                + ("; ".join(_each(r, [x for f in group if _reason(f) == r for x in f.files]) for r in reasons)))
+                + "; ".join(_each(same) for same in reasons.values()))
     if hidden and not (code == "index-shard-missing" and lost.index_only):
         pronoun = "it" if len(files) == 1 else "them"
         text += f"; {plural(hidden, 'tensor')} in {pronoun} could not be checked"
@@ -287,17 +289,19 @@ def advice(code: str, remote: bool) -> str:
     return ADVICE.get(code, DEFAULT_ADVICE)
 
 
-def _each(reason: str, files: list[str]) -> str:
-    """``a, b: each is a Git LFS pointer ...`` (the per-file reasons say "this is")."""
-    if len(files) > 1 and reason.startswith("this is "):
-        reason = "each is " + reason[len("this is "):]
-    return f"{_names(files)}: {reason}"
+def _each(same: list[Finding]) -> str:
+    """``a, b: each is a Git LFS pointer ...`` for findings that say the same of their files (a file that is something
+    else is named from its ``actual``: "this is", "each is")."""
+    files = [x for f in same for x in f.files]
+    return f"{_names(files)}: {_reason(same[0], each=len(files) > 1)}"
 
 
-def _reason(f: Finding) -> str:
+def _reason(f: Finding, each: bool = False) -> str:
+    """What ``f`` says of its file, without the file's name; ``each``: of several files at once."""
+    if f.code == "not-safetensors" and isinstance(f.actual, str) and f.actual in WHAT:
+        return f"{'each' if each else 'this'} is {WHAT[f.actual]}"
     file = f.files[0] if f.files else ""
-    message = f.message[len(file) + 2:] if file and f.message.startswith(f"{file}: ") else f.message
-    return message
+    return f.message[len(file) + 2:] if file and f.message.startswith(f"{file}: ") else f.message
 
 
 def _names(names: list[str]) -> str:
