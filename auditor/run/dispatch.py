@@ -271,9 +271,7 @@ def _component_reconciler(inventory: Inventory, config: dict[str, Any] | None) -
     class, and the unknown-architecture note names it (not "model_type None")."""
     rec = reconcile(inventory, config)
     cls = (config or {}).get("_class_name")
-    rec.architecture = str(cls) if cls else rec.architecture
-    rec.detail = str(cls) if cls else None
-    return rec
+    return replace(rec, architecture=str(cls), detail=str(cls)) if cls else replace(rec, detail=None)
 
 
 # how each kind of part (kinds.discover) is audited; any other kind is audited as a model
