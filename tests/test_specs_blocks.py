@@ -146,3 +146,29 @@ def test_every_block_is_included_somewhere_and_builds() -> None:
             ref = f"{path.stem}.{name}"
             assert f'use = "{ref}"' in used, f"block {ref} is never used"
             assert block(ref), ref
+
+
+def test_text_defaults_are_written_as_is_and_read_as_strings() -> None:
+    from auditor.specs import environment
+
+    doc = {"model_types": ["p"], "text": ["act"], "defaults": {"act": "gelu-approximate", "w": "2 * d", "d": 3}}
+    spec = build_specs({"p.toml": doc})["p.toml"]
+    assert spec.defaults["act"] == "'gelu-approximate'"  # the expression a quoted default was: same Spec
+    env = environment(spec, {})
+    assert (env["act"], env["w"]) == ("gelu-approximate", 6)
+    assert environment(spec, {"act": "silu"})["act"] == "silu"
+    # the list is the file's own: a child's expression default for the same key stays an expression
+    child = {"model_types": ["c"], "extends": "p", "defaults": {"act": "'gelu' if d > 2 else 'relu'"}}
+    built = build_specs({"p.toml": doc, "c.toml": child})["c.toml"]
+    assert environment(built, {})["act"] == "gelu"
+
+
+@pytest.mark.parametrize("text,defaults,match", [
+    (["act"], {}, "has no string default"),
+    (["act"], {"act": 3}, "has no string default"),
+    (["act"], {"act": "'silu'"}, "without quotes"),
+    ("act", {"act": "silu"}, "text lists config keys"),
+])
+def test_text_errors(text: Any, defaults: dict[str, Any], match: str) -> None:
+    with pytest.raises(SpecError, match=match):
+        build_specs({"p.toml": {"model_types": ["p"], "text": text, "defaults": defaults}})

@@ -38,7 +38,7 @@ def resolve(name: str, docs: Callable[[str], dict[str, Any] | None], chain: tupl
                             f"{'circular' if other in (*chain, name) else 'not a spec'}")
         return resolve(other, docs, (*chain, name), cache)
 
-    doc = expand_doc(name, raw, resolved)
+    doc = expand_doc(name, texts(name, raw), resolved)
     cache[name] = _extended(name, doc, docs, chain, cache)
     return cache[name]
 
@@ -83,3 +83,25 @@ def _extended(name: str, doc: dict[str, Any], docs: Callable[[str], dict[str, An
     own_modules = {m.get("name"): m for m in doc.get("module", [])}
     merged["module"] = [own_modules.pop(m["name"], m) for m in base.get("module", [])] + list(own_modules.values())
     return merged
+
+
+def texts(name: str, doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` with the defaults of the keys its ``text`` lists read as text: ``norm_type = "ada_norm_single"``
+    is the string, as config.json writes it (every other string default is an expression, so text would otherwise
+    be quoted twice: ``"'ada_norm_single'"``). The list applies to this file's own ``[defaults]``; a child that
+    extends it says its own."""
+    keys = doc.get("text")
+    if keys is None:
+        return doc
+    defaults = doc.get("defaults", {})
+    if not (isinstance(keys, list) and all(isinstance(k, str) for k in keys)) or not isinstance(defaults, dict):
+        raise SpecError(f"{name}: text lists config keys whose defaults are text")
+    out = dict(defaults)
+    for key in keys:
+        value = defaults.get(key)
+        if not isinstance(value, str):
+            raise SpecError(f"{name}: text names {key!r}, which has no string default")
+        if value[:1] in ("'", '"') or "'" in value or "\\" in value:
+            raise SpecError(f"{name}: the default of text key {key!r} is written as is, without quotes: {value!r}")
+        out[key] = f"'{value}'"
+    return {**{k: v for k, v in doc.items() if k != "text"}, "defaults": out}

@@ -26,7 +26,7 @@ from .model import Expr, Module, Spec, SpecError, Stack, TaskClass, TensorRule
 KINDS = ("param", "buffer", "state", "unsaved", "head", "shared")
 PLACEHOLDERS = ("{layer}", "{expert}")
 SPEC_KEYS = {"description", "model_types", "architectures", "diffusers_classes", "applies", "sources", "family", "extends", "remove", "rename",
-             "tie", "base_prefix", "nullable", "aliases", "defaults", "derived", "stacks", "module", "class",
+             "tie", "base_prefix", "nullable", "text", "aliases", "defaults", "derived", "stacks", "module", "class",
              "layouts", "tensor", "defer_to"}
 TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "experts", "active_experts", "kind",
                "tied_to", "note", "aliases", "repeat", "alt_shape", "alt_group", "mtp", "tie"}
