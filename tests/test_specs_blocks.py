@@ -172,3 +172,25 @@ def test_text_defaults_are_written_as_is_and_read_as_strings() -> None:
 def test_text_errors(text: Any, defaults: dict[str, Any], match: str) -> None:
     with pytest.raises(SpecError, match=match):
         build_specs({"p.toml": {"model_types": ["p"], "text": text, "defaults": defaults}})
+
+
+def test_the_spec_data_writes_few_rules_twice_and_the_measure_counts_a_copy(tmp_path: Any) -> None:
+    """tools/spec_stats.py (issue 30's goal: under 5% of the written rules copied verbatim in another file)."""
+    import importlib.util
+    from pathlib import Path
+
+    loader = importlib.util.spec_from_file_location("spec_stats", Path(__file__).resolve().parents[1] / "tools" /
+                                                    "spec_stats.py")
+    assert loader is not None and loader.loader is not None
+    tool = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(tool)
+    stats = tool.measure()
+    assert stats["copied_share"] < 0.05, stats["most_copied"][:5]
+    assert stats["includes"] > 1000 and stats["block_files"] >= 5
+    # the measure itself: a rule in two files is two copies, an include is no rule
+    (tmp_path / "blocks").mkdir()
+    rule = '[[tensor]]\nname = "a"\nnorm = "d"\ncomponent = "norms"\n'
+    (tmp_path / "a.toml").write_text(rule + '[[tensor]]\nuse = "decoder.norm"\n')
+    (tmp_path / "b.toml").write_text(rule + '[[tensor]]\nname = "b"\nnorm = "d"\ncomponent = "norms"\n')
+    small = tool.measure(tmp_path)
+    assert (small["rules"], small["includes"], small["copied"]) == (3, 1, 2)
