@@ -25,6 +25,16 @@ def read(name: str) -> dict[str, Any]:
         raise SpecError(f"{name}: {e}") from None
 
 
+def read_block_group(group: str) -> dict[str, Any]:
+    """One file of shared blocks (``data/blocks/<group>.toml``: a table per block)."""
+    if not group.isidentifier():
+        raise FileNotFoundError(group)
+    try:
+        return tomllib.loads((DATA / "blocks" / f"{group}.toml").read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"blocks/{group}.toml: {e}") from None
+
+
 def spec_files() -> list[str]:
     """The spec files, by name (``_common.toml`` and the claims index aside)."""
     return sorted(p.name for p in DATA.iterdir()

@@ -26,7 +26,7 @@ from .model import Expr, Module, Spec, SpecError, Stack, TaskClass, TensorRule
 KINDS = ("param", "buffer", "state", "unsaved", "head", "shared")
 PLACEHOLDERS = ("{layer}", "{expert}")
 SPEC_KEYS = {"description", "model_types", "architectures", "diffusers_classes", "applies", "sources", "family", "extends", "remove", "rename",
-             "tie", "base_prefix", "nullable", "aliases", "defaults", "derived", "stacks", "module", "class",
+             "tie", "base_prefix", "nullable", "text", "aliases", "defaults", "derived", "stacks", "module", "class",
              "layouts", "tensor", "defer_to"}
 TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "experts", "active_experts", "kind",
                "tied_to", "note", "aliases", "repeat", "alt_shape", "alt_group", "mtp", "tie"}
@@ -77,13 +77,14 @@ class SpecLibrary(Mapping[str, Spec]):
         self._docs: dict[str, dict[str, Any]] = {}
         self._specs: dict[str, Spec] = {}
         self._claims: Claims | None = None
+        self._resolved: dict[str, dict[str, Any]] = {}  # resolve()'s cache: parents and ``from`` sources once
 
     def __getitem__(self, name: str) -> Spec:
         spec = self._specs.get(name)
         if spec is None:
             if name not in self._names:
                 raise KeyError(name)
-            spec = self._specs[name] = _build(name, resolve(name, self._doc_or_none))
+            spec = self._specs[name] = _build(name, resolve(name, self._doc_or_none, cache=self._resolved))
         return spec
 
     def __iter__(self) -> Iterator[str]:
@@ -132,7 +133,8 @@ def build_specs(docs: dict[str, dict[str, Any]]) -> dict[str, Spec]:
         _known(doc, SPEC_KEYS, name)
         if "rename" in doc and "extends" not in doc:
             raise SpecError(f"{name}: rename without extends")
-    return {name: _build(name, resolve(name, docs.get)) for name in docs}
+    cache: dict[str, dict[str, Any]] = {}
+    return {name: _build(name, resolve(name, docs.get, cache=cache)) for name in docs}
 
 
 def _known(doc: dict[str, Any], keys: set[str], where: str) -> None:
