@@ -112,24 +112,20 @@ def check_pairs(modules: dict[str, LoraModule], *, expected_rank: dict[str, int]
             bad_alpha.append(f"{alpha.name} {list(alpha.shape)}")
     if lonely:
         findings.append(finding("lora-pair-incomplete", f"{plural(len(lonely), 'LoRA matrix')} without its partner "
-                                f"(down/A without up/B or the reverse): {_first(lonely)}; the update cannot be "
+                                f"(down/A without up/B or the reverse): {shown(lonely, 3)}; the update cannot be "
                                 "applied", tensors=lonely, files=files))
     if disagree:
         findings.append(finding("shape-mismatch", f"{plural(len(disagree), 'LoRA pair')} whose ranks disagree: "
-                                f"{_first(disagree)}", files=files))
+                                f"{shown(disagree, 3)}", files=files))
     for (want, got), mods in sorted(wrong_rank.items()):
         findings.append(finding("adapter-rank-mismatch", f"{plural(len(mods), 'module')} stored with rank {got} but "
-                                f"{ADAPTER_CONFIG} says {want} (r or rank_pattern): {_first(mods)}; PEFT builds "
+                                f"{ADAPTER_CONFIG} says {want} (r or rank_pattern): {shown(mods, 3)}; PEFT builds "
                                 f"rank-{want} layers and fails to load these", tensors=mods, files=files))
     if bad_alpha:
         findings.append(finding("shape-mismatch", f"{plural(len(bad_alpha), 'alpha')} that {'is' if len(bad_alpha) == 1 else 'are'} "
-                                f"not a scalar: {_first(bad_alpha)}", files=files))
+                                f"not a scalar: {shown(bad_alpha, 3)}", files=files))
     return findings
 
 
 def ranks(modules: dict[str, LoraModule]) -> list[int]:
     return sorted({r for m in modules.values() if (r := m.rank) is not None})
-
-
-def _first(items: list[str], limit: int = 3) -> str:
-    return shown(items, limit)

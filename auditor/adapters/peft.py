@@ -76,7 +76,7 @@ def check_adapter(config: dict[str, Any], tensors: dict[str, Tensor], base: Base
     if outside and len(outside) > len(doubled):
         odd = [n for n in outside if n not in doubled]
         result.findings.append(finding("adapter-tensor-unexplained", f"{plural(len(odd), 'tensor')} without the "
-                                       f"{prefix!r} prefix PEFT saves every key with: {_first(odd)}",
+                                       f"{prefix!r} prefix PEFT saves every key with: {shown(odd, 3)}",
                                        tensors=odd, files=[file]))
     for n in outside:
         result.categories[n] = "unexplained"
@@ -134,7 +134,7 @@ def _check_modules(config: dict[str, Any], modules: dict[str, LoraModule], targe
     if unexplained:
         names = unexplained  # Tensor.name: the stored name, prefix included
         result.findings.append(finding("adapter-tensor-unexplained", f"{plural(len(names), 'adapter tensor')} on "
-                                       f"modules that target_modules does not select: {_first(names)}; PEFT does "
+                                       f"modules that target_modules does not select: {shown(names, 3)}; PEFT does "
                                        "not create these layers and ignores the tensors", tensors=names, files=[file]))
         for n in names:
             result.categories[n] = "unexplained"
@@ -206,11 +206,11 @@ def _check_against_base(config: dict[str, Any], modules: dict[str, LoraModule], 
     if missing:
         result.findings.append(finding("missing-tensor", f"{plural(len(missing), 'adapter tensor')} the config and "
                                        f"the base model require {'is' if len(missing) == 1 else 'are'} not stored: "
-                                       f"{_first(missing)} (those layers keep their initial, no-op update)",
+                                       f"{shown(missing, 3)} (those layers keep their initial, no-op update)",
                                        tensors=[prefix + m.split(' ')[0] for m in missing], files=[file]))
     if wrong:
         result.findings.append(finding("shape-mismatch", f"{plural(len(wrong), 'adapter tensor')} with a shape the "
-                                       f"base model's layers do not allow: {_first(wrong)}", files=[file]))
+                                       f"base model's layers do not allow: {shown(wrong, 3)}", files=[file]))
 
 
 def _check_biases(config: dict[str, Any], rel: dict[str, Tensor], base: BaseModel,
@@ -236,12 +236,12 @@ def _check_biases(config: dict[str, Any], rel: dict[str, Tensor], base: BaseMode
             wrong.append(f"{stored.name} {list(stored.shape)}, expected {list(shape)}")
     if missing:
         result.findings.append(finding("missing-tensor", f"bias={bias!r} trains {_biases(len(missing))} that "
-                                       f"{'is' if len(missing) == 1 else 'are'} not stored: {_first(missing)} (the "
+                                       f"{'is' if len(missing) == 1 else 'are'} not stored: {shown(missing, 3)} (the "
                                        "trained values are lost; the base biases are used)", tensors=missing,
                                        files=[file]))
     if wrong:
         result.findings.append(finding("shape-mismatch", f"{_biases(len(wrong))} with a shape the base "
-                                       f"model does not have: {_first(wrong)}", files=[file]))
+                                       f"model does not have: {shown(wrong, 3)}", files=[file]))
 
 
 def _biases(n: int) -> str:
@@ -268,7 +268,7 @@ def _check_others(config: dict[str, Any], other: list[str], rel: dict[str, Tenso
     if unexplained:
         result.findings.append(finding(
             "adapter-tensor-unexplained", f"{plural(len(unexplained), 'tensor')} that neither target_modules, "
-            f"modules_to_save nor bias={bias!r} explain: {_first(unexplained)}; PEFT ignores them when loading "
+            f"modules_to_save nor bias={bias!r} explain: {shown(unexplained, 3)}; PEFT ignores them when loading "
             "(if they were trained, list their modules in modules_to_save)", tensors=unexplained, files=[file]))
         for n in unexplained:
             result.categories[n] = "unexplained"
@@ -291,7 +291,7 @@ def _check_prompt(config: dict[str, Any], prompt: dict[str, Any], tensors: dict[
     extra = [n for n in tensors if n != name]
     if extra:
         result.findings.append(finding("adapter-tensor-unexplained", f"{plural(len(extra), 'tensor')} beside {name} "
-                                       f"that a {config.get('peft_type')} adapter does not have: {_first(extra)}",
+                                       f"that a {config.get('peft_type')} adapter does not have: {shown(extra, 3)}",
                                        tensors=extra, files=[file]))
     for n in tensors:
         result.categories[n] = "unexplained" if n in extra else "model"
@@ -322,7 +322,3 @@ def _auto_mapping(config: dict[str, Any]) -> str | None:
     if isinstance(m, dict) and m.get("base_model_class"):
         return f"{m.get('parent_library', '?')}.{m['base_model_class']}"
     return None
-
-
-def _first(items: list[str], limit: int = 3) -> str:
-    return shown(items, limit)

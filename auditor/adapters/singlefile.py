@@ -219,8 +219,7 @@ def reconcile_single_file(inventory: Inventory) -> Reconciliation | None:
         rec.findings.append(finding("missing-tensor", f"{label}: {what}: {shown(names, MAX_NAMES)}", tensors=names))
     if wrong:
         rec.findings.append(finding("shape-mismatch", f"{label}: {plural(len(wrong), 'tensor')} with another shape "
-                                    f"than the loader's config implies: {'; '.join(wrong[:MAX_NAMES])}"
-                                    + (f" and {len(wrong) - MAX_NAMES} more" if len(wrong) > MAX_NAMES else ""),
+                                    f"than the loader's config implies: {shown(wrong, MAX_NAMES, sep='; ')}",
                                     tensors=wrong_names))
     if extra:
         rec.findings.append(finding("unexpected-tensor", f"{label}: {plural(len(extra), 'stored tensor')} that "

@@ -299,10 +299,6 @@ def value(v: Any) -> str:
     return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else repr(v)
 
 
-def _shown(items: list[str]) -> str:
-    return shown(items, MAX_NAMES, sep="; ")
-
-
 # which tensor-level drift a finding of the audit already states (core/codes.toml ``drift``): missing-tensor says a
 # tensor is not stored ("removed"), unexpected-tensor and a policy rule that a stored tensor breaks say it is stored
 # ("added"), shape-mismatch that its shape is not the expected one ("reshaped")
@@ -325,19 +321,18 @@ def drift(lock: LockSnapshot, report: Report, *, lock_name: str = "the lock",
     if changes.removed:
         out += _tensor_drift(changes.removed, "removed", errors, lambda names: (
             f"{plural(len(names), 'tensor')} in {lock_name} {'is' if len(names) == 1 else 'are'} no longer stored: "
-            f"{_shown(patterns(names))}"))
+            f"{shown(patterns(names), MAX_NAMES, sep='; ')}"))
     if changes.added:
         out += _tensor_drift(changes.added, "added", errors, lambda names: (
-            f"{plural(len(names), 'stored tensor')} not in {lock_name}: {_shown(patterns(names))}"))
+            f"{plural(len(names), 'stored tensor')} not in {lock_name}: {shown(patterns(names), MAX_NAMES, sep='; ')}"))
     if changes.reshaped:
         shapes = {n: (a, b) for n, a, b in changes.reshaped}
         out += _tensor_drift([n for n, _, _ in changes.reshaped], "reshaped", errors, lambda names: (
-            f"{plural(len(names), 'tensor')} changed shape since {lock_name}: " + _shown(
-                [f"{p} {list(a)} -> {list(b)}" for p, a, b in changes.grouped([(n, *shapes[n]) for n in names])])))
+            f"{plural(len(names), 'tensor')} changed shape since {lock_name}: " + shown([f"{p} {list(a)} -> {list(b)}" for p, a, b in changes.grouped([(n, *shapes[n]) for n in names])], MAX_NAMES, sep='; ')))
     if changes.retyped:
         out.append(finding("lock-drift", f"{plural(len(changes.retyped), 'tensor')} changed dtype since "
-                           f"{lock_name}: " + _shown([f"{p} {a} -> {b}"
-                                                     for p, a, b in changes.grouped(changes.retyped)]),
+                           f"{lock_name}: " + shown([f"{p} {a} -> {b}"
+                                                     for p, a, b in changes.grouped(changes.retyped)], MAX_NAMES, sep='; '),
                            tensors=[n for n, _, _ in changes.retyped]))
     root = _root(changes)
     if changes.unread:
@@ -361,13 +356,13 @@ def drift(lock: LockSnapshot, report: Report, *, lock_name: str = "the lock",
         explained = bool(changes.added or changes.removed or changes.reshaped or changes.retyped)
         out.append(finding("lock-drift", f"{plural(len(changes.content), 'file')} changed content since {lock_name}"
                            + (" (with the tensor changes above)" if explained else "") + ": "
-                           + _shown([f"{n} ({how} {_short(x)} -> {_short(y)})" for n, how, x, y in changes.content]),
+                           + shown([f"{n} ({how} {_short(x)} -> {_short(y)})" for n, how, x, y in changes.content], MAX_NAMES, sep='; '),
                            files=[n for n, _, _, _ in changes.content], severity="info" if explained else None))
     changed = {n for n, _, _, _ in changes.content}
     layout = [(line, n) for line, n in zip(changes.files_changed, changes.file_names) if n not in changed]
     if layout:
         out.append(finding("lock-drift", f"the file layout differs from {lock_name}: "
-                           f"{_shown([line for line, _ in layout])}", files=[n for _, n in layout], severity="info"))
+                           f"{shown([line for line, _ in layout], MAX_NAMES, sep='; ')}", files=[n for _, n in layout], severity="info"))
     return out
 
 
@@ -410,7 +405,7 @@ def _not_compared(changes: Changes, lock_name: str, root: str | None) -> list[Fi
         held = f"{plural(len(names), 'tensor')} of {lock_name if side == 'b' else 'this checkpoint'} not compared" \
             if names else "nothing compared in them"
         message = (f"{plural(len(files), 'file')} of {whose} could not be read ({unread_text(files)}): {held}"
-                   + (f": {_shown(patterns(names))}" if names else ""))
+                   + (f": {shown(patterns(names), MAX_NAMES, sep='; ')}" if names else ""))
         out.append(replace(finding("lock-drift", message, tensors=names, files=[n for n, _, _ in files],
                                    severity="info"), caused_by=root))
     return out

@@ -49,7 +49,6 @@ POLICY_FILE = "st-audit.toml"
 PYPROJECT = "pyproject.toml"
 TIED_HEAD_CHOICES = ("required", "forbidden")
 ROUNDING = ", rounding of expect_parameters"
-MAX_NAMES = 4
 
 @dataclass(frozen=True)
 class Policy:
@@ -261,9 +260,6 @@ def _has_table(pyproject: Path) -> bool:
 
 # -- applying -----------------------------------------------------------------------------------------------
 
-def _names(names: list[str]) -> str:
-    return shown(names, MAX_NAMES)
-
 
 def _heads(report: Report) -> list[str]:
     """The stored output head: the formula's head tensors, or by name when no formula covers the checkpoint."""
@@ -317,23 +313,23 @@ def check(report: Report, policy: Policy) -> list[Finding]:
                 by_dtype.setdefault(t.dtype, []).append(t.name)
         for dtype, names in sorted(by_dtype.items()):
             violation("allowed_dtypes", f"{plural(len(names), 'tensor')} stored as {dtype}, which is not among "
-                      f"{', '.join(policy.allowed_dtypes)}: {_names(names)}", tensors=names)
+                      f"{', '.join(policy.allowed_dtypes)}: {shown(names)}", tensors=names)
     if policy.forbid_unexplained:
         names = [n for n, c in report.reconciliation.categories.items() if c == "unexplained"]
         if names or report.reconciliation.ledger.get("unexplained"):
             violation("forbid_unexplained", f"{plural(len(names), 'stored tensor')} "
                       f"({report.reconciliation.ledger.get('unexplained', 0):,} parameters) the architecture does "
-                      f"not explain: {_names(names)}", tensors=names)
+                      f"not explain: {shown(names)}", tensors=names)
     if policy.tied_head is not None:
         categories = report.reconciliation.categories
         heads = _heads(report)
         separate = [n for n in heads if categories.get(n) != "tied_duplicates"]
         if policy.tied_head == "required" and separate:
             violation("tied_head", f"the LM head must be tied to the input embeddings, but a separate head is "
-                      f"stored: {_names(separate)}", tensors=separate)
+                      f"stored: {shown(separate)}", tensors=separate)
         if policy.tied_head == "forbidden" and not separate:
             copies = [n for n in heads if categories.get(n) == "tied_duplicates"]
-            detail = (f" ({_names(copies)} is only a copy config.json ties to the embeddings)" if copies
+            detail = (f" ({shown(copies)} is only a copy config.json ties to the embeddings)" if copies
                       else " (no lm_head weight is stored)")
             violation("tied_head", f"the LM head must be a separate matrix, but it is tied to the input "
                       f"embeddings{detail}", tensors=copies)

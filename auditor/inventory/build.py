@@ -146,10 +146,6 @@ def _cross_check_index(checkpoint: Checkpoint, tensors: dict[str, Tensor], where
     return out
 
 
-def _first(names: list[str], limit: int = 3) -> str:
-    return shown(names, limit)
-
-
 def check_total_parameters(checkpoint: Checkpoint, stored: int, model: int, expected: int | None) -> list[Finding]:
     """``metadata.total_parameters`` (transformers' ``num_parameters()``, self-reported) against the counts.
 
@@ -187,7 +183,7 @@ def _disagreements(checkpoint: Checkpoint, weight_map: dict[str, str], index_nam
     out: list[Finding] = []
     for shard, names in sorted(missing.items()):
         out.append(finding("index-tensor-missing", f"{index_name} lists {plural(len(names), 'tensor')} in {shard} "
-                           f"that {shard} does not contain: {_first(names)}", tensors=names, files=[shard]))
+                           f"that {shard} does not contain: {shown(names, 3)}", tensors=names, files=[shard]))
     if misplaced:
         out.append(finding("index-tensor-misplaced", f"{plural(len(misplaced), 'tensor')} stored in a different shard "
                            f"than {index_name} says: " + "; ".join(
@@ -197,6 +193,6 @@ def _disagreements(checkpoint: Checkpoint, weight_map: dict[str, str], index_nam
     if unlisted:
         shards = sorted({tensors[t].file for t in unlisted})
         out.append(finding("index-tensor-unlisted", f"{plural(len(unlisted), 'stored tensor')} missing from "
-                           f"{index_name}'s weight_map (loaders that follow the index never see them): {_first(unlisted)}",
+                           f"{index_name}'s weight_map (loaders that follow the index never see them): {shown(unlisted, 3)}",
                            tensors=unlisted, files=shards))
     return out

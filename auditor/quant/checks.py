@@ -14,13 +14,8 @@ from ..read.header import DTYPE, DTYPE_BITS, ELEMENTS, Tensor
 from . import Quantization
 from .verdicts import FLOAT_DTYPES, unconfigured
 
-MAX_NAMES = 4
 CONFIG_DTYPES = {"bfloat16": "BF16", "float16": "F16", "half": "F16", "float32": "F32", "float": "F32",
                  "float64": "F64"}
-
-
-def _names(names: list[str]) -> str:
-    return shown(names, MAX_NAMES)
 
 
 def quantization_findings(quantization: Quantization, stored: Mapping[str, Tensor], expected: Mapping[str, Any],
@@ -31,8 +26,7 @@ def quantization_findings(quantization: Quantization, stored: Mapping[str, Tenso
     if coverage:
         out.append(finding("quantization-coverage", f"{plural(len(coverage), 'layer')} stored in another form than "
                            "the quantization config says: "
-                           + "; ".join(f"{n}: {why}" for n, why in coverage[:MAX_NAMES])
-                           + (f" and {len(coverage) - MAX_NAMES:,} more" if len(coverage) > MAX_NAMES else ""),
+                           + shown([f"{n}: {why}" for n, why in coverage], sep="; "),
                            tensors=[n for n, _ in coverage]))
     q = cfg.get("quantization_config")
     if quantization.config is None and isinstance(q, Mapping):
@@ -40,7 +34,7 @@ def quantization_findings(quantization: Quantization, stored: Mapping[str, Tenso
         if odd:
             out.append(finding("quantization-unknown", f"quantization_config names quant_method "
                                f"{q.get('quant_method')!r}, which st-audit has no scheme for: "
-                               f"{plural(len(odd), 'quantized tensor')} counted without checks: {_names(odd)}",
+                               f"{plural(len(odd), 'quantized tensor')} counted without checks: {shown(odd)}",
                                tensors=odd, files=["config.json"]))
     elif quantization.config is None:
         odd = unconfigured(stored, expected)
@@ -48,7 +42,7 @@ def quantization_findings(quantization: Quantization, stored: Mapping[str, Tenso
             dtypes = sorted({stored[n].dtype for n in odd if stored[n].dtype not in FLOAT_DTYPES}) or ["names"]
             out.append(finding("quantization-config-missing", f"{plural(len(odd), 'tensor')} stored quantized "
                                f"({', '.join(dtypes)}) but config.json has no quantization_config: a loader would "
-                               f"read the codes as plain weights or not at all: {_names(odd)}", tensors=odd,
+                               f"read the codes as plain weights or not at all: {shown(odd)}", tensors=odd,
                                files=["config.json"]))
     dtype = dtype_mismatch(stored, categories, cfg)
     if dtype is not None:
@@ -87,5 +81,5 @@ def dtype_mismatch(stored: Mapping[str, Tensor], categories: Mapping[str, str],
     stored_bytes = sum(e * DTYPE_BITS[d] // 8 for d, e in by_dtype.items())
     wanted_bytes = total * DTYPE_BITS[want] // 8
     return finding("dtype-config-mismatch", f"stored {dominant}, config says {declared}: {_size(stored_bytes)} instead "
-                   f"of {_size(wanted_bytes)} ({plural(len(odd), 'floating tensor')} not {want}: {_names(odd)})",
+                   f"of {_size(wanted_bytes)} ({plural(len(odd), 'floating tensor')} not {want}: {shown(odd)})",
                    tensors=odd, files=["config.json"])

@@ -216,7 +216,7 @@ def parse_header(file: str, raw: bytes, file_size: int | None, header: Header | 
         return header
     if hook.duplicates:
         names = tuple(dict.fromkeys(hook.duplicates))
-        header.fail("header-duplicate-key", f"duplicate JSON key(s) {_show(names)}: readers disagree on which value wins", names)
+        header.fail("header-duplicate-key", f"duplicate JSON key(s) {shown(names, 5, fmt=repr)}: readers disagree on which value wins", names)
 
     meta = doc.pop("__metadata__", None)
     if meta is not None:
@@ -366,10 +366,6 @@ def _reject_constant(name: str) -> object:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _show(names: tuple[str, ...] | list[str], limit: int = 5) -> str:
-    return shown(names, limit, fmt=repr)
-
-
 def _validate_tensors(header: Header, entries: dict[str, object]) -> None:
     """Check every entry (fields, dtype, shape, size), then the offsets as the reference walks them.
 
@@ -427,14 +423,14 @@ def _validate_tensors(header: Header, entries: dict[str, object]) -> None:
         append(new(Tensor, (name, dtype_of[dtype], dims, n, file, at(start, start), at(end, end))))
     if bad_entry:
         header.fail("tensor-entry-invalid", f"{len(bad_entry):,} tensor entr{'y' if len(bad_entry) == 1 else 'ies'} "
-                    f"lack dtype/shape/data_offsets or have malformed values: {_show(bad_entry)}", tuple(bad_entry))
+                    f"lack dtype/shape/data_offsets or have malformed values: {shown(bad_entry, 5, fmt=repr)}", tuple(bad_entry))
     if bad_dtype:
         dtypes = sorted({str(entries[n]["dtype"]) for n in bad_dtype})  # type: ignore[index]
-        header.fail("dtype-unknown", f"unknown dtype(s) {_show(dtypes)} (safetensors defines {len(DTYPE_BITS)}, "
-                    f"case-sensitive) in {_show(bad_dtype)}", tuple(bad_dtype))
+        header.fail("dtype-unknown", f"unknown dtype(s) {shown(dtypes, 5, fmt=repr)} (safetensors defines {len(DTYPE_BITS)}, "
+                    f"case-sensitive) in {shown(bad_dtype, 5, fmt=repr)}", tuple(bad_dtype))
     if bad_size:
         header.fail("tensor-size-mismatch", f"data_offsets length does not equal elements x dtype bits / 8 "
-                    f"for {_show(bad_size)}", tuple(bad_size))
+                    f"for {shown(bad_size, 5, fmt=repr)}", tuple(bad_size))
     if bad_entry or bad_dtype or bad_size:
         return
     # The reference sorts by (start, end) and requires each start to equal the previous end, from 0.
@@ -451,7 +447,7 @@ def _validate_tensors(header: Header, entries: dict[str, object]) -> None:
     for kind, offenders in (("a gap", gaps), ("an overlap", overlaps)):
         if offenders:
             header.fail("offsets-invalid", f"tensor data is not contiguous from offset 0: {kind} before "
-                        f"{_show(offenders)}", tuple(offenders))
+                        f"{shown(offenders, 5, fmt=repr)}", tuple(offenders))
 
 
 _BY_OFFSETS = itemgetter(5, 6)

@@ -23,10 +23,6 @@ REQUIRED = ("param", "state")  # kinds a checkpoint must store (a missing one is
 MAX_STRUCTURED = 20  # tensor -> shape entries in a finding's expected/actual (as many names as the JSON lists)
 
 
-def _names(names: list[str]) -> str:
-    return shown(names, MAX_NAMES_IN_MESSAGE)
-
-
 def _elements(stored: Mapping[str, Tensor], names: list[str]) -> int:
     return sum(map(ELEMENTS, map(stored.__getitem__, names)))
 
@@ -39,36 +35,34 @@ def findings_of(s: Sorted, expected: Mapping[str, ExpectedTensor], stored: dict[
     _report_missing(f, list(s.missing), expected, expectation)
     if s.mtp_missing and len(s.mtp_missing) < sum(1 for e in expected.values() if e.mtp and e.kind in REQUIRED):
         f.append(finding("missing-tensor", f"the MTP module is incomplete: {plural(len(s.mtp_missing), 'tensor')} "
-                         f"missing ({_names(s.mtp_missing)})", tensors=s.mtp_missing, severity="warning"))
+                         f"missing ({shown(s.mtp_missing)})", tensors=s.mtp_missing, severity="warning"))
     if s.mismatched:
         f.append(finding("shape-mismatch", f"{plural(len(s.mismatched), 'tensor')} with a shape config.json does not "
-                         "imply: " + "; ".join(f"{n} is {list(a)}, expected {list(e)}"
-                                                for n, e, a in s.mismatched[:MAX_NAMES_IN_MESSAGE])
-                         + (f" and {len(s.mismatched) - MAX_NAMES_IN_MESSAGE:,} more"
-                            if len(s.mismatched) > MAX_NAMES_IN_MESSAGE else ""),
+                         "imply: " + shown([f"{n} is {list(a)}, expected {list(e)}" for n, e, a in s.mismatched],
+                                                  MAX_NAMES_IN_MESSAGE, sep="; "),
                          tensors=[n for n, _, _ in s.mismatched],
                          expected={n: list(e) for n, e, _ in s.mismatched[:MAX_STRUCTURED]},
                          actual={n: list(a) for n, _, a in s.mismatched[:MAX_STRUCTURED]}))
     if s.head_missing:
         f.append(finding("tied-head", f"config.json does not tie the LM head to the embeddings "
-                         f"(tie_word_embeddings is false), but {_names(s.head_missing)} is not stored: loaders would "
+                         f"(tie_word_embeddings is false), but {shown(s.head_missing)} is not stored: loaders would "
                          "leave it randomly initialised", tensors=s.head_missing, severity="error"))
     if s.tied_copies:
         n = sum(stored[c].elements for c in s.tied_copies)
-        f.append(finding("tied-head", f"{_names(s.tied_copies)} is stored although config.json ties it to "
+        f.append(finding("tied-head", f"{shown(s.tied_copies)} is stored although config.json ties it to "
                          f"{expectation.tied_names.get(s.tied_copies[0], 'the input embeddings')}: a redundant copy "
                          f"of {n:,} parameters (counted under tied_duplicates)", tensors=s.tied_copies,
                          severity="warning"))
     if s.shared_copies:
         n = sum(stored[c].elements for c in s.shared_copies)
-        f.append(finding("tied-head", f"{_names(s.shared_copies)} stored beside "
+        f.append(finding("tied-head", f"{shown(s.shared_copies)} stored beside "
                          f"{expectation.tied_names.get(s.shared_copies[0], 'the tensor it shares')}: the model shares "
                          f"one parameter under these names (loaders tie them), so the copies are counted once "
                          f"({n:,} elements under tied_duplicates)", tensors=s.shared_copies, severity="info"))
     if s.buffers:
         n = sum(stored[b].elements for b in s.buffers)
         f.append(finding("buffer-stored", f"{plural(len(s.buffers), 'recomputable buffer')} stored ({n:,} elements, "
-                         f"not parameters): {_names(s.buffers)}", tensors=s.buffers))
+                         f"not parameters): {shown(s.buffers)}", tensors=s.buffers))
     mtp_stored = [n for n, c in rec.categories.items() if c == "mtp"]
     if mtp_stored:
         f.append(finding("mtp-module", f"{plural(expectation.mtp_layers, 'multi-token-prediction layer')} stored "
@@ -80,7 +74,7 @@ def findings_of(s: Sorted, expected: Mapping[str, ExpectedTensor], stored: dict[
                          "weights", tensors=s.scales))
     for note, names in s.notes.items():
         f.append(finding("quantization-tensors", f"{plural(len(names), 'tensor')} "
-                         f"({_elements(stored, names):,} elements) {note}: {_names(names)}", tensors=names))
+                         f"({_elements(stored, names):,} elements) {note}: {shown(names)}", tensors=names))
     problems = s.scale_problems + quantization.extra_problems()
     if problems:
         f.append(finding("quantization-scale-mismatch", f"{plural(len(problems), 'quantization tensor')} do not "
@@ -98,7 +92,7 @@ def findings_of(s: Sorted, expected: Mapping[str, ExpectedTensor], stored: dict[
     rest = [n for n in s.unexplained if n not in beyond]
     if rest:
         f.append(finding("unexpected-tensor", f"{plural(len(rest), 'stored tensor')} that the {expectation.spec.file} "
-                         f"formula does not explain: {_names(rest)}", tensors=rest))
+                         f"formula does not explain: {shown(rest)}", tensors=rest))
     f.extend(_dtype_outliers(s.by_rule, expected))
     return f
 
@@ -144,7 +138,7 @@ def _report_missing(f: list[Finding], missing: list[str], expected: Mapping[str,
     missing = [n for n in missing if (expected[n].stack, expected[n].layer) not in whole]
     if missing:
         f.append(finding("missing-tensor", f"{plural(len(missing), 'tensor')} required by config.json "
-                         f"{'is' if len(missing) == 1 else 'are'} not stored: {_names(missing)}", tensors=missing))
+                         f"{'is' if len(missing) == 1 else 'are'} not stored: {shown(missing)}", tensors=missing))
 
 
 def _declared(stack: StackInfo) -> str:
@@ -178,6 +172,6 @@ def _dtype_outliers(by_rule: dict[int, list[Tensor]], expected: Mapping[str, Exp
         layers = sorted({layer for n in names if (layer := expected[n].layer) is not None})
         where = (f"layer{'s' if len(layers) > 1 else ''} {_ranges(layers)}: " if in_layers else "")
         out.append(finding("dtype-outlier", f"{where}{plural(len(names), 'tensor')} stored as {dtype} while "
-                           f"the same kinds of tensor elsewhere are {majority}: {_names(names)}", tensors=names,
+                           f"the same kinds of tensor elsewhere are {majority}: {shown(names)}", tensors=names,
                            expected=majority, actual=dtype))
     return out

@@ -32,10 +32,6 @@ CHECKED = ("checked: each file's header and the index; the layers under {prefix}
            "the expected parameter count")
 
 
-def _names(names: list[str]) -> str:
-    return shown(names, MAX_NAMES)
-
-
 def checked_note(inventory: Inventory) -> str:
     """What the structural check covers, for the unknown-architecture finding."""
     prefix = _layer_prefix(inventory.tensors)
@@ -94,7 +90,7 @@ def _layer_findings(layers: dict[int, dict[str, Tensor]], prefix: str, cfg: dict
                 len(closest - own) * 4 <= len(closest)
     if gaps:
         out.append(finding("missing-tensor", f"{plural(len(gaps), 'tensor')} that every other layer of the same kind "
-                           f"under {prefix} holds {'is' if len(gaps) == 1 else 'are'} missing: {_names(gaps)}"
+                           f"under {prefix} holds {'is' if len(gaps) == 1 else 'are'} missing: {shown(gaps)}"
                            + ("" if strong else VARIANT), tensors=gaps, severity="warning" if strong else "info"))
     odd = _shape_outliers(layers, prefix)
     if odd:  # per-layer widths are common (DeepSeek-V4 compress ratios, Gemma 4 head_dim): a note, never more

@@ -36,7 +36,6 @@ DEFAULT_ADVICE = "download the file again"
 DEFAULT_REMOTE_ADVICE = "the stored file itself is broken: export and upload it again"
 COUNT_CODES = codes_where("folds", "counts")
 TENSOR_CODES = codes_where("folds", "tensors")
-MAX_SHOWN = 4
 
 
 @dataclass(frozen=True)
@@ -209,7 +208,7 @@ def _consequence(f: Finding, lost: Lost, primary: str, merged: dict[str, Finding
             return [f]
         rest = [t for t in f.tensors if t not in set(caused)]
         kept = finding(code, f"{plural(len(rest), 'tensor')} required by config.json "
-                       f"{'is' if len(rest) == 1 else 'are'} not stored{_where(lost)}: {_names(rest)}",
+                       f"{'is' if len(rest) == 1 else 'are'} not stored{_where(lost)}: {shown(rest)}",
                        tensors=rest, files=f.files, severity=f.severity)
         return [kept, _caused(f, caused, root, merged)]
     compares_counts = not f.tensors and (f.expected is not None or f.actual is not None)
@@ -252,12 +251,12 @@ def _merge_roots(code: str, group: list[Finding], lost: Lost) -> Finding:
         checked = ("were checked against config.json's formula by name; their shapes, dtypes and data could not be"
                    if lost.formula else "could not be checked beyond their names")
         absent = (f"the only shard named by {lost.index_name}, {files[0]}, is absent" if len(files) == 1 else
-                  f"none of the {len(files):,} shards named by {lost.index_name} is present: {_names(files)}")
+                  f"none of the {len(files):,} shards named by {lost.index_name} is present: {shown(files)}")
         text = f"{absent} (an index-only folder); the index's {plural(hidden, 'tensor name')} {checked}"
     elif code == "index-shard-missing":
         text = (f"{lost.index_name} maps {plural(hidden, 'tensor')} to "
                 f"{plural(len(files), 'shard')} that {'does' if len(files) == 1 else 'do'} not exist "
-                f"(interrupted download?): {_names(files)}")
+                f"(interrupted download?): {shown(files)}")
     elif len(group) == 1:
         text = group[0].message
     else:
@@ -293,7 +292,7 @@ def _each(same: list[Finding]) -> str:
     """``a, b: each is a Git LFS pointer ...`` for findings that say the same of their files (a file that is something
     else is named from its ``actual``: "this is", "each is")."""
     files = [x for f in same for x in f.files]
-    return f"{_names(files)}: {_reason(same[0], each=len(files) > 1)}"
+    return f"{shown(files)}: {_reason(same[0], each=len(files) > 1)}"
 
 
 def _reason(f: Finding, each: bool = False) -> str:
@@ -302,7 +301,3 @@ def _reason(f: Finding, each: bool = False) -> str:
         return f"{'each' if each else 'this'} is {WHAT[f.actual]}"
     file = f.files[0] if f.files else ""
     return f.message[len(file) + 2:] if file and f.message.startswith(f"{file}: ") else f.message
-
-
-def _names(names: list[str]) -> str:
-    return shown(names, MAX_SHOWN)

@@ -17,17 +17,12 @@ from ..read.header import Tensor
 from .engine import Scan, same_bytes
 from .values import NO_ZERO, elementwise
 
-MAX_NAMES = 4
 # ledger categories whose tensors may legitimately be constant (scales, masks, rotary tables)
 NOT_WEIGHTS = frozenset({"buffers", "quantization"})
 
 
 def _index(flat: int, shape: tuple[int, ...]) -> list[int]:
     return [int(i) for i in np.unravel_index(flat, shape)] if shape else []
-
-
-def _shown(names: list[str]) -> str:
-    return shown(names, MAX_NAMES)
 
 
 def is_weight(t: Tensor, category: str) -> bool:
@@ -56,7 +51,7 @@ def value_findings(scans: dict[str, Scan], categories: dict[str, str]) -> list[F
     if zero:
         files = sorted({scans[n].tensor.file for n in zero})
         out.append(finding("tensor-all-zero", f"{plural(len(zero), 'weight tensor')} entirely zero (never trained, "
-                           f"or overwritten): {_shown(zero)}", tensors=zero, files=files))
+                           f"or overwritten): {shown(zero)}", tensors=zero, files=files))
     return out
 
 
@@ -117,7 +112,7 @@ def _duplicates(scans: dict[str, Scan], categories: dict[str, str], paired: set[
                 names = [s.tensor.name for s in group]
                 files = sorted({s.tensor.file for s in group})
                 out.append(finding("tensor-duplicate", f"{plural(len(names), 'distinct weight tensor')} hold "
-                                   f"identical bytes ({group[0].tensor.nbytes:,} each): {_shown(names)} — a layer "
+                                   f"identical bytes ({group[0].tensor.nbytes:,} each): {shown(names)} — a layer "
                                    "copied over another?", tensors=names, files=files))
     return out
 

@@ -89,17 +89,13 @@ def listing_findings(local: set[str], hub_files: set[str], against: str | None) 
     others = [n for n in missing if n not in needed]
     if needed:
         out.append(finding("hub-file-missing", f"{plural(len(needed), 'file')} of {against} the loader needs "
-                           f"{'is' if len(needed) == 1 else 'are'} missing locally: {_names(needed)}", files=needed))
+                           f"{'is' if len(needed) == 1 else 'are'} missing locally: {shown(needed, MAX_NAMES)}", files=needed))
     if others:
         out.append(finding("hub-file-missing", f"{plural(len(others), 'other file')} of {against} "
-                           f"{'is' if len(others) == 1 else 'are'} missing locally: {_names(others)}", files=others,
+                           f"{'is' if len(others) == 1 else 'are'} missing locally: {shown(others, MAX_NAMES)}", files=others,
                            severity="warning"))
     extra = sorted(local - hub_files)
     if extra:
         out.append(finding("file-not-on-hub", f"{plural(len(extra), 'local file')} {'is' if len(extra) == 1 else 'are'}"
-                           f" not in {against}: {_names(extra)}", files=extra))
+                           f" not in {against}: {shown(extra, MAX_NAMES)}", files=extra))
     return out
-
-
-def _names(names: list[str]) -> str:
-    return shown(names, MAX_NAMES)
