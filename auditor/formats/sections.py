@@ -23,7 +23,7 @@ def summary_line(report: CompositeReport) -> str:
     counts = report.severity_counts()
     found = (f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}, "
              f"{plural(counts['info'], 'note')}")
-    if report.kind.kind == "targets":  # unrelated models: the run's line, not one model's sum
+    if report.kind.of_targets:  # unrelated models: the run's line, not one model's sum
         verdicts = [s.report.verdict for s in report.sections]
         outcome = [f"{verdicts.count(v):,} {word}" for v, word in (("pass", "passed"), ("fail", "failed"),
                                                                   ("error", "could not be audited")) if v in verdicts]
@@ -78,7 +78,7 @@ def _unread(report: Any) -> str | None:
 def summary_lines(report: CompositeReport, inner: Callable[[Any], str]) -> str:
     """``-f summary`` of a report of sections: one line per target, then the whole's (sections of one target are in
     its own line). ``inner``: the format's rendering of a section's report."""
-    if report.kind.kind != "targets":  # one target: its line names its root finding, as a checkpoint's does
+    if not report.kind.of_targets:  # one target: its line names its root finding, as a checkpoint's does
         return summary_line(report) + root_note(report) + "\n"
     lines = [inner(s.report).rstrip("\n") for s in report.sections]
     return "\n".join([*lines, *could_not_lines(report), summary_line(report)]) + "\n"
@@ -156,7 +156,7 @@ def summary_line_of(s: Section) -> str:
     (diffusers-component, UNet2DConditionModel): 208 tensors, ...``)."""
     inner = s.report
     if isinstance(inner, CompositeReport):  # a pipeline among several targets
-        holds = _holds(inner) if inner.kind.kind != "targets" else summary_line(inner)
+        holds = summary_line(inner) if inner.kind.of_targets else _holds(inner)
         return f"{inner.verdict.upper()}: {s.part.name} ({kind_line(inner.kind.to_dict())}): {holds}"
     return f"{inner.verdict.upper()}: {section_title(s)}: {_checkpoint_line(inner)}"
 
