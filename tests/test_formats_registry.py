@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -37,16 +38,17 @@ class Toy(ReportFormat):
 PROGRAM = '''
 import sys
 from auditor.formats import register
-register("toy", "toyformat:Toy")
+register("{name}", "{where}")
 from auditor.cli import main
 sys.argv[0] = "st-audit"
 main()
 '''
 
 
-def _run_toy(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    (tmp_path / "toyformat.py").write_text(TOY)
-    (tmp_path / "st_audit_toy.py").write_text(PROGRAM)
+def _run_toy(tmp_path: Path, *args: str, module: str = "toyformat", source: str = TOY, name: str = "toy",
+             cls: str = "Toy") -> subprocess.CompletedProcess[str]:
+    (tmp_path / f"{module}.py").write_text(source)
+    (tmp_path / "st_audit_toy.py").write_text(PROGRAM.format(name=name, where=f"{module}:{cls}"))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([NETGUARD, str(tmp_path), str(ROOT)])}
     env.pop("ST_AUDIT_FORMAT", None)
     return subprocess.run([sys.executable, str(tmp_path / "st_audit_toy.py"), *args], capture_output=True, text=True,
@@ -90,6 +92,28 @@ def test_a_registered_format_renders_a_report_of_sections_section_by_section(
     assert not any(line.startswith("toy pass") for line in proc.stdout.splitlines())  # healthy: one line
     summary = run_cli("audit", str(clean), str(broken), "-f", "summary").stdout.splitlines()[-1]
     assert proc.stdout.splitlines()[-1] == summary and proc.returncode == 1
+
+
+def _walkthrough_sarif() -> str:
+    """The SARIF format exactly as docs/development.md writes it."""
+    section = (ROOT / "docs" / "development.md").read_text().split("### Adding a report format: SARIF", 1)[1]
+    return textwrap.dedent(section.split("```python\n", 1)[1].split("```", 1)[0])
+
+
+def test_the_sarif_format_of_the_walkthrough_runs_as_written(tmp_path: Path,
+                                                              make_checkpoint: Callable[..., Path]) -> None:
+    broken = make_checkpoint(TENSORS[:1], config={"model_type": "llama", "hidden_size": 16, "vocab_size": 64,
+                                                  "num_hidden_layers": 1, "intermediate_size": 32,
+                                                  "num_attention_heads": 2})
+    proc = _run_toy(tmp_path, "audit", str(broken), "-f", "sarif", "-q", module="sarif_walkthrough",
+                    source=_walkthrough_sarif(), name="sarif", cls="Sarif")
+    sarif = json.loads(proc.stdout)
+    doc = _json("audit", str(broken))
+    results = sarif["runs"][0]["results"]
+    assert sarif["version"] == "2.1.0" and proc.returncode == doc["exit_code"] == 1
+    assert [(r["ruleId"], r["level"]) for r in results] == [
+        (f["code"], {"error": "error", "warning": "warning", "info": "note"}[f["severity"]]) for f in doc["findings"]]
+    assert [r["id"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]] == sorted({f["code"] for f in doc["findings"]})
 
 
 def test_an_unknown_format_is_refused_with_the_registered_ones(make_checkpoint: Callable[..., Path]) -> None:

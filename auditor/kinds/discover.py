@@ -4,7 +4,9 @@ Most safetensors folders people publish are not one bare causal LM: a PEFT adapt
 a diffusers pipeline (``model_index.json`` naming component folders), a diffusers component (a config with
 ``_class_name``), a sentence-transformers model (``modules.json``), a timm model (``pretrained_cfg``), or a
 folder of independent files (three alternative LoRAs, ``cnn.safetensors`` + ``mlp.safetensors``). Each is
-audited as what it is: ``discover`` returns the kind and the parts to audit, one section each; the ordinary
+audited as what it is: ``discover`` asks each registered kind (``kinds.base.TargetKind``, registered in
+``run.dispatch.KINDS``) in turn to recognise the folder, and the first that does returns the kind and the parts to
+audit, one section each (from the helpers here: ``pipeline``, ``adapter``, ``one_checkpoint`` ...); the ordinary
 checkpoint discovery (``checkpoint.collect``) then runs on each part through a ``SourceView``.
 
 Only file names and the small JSON manifests are read here (never a safetensors header).
