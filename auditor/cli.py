@@ -431,6 +431,12 @@ def _fleet_format(text: Optional[str]) -> Optional[str]:
     raise typer.BadParameter(f"{text!r} is not one of {', '.join(map(repr, fleet_formats()))}.")
 
 
+def _complete_fleet_format(incomplete: str) -> list[str]:
+    """Shell completion of `st-audit report -f`: the formats with a fleet view."""
+    from .formats import fleet_formats
+    return [name for name in fleet_formats() if name.startswith(incomplete)]
+
+
 # the formats with a fleet view, for --help (tests/test_formats_registry.py checks it against the registry)
 FLEET_METAVAR = "[table|markdown|html]"
 
@@ -441,6 +447,7 @@ def report_command(
                                                                       "(the last line of each target counts).")],
     format: Annotated[Optional[str], typer.Option(  # noqa: A002
         "--format", "-f", metavar=FLEET_METAVAR, show_default=False, callback=_fleet_format,
+        autocompletion=_complete_fleet_format,
         help="table (default), markdown (for $GITHUB_STEP_SUMMARY) or html (sortable, filterable; rows link to the "
              "targets' own pages when the audit wrote them).")] = None,
     output: OutputOpt = None,

@@ -146,3 +146,14 @@ def test_register_replaces_and_the_registry_answers(monkeypatch: pytest.MonkeyPa
     assert report_format("table2").fits_terminal
     register("table2", "auditor.formats.json_format:Json")
     assert not report_format("table2").fits_terminal
+
+
+@pytest.mark.parametrize(("words", "expected"), [
+    ("st-audit audit -f ", lambda: [*FORMATS, "jsonl"]), ("st-audit verify --format ", lambda: list(FORMATS)),
+    ("st-audit report x -f ", lambda: list(fleet_formats()))])
+def test_shell_completion_offers_the_registered_formats(words: str, expected: Callable[[], list[str]]) -> None:
+    env = {**os.environ, "_ST_AUDIT_COMPLETE": "complete_bash", "COMP_WORDS": words,
+           "COMP_CWORD": str(len(words.split())), "PYTHONPATH": os.pathsep.join([NETGUARD, str(ROOT)])}
+    proc = subprocess.run([sys.executable, "-c", "import sys; sys.argv[0] = 'st-audit'; from auditor.cli import main; main()"], capture_output=True,
+                          text=True, env=env, timeout=60)
+    assert proc.stdout.split() == expected()
