@@ -136,8 +136,8 @@ def main() -> None:
     print(f"{'contender':38} {'wall s':>8} {'vs safe_open':>13} {'peak MiB':>9}")
     for name, rows in results.items():
         wall = statistics.median(w for w, _ in rows)
-        rss = max(r for _, r in rows) / 2**20
-        print(f"{name:38} {wall:8.3f} {wall / base:12.2f}x {rss:9.1f}")
+        peak = max(r for _, r in rows) / 2**20
+        print(f"{name:38} {wall:8.3f} {wall / base:12.2f}x {peak:9.1f}")
     ours = statistics.median(w for w, _ in results["st-audit audit --format json"])
     peak = max(r for _, r in results["st-audit audit --format json"]) / 2**20
     print(f"targets (issue 14): st-audit <= 1.5x safe_open wall ({ours / base:.2f}x: "

@@ -56,7 +56,8 @@ def build(cache: Path, repo: str, shards: int) -> tuple[Path, dict[str, tuple[Pa
     snapshot = folder / "snapshots" / commit
     manifest = folder / "bench-manifest.json"
     if manifest.exists():
-        files = {k: (Path(p), d) for k, (p, d) in json.loads(manifest.read_text()).items()}
+        files: dict[str, tuple[Path, str]] = {
+            k: (Path(p), d) for k, (p, d) in json.loads(manifest.read_text()).items()}
         return snapshot, files
     import numpy as np
     from safetensors import TensorSpec, serialize_file
@@ -89,7 +90,7 @@ def build(cache: Path, repo: str, shards: int) -> tuple[Path, dict[str, tuple[Pa
     if shards > 1:
         index = {"metadata": {"total_size": total}, "weight_map": dict(sorted(weight_map.items()))}
         contents.append(("model.safetensors.index.json", (json.dumps(index, indent=2) + "\n").encode()))
-    files: dict[str, tuple[Path, str]] = {}
+    files = {}
     for name, content in contents:
         digest = _sha256(content) if isinstance(content, Path) else hashlib.sha256(content).hexdigest()
         blob = folder / "blobs" / digest
@@ -168,9 +169,9 @@ def bench(repo: str, shards: int) -> None:
     print(f"{'contender':28} {'wall s':>8} {'GB/s':>7} {'vs floor':>9} {'CPU s':>7} {'peak MiB':>9}")
     for name, rows in results.items():
         wall = statistics.median(w for w, _ in rows)
-        rss = max(r for _, r in rows) / 2**20
+        peak = max(r for _, r in rows) / 2**20
         print(f"{name:28} {wall:8.2f} {total / wall / 1e9:7.2f} {wall / floor:8.2f}x "
-              f"{statistics.median(cpu[name]):7.2f} {rss:9.1f}")
+              f"{statistics.median(cpu[name]):7.2f} {peak:9.1f}")
     ours = statistics.median(w for w, _ in results["st-audit verify"])
     peers = min(statistics.median(w for w, _ in results[k]) for k in ("sha256sum", "hf cache verify"))
     peak = max(r for _, r in results["st-audit verify"]) / 2**20

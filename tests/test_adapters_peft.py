@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from auditor import Report
 from auditor.run.dispatch import audit_target
 from tests.support import build
 from tests.support.peft import PEFT, load, make
@@ -43,6 +44,7 @@ def test_real_peft_adapter_is_explained(case: str, tmp_path: Path) -> None:
     doc = load(case)
     adapter, base = make(tmp_path, doc)
     report = audit_target(str(adapter), base=str(base))
+    assert isinstance(report, Report)
     assert report.extra["kind"]["kind"] == "peft-adapter"
     found = codes(report)
     assert not {c for c in found if c not in ("adapter-base-unknown",)}, [f.message for f in report.findings]
@@ -112,6 +114,7 @@ def test_stray_tensor_and_typo_target(tmp_path: Path) -> None:
                                 ["base_model.model.model.norm.weight", "F32", [64]]]
     adapter, base = make(tmp_path, doc, tensors=tensors, config=config)
     report = audit_target(str(adapter), base=str(base))
+    assert isinstance(report, Report)
     found = codes(report)
     assert found["adapter-tensor-unexplained"] == 2  # the LoRA on an untargeted module; the stray full tensor
     assert found["adapter-target-unmatched"] == 1
@@ -124,6 +127,7 @@ def test_lora_without_adapter_config_fails(tmp_path: Path) -> None:
     doc = load("llama-qv")
     adapter, _ = make(tmp_path, doc, with_config=False)
     report = audit_target(str(adapter))
+    assert isinstance(report, Report)
     assert report.extra["kind"]["kind"] == "peft-adapter"
     assert codes(report) == {"adapter-config-missing": 1} and report.verdict == "fail"
     # the same tensors in a model.safetensors with no adapter_config.json anywhere: a LoRA file PEFT cannot load
@@ -155,6 +159,7 @@ def test_base_from_config_beside_the_adapter_and_from_the_hub(tmp_path: Path, mo
     adapter, base = make(tmp_path, doc)
     (adapter / "config.json").write_text((base / "config.json").read_text())  # Trainer saves the base config too
     report = audit_target(str(adapter))
+    assert isinstance(report, Report)
     assert report.extra["adapter"]["base_source"] == "config.json beside the adapter"
     assert "adapter-base-unknown" not in codes(report) and report.extra["adapter"]["base_parameters"] == doc["base_parameters"]
     # a Hub repo id that cannot be reached: structural checks and a note, never a traceback or a hang

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ def kind(name: str) -> dict[str, Any]:
     return next(t for t in data()["type"] if t["name"] == name)
 
 
-def write(path: Path, layout: dict[str, Any], extra: list[tuple[str, str, tuple[int, ...]]] = (),  # type: ignore[assignment]
+def write(path: Path, layout: dict[str, Any], extra: Sequence[tuple[str, str, tuple[int, ...]]] = (),
           drop: tuple[str, ...] = (), reshape: dict[str, tuple[int, ...]] | None = None, prefix: str = "") -> Path:
     reshape = reshape or {}
     tensors = [(prefix + n, "F16", tuple(reshape.get(n, s))) for n, s in layout.items() if n not in drop]

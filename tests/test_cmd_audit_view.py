@@ -133,7 +133,9 @@ def test_a_short_file_on_the_hub_is_not_an_incomplete_download(hub: Any, tmp_pat
     assert "download the file again" in local and "upload the file again" in remote
     assert "download" not in remote.replace("downloading it again gives the same bytes", "")
     from auditor.core.findings import remedy  # what a format shows as the next step, by the report's source kind
-    assert remedy("file-truncated", remote=True) in remote and remedy("file-truncated") in local
+    fix_remote, fix_local = remedy("file-truncated", remote=True), remedy("file-truncated")
+    assert fix_remote is not None and fix_local is not None
+    assert fix_remote in remote and fix_local in local
 
 
 # -- one accident, one error: the Action's annotations ------------------------------------------------------------

@@ -148,7 +148,8 @@ def test_nan_and_inf_by_bit_pattern_in_every_float_dtype(tmp_path: Path, dtype: 
 
 def test_zero_integer_and_fp8_weights(tmp_path: Path) -> None:
     """All-zero applies to packed/int weights and FP8 too (as bytes or values); E8M0 scales have no zero."""
-    arrays = {"a.weight": ("I32", np.zeros((8, 8), np.int32)), "b.weight": ("F8_E4M3", np.zeros((8, 8), np.uint8)),
+    arrays: dict[str, tuple[str, np.ndarray]] = {
+        "a.weight": ("I32", np.zeros((8, 8), np.int32)), "b.weight": ("F8_E4M3", np.zeros((8, 8), np.uint8)),
               "c.weight": ("F8_E8M0", np.zeros((8, 8), np.uint8))}
     _, report, _ = verify(str(write(tmp_path / "z", arrays, None)))
     (zero,) = [f for f in report["findings"] if f["code"] == "tensor-all-zero"]

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import auditor
+from auditor import Report
 from auditor.specs import expand, select
 from auditor.specs.layouts import best_layout
 from tests.support.cli import run_cli
@@ -66,6 +67,7 @@ def _required(config: dict, stored: set[str]) -> tuple[str, set[str]]:
     """The layout of the formula that best matches the stored names, and the tensors it requires (parameters,
     persistent buffers the model needs and untied heads)."""
     spec, cfg = select(config)
+    assert spec is not None
     layout = best_layout(expand(spec, cfg), stored)
     return layout.layout, {n for n, e in layout.tensors.items()
                            if e.kind in ("param", "state") or (e.kind == "head" and not e.tied)}
@@ -76,9 +78,10 @@ def test_medgemma_expected_count_includes_the_vision_tower(rebuilt: Path) -> Non
     config, index = _config_and_index(folder)
     text, vision, projector = _medgemma_by_hand(config)
     assert (text, vision, projector) == (27_009_346_304, 416_866_032, 6_194_304)
-    report = auditor.audit(folder)
+    report = auditor.audit(str(folder))
+    assert isinstance(report, Report)
     rec = report.reconciliation
-    assert rec.spec["file"] == "gemma3_multimodal.toml"
+    assert rec.spec is not None and rec.spec["file"] == "gemma3_multimodal.toml"
     assert rec.expected_parameters == text + vision + projector
     rows = {c.component: c.expected for c in rec.components if c.layer_type is None}
     assert rows["vision"] == vision and rows["projector"] == projector
@@ -115,9 +118,10 @@ def test_gemma4_expected_count_includes_the_vision_tower_and_no_audio(rebuilt: P
     assert config["audio_config"] is None and config["vision_config"]["standardize"] is True
     text, vision, embedder = _gemma4_by_hand(config)
     assert (text, vision, embedder) == (30_697_345_280, 569_548_080, 6_193_152)
-    report = auditor.audit(folder)
+    report = auditor.audit(str(folder))
+    assert isinstance(report, Report)
     rec = report.reconciliation
-    assert rec.spec["file"] == "gemma4_multimodal.toml"
+    assert rec.spec is not None and rec.spec["file"] == "gemma4_multimodal.toml"
     assert rec.expected_parameters == text + vision + embedder
     rows = {c.component: c.expected for c in rec.components if c.layer_type is None}
     assert rows["vision"] == vision and rows["projector"] == embedder and "audio" not in rows
@@ -134,7 +138,8 @@ def test_original_llava_remote_code_gets_no_false_formula(rebuilt: Path) -> None
     config = json.loads((folder / "config.json").read_text())
     assert config["model_type"] == "llava" and config["architectures"] == ["LlavaLlamaForCausalLM"]
     assert select(config)[0] is None
-    report = auditor.audit(folder)
+    report = auditor.audit(str(folder))
+    assert isinstance(report, Report)
     assert report.reconciliation is None or report.reconciliation.expected_parameters is None
     [unknown] = [f for f in report.findings if f.code == "unknown-architecture"]
     assert "LlavaLlamaForCausalLM" in unknown.message and "remote code" in unknown.message
@@ -150,6 +155,7 @@ def test_remote_code_releases_get_their_formula_name_for_name(rebuilt: Path, cas
     config, index = _config_and_index(folder)
     stored = set(index["weight_map"])
     assert _required(config, stored)[1] == stored
-    report = auditor.audit(folder)
-    assert report.reconciliation.spec["file"] == spec_file
+    report = auditor.audit(str(folder))
+    assert isinstance(report, Report)
+    assert report.reconciliation.spec is not None and report.reconciliation.spec["file"] == spec_file
     assert {f.code for f in report.findings if f.severity == "error"} <= {"not-safetensors", "index-shard-missing"}

@@ -195,8 +195,10 @@ def test_peft_adapters(corpus: Path, case: str) -> None:
     doc = _check(corpus, case)
     report = next((s["report"] for s in doc["sections"] if s["kind"] == "peft-adapter"), None) \
         if "sections" in doc else doc
+    assert report is not None
     adapter = report.get("adapter")
     if doc["verdict"] == "pass":
+        assert adapter is not None
         assert adapter["adapter_parameters"] == report["totals"]["parameters"] > 0
         assert adapter["peft_type"] == "LORA"
 

@@ -109,8 +109,8 @@ def test_packed_layers_are_compared_with_their_formula(reports: dict[str, tuple[
     assert f"1 of 32 layers differs: layer <b>{layer}</b>" in formatter("html")(broken)
     # a qweight one row short: it encodes 8 x 4096 values too few, its layer alone is red
     bad = "model.layers.9.self_attn.o_proj.qweight"  # [4096 // 32 * 4, 4096] = [512, 4096]
-    misshapen = auditor.audit(gptq.gptq_checkpoint(tmp_path / "bad", GPTQ_LAYOUT,
-                                                   replace={bad: (bad, "I32", [511, 4096])}))
+    misshapen = auditor.audit(str(gptq.gptq_checkpoint(tmp_path / "bad", GPTQ_LAYOUT,
+                                                   replace={bad: (bad, "I32", [511, 4096])})))
     bars = _layer_bars(formatter("html")(misshapen))
     assert {i: s for i, (s, _, _) in bars.items() if s != "ok"} == {9: "error"}
     assert bars[9][1] == bars[9][2] - 8 * 4096  # type: ignore[operator]

@@ -58,7 +58,7 @@ def test_junit_one_case_per_check(layout_checkpoint: Callable[..., Path]) -> Non
     (suite,) = root.findall("testsuite")
     cases = suite.findall("testcase")
     assert [c.get("name") for c in cases] == list(CODES)
-    failed = {c.get("name"): c.find("failure") for c in cases if c.find("failure") is not None}
+    failed = {c.get("name"): fail for c in cases if (fail := c.find("failure")) is not None}
     assert set(failed) == {"missing-tensor", "policy-violation"}
     assert suite.get("tests") == str(len(CODES)) and suite.get("failures") == "2"
     assert root.get("failures") == "2"
@@ -67,7 +67,7 @@ def test_junit_one_case_per_check(layout_checkpoint: Callable[..., Path]) -> Non
     assert "model.layers.3.self_attn.k_proj.weight" in (missing.text or "")
     policy = failed["policy-violation"].text or ""
     assert "allowed_dtypes" in policy and "model.layers.0.self_attn.q_proj.weight" in policy
-    skipped = {c.get("name"): c.find("skipped").get("message") for c in cases if c.find("skipped") is not None}
+    skipped = {c.get("name"): s.get("message") for c in cases if (s := c.find("skipped")) is not None}
     assert skipped["range-gap"] == "ignored (0 findings)"
     # what a headers-only audit with a policy rule and no lock did not run (core/codes.toml ``needs``)
     assert set(skipped) == {"range-gap", *(code for code, need in NEEDS.items() if need != "policy")}

@@ -6,6 +6,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ from auditor.run.audit import audit
 from tests.support import build
 from tests.support.cli import run_cli, run_json
 
-BASE = [("embed.weight", "BF16", [100, 16]), ("layers.0.attn.weight", "BF16", [16, 16]),
+BASE: list[build.TensorSpec] = [("embed.weight", "BF16", [100, 16]), ("layers.0.attn.weight", "BF16", [16, 16]),
         ("layers.1.attn.weight", "BF16", [16, 16]), ("layers.2.attn.weight", "BF16", [16, 16]),
         ("layers.0.norm.weight", "F32", [16]), ("layers.1.norm.weight", "F32", [16]),
         ("layers.2.norm.weight", "F32", [16]), ("head.weight", "BF16", [100, 16])]
@@ -88,7 +89,7 @@ def test_lock_names_every_tensor_of_a_holed_moe(layout_checkpoint: Callable[...,
 # -- drift --------------------------------------------------------------------------------------------------
 
 def drift_findings(make_checkpoint: Callable[..., Path], tmp_path: Path,
-                   tensors: list[build.TensorSpec]) -> tuple[int, list[dict[str, object]]]:
+                   tensors: list[build.TensorSpec]) -> tuple[int, list[dict[str, Any]]]:
     base = make_checkpoint(BASE)
     lock_file = tmp_path / "base.lock.json"
     assert run_cli("lock", str(base), "-o", str(lock_file), "-q").returncode == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -234,7 +235,7 @@ def test_env_policy_and_fail_on(layout_checkpoint: Callable[..., Path], tmp_path
 
 # -- rules --------------------------------------------------------------------------------------------------
 
-def violations(ckpt: Path, **rules: object) -> list[dict[str, object]]:
+def violations(ckpt: Path, **rules: object) -> list[dict[str, Any]]:
     report = gated_audit(str(ckpt), pol.Policy().merged(rules, origin="test"), env={})
     return [f.to_dict() for f in report.active_findings if f.code == "policy-violation"]
 
@@ -288,7 +289,7 @@ def test_tied_head_knows_heads_by_the_formula_not_by_name(tmp_path: Path) -> Non
     case = CASES / "musicgen_decoder" / "MusicgenForCausalLM-p1"
     musicgen = write_case(case, tmp_path / "musicgen")
     (v,) = violations(musicgen, tied_head="required")
-    assert v["tensors"] and all(str(n).startswith("lm_heads.") for n in v["tensors"])  # type: ignore[union-attr]
+    assert v["tensors"] and all(str(n).startswith("lm_heads.") for n in v["tensors"])
     unknown = build.build_checkpoint(tmp_path / "unknown", [("layers.0.w.weight", "F16", [4, 4]),
                                                              ("language_model.lm_head.weight", "F16", [8, 4])],
                                      config={"model_type": "no-such-family"})
@@ -366,3 +367,20 @@ def test_every_format_says_which_policy_applied(layout_checkpoint: Callable[...,
     assert "policy" not in run_json("audit", str(ckpt), "--no-policy", cwd=tmp_path)[1]
     flags = run_json("audit", str(ckpt), "--no-policy", "--fail-on", "warning", cwd=tmp_path)[1]["policy"]
     assert flags == {"path": None, "rules": [{"key": "fail_on", "from": "the command line"}]}
+
+
+def test_rounding_of_a_count_binds_only_that_count_from_a_file_and_from_flags(
+        layout_checkpoint: Callable[..., Path], tmp_path: Path) -> None:
+    """"8.19B" allows +- 5M on the stored total, and not on the model's own count, whether it comes from a policy file
+    or from the command line (the policy says so in a field, ``tolerance_is_rounding``, not in the origin's words)."""
+    ckpt = layout_checkpoint("Qwen__Qwen3-8B")
+    from_file = pol.load(write(tmp_path / "p.toml", 'expect_parameters = "8.19B"\n'))
+    from_flags = Policy().merged({"expect_parameters": "8.19B"})
+    assert from_file.tolerance_is_rounding and from_flags.tolerance_is_rounding
+    assert not from_flags.merged({"tolerance": "1%"}).tolerance_is_rounding
+    assert not pol.load(write(tmp_path / "q.toml", 'expect_parameters = "8.19B"\ntolerance = 5000000\n')) \
+        .tolerance_is_rounding
+    off = violations(ckpt, expect_parameters="8.19B", expect_model_parameters=QWEN3_8B_PARAMS + 1000)
+    assert [v["expected"] for v in off] == [QWEN3_8B_PARAMS + 1000]  # the total is within 5M; the model count exact
+    assert violations(ckpt, expect_parameters="8.19B", expect_model_parameters=QWEN3_8B_PARAMS + 1000,
+                      tolerance=5_000_000) == []  # an explicit tolerance binds both

@@ -131,7 +131,7 @@ def _strings(tree: ast.AST) -> Iterator[tuple[int, str]]:
             skip.add(id(node.body[0].value))
         elif isinstance(node, ast.JoinedStr):
             skip.update(id(v) for v in ast.walk(node) if v is not node)
-            yield node.lineno, "".join(v.value if isinstance(v, ast.Constant) else _HOLE for v in node.values)
+            yield node.lineno, "".join(str(v.value) if isinstance(v, ast.Constant) else _HOLE for v in node.values)
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
             yield node.lineno, node.value

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from auditor import Report
 from auditor.run.dispatch import audit_target
 from tests.support.build import build_folder_dump as rebuild
 from tests.support.hub import source
@@ -51,6 +52,7 @@ def test_adapter_base_config_fetched_from_the_hub(hub: Any, tmp_path: Path,  # n
     hub.add_repo("org/tiny-llama", {"config.json": (base / "config.json").read_bytes()})
     monkeypatch.setenv("HF_ENDPOINT", hub.url)
     report = audit_target(str(adapter))
+    assert isinstance(report, Report)
     summary = report.extra["adapter"]
     assert summary["base_source"] == "Hub org/tiny-llama (config.json)"
     assert summary["base_parameters"] == doc["base_parameters"] and report.verdict == "pass"
@@ -69,6 +71,7 @@ def test_kind_discovery_costs_no_extra_hub_request(hub: Any, tmp_path: Path) -> 
     direct = len(hub.requests) - before
     before = len(hub.requests)
     kinded = audit_target("org/qwen-b", source=source("org/qwen-b", use_cache=False))
+    assert isinstance(kinded, Report)
     assert len(hub.requests) - before == direct
     assert kinded.extra["kind"]["kind"] == "transformers-model" and kinded.verdict == plain.verdict == "pass"
 

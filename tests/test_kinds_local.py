@@ -187,7 +187,7 @@ def test_sectioned_reports_in_every_format(tmp_path: Path) -> None:
     assert json.loads(outputs["json"])["verdict"] == "fail"
     suites = ET.fromstring(outputs["junit"].split("\n", 1)[1]).findall("testsuite")
     assert len(suites) == 6 and sum(int(s.get("failures", "0")) for s in suites) == 1
-    assert [s.get("name").split(" :: ", 1)[1] for s in suites if s.get("failures") != "0"] == \
+    assert [s.get("name", "").split(" :: ", 1)[1] for s in suites if s.get("failures") != "0"] == \
         ["vae (diffusers-component, AutoencoderKL) :: variant fp16"]
     from auditor.core.untrusted import markdown
     for name in ("table", "markdown"):

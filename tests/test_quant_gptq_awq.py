@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import auditor
+from auditor import Report
 from auditor.core.findings import Finding
 from tests.support import build, gptq
 from tests.support.cli import run_cli
@@ -67,7 +68,8 @@ def test_hand_computations() -> None:
 
 def test_gptq_llama3_8b(tmp_path: Path) -> None:
     path = gptq.gptq_checkpoint(tmp_path / "gptq", LLAMA3_8B)
-    report = auditor.audit(path)
+    report = auditor.audit(str(path))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     bookkeeping = _gptq_bookkeeping(LLAMA3_LINEARS, 32)
     assert report.verdict == "pass" and _problems(report) == []
@@ -93,7 +95,8 @@ def test_gptq_llama3_8b(tmp_path: Path) -> None:
 
 def test_gptq_llama3_8b_zero_biases(tmp_path: Path) -> None:
     """Released GPTQ exports add a zero bias to every quantized linear; Llama has none: bookkeeping, with a note."""
-    report = auditor.audit(gptq.gptq_checkpoint(tmp_path / "gptq", LLAMA3_8B, zero_biases=True))
+    report = auditor.audit(str(gptq.gptq_checkpoint(tmp_path / "gptq", LLAMA3_8B, zero_biases=True)))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     biases = 32 * sum(o for _, o in LLAMA3_LINEARS)
     assert biases == 32 * 43_008 == 1_376_256
@@ -108,7 +111,8 @@ def test_gptq_llama3_8b_zero_biases(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("zero_biases", [False, True])
 def test_gptq_qwen25_7b_keeps_qkv_biases(tmp_path: Path, zero_biases: bool) -> None:
-    report = auditor.audit(gptq.gptq_checkpoint(tmp_path / "gptq", QWEN25_7B, zero_biases=zero_biases))
+    report = auditor.audit(str(gptq.gptq_checkpoint(tmp_path / "gptq", QWEN25_7B, zero_biases=zero_biases)))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     assert report.verdict == "pass" and _problems(report) == []
     assert rec.expected_parameters == PUBLISHED[f"{QWEN25_7B}.json"] == 7_615_616_512
@@ -127,7 +131,8 @@ def test_gptq_qwen25_7b_keeps_qkv_biases(tmp_path: Path, zero_biases: bool) -> N
 
 
 def test_awq_gemm_llama3_8b(tmp_path: Path) -> None:
-    report = auditor.audit(gptq.awq_checkpoint(tmp_path / "awq", LLAMA3_8B))
+    report = auditor.audit(str(gptq.awq_checkpoint(tmp_path / "awq", LLAMA3_8B)))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     assert report.verdict == "pass" and _problems(report) == []
     assert rec.ledger["model"] == rec.expected_parameters == 8_030_261_248
@@ -139,7 +144,8 @@ def test_awq_gemm_llama3_8b(tmp_path: Path) -> None:
 def test_awq_gemv_pads_zeros_and_scales(tmp_path: Path) -> None:
     """WQLinear_GEMV: qzeros [out, w], scales [out, 8w] with w = ceil(groups / 8); tiny-llama-bias (hidden 128,
     MLP 256, all linears biased) has 1 or 2 groups per linear, so w = 1 and scales carry 8 columns (padding)."""
-    report = auditor.audit(gptq.awq_checkpoint(tmp_path / "gemv", "tiny-llama-bias", version="gemv", shards=1))
+    report = auditor.audit(str(gptq.awq_checkpoint(tmp_path / "gemv", "tiny-llama-bias", version="gemv", shards=1)))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     assert report.verdict == "pass" and _problems(report) == []
     assert rec.ledger["model"] == rec.expected_parameters
@@ -152,7 +158,8 @@ def test_awq_modules_to_not_convert(tmp_path: Path) -> None:
     """A module the quantizer leaves alone (here the last layer's MLP) stays an ordinary F16 weight."""
     skip = ["model.layers.31.mlp"]
     path = gptq.awq_checkpoint(tmp_path / "awq", LLAMA3_8B, modules_to_not_convert=skip)
-    report = auditor.audit(path)
+    report = auditor.audit(str(path))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     assert report.verdict == "pass" and _problems(report) == []
     assert rec.ledger["model"] == 8_030_261_248
@@ -167,7 +174,8 @@ def test_gptq_bits_and_groups(tmp_path: Path, bits: int, group: int) -> None:
     """Other bit widths (32 // bits values per I32; 3-bit packs 32 values in 3 words) and group_size -1 (one
     group: scales [1, out])."""
     layout = "tiny-llama-bias"
-    report = auditor.audit(gptq.gptq_checkpoint(tmp_path / "t", layout, bits=bits, group_size=group, shards=1))
+    report = auditor.audit(str(gptq.gptq_checkpoint(tmp_path / "t", layout, bits=bits, group_size=group, shards=1)))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     assert report.verdict == "pass" and _problems(report) == []
     assert rec.ledger["model"] == rec.expected_parameters
@@ -187,8 +195,9 @@ def test_gptq_cli_exit_zero(tmp_path: Path) -> None:
 
 def test_gptq_wrong_qweight_shape(tmp_path: Path) -> None:
     bad = "model.layers.5.mlp.down_proj.qweight"  # [14336 // 32 * 4, 4096] = [1792, 4096]
-    report = auditor.audit(gptq.gptq_checkpoint(tmp_path / "bad", LLAMA3_8B,
-                                                replace={bad: (bad, "I32", [1791, 4096])}))
+    report = auditor.audit(str(gptq.gptq_checkpoint(tmp_path / "bad", LLAMA3_8B,
+                                                replace={bad: (bad, "I32", [1791, 4096])})))
+    assert isinstance(report, Report)
     hits = _hits(report, "quantization-scale-mismatch", bad)
     assert report.verdict == "fail" and hits and hits[0].severity == "error"
     assert bad in hits[0].message and "[1792, 4096]" in hits[0].message
@@ -197,8 +206,9 @@ def test_gptq_wrong_qweight_shape(tmp_path: Path) -> None:
 
 def test_gptq_wrong_scales_group_count(tmp_path: Path) -> None:
     bad = "model.layers.7.self_attn.o_proj.scales"  # [ceil(4096 / 128), 4096] = [32, 4096]
-    report = auditor.audit(gptq.gptq_checkpoint(tmp_path / "bad", LLAMA3_8B,
-                                                replace={bad: (bad, "F16", [33, 4096])}))
+    report = auditor.audit(str(gptq.gptq_checkpoint(tmp_path / "bad", LLAMA3_8B,
+                                                replace={bad: (bad, "F16", [33, 4096])})))
+    assert isinstance(report, Report)
     hits = _hits(report, "quantization-scale-mismatch", bad)
     assert report.verdict == "fail" and hits and hits[0].severity == "error"
     assert bad in hits[0].message and "[32, 4096]" in hits[0].message
@@ -207,8 +217,9 @@ def test_gptq_wrong_scales_group_count(tmp_path: Path) -> None:
 
 def test_awq_wrong_scales_group_count(tmp_path: Path) -> None:
     bad = "model.layers.0.mlp.down_proj.scales"  # [14336 // 128, 4096] = [112, 4096]
-    report = auditor.audit(gptq.awq_checkpoint(tmp_path / "bad", LLAMA3_8B,
-                                               replace={bad: (bad, "F16", [56, 4096])}))
+    report = auditor.audit(str(gptq.awq_checkpoint(tmp_path / "bad", LLAMA3_8B,
+                                               replace={bad: (bad, "F16", [56, 4096])})))
+    assert isinstance(report, Report)
     hits = _hits(report, "quantization-scale-mismatch", bad)
     assert report.verdict == "fail" and hits and "[112, 4096]" in hits[0].message
 
@@ -216,7 +227,8 @@ def test_awq_wrong_scales_group_count(tmp_path: Path) -> None:
 def test_gptq_missing_qweight(tmp_path: Path) -> None:
     """The spec's tensor is X.weight: missing-tensor names it; the orphaned bookkeeping names X.qweight."""
     gone = "model.layers.3.mlp.up_proj"
-    report = auditor.audit(gptq.gptq_checkpoint(tmp_path / "bad", LLAMA3_8B, drop=[f"{gone}.qweight"]))
+    report = auditor.audit(str(gptq.gptq_checkpoint(tmp_path / "bad", LLAMA3_8B, drop=[f"{gone}.qweight"])))
+    assert isinstance(report, Report)
     assert report.verdict == "fail"
     missing = [f for f in report.findings if f.code == "missing-tensor"]
     assert len(missing) == 1 and missing[0].tensors == (f"{gone}.weight",) and f"{gone}.weight" in missing[0].message
@@ -228,7 +240,8 @@ def test_gptq_missing_qweight(tmp_path: Path) -> None:
 
 def test_gptq_qweight_without_scales(tmp_path: Path) -> None:
     module = "model.layers.9.self_attn.k_proj"
-    report = auditor.audit(gptq.gptq_checkpoint(tmp_path / "bad", LLAMA3_8B, drop=[f"{module}.scales"]))
+    report = auditor.audit(str(gptq.gptq_checkpoint(tmp_path / "bad", LLAMA3_8B, drop=[f"{module}.scales"])))
+    assert isinstance(report, Report)
     hits = _hits(report, "quantization-scale-mismatch", f"{module}.qweight")
     assert report.verdict == "fail" and hits and f"{module}.scales is not stored" in hits[0].message
 
@@ -239,7 +252,8 @@ def test_gptq_weight_stored_twice(tmp_path: Path) -> None:
     layout = gptq.quantize(build.load_layout(LLAMA3_8B)["tensors"], "gptq")
     layout.append((f"{module}.weight", "F16", [4096, 4096]))
     config = gptq.gptq_config(build.load_config(f"{LLAMA3_8B}.json"))
-    report = auditor.audit(build.build_checkpoint(tmp_path / "twice", layout, config=config))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "twice", layout, config=config)))
+    assert isinstance(report, Report)
     hits = _hits(report, "quantization-scale-mismatch", f"{module}.qweight")
     assert report.verdict == "fail" and hits and f"{module}.weight is stored too" in hits[0].message
 
@@ -248,7 +262,7 @@ def test_gptq_tensors_under_awq_config(tmp_path: Path) -> None:
     """The two layouts are told apart: GPTQ-packed tensors under an AWQ GEMM config do not fit."""
     layout = gptq.quantize(build.load_layout("tiny-llama-bias")["tensors"], "gptq")
     config = gptq.awq_config(build.load_config("tiny-llama-bias.json"))
-    report = auditor.audit(build.build_checkpoint(tmp_path / "mixed", layout, config=config))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "mixed", layout, config=config)))
     hits = [f for f in report.findings if f.code == "quantization-scale-mismatch"]
     assert report.verdict == "fail" and hits
     assert "model.layers.0.self_attn.q_proj.qweight" in hits[0].tensors
@@ -259,8 +273,9 @@ def test_quantized_names_without_gptq_config_are_one_error(tmp_path: Path) -> No
     """Without quant_method gptq/awq a loader cannot read these tensors: one root cause, one error naming them
     (quantization-config-missing), not a missing weight and an unexpected tensor for each."""
     layout = gptq.quantize(build.load_layout("tiny-llama-bias")["tensors"], "gptq")
-    report = auditor.audit(build.build_checkpoint(tmp_path / "noconfig", layout,
-                                                  config=build.load_config("tiny-llama-bias.json")))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "noconfig", layout,
+                                                  config=build.load_config("tiny-llama-bias.json"))))
+    assert isinstance(report, Report)
     errors = [f for f in report.findings if f.severity == "error"]
     assert report.verdict == "fail" and [f.code for f in errors] == ["quantization-config-missing"]
     assert "model.layers.0.self_attn.q_proj.qweight" in errors[0].tensors

@@ -19,7 +19,9 @@ import jsonschema
 import pytest
 
 import auditor
+from auditor import Report
 from auditor.core.findings import Finding
+from auditor.report.composite import CompositeReport
 from tests.support import build, quant_derived
 from tests.support.cli import run_json
 
@@ -49,7 +51,7 @@ def _problems(report: auditor.Report) -> list[Finding]:
     return [f for f in report.findings if f.severity in ("error", "warning")]
 
 
-def _hits(report: auditor.Report, code: str, tensor: str | None = None) -> list[Finding]:
+def _hits(report: Report | CompositeReport, code: str, tensor: str | None = None) -> list[Finding]:
     return [f for f in report.findings if f.code == code and (tensor is None or tensor in f.tensors)]
 
 
@@ -66,7 +68,8 @@ def test_library_written_checkpoint_reconciles(tmp_path: Path, case: str) -> Non
     """Exit 0, the ledger's model row is the unquantized model's count, every bookkeeping tensor is in the
     quantization row and nothing is unexplained."""
     doc = load_case(case)
-    report = auditor.audit(_build(tmp_path / case, doc))
+    report = auditor.audit(str(_build(tmp_path / case, doc)))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     aux = [t for t in doc["tensors"] if not t[0].endswith(PACKED_SUFFIXES)]
     assert report.exit_code == 0 and _problems(report) == [], [f.message for f in _problems(report)]
@@ -89,7 +92,8 @@ def test_wrong_scale_shape_names_the_tensor_and_rule(tmp_path: Path, case: str) 
     name, dtype, shape = _victim(doc)
     wrong = [shape[0] + 1, *shape[1:]] if shape and shape != [1] else [2]
     tensors = [(n, d, wrong if n == name else s) for n, d, s in doc["tensors"]]
-    report = auditor.audit(_build(tmp_path / case, doc, tensors))
+    report = auditor.audit(str(_build(tmp_path / case, doc, tensors)))
+    assert isinstance(report, Report)
     hits = _hits(report, "quantization-scale-mismatch", name)
     assert report.exit_code == 1 and len(hits) == 1 and hits[0].severity == "error"
     assert f"{name}: shape {wrong}, expected" in hits[0].message
@@ -100,7 +104,8 @@ def test_wrong_scale_shape_names_the_tensor_and_rule(tmp_path: Path, case: str) 
 def test_missing_scale_names_the_tensor(tmp_path: Path, case: str) -> None:
     doc = load_case(case)
     name = _victim(doc)[0]
-    report = auditor.audit(_build(tmp_path / case, doc, [t for t in doc["tensors"] if t[0] != name]))
+    report = auditor.audit(str(_build(tmp_path / case, doc, [t for t in doc["tensors"] if t[0] != name])))
+    assert isinstance(report, Report)
     hits = _hits(report, "quantization-scale-mismatch")
     assert report.exit_code == 1 and len(hits) == 1
     assert f"{name} is not stored" in hits[0].message
@@ -111,7 +116,7 @@ def test_qwen3_uneven_fp8_blocks(tmp_path: Path) -> None:
     doc = load_case("qwen3-ct-fp8-block")
     shapes = {n: s for n, _, s in doc["tensors"]}
     assert shapes["model.layers.0.mlp.down_proj.weight_scale"] == [2, 3]  # [ceil(256/128), ceil(320/128)]
-    assert auditor.audit(_build(tmp_path / "q", doc)).exit_code == 0
+    assert auditor.audit(str(_build(tmp_path / "q", doc))).exit_code == 0
 
 
 # --- the config is the authority: layers stored in another form ---------------------------------------------
@@ -121,7 +126,8 @@ def test_layer_in_full_precision_where_config_quantizes(tmp_path: Path) -> None:
     module = "model.layers.1.self_attn.q_proj"
     tensors = [t for t in doc["tensors"] if not t[0].startswith(module + ".")] + [(f"{module}.weight", "BF16",
                                                                                    [256, 256])]
-    report = auditor.audit(_build(tmp_path / "fp", doc, tensors))
+    report = auditor.audit(str(_build(tmp_path / "fp", doc, tensors)))
+    assert isinstance(report, Report)
     hits = _hits(report, "quantization-coverage", f"{module}.weight")
     assert report.exit_code == 1 and len(hits) == 1 and "stored in full precision (BF16)" in hits[0].message
     assert report.reconciliation.ledger["model"] == doc["unquantized_parameters"]
@@ -132,7 +138,8 @@ def test_ignored_layers_stored_quantized(tmp_path: Path) -> None:
     doc = load_case("llama-ct-w4a16")
     config = json.loads(json.dumps(doc["config"]))
     config["quantization_config"]["ignore"].append("re:.*layers\\.0\\.mlp\\..*")
-    report = auditor.audit(_build(tmp_path / "rev", doc, config=config))
+    report = auditor.audit(str(_build(tmp_path / "rev", doc, config=config)))
+    assert isinstance(report, Report)
     hits = _hits(report, "quantization-coverage")
     assert report.exit_code == 1 and len(hits) == 1 and len(hits[0].tensors) == 3
     assert "model.layers.0.mlp.down_proj.weight_packed" in hits[0].message and "does not quantize" in hits[0].message
@@ -142,10 +149,11 @@ def test_ignored_layers_stored_quantized(tmp_path: Path) -> None:
 def test_ignore_list_respected(tmp_path: Path) -> None:
     """Without the ignore entry the full-precision MLP of layer 0 is flagged; with it (as written) all is well."""
     doc = load_case("llama-ct-w4a16-ignore-mlp0")
-    assert auditor.audit(_build(tmp_path / "ok", doc)).exit_code == 0
+    assert auditor.audit(str(_build(tmp_path / "ok", doc))).exit_code == 0
     config = json.loads(json.dumps(doc["config"]))
     config["quantization_config"]["ignore"] = ["lm_head"]
-    report = auditor.audit(_build(tmp_path / "bad", doc, config=config))
+    report = auditor.audit(str(_build(tmp_path / "bad", doc, config=config)))
+    assert isinstance(report, Report)
     hits = _hits(report, "quantization-coverage")
     assert len(hits) == 1 and set(hits[0].tensors) == {f"model.layers.0.mlp.{p}.weight"
                                                        for p in ("gate_proj", "up_proj", "down_proj")}
@@ -155,7 +163,8 @@ def test_ignore_list_respected(tmp_path: Path) -> None:
 def test_quantized_tensors_without_config(tmp_path: Path, case: str) -> None:
     doc = load_case(case)
     config = {k: v for k, v in doc["config"].items() if k != "quantization_config"}
-    report = auditor.audit(_build(tmp_path / case, doc, config=config))
+    report = auditor.audit(str(_build(tmp_path / case, doc, config=config)))
+    assert isinstance(report, Report)
     hits = _hits(report, "quantization-config-missing")
     assert report.exit_code == 1 and len(hits) == 1 and hits[0].severity == "error"
     assert any(t.startswith("model.layers.0.self_attn.q_proj.") for t in hits[0].tensors)
@@ -168,7 +177,8 @@ def test_dtype_differs_from_config(tmp_path: Path) -> None:
     tensors = [(n, "F32" if d == "BF16" and n.endswith(".weight") else d, s) for n, d, s in doc["tensors"]]
     floats = _elements([t for t in tensors if t[1] == "F32"])
     assert floats == 2 * 1024 * 256 + 5 * 256  # embed + lm_head + 2 x 2 layer norms + final norm
-    report = auditor.audit(_build(tmp_path / "f32", doc, tensors))
+    report = auditor.audit(str(_build(tmp_path / "f32", doc, tensors)))
+    assert isinstance(report, Report)
     hits = _hits(report, "dtype-config-mismatch")
     assert report.exit_code == 0 and len(hits) == 1 and hits[0].severity == "warning"
     assert f"stored F32, config says bfloat16: {floats * 4 / 1e6:.1f} MB instead of {floats * 2 / 1e6:.1f} MB" \
@@ -189,7 +199,8 @@ def test_hand_computations_qwen3_06b() -> None:
 
 
 def test_modelopt_nvfp4(tmp_path: Path) -> None:
-    report = auditor.audit(quant_derived.write_modelopt(tmp_path / "nvfp4", QWEN3_06B))
+    report = auditor.audit(str(quant_derived.write_modelopt(tmp_path / "nvfp4", QWEN3_06B)))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     # per linear: F8 scales rows x cols / 16 + weight_scale_2 + input_scale; k_scale / v_scale per layer
     assert report.exit_code == 0 and _problems(report) == []
@@ -198,20 +209,22 @@ def test_modelopt_nvfp4(tmp_path: Path) -> None:
 
 
 def test_modelopt_fp8_and_bad_scale(tmp_path: Path) -> None:
-    good = auditor.audit(quant_derived.write_modelopt(tmp_path / "fp8", "tiny-mistral-head_dim", algo="FP8"))
+    good = auditor.audit(str(quant_derived.write_modelopt(tmp_path / "fp8", "tiny-mistral-head_dim", algo="FP8")))
+    assert isinstance(good, Report)
     assert good.exit_code == 0 and good.reconciliation.ledger["model"] == good.reconciliation.expected_parameters
     path = quant_derived.write_modelopt(tmp_path / "bad", QWEN3_06B)
     bad = "model.layers.3.mlp.up_proj.weight_scale_2"
     layout = [(n, d, [2] if n == bad else s) for n, d, s in quant_derived.modelopt(
         build.load_layout(QWEN3_06B)["tensors"])]
     build.build_checkpoint(path, layout, config=build.load_config(build.load_layout(QWEN3_06B)["config_file"]))
-    hits = _hits(auditor.audit(path), "quantization-scale-mismatch", bad)
+    hits = _hits(auditor.audit(str(path)), "quantization-scale-mismatch", bad)
     assert hits and f"{bad}: shape [2], expected [] or [1]" in hits[0].message
 
 
 def test_modelopt_excluded_layers_stay_full_precision(tmp_path: Path) -> None:
     exclude = ("lm_head", "model.layers.0.*")
-    report = auditor.audit(quant_derived.write_modelopt(tmp_path / "ex", QWEN3_06B, exclude=exclude))
+    report = auditor.audit(str(quant_derived.write_modelopt(tmp_path / "ex", QWEN3_06B, exclude=exclude)))
+    assert isinstance(report, Report)
     assert report.exit_code == 0 and _problems(report) == []
     assert report.tensors["model.layers.0.mlp.up_proj.weight"].dtype == "BF16"
 
@@ -219,8 +232,9 @@ def test_modelopt_excluded_layers_stay_full_precision(tmp_path: Path) -> None:
 def test_mlx_affine(tmp_path: Path) -> None:
     layout = build.load_layout(QWEN3_06B)
     config = quant_derived.mlx_config(build.load_config(layout["config_file"]))
-    report = auditor.audit(build.build_checkpoint(tmp_path / "mlx", quant_derived.mlx(layout["tensors"]),
-                                                  config=config))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "mlx", quant_derived.mlx(layout["tensors"]),
+                                                  config=config)))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     assert report.exit_code == 0 and _problems(report) == []
     assert rec.ledger["model"] == 596_049_920
@@ -233,10 +247,12 @@ def test_mlx_per_layer_override(tmp_path: Path) -> None:
     cfg = build.load_config(layout["config_file"])
     per_layer = {"model.layers.0.mlp.down_proj": {"bits": 8, "group_size": 64}}
     tensors = quant_derived.mlx(layout["tensors"], per_layer=per_layer)
-    ok = auditor.audit(build.build_checkpoint(tmp_path / "ok", tensors,
-                                              config=quant_derived.mlx_config(cfg, per_layer=per_layer)))
+    ok = auditor.audit(str(build.build_checkpoint(tmp_path / "ok", tensors,
+                                              config=quant_derived.mlx_config(cfg, per_layer=per_layer))))
+    assert isinstance(ok, Report)
     assert ok.exit_code == 0 and ok.reconciliation.ledger["model"] == 596_049_920
-    bad = auditor.audit(build.build_checkpoint(tmp_path / "bad", tensors, config=quant_derived.mlx_config(cfg)))
+    bad = auditor.audit(str(build.build_checkpoint(tmp_path / "bad", tensors, config=quant_derived.mlx_config(cfg))))
+    assert isinstance(bad, Report)
     hits = _hits(bad, "quantization-scale-mismatch", "model.layers.0.mlp.down_proj.weight")
     assert bad.exit_code == 1 and hits and "[1024, 768]" in hits[0].message  # 8-bit: 3072 * 8 / 32 columns
 
@@ -259,7 +275,8 @@ def test_gptq_marlin(tmp_path: Path) -> None:
     config = build.load_config(layout["config_file"])
     config["quantization_config"] = {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False,
                                      "sym": True, "checkpoint_format": "marlin"}
-    report = auditor.audit(build.build_checkpoint(tmp_path / "marlin", tensors, config=config))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "marlin", tensors, config=config)))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     assert report.exit_code == 0 and _problems(report) == []
     assert rec.ledger["model"] == rec.expected_parameters == 596_049_920
@@ -307,11 +324,13 @@ def test_gptqmodel_dynamic_skip_and_override(tmp_path: Path) -> None:
     config = gptq.gptq_config(build.load_config("tiny-llama-bias.json"))
     config["quantization_config"]["dynamic"] = {r"-:model\.layers\.1\.mlp\..*": {},
                                                 r"+:.*down_proj": {"bits": 8, "group_size": 64}}
-    report = auditor.audit(build.build_checkpoint(tmp_path / "dyn", layout, config=config))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "dyn", layout, config=config)))
+    assert isinstance(report, Report)
     assert report.exit_code == 0 and _problems(report) == []
     assert report.reconciliation.ledger["model"] == report.reconciliation.expected_parameters
     del config["quantization_config"]["dynamic"]
-    report = auditor.audit(build.build_checkpoint(tmp_path / "nodyn", layout, config=config))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "nodyn", layout, config=config)))
+    assert isinstance(report, Report)
     assert {f.code for f in _problems(report)} == {"quantization-coverage", "quantization-scale-mismatch"}
     assert "model.layers.1.mlp.up_proj.weight" in _hits(report, "quantization-coverage")[0].tensors
 
@@ -340,7 +359,8 @@ def test_moe_with_quantized_experts(tmp_path: Path) -> None:
             tensors += packed(name[: -len(".weight")], *shape)
         else:
             tensors.append((name, dtype, shape))
-    report = auditor.audit(_build(tmp_path / "experts", doc, tensors))
+    report = auditor.audit(str(_build(tmp_path / "experts", doc, tensors)))
+    assert isinstance(report, Report)
     assert report.exit_code == 0 and _problems(report) == []
     assert report.reconciliation.ledger["model"] == doc["unquantized_parameters"]
     assert report.reconciliation.categories["model.layers.1.mlp.experts.3.down_proj.weight_packed"] == "model"
@@ -350,7 +370,8 @@ def test_moe_with_quantized_experts(tmp_path: Path) -> None:
 def test_unknown_quant_method_is_a_warning(tmp_path: Path, method: str | None) -> None:
     doc = load_case("llama-ct-w4a16")
     config = {**doc["config"], "quantization_config": {"quant_method": method}}
-    report = auditor.audit(_build(tmp_path / "unknown", doc, config=config))
+    report = auditor.audit(str(_build(tmp_path / "unknown", doc, config=config)))
+    assert isinstance(report, Report)
     hits = _hits(report, "quantization-unknown")
     assert report.exit_code == 0 and [f.code for f in _problems(report)] == ["quantization-unknown"]
     assert len(hits) == 1 and "model.layers.0.self_attn.q_proj.weight_packed" in hits[0].tensors

@@ -9,14 +9,16 @@ from pathlib import Path
 import pytest
 
 import auditor
+from auditor import Report
 from auditor.core.errors import NotASafetensorsCheckpoint, TargetNotFound
 from auditor.inventory.groups import group_tensors, ranges, split_name
+from auditor.report.composite import CompositeReport
 from tests.support.build import write_file
 
 TENSORS = [("a.weight", "F32", [4, 4]), ("b.weight", "F32", [4]), ("c.weight", "BF16", [8, 2])]
 
 
-def codes(report: auditor.Report) -> dict[str, list[str]]:
+def codes(report: Report | CompositeReport) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for f in report.findings:
         out.setdefault(f.code, []).extend(f.tensors or f.files)
@@ -37,7 +39,8 @@ def edit_index(path: Path, change: Callable[[dict], None]) -> None:
 
 
 def test_clean_sharded_checkpoint(make_checkpoint: Callable[..., Path]) -> None:
-    report = auditor.audit(sharded(make_checkpoint))
+    report = auditor.audit(str(sharded(make_checkpoint)))
+    assert isinstance(report, Report)
     assert report.findings == [] or all(f.severity == "info" for f in report.findings)
     assert report.totals.tensors == 3 and report.totals.parameters == 16 + 4 + 16
     assert report.totals.bytes == 64 + 16 + 32
@@ -49,7 +52,8 @@ def test_clean_sharded_checkpoint(make_checkpoint: Callable[..., Path]) -> None:
 def test_single_file_target_and_directory(make_checkpoint: Callable[..., Path]) -> None:
     path = make_checkpoint(TENSORS)
     for target in (path, path / "model.safetensors"):
-        report = auditor.audit(target)
+        report = auditor.audit(str(target))
+        assert isinstance(report, Report)
         assert report.totals.tensors == 3 and report.verdict == "pass"
 
 
@@ -72,7 +76,8 @@ def test_index_inconsistencies(make_checkpoint: Callable[..., Path], change: Cal
                                named: str) -> None:
     path = sharded(make_checkpoint)
     edit_index(path, change)
-    report = auditor.audit(path)
+    report = auditor.audit(str(path))
+    assert isinstance(report, Report)
     found = codes(report)
     assert code in found, found
     assert named in found[code]
@@ -83,7 +88,8 @@ def test_unsafe_path_is_never_opened(make_checkpoint: Callable[..., Path], tmp_p
     outside = path.parent / "outside.safetensors"
     write_file(outside, [("secret", "F32", [1])])
     edit_index(path, lambda ix: ix["weight_map"].update({"secret": "../outside.safetensors"}))
-    report = auditor.audit(path)
+    report = auditor.audit(str(path))
+    assert isinstance(report, Report)
     assert "secret" not in report.tensors
     assert all("outside" not in f.name for f in report.files)
 
@@ -93,7 +99,7 @@ def test_unreferenced_and_duplicated_shards(make_checkpoint: Callable[..., Path]
     write_file(path / "model-00003-of-00003.safetensors", [("b.weight", "F32", [4])])
     write_file(path / "stray.safetensors", [("x", "F32", [1])])
     edit_index(path, lambda ix: ix["weight_map"].update({"extra": "model-00003-of-00003.safetensors"}))
-    found = codes(auditor.audit(path))
+    found = codes(auditor.audit(str(path)))
     assert "stray.safetensors" in found["shard-unreferenced"]
     assert "b.weight" in found["tensor-duplicated"]
     assert "extra" in found["index-tensor-missing"]
@@ -101,7 +107,7 @@ def test_unreferenced_and_duplicated_shards(make_checkpoint: Callable[..., Path]
 
 def test_shard_count_promise(make_checkpoint: Callable[..., Path]) -> None:
     path = make_checkpoint(TENSORS, weight_map={n: "model-00001-of-00003.safetensors" for n, _, _ in TENSORS})
-    found = codes(auditor.audit(path))
+    found = codes(auditor.audit(str(path)))
     assert "model-00002-of-00003.safetensors" in found["shard-count-mismatch"]
 
 
@@ -110,7 +116,8 @@ def test_corrupt_shard_does_not_stop_the_others(make_checkpoint: Callable[..., P
     shard = path / "model-00002-of-00002.safetensors"
     with open(shard, "r+b") as f:
         f.truncate(shard.stat().st_size - 3)
-    report = auditor.audit(path)
+    report = auditor.audit(str(path))
+    assert isinstance(report, Report)
     truncated = next(f for f in report.findings if f.code == "file-truncated")
     assert truncated.files == ("model-00002-of-00002.safetensors",)
     # the tensor past the end is named, with the sizes as numbers (3 bytes of c.weight's data are gone)
@@ -123,7 +130,8 @@ def test_corrupt_shard_does_not_stop_the_others(make_checkpoint: Callable[..., P
 def test_model_safetensors_wins_over_index(make_checkpoint: Callable[..., Path]) -> None:
     path = sharded(make_checkpoint)
     write_file(path / "model.safetensors", [("q", "F32", [2])])
-    report = auditor.audit(path)
+    report = auditor.audit(str(path))
+    assert isinstance(report, Report)
     assert list(report.tensors) == ["q"]
     assert "model.safetensors.index.json" in report.ignored_files
     assert "model-00001-of-00002.safetensors" in report.ignored_files
@@ -132,7 +140,8 @@ def test_model_safetensors_wins_over_index(make_checkpoint: Callable[..., Path])
 def test_other_index_names(tmp_path: Path) -> None:
     from tests.support.build import build_checkpoint
     path = build_checkpoint(tmp_path / "mistral", TENSORS, shards=2, prefix="consolidated")
-    report = auditor.audit(path)
+    report = auditor.audit(str(path))
+    assert isinstance(report, Report)
     assert report.totals.tensors == 3
     assert [f.name for f in report.files][0].startswith("consolidated-00001")
 
@@ -140,7 +149,7 @@ def test_other_index_names(tmp_path: Path) -> None:
 def test_pickle_only_and_missing_targets(tmp_path: Path) -> None:
     (tmp_path / "pytorch_model.bin").write_bytes(b"PK\x03\x04")
     with pytest.raises(NotASafetensorsCheckpoint, match="pickle"):
-        auditor.audit(tmp_path)
+        auditor.audit(str(tmp_path))
     with pytest.raises(TargetNotFound):
         auditor.audit(str(tmp_path / "nope"))
 
@@ -150,7 +159,8 @@ def test_pickle_beside_safetensors_is_listed(make_checkpoint: Callable[..., Path
     (path / "pytorch_model.bin").write_bytes(b"PK\x03\x04")
     (path / "sub").mkdir()
     write_file(path / "sub" / "model.safetensors", [("x", "F32", [1])])
-    report = auditor.audit(path)
+    report = auditor.audit(str(path))
+    assert isinstance(report, Report)
     assert "pickle" in report.ignored_files["pytorch_model.bin"]
     assert "subfolder" in report.ignored_files["sub/model.safetensors"]
 
@@ -170,7 +180,8 @@ def test_groups_collapse_layers_and_experts(make_checkpoint: Callable[..., Path]
     tensors = [(f"model.layers.{layer}.mlp.experts.{e}.down_proj.weight", "BF16", [8, 4])
                for layer in range(3, 6) for e in range(4) if not (layer == 4 and e == 2)]
     tensors += [(f"model.layers.{layer}.mlp.down_proj.weight", "BF16", [8, 16]) for layer in range(3)]
-    report = auditor.audit(make_checkpoint(tensors))
+    report = auditor.audit(str(make_checkpoint(tensors)))
+    assert isinstance(report, Report)
     patterns = {g.pattern: g.count for g in report.groups}
     # the hole (expert 2 of layer 4) shows in the patterns themselves, each count exact
     assert patterns == {"model.layers.{3,5}.mlp.experts.{0..3}.down_proj.weight": 8,
@@ -211,7 +222,8 @@ def test_tensor_budget_stops_reading_and_says_so(make_checkpoint: Callable[..., 
     one_each = {shard: name for name, shard in index["weight_map"].items()}  # the shards hold more than it names
     index["weight_map"] = {name: shard for shard, name in one_each.items()}
     index_path.write_text(json.dumps(index))
-    report = auditor.audit(path)
+    report = auditor.audit(str(path))
+    assert isinstance(report, Report)
     names = sorted(p.name for p in path.glob("*.safetensors"))
     limited = [f for f in report.findings if f.code == "tensor-limit"]
     assert [f.files for f in limited] == [(names[1], names[2])]  # the first file already holds over 5: one root
@@ -228,11 +240,12 @@ def test_limits_scale_with_the_checkpoint(make_checkpoint: Callable[..., Path],
     monkeypatch.setattr(auditor.read.checkpoint, "MAX_SMALL_FILE", 64)
     monkeypatch.setattr(auditor.read.checkpoint, "MAX_TENSORS", 5)
     monkeypatch.setattr(auditor.read.checkpoint, "INDEX_BYTES_PER_SHARD", index_size // 3 + 1)
-    report = auditor.audit(path)
+    report = auditor.audit(str(path))
+    assert isinstance(report, Report)
     assert report.totals.tensors == 30
     assert not {"index-invalid", "tensor-limit"} & {f.code for f in report.findings}
     monkeypatch.setattr(auditor.read.checkpoint, "INDEX_BYTES_PER_SHARD", index_size // 3 - 30)
-    too_big = [f for f in auditor.audit(path).findings if f.code == "index-invalid"]
+    too_big = [f for f in auditor.audit(str(path)).findings if f.code == "index-invalid"]
     assert len(too_big) == 1 and "too large" in too_big[0].message
 
 
@@ -242,7 +255,7 @@ def test_index_total_parameters_is_checked(make_checkpoint: Callable[..., Path],
     path = sharded(make_checkpoint)  # 36 parameters stored
     if declared is not None:
         edit_index(path, lambda ix: ix["metadata"].update({"total_parameters": declared}))
-    found = codes(auditor.audit(path))
+    found = codes(auditor.audit(str(path)))
     assert ("index-total-parameters-mismatch" in found) is flagged
     if flagged:
         assert found["index-total-parameters-mismatch"] == ["model.safetensors.index.json"]
@@ -283,5 +296,5 @@ def test_numbered_shard_sets_read_deepseeks_six_digit_totals(make_checkpoint: Ca
     index = json.loads((path / "model.safetensors.index.json").read_text())
     index["weight_map"] = {n: s for n, s in index["weight_map"].items() if not s.startswith("model-00003")}
     (path / "model.safetensors.index.json").write_text(json.dumps(index))
-    mismatch = [f for f in auditor.audit(path).findings if f.code == "shard-count-mismatch"]
+    mismatch = [f for f in auditor.audit(str(path)).findings if f.code == "shard-count-mismatch"]
     assert mismatch and mismatch[0].files == ("model-00003-of-000003.safetensors",)

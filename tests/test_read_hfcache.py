@@ -165,7 +165,9 @@ def test_resolver_kinds_without_a_request(cached: tuple[HubStub, dict[str, str],
     assert isinstance(resolve(str(folder.parent)), LocalTarget)
     online = resolve("org/m")
     assert isinstance(online, HubTarget) and online.guessed and online.revision is None
-    assert resolve(f"org/m@{OLD[:13]}").revision == OLD  # expanded from the cache, still read from the Hub online
+    expanded = resolve(f"org/m@{OLD[:13]}")
+    # expanded from the cache, still read from the Hub online
+    assert isinstance(expanded, HubTarget) and expanded.revision == OLD
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     offline = resolve("hf://org/m")
     assert isinstance(offline, CacheTarget) and offline.from_hub and offline.commit == NEW

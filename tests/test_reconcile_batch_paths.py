@@ -61,7 +61,7 @@ def _mutate(tensors: list[tuple[str, str, list[int]]], how: str) -> list[tuple[s
 
 
 def _report(directory: Path) -> dict[str, Any]:
-    return json.loads(formatter("json")(auditor.audit(directory)))
+    return json.loads(formatter("json")(auditor.audit(str(directory))))
 
 
 @pytest.mark.parametrize("how", ["healthy", "stray", "aux-missing", "packed-missing", "packed-dtype", "aux-shape"])
@@ -74,7 +74,8 @@ def test_batch_and_per_tensor_paths_agree(tmp_path: Path, monkeypatch: pytest.Mo
                          ("auditor.reconcile.compare", "_all_bookkeeping")):
         real = getattr(import_module(module), name)
         monkeypatch.setattr(import_module(module), name,
-                            lambda *args, real=real, name=name: bool(real(*args)) and not taken.append(name))
+                            lambda *args, real=real, name=name: bool(real(*args))
+                            and not taken.append(name))  # type: ignore[func-returns-value]  # append records
     batched = _report(directory)
     monkeypatch.undo()
     # the modules by name: auditor.quant.assess is also the name of the function the package exports

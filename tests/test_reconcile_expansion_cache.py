@@ -15,7 +15,7 @@ from tests.support import build
 
 
 def _json(path: Path) -> str:
-    doc = auditor.audit(path).to_dict()
+    doc = auditor.audit(str(path)).to_dict()
     doc.pop("source", None)
     doc.pop("target", None)
     return json.dumps(doc, sort_keys=True)
@@ -31,7 +31,9 @@ def test_expansions_are_reused_only_for_the_same_spec_and_config(tmp_path: Path,
     fresh = {name: _json(path) for name, path in (("healthy", healthy), ("broken", broken))}
     calls: list[str] = []
     real = engine.expand
-    monkeypatch.setattr(engine, "expand", lambda spec, cfg, **kw: calls.append(spec.file) or real(spec, cfg, **kw))
+    monkeypatch.setattr(engine, "expand",  # append returns None: the lambda records, then expands
+                        lambda spec, cfg, **kw: calls.append(spec.file)  # type: ignore[func-returns-value]
+                        or real(spec, cfg, **kw))
     for _ in range(3):
         assert _json(healthy) == fresh["healthy"]
         assert _json(broken) == fresh["broken"]  # one more layer: its own expansion, its own findings

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import auditor
+from auditor import Report
 from tests.support.build import build_checkpoint, load_config, load_layout
 
 LAYOUT = load_layout("Qwen__Qwen3-4B")
@@ -30,7 +31,8 @@ def codes(report: auditor.Report) -> dict[str, list[str]]:
 
 
 def test_unknown_model_type_is_checked_generically(tmp_path: Path) -> None:
-    report = auditor.audit(build(tmp_path, {**CONFIG, **UNKNOWN}))
+    report = auditor.audit(str(build(tmp_path, {**CONFIG, **UNKNOWN})))
+    assert isinstance(report, Report)
     found = codes(report)
     assert "unknown-architecture" in found and report.verdict == "pass"
     assert report.reconciliation.expected_parameters is None
@@ -39,20 +41,23 @@ def test_unknown_model_type_is_checked_generically(tmp_path: Path) -> None:
 
 def test_generic_check_names_a_tensor_missing_from_one_layer(tmp_path: Path) -> None:
     gone = "model.layers.7.mlp.down_proj.weight"
-    report = auditor.audit(build(tmp_path, {**CONFIG, **UNKNOWN}, drop=(gone,)))
+    report = auditor.audit(str(build(tmp_path, {**CONFIG, **UNKNOWN}, drop=(gone,))))
+    assert isinstance(report, Report)
     assert gone in codes(report)["missing-tensor"]
 
 
 @pytest.mark.parametrize("change", [{"num_hidden_layers": 40}, {"hidden_size": 1234}, {"vocab_size": 99}])
 def test_generic_check_compares_config_sizes(tmp_path: Path, change: dict) -> None:
-    report = auditor.audit(build(tmp_path, {**CONFIG, **UNKNOWN, **change}))
+    report = auditor.audit(str(build(tmp_path, {**CONFIG, **UNKNOWN, **change})))
+    assert isinstance(report, Report)
     assert "config-mismatch" in codes(report) and report.exit_code == 1
 
 
 @pytest.mark.parametrize("change", [{"num_hidden_layers": "thirty-six"}, {"intermediate_size": [1, 2]},
                                     {"num_hidden_layers": -3}])
 def test_config_the_formula_cannot_evaluate_is_a_finding(tmp_path: Path, change: dict) -> None:
-    report = auditor.audit(build(tmp_path, {**CONFIG, **change}))
+    report = auditor.audit(str(build(tmp_path, {**CONFIG, **change})))
+    assert isinstance(report, Report)
     found = codes(report)
     assert "config-mismatch" in found, found
     assert any("cannot be evaluated" in f.message for f in report.findings)
@@ -60,14 +65,16 @@ def test_config_the_formula_cannot_evaluate_is_a_finding(tmp_path: Path, change:
 
 
 def test_nonsense_sizes_give_shape_findings(tmp_path: Path) -> None:
-    report = auditor.audit(build(tmp_path, {**CONFIG, "num_attention_heads": 0}))
+    report = auditor.audit(str(build(tmp_path, {**CONFIG, "num_attention_heads": 0})))
+    assert isinstance(report, Report)
     assert "model.layers.0.self_attn.q_proj.weight" in codes(report)["shape-mismatch"]
 
 
 def test_unreadable_config_is_a_finding(tmp_path: Path) -> None:
     path = build(tmp_path, CONFIG)
     (path / "config.json").write_text("{not json")
-    report = auditor.audit(path)
+    report = auditor.audit(str(path))
+    assert isinstance(report, Report)
     assert "config-mismatch" in codes(report) or any(f.files == ("config.json",) for f in report.findings)
     assert report.totals.tensors == len(LAYOUT["tensors"])
 
@@ -77,7 +84,8 @@ def test_unknown_wrapper_around_a_known_text_config_is_not_audited_as_the_text_m
     count presented as the model's (the old text_config guess hid a vision tower from the expected count)."""
     nested = {"model_type": "wrapper", "architectures": ["Wrapper"],
               "text_config": {**CONFIG, "tie_word_embeddings": True}}
-    report = auditor.audit(build(tmp_path, nested))
+    report = auditor.audit(str(build(tmp_path, nested)))
+    assert isinstance(report, Report)
     assert report.reconciliation.expected_parameters is None and report.verdict == "pass"
     assert [f.code for f in report.findings if f.code == "unknown-architecture"] == ["unknown-architecture"]
     json.dumps(report.to_dict())
@@ -86,7 +94,8 @@ def test_unknown_wrapper_around_a_known_text_config_is_not_audited_as_the_text_m
 @pytest.mark.parametrize("change", [{"model_type": ["qwen3"]}, {"num_hidden_layers": 10**4000},
                                     {"hidden_size": 10**300 * 7}])
 def test_hostile_config_values_are_findings_not_crashes_or_hangs(tmp_path: Path, change: dict) -> None:
-    report = auditor.audit(build(tmp_path, {**CONFIG, **change}))
+    report = auditor.audit(str(build(tmp_path, {**CONFIG, **change})))
+    assert isinstance(report, Report)
     assert report.totals.tensors == len(LAYOUT["tensors"])
     # a model_type that is no string names no spec: Qwen3ForCausalLM's formula by class, or no formula
     assert {f.code for f in report.findings} & {"config-mismatch", "unknown-architecture", "formula-by-class"}
@@ -95,7 +104,8 @@ def test_hostile_config_values_are_findings_not_crashes_or_hangs(tmp_path: Path,
 
 @pytest.mark.parametrize("change", [{"text_config": [1]}, {"quantization_config": "fp8"}])
 def test_malformed_optional_objects_are_ignored(tmp_path: Path, change: dict) -> None:
-    report = auditor.audit(build(tmp_path, {**CONFIG, **change}))
+    report = auditor.audit(str(build(tmp_path, {**CONFIG, **change})))
+    assert isinstance(report, Report)
     assert report.verdict == "pass" and report.reconciliation.expected_parameters == 4_022_468_096
 
 

@@ -21,7 +21,7 @@ QWEN2 = "Qwen__Qwen2.5-7B"
 
 def _layout(name: str) -> tuple[list[build.TensorSpec], dict[str, Any]]:
     layout = build.load_layout(name)
-    tensors = [(n, d, list(s)) for n, d, s in layout["tensors"]]
+    tensors: list[build.TensorSpec] = [(n, d, list(s)) for n, d, s in layout["tensors"]]
     return tensors, build.load_config(layout["config_file"])
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import auditor
+from auditor import Report
 from tests.support import build
 from tests.support.truth import CASES, config, tensors, truth
 
@@ -36,7 +37,9 @@ def _remote(name: str) -> str:
 def _audit(tmp_path: Path, *, remote: bool, auto_map: bool) -> auditor.Report:
     layout = [(_remote(n) if remote else n, d, s) for n, d, s in tensors(CASE)]
     cfg = {**config(CASE), **({"auto_map": AUTO_MAP} if auto_map else {})}
-    return auditor.audit(build.build_checkpoint(tmp_path / "ckpt", layout, config=cfg))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", layout, config=cfg)))
+    assert isinstance(report, Report)
+    return report
 
 
 def _codes(report: auditor.Report) -> dict[str, str]:
@@ -67,5 +70,6 @@ def test_a_truncated_remote_code_checkpoint_is_still_reconciled(tmp_path: Path) 
     """auto_map does not excuse a lost tensor: transformers' names, one layer's weights gone, are still errors."""
     layout = [t for t in tensors(CASE) if ".encoder.layers.0." not in t[0]]
     cfg = {**config(CASE), "auto_map": AUTO_MAP}
-    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", layout, config=cfg))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", layout, config=cfg)))
+    assert isinstance(report, Report)
     assert report.verdict == "fail" and "missing-tensor" in _codes(report)

@@ -35,7 +35,7 @@ def test_real_world_corpus_has_no_false_secondary_errors(tmp_path: Path) -> None
     with_roots = 0
     for case in rebuild_corpus(tmp_path):
         try:
-            report = auditor.audit(case)
+            report = auditor.audit(str(case))
         except AuditError:
             continue  # could not audit at all (one sentence): no findings to judge
         codes = {f.code for f in report.findings}
@@ -179,7 +179,7 @@ def test_index_only_folder_names_a_tensor_the_formula_does_not_explain(tmp_path:
     ckpt = build.build_checkpoint(tmp_path / "ckpt", layout, config=config(case), shards=2)
     for shard in ckpt.glob("*.safetensors"):
         shard.unlink()
-    report = auditor.audit(ckpt)
+    report = auditor.audit(str(ckpt))
     errors = {f.code: f for f in report.findings if f.severity == "error"}
     assert set(errors) == {"index-shard-missing", "unexpected-tensor"}, json.dumps([f.message for f in errors.values()])
     assert errors["unexpected-tensor"].tensors == ("model.layers.0.mlp.extra_proj.weight",)
@@ -233,3 +233,24 @@ def test_quantized_forms_are_one_rule_for_explainer_unconfigured_and_lost_files(
         assert not Lost(tensors={name: "x.safetensors"}).holds("model.layers.0.self_attn.q_proj.weight"), name
     stored = {n: Tensor(n, "F16", (4,), 4, "x.safetensors", 0, 8) for n in [*FORMS, *NOT_FORMS]}
     assert sorted(unconfigured(stored, expected)) == sorted(FORMS)
+
+
+def test_pointers_in_a_pipeline_folder_are_said_from_the_finding_not_its_words(layout_checkpoint,
+                                                                                 tmp_path: Path) -> None:
+    """A component folder whose shards are all Git LFS pointers: the merged root names the files as its section
+    does and says "each is" from the findings' ``actual`` (messages name them from the target's root, vae/...), and
+    adds no advice of its own (the pointer's words say `git lfs pull`)."""
+    pipe = build.build_folder_dump("tiny-sd-pipeline", tmp_path / "sd")
+    encoder = pipe / "text_encoder"
+    shutil.rmtree(encoder)
+    shutil.copytree(layout_checkpoint("Qwen__Qwen3-0.6B", shards=3), encoder)
+    for weights in encoder.glob("*.safetensors"):
+        weights.write_bytes(LFS_POINTER)
+    _, doc = run_json("audit", str(pipe))
+    roots = [f for s in doc["sections"] for f in s["report"]["findings"] if f["code"] == "not-safetensors"
+             and any("00001-of-00003" in name for name in f["files"])]
+    assert len(roots) == 1, roots
+    message = roots[0]["message"]
+    assert message.startswith("3 of 3 files could not be read: model-00001-of-00003.safetensors, "), message
+    assert ": each is a Git LFS pointer file" in message and "text_encoder/" not in message, message
+    assert message.count("git lfs pull") == 1 and "download" not in message, message

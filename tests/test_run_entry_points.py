@@ -177,6 +177,31 @@ def test_the_library_takes_one_options_object_or_its_fields(tmp_path: Path) -> N
         auditor.audit(str(path), fail_om="never")
 
 
+@pytest.mark.parametrize("make", [_plain, _adapter, _pipeline], ids=["model", "adapter", "pipeline"])
+def test_the_options_object_reaches_each_parts_audit_whole(make: Callable[[Path, bool], Path], tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """issue 30: the one frozen ``AuditOptions`` goes down to every part's ``run.audit.audit`` as given (only the
+    variant is the part's own, and an alternate's progress), so no setting stops on the way (``lock --variant fp16 --verify`` once locked the
+    default weights)."""
+    from dataclasses import replace
+
+    from auditor.run import dispatch
+    seen: list[auditor.AuditOptions] = []
+    real = dispatch.audit
+
+    def spy(target: Any, options: auditor.AuditOptions, **kw: Any) -> Any:
+        seen.append(options)
+        return real(target, options, **kw)
+    monkeypatch.setattr(dispatch, "audit", spy)
+    given = auditor.AuditOptions(fail_on="warning", ignore=("range-gap",), use_config=True, include_tensors=True,
+                                 token="not-used-locally", use_cache=False, progress=lambda line: None, jobs=2)
+    auditor.audit(str(make(tmp_path / "t", False)), given)
+    # an alternate variant (a pipeline's fp16 weights) is read quietly: its progress goes nowhere
+    assert seen and all(options == replace(given, variant=options.variant, progress=options.progress)
+                        and options.progress in (given.progress, None) for options in seen), seen
+    assert any(options.progress is given.progress for options in seen)
+
+
 def test_a_target_that_could_not_be_audited_makes_the_run_an_error_everywhere(tmp_path: Path,
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """``audit good ./missing``: the good one is reported, the missing one named with why; the run's verdict is

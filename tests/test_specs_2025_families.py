@@ -60,7 +60,7 @@ def _config(name: str) -> dict[str, Any]:
 
 def _audit(tmp_path: Path, name: str, tensors: list[build.TensorSpec], config: dict[str, Any] | None = None):
     cfg = config if config is not None else _config(name)
-    return auditor.audit(build.build_checkpoint(tmp_path / name, tensors, config=cfg))
+    return auditor.audit(str(build.build_checkpoint(tmp_path / name, tensors, config=cfg)))
 
 
 def test_every_family_has_its_layout_and_spec() -> None:

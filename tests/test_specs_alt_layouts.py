@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import auditor
+from auditor import Report
 from tests.support.truth import CASES, config, problems, tensors, write_case
 
 MOLMO2 = CASES / "molmo2" / "Molmo2ForConditionalGeneration-default"
@@ -26,13 +27,13 @@ def test_molmo2_released_embedding_split_is_exact(tmp_path: Path) -> None:
     the same count."""
     assert {n: s[0] for n, _, s in tensors(MOLMO2) if ".wte." in n} == {
         "model.transformer.wte.embedding": 76032, "model.transformer.wte.new_embedding": 76032}
-    report = auditor.audit(write_case(MOLMO2, tmp_path / "ckpt", _molmo2_embeddings((151936, 128))))
+    report = auditor.audit(str(write_case(MOLMO2, tmp_path / "ckpt", _molmo2_embeddings((151936, 128)))))
     assert problems(report, MOLMO2) == []
 
 
 @pytest.mark.parametrize("rows", [(151935, 129), (76032, 128)])
 def test_molmo2_embedding_of_neither_layout_is_a_shape_error(tmp_path: Path, rows: tuple[int, int]) -> None:
-    report = auditor.audit(write_case(MOLMO2, tmp_path / "ckpt", _molmo2_embeddings(rows)))
+    report = auditor.audit(str(write_case(MOLMO2, tmp_path / "ckpt", _molmo2_embeddings(rows))))
     errors = [f for f in report.findings if f.severity == "error"]
     assert errors and {f.code for f in errors} == {"shape-mismatch"}
     assert any("wte." in t for f in errors for t in f.tensors)
@@ -43,9 +44,9 @@ def test_qwen4_exp_ngram_table_with_a_wrong_base_is_a_shape_error(tmp_path: Path
     dest = write_case(QWEN4, tmp_path / "ckpt")
     cfg = config(QWEN4)
     (dest / "config.json").write_text(json.dumps({**cfg, "ngram_vocab_size_base": cfg["ngram_vocab_size_base"] + 400}))
-    report = auditor.audit(dest)
+    report = auditor.audit(str(dest))
     assert "shape-mismatch" in {f.code for f in report.findings if f.severity == "error"}
-    assert problems(auditor.audit(write_case(QWEN4, tmp_path / "ok")), QWEN4) == []
+    assert problems(auditor.audit(str(write_case(QWEN4, tmp_path / "ok"))), QWEN4) == []
 
 
 def test_qwen4_exp_ple_layer_ids_in_any_order_give_the_same_tables(tmp_path: Path) -> None:
@@ -55,13 +56,14 @@ def test_qwen4_exp_ple_layer_ids_in_any_order_give_the_same_tables(tmp_path: Pat
     cfg = config(QWEN4)
     assert cfg["ple_layer_ids"] == [1, 3, 4]
     (dest / "config.json").write_text(json.dumps({**cfg, "ple_layer_ids": [4, 1, 3]}))
-    assert problems(auditor.audit(dest), QWEN4) == []
+    assert problems(auditor.audit(str(dest)), QWEN4) == []
 
 
 def test_qwen4_exp_hostile_ple_config_is_a_finding_not_a_hang(tmp_path: Path) -> None:
     dest = write_case(QWEN4, tmp_path / "ckpt")
     cfg = config(QWEN4)
     (dest / "config.json").write_text(json.dumps({**cfg, "ngram_vocab_size_base": 10**30}))
-    report = auditor.audit(dest)
+    report = auditor.audit(str(dest))
+    assert isinstance(report, Report)
     assert report.reconciliation.expected_parameters is None
     assert any("primes_after" in f.message for f in report.findings)

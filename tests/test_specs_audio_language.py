@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import auditor
+from auditor import Report
 from tests.support.truth import CASES, problems, tensors, truth, write_case
 
 TYPES = ("qwen2_audio", "voxtral", "voxtral_realtime", "audioflamingo3", "musicflamingo")
@@ -35,8 +36,10 @@ def test_state_dict_names_reconcile_exactly(case: Path, tmp_path: Path) -> None:
     pairs = truth(case)["renamed_on_save"]
     renamed = [(_in_memory(n, pairs), d, s) for n, d, s in tensors(case)]
     assert {n for n, _, _ in renamed} != {n for n, _, _ in tensors(case)}   # the names really differ
-    report = auditor.audit(write_case(case, tmp_path / "ckpt", renamed))
+    report = auditor.audit(str(write_case(case, tmp_path / "ckpt", renamed)))
+    assert isinstance(report, Report)
     assert problems(report, case) == []
+    assert report.reconciliation.spec is not None
     assert report.reconciliation.spec["layout"].startswith("transformers 5 state_dict")
 
 
@@ -44,6 +47,6 @@ def test_a_missing_projector_is_an_error_under_state_dict_names(tmp_path: Path) 
     case = CASES / "voxtral" / "VoxtralForConditionalGeneration-small"
     pairs = truth(case)["renamed_on_save"]
     renamed = [(_in_memory(n, pairs), d, s) for n, d, s in tensors(case) if "linear_2" not in n]
-    report = auditor.audit(write_case(case, tmp_path / "ckpt", renamed))
+    report = auditor.audit(str(write_case(case, tmp_path / "ckpt", renamed)))
     missing = [f for f in report.findings if f.code == "missing-tensor"]
     assert missing and any("model.multi_modal_projector.linear_2.weight" in t for f in missing for t in f.tensors)

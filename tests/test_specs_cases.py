@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import auditor
+from auditor import Report
 from auditor.specs import select
 from tests.support.truth import CASES, case_dirs, config, problems, tensors, write_case
 
@@ -28,7 +29,8 @@ def test_the_case_corpus_is_there() -> None:
 @pytest.mark.cases
 @pytest.mark.parametrize("case", COVERED, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_case_reconciles_exactly(case: Path, tmp_path: Path) -> None:
-    report = auditor.audit(write_case(case, tmp_path / "ckpt"))
+    report = auditor.audit(str(write_case(case, tmp_path / "ckpt")))
+    assert isinstance(report, Report)
     assert report.reconciliation.expected_parameters is not None
     assert problems(report, case) == [], report.reconciliation.spec
 
@@ -36,7 +38,8 @@ def test_case_reconciles_exactly(case: Path, tmp_path: Path) -> None:
 UNCOVERED = [case for case in case_dirs() if case not in set(COVERED)]
 # the multimodal layouts (vision blocks beside decoder layers) are the structural check's hardest input: they
 # are checked as an unknown architecture would be even where a spec covers them
-DISGUISED = [case for case in COVERED if select(config(case))[0].family == "multimodal"]
+DISGUISED = [case for case in COVERED
+             if (_spec := select(config(case))[0]) is not None and _spec.family == "multimodal"]
 
 
 @pytest.mark.cases
@@ -48,7 +51,8 @@ def test_structural_check_gives_no_false_alarm_on_a_healthy_layout(case: Path, t
     if case in DISGUISED:
         (dest / "config.json").write_text(json.dumps({**config(case), "model_type": "brand_new",
                                                       "architectures": ["BrandNewForConditionalGeneration"]}))
-    report = auditor.audit(dest)
+    report = auditor.audit(str(dest))
+    assert isinstance(report, Report)
     assert problems(report, case) == []
     [note] = [f.message for f in report.findings if f.code == "unknown-architecture"]
     assert "Not checked" in note and report.reconciliation.expected_parameters is None
@@ -64,7 +68,7 @@ def test_structural_check_flags_a_lost_tensor_and_an_odd_shape(tmp_path: Path) -
     dest = write_case(case, tmp_path / "ckpt", layout)
     (dest / "config.json").write_text(json.dumps({**config(case), "model_type": "brand_new",
                                                   "architectures": ["BrandNewForCausalLM"]}))
-    report = auditor.audit(dest)
+    report = auditor.audit(str(dest))
     found = {f.code: f for f in report.findings}
     assert found["missing-tensor"].tensors == (lost,) and found["missing-tensor"].severity == "warning"
     assert found["shape-mismatch"].tensors == (odd,) and found["shape-mismatch"].severity == "info"
@@ -97,7 +101,8 @@ def test_a_persistent_buffer_the_model_needs_is_required_but_not_a_parameter(tmp
     case = CASES / "deepseek_v3" / "DeepseekV3ForCausalLM-small"
     layout = tensors(case)
     [gone, *_] = [n for n, _, _ in layout if n.endswith(".e_score_correction_bias")]
-    report = auditor.audit(write_case(case, tmp_path / "ckpt", [t for t in layout if t[0] != gone]))
+    report = auditor.audit(str(write_case(case, tmp_path / "ckpt", [t for t in layout if t[0] != gone])))
+    assert isinstance(report, Report)
     missing = [f for f in report.findings if f.code == "missing-tensor"]
     assert [f.severity for f in missing] == ["error"] and gone in missing[0].tensors
     assert report.reconciliation.expected_parameters == json.loads((case / "truth.json").read_text())["parameters"]
@@ -110,7 +115,8 @@ def test_a_parameter_the_class_never_saves_is_counted_and_the_models_when_stored
     case = CASES / "marian" / "MarianMTModel-small"
     truth = json.loads((case / "truth.json").read_text())
     tables = [(n, "F32", shape) for n, shape in truth["split"]["parameters_not_saved"]]
-    report = auditor.audit(write_case(case, tmp_path / "ckpt", tensors(case) + tables))
+    report = auditor.audit(str(write_case(case, tmp_path / "ckpt", tensors(case) + tables)))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     assert [f for f in report.findings if f.severity != "info"] == []
     assert rec.expected_parameters == truth["parameters"] == rec.ledger["model"]

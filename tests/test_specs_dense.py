@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import auditor
+from auditor import Report
 from auditor.reconcile.engine import formula_report
 from tests.support import build, quirks
 from tests.support.cli import run_cli, run_json
@@ -87,6 +88,7 @@ def test_dense_layout_reconciles_exactly(name: str, layout_checkpoint: Any) -> N
     big = dumped > 100_000_000
     path = layout_checkpoint(name, shards=4 if big else 1)
     report = auditor.audit(path)
+    assert isinstance(report, Report)
     bad = [f.to_dict() for f in report.findings if f.severity in ("error", "warning")]
     assert bad == [], bad
     assert report.verdict == "pass"
@@ -212,7 +214,8 @@ def test_quirk_totals_match_the_hub(name: str, tmp_path: Path) -> None:
     quirk = quirks.QUIRKS[name]
     tensors, _ = quirks.quirk_tensors(name)
     assert quirks.stored_elements(tensors) == quirk.hub_total == quirk.unique_parameters + quirk.extra_elements
-    report = auditor.audit(_build_quirk(tmp_path, name))
+    report = auditor.audit(str(_build_quirk(tmp_path, name)))
+    assert isinstance(report, Report)
     assert report.totals.parameters == quirk.hub_total
     assert report.reconciliation.expected_parameters == quirk.unique_parameters
     assert report.reconciliation.ledger["model"] == quirk.unique_parameters

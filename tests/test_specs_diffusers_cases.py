@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import auditor
+from auditor import Report
 from auditor.run.dispatch import audit_target
 from auditor.specs import select
 from tests.support import build
@@ -68,7 +69,8 @@ def test_the_diffusers_cases_are_there_and_well_formed() -> None:
 @pytest.mark.cases
 @pytest.mark.parametrize("case", COVERED, ids=lambda p: p.name)
 def test_diffusers_component_reconciles_exactly(case: Path, tmp_path: Path) -> None:
-    report = auditor.audit(_component(case, tmp_path / "unet"))
+    report = auditor.audit(str(_component(case, tmp_path / "unet")))
+    assert isinstance(report, Report)
     assert report.reconciliation.expected_parameters == _truth(case)["parameters"]
     assert problems(report, case) == [], report.reconciliation.formula_by_component
 
@@ -76,6 +78,7 @@ def test_diffusers_component_reconciles_exactly(case: Path, tmp_path: Path) -> N
 @pytest.mark.parametrize("case", UNCOVERED, ids=lambda p: p.name)
 def test_uncovered_diffusers_class_gets_the_structural_check_without_false_alarm(case: Path, tmp_path: Path) -> None:
     report = audit_target(str(_component(case, tmp_path / "vae")))
+    assert isinstance(report, Report)
     assert report.reconciliation.expected_parameters is None
     assert [f for f in report.findings if f.severity != "info"] == []
 
@@ -108,7 +111,8 @@ def test_a_union_controlnet_saved_as_controlnetmodel_gets_the_union_formula(tmp_
     case = CASES / "ControlNetUnionModel" / "ControlNetUnionModel-xinsir"
     folder = _component(case, tmp_path / "controlnet")
     (folder / "config.json").write_text(json.dumps({**_config(case), "_class_name": "ControlNetModel"}))
-    report = auditor.audit(folder)
+    report = auditor.audit(str(folder))
+    assert isinstance(report, Report)
     assert report.reconciliation.expected_parameters == _truth(case)["parameters"]
     assert [f for f in report.findings if f.severity != "info"] == []
 
@@ -118,8 +122,10 @@ def test_a_shared_class_name_defers_to_the_layout_diffusers_loads() -> None:
     and ``defer_to`` does the same: PixArt's formula for ada_norm_single, DiT's for ada_norm_zero, none otherwise."""
     from auditor.specs import SpecError, build_specs
     base = {"_class_name": "Transformer2DModel", "in_channels": 4, "patch_size": 2, "num_embeds_ada_norm": 1000}
-    assert select({**base, "norm_type": "ada_norm_single"})[0].file == "diffusers_pixart.toml"
-    assert select({**base, "norm_type": "ada_norm_zero"})[0].file == "diffusers_transformer_2d.toml"
+    single, _ = select({**base, "norm_type": "ada_norm_single"})
+    assert single is not None and single.file == "diffusers_pixart.toml"
+    zero, _ = select({**base, "norm_type": "ada_norm_zero"})
+    assert zero is not None and zero.file == "diffusers_transformer_2d.toml"
     assert select({**base, "norm_type": "layer_norm", "patch_size": None})[0] is None
     from auditor.specs import all_specs
     specs = all_specs()

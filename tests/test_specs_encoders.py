@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import auditor
+from auditor import Report
 from auditor.run.dispatch import audit_target
 from tests.support import build
 from tests.support.resources import rebuild_corpus
@@ -88,7 +89,7 @@ def test_a_lost_pooler_and_a_foreign_head_are_named(tmp_path: Path) -> None:
 
     reranker = CASES / "bert" / "BertForSequenceClassification-small"
     swapped = [(n.replace("classifier.", "classifier.out_proj."), d, s) for n, d, s in tensors(reranker)]
-    report = auditor.audit(write_case(reranker, tmp_path / "b", swapped))
+    report = auditor.audit(str(write_case(reranker, tmp_path / "b", swapped)))
     codes = {f.code: f for f in report.findings if f.severity == "error"}
     assert set(codes) == {"missing-tensor", "unexpected-tensor"}
     assert codes["missing-tensor"].tensors == ("classifier.weight", "classifier.bias")
@@ -145,7 +146,7 @@ def test_real_encoder_adapters_reconcile_exactly_with_their_base(tmp_path: Path,
     """The adapter's task type builds the base as AutoModelForSequenceClassification (pooler and classifier, no
     MLM head): every LoRA pair, every modules_to_save copy explained, the base counted as transformers does."""
     dumped, real = ADAPTERS[case]
-    base = CASES / dumped / "config.json" if dumped else CONFIGS / real
+    base = CASES / dumped / "config.json" if dumped else CONFIGS / str(real)
     doc = audit_target(str(_corpus_case(case, tmp_path)), base=str(base)).to_dict()
     assert doc["verdict"] == "pass" and doc["findings"] == [] and doc["ledger"]["unexplained"] == 0
     expected = truth(CASES / dumped)["parameters"] if dumped else _seq_cls_deberta_v3_base()
@@ -164,13 +165,15 @@ def test_an_original_bert_release_stores_its_pretraining_checkpoint_with_tensorf
     dest = write_case(case, tmp_path / "bert-base-uncased", legacy)
     config = json.loads((dest / "config.json").read_text())
     (dest / "config.json").write_text(json.dumps({**config, "architectures": ["BertForMaskedLM"]}))
-    report = auditor.audit(dest)
+    report = auditor.audit(str(dest))
+    assert isinstance(report, Report)
     assert [f for f in report.findings if f.severity != "info"] == [] and report.reconciliation.ledger["unexplained"] == 0
+    assert report.reconciliation.spec is not None
     assert report.reconciliation.spec["layout"] == "stored as its ForPreTraining class"
     assert report.reconciliation.expected_parameters == truth(case)["parameters"] == 110_106_428
     # a gamma beside its weight is not the same tensor twice: the second copy is unexplained
     doubled = write_case(case, tmp_path / "doubled", [*tensors(case), ("bert.embeddings.LayerNorm.gamma", "F32", [768])])
-    found = {f.code: f for f in auditor.audit(doubled).findings if f.severity == "error"}
+    found = {f.code: f for f in auditor.audit(str(doubled)).findings if f.severity == "error"}
     assert found["unexpected-tensor"].tensors == ("bert.embeddings.LayerNorm.gamma",)
 
 
@@ -180,8 +183,10 @@ def test_a_roberta_release_holds_the_pooler_beside_its_masked_lm(tmp_path: Path)
     case = CASES / "xlm-roberta" / "XLMRobertaForMaskedLM-default"
     pooler = [(f"roberta.{n}", d, s) for n, d, s in tensors(CASES / "xlm-roberta" / "XLMRobertaModel-default")
               if n.startswith("pooler.")]
-    report = auditor.audit(write_case(case, tmp_path / "xlmr", [*tensors(case), *pooler]))
+    report = auditor.audit(str(write_case(case, tmp_path / "xlmr", [*tensors(case), *pooler])))
+    assert isinstance(report, Report)
     assert [f for f in report.findings if f.severity != "info"] == [] and report.reconciliation.ledger["unexplained"] == 0
+    assert report.reconciliation.spec is not None
     assert report.reconciliation.spec["layout"] == "stored as its ForPreTraining class"
     assert report.reconciliation.expected_parameters == truth(case)["parameters"] + 768 * 768 + 768
 
@@ -192,7 +197,8 @@ def test_a_cross_encoder_reranker_reconciles_with_its_one_label_head(tmp_path: P
     case = CASES / "xlm-roberta" / "XLMRobertaForSequenceClassification-real-bge-reranker-base"
     dest = write_case(case, tmp_path / "reranker")
     (dest / "config.json").write_text((CONFIGS / "BAAI__bge-reranker-base.json").read_text())
-    report = auditor.audit(dest)
+    report = auditor.audit(str(dest))
+    assert isinstance(report, Report)
     assert [f for f in report.findings if f.severity != "info"] == [] and report.reconciliation.ledger["unexplained"] == 0
     assert report.reconciliation.spec == {"file": "xlm-roberta.toml", "class": "ForSequenceClassification",
                                           "layout": "default"}

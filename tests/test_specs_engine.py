@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +10,7 @@ import pytest
 
 from auditor.specs import SpecError, all_specs, build_specs, environment, expand
 from auditor.specs.expr import ExprError, evaluate
+from auditor.specs.model import Spec
 from auditor.specs.symbolic import closed_form
 
 
@@ -98,7 +100,7 @@ def test_every_shipped_spec_loads_and_claims_unique_model_types() -> None:
         assert (spec.rules or spec.modules) and spec.description   # Qwen2-VL is its two modules alone
 
 
-BASE = {"model_types": ["base"], "defaults": {"d": 4, "e": 1}, "tensor": [
+BASE: dict[str, Any] = {"model_types": ["base"], "defaults": {"d": 4, "e": 1}, "tensor": [
     {"name": "a", "norm": "d", "component": "norms"},
     {"name": "b", "linear": ["d", "d"], "bias": "e > 1", "component": "mlp"},
     {"name": "c.weight", "shape": ["d"], "component": "norms"}]}
@@ -170,7 +172,7 @@ def test_malformed_specs_are_rejected_at_load_time(doc: dict, match: str) -> Non
         build_specs({"x.toml": doc})
 
 
-STACKED = {"model_types": ["s"], "base_prefix": "model.",
+STACKED: dict[str, Any] = {"model_types": ["s"], "base_prefix": "model.",
            "aliases": {"n_experts": ["num_local_experts"]},
            "defaults": {"n": 4, "d": 2, "n_experts": 3, "k": 1, "head_dim": "d * 2"},
            "nullable": ["k"],
@@ -306,7 +308,9 @@ def test_alt_shape_accepts_a_release_that_stores_the_weight_transposed(tmp_path)
                            "num_experts": 2, "num_experts_per_tok": 1},
            "vision_config": {"depth": 1, "hidden_size": 8, "intermediate_size": 8, "num_heads": 2, "patch_size": 2,
                              "out_hidden_size": 8, "num_position_embeddings": 4, "deepstack_visual_indexes": []}}
-    expected = expand(auditor.specs.select(cfg)[0], cfg).tensors
+    selected, _ = auditor.specs.select(cfg)
+    assert selected is not None
+    expected = expand(selected, cfg).tensors
     for variant, fused in (("released", (2, 8, 12)), ("wrong", (2, 12, 12))):
         layout = [(n, "F32", list(fused if n.endswith("gate_up_proj") else t.shape)) for n, t in expected.items()
                   if t.kind != "head" or not t.tied]
@@ -334,16 +338,16 @@ def test_task_classes_from_architectures() -> None:
     assert expand(spec, {"tie_word_embeddings": True}).tensors["lm_head.weight"].tied
 
 
-TOWER = {"model_types": ["tower_model"], "family": "tower", "defaults": {"width": 3, "depth": 2},
+TOWER: dict[str, Any] = {"model_types": ["tower_model"], "family": "tower", "defaults": {"width": 3, "depth": 2},
          "stacks": {"layers": {"count": "depth", "prefix": "blocks.{layer}."}},
          "tensor": [{"name": "blocks.{layer}.w", "shape": ["width", "width"], "component": "vision"}]}
-TEXT = {"model_types": ["text"], "base_prefix": "model.", "defaults": {"v": 10, "d": 4, "n": 2},
+TEXT: dict[str, Any] = {"model_types": ["text"], "base_prefix": "model.", "defaults": {"v": 10, "d": 4, "n": 2},
         "stacks": {"decoder": {"count": "n", "prefix": "model.layers.{layer}."}},
         "tensor": [{"name": "model.embed.weight", "shape": ["v", "d"], "component": "embedding"},
                    {"name": "model.layers.{layer}.w", "shape": ["d", "d"], "component": "mlp"},
                    {"name": "lm_head.weight", "shape": ["v", "d"], "component": "lm_head", "kind": "head",
                     "tied_to": "model.embed.weight"}]}
-WRAP = {"model_types": ["wrap"], "family": "multimodal",
+WRAP: dict[str, Any] = {"model_types": ["wrap"], "family": "multimodal",
         "module": [{"name": "language_model", "config": "text_config", "spec": "text", "inherit": True,
                     "prefix": {"model.": "lm.model.", "lm_head.": "lm.lm_head."}},
                    {"name": "vision", "config": "vision_config", "spec": "tower", "prefix": "tower.",
@@ -546,7 +550,8 @@ def test_the_kept_claims_are_the_heads_and_an_edit_is_never_answered_from_a_stal
     kept = store.cache_file()
     assert kept is not None and kept.is_file()
     reads: list[str] = []
-    monkeypatch.setattr(store, "head", lambda name: reads.append(name) or {})  # a kept answer reads no head
+    # a kept answer reads no head (append returns None: the lambda records, then answers)
+    monkeypatch.setattr(store, "head", lambda name: reads.append(name) or {})  # type: ignore[func-returns-value]
     assert store.claims(names) == heads and not reads
     monkeypatch.undo()
     monkeypatch.setattr(store, "DATA", data)
@@ -612,7 +617,7 @@ def test_spec_defaults_are_the_config_classes_defaults() -> None:
 
 # -- diffusers: selection by _class_name, nested repeats, optional dimensions, `applies` -----------------------
 
-UNETISH = {"diffusers_classes": ["TinyUNet"], "family": "diffusers",
+UNETISH: dict[str, Any] = {"diffusers_classes": ["TinyUNet"], "family": "diffusers",
            "defaults": {"channels": [4, 8], "layers": [1, 2], "depth": 2, "linear": False},
            "derived": {"n": "len(channels)"},
            "stacks": {"down": {"count": "n", "prefix": "down.{layer}.",
@@ -671,12 +676,12 @@ def test_diffusers_configs_select_their_spec_by_class_name() -> None:
     assert len(claims) == len(set(claims)) >= 9
 
 
-def load_all_specs() -> dict:
+def load_all_specs() -> Mapping[str, Spec]:
     from auditor.specs.load import load_all
     return load_all()
 
 
-ENCODER = {"model_types": ["enc"], "family": "encoder", "base_prefix": "enc.",
+ENCODER: dict[str, Any] = {"model_types": ["enc"], "family": "encoder", "base_prefix": "enc.",
            "defaults": {"d": 2, "v": 5, "n": 1, "hidden_size": "d", "add_pooling_layer": False},
            "stacks": {"encoder": {"count": "n", "prefix": "enc.layer.{layer}."}},
            "tensor": [{"name": "enc.embed.weight", "shape": ["v", "d"], "component": "embedding"},

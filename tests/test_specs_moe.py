@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import auditor
+from auditor import Report
 from auditor.reconcile.engine import formula_report
 from tests.support import build, realistic
 from tests.support.cli import run_cli, run_json
@@ -93,7 +94,8 @@ def test_every_moe_config_has_a_layout() -> None:
 def test_layout_reconciles_exactly(tmp_path: Path, name: str) -> None:
     tensors = _on_disk(name)
     path = _build(tmp_path, name, tensors, shards=1 if name.startswith("tiny-") else 4)
-    report = auditor.audit(path)
+    report = auditor.audit(str(path))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     independent = _elements(tensors)
     # a router's score-correction bias is a persistent buffer: stored and required, but not a parameter
@@ -255,7 +257,7 @@ def test_deepseek_v3_missing_expert(tmp_path: Path) -> None:
 def test_missing_expert_in_one_layer(tmp_path: Path) -> None:
     gone = "model.layers.1.mlp.experts.3.up_proj.weight"
     tensors = [t for t in _on_disk("tiny-qwen3_moe") if t[0] != gone]
-    report = auditor.audit(_build(tmp_path, "tiny-qwen3_moe", tensors))
+    report = auditor.audit(str(_build(tmp_path, "tiny-qwen3_moe", tensors)))
     assert report.verdict == "fail"
     hits = [f for f in report.findings if f.code == "missing-tensor"]
     assert len(hits) == 1 and list(hits[0].tensors) == [gone] and gone in hits[0].message
@@ -278,7 +280,8 @@ def test_tiny_deepseek_v3_fp8_and_mtp(tmp_path: Path) -> None:
     mtp = realistic.deepseek_mtp_layer(3, 2, base, config["hidden_size"], config["vocab_size"])
     tensors = realistic.fp8_block_quantize(base + mtp)
     scales = [t for t in tensors if t[0].endswith("_scale_inv")]
-    report = auditor.audit(_build(tmp_path, "tiny-deepseek_v3", tensors, config=config))
+    report = auditor.audit(str(_build(tmp_path, "tiny-deepseek_v3", tensors, config=config)))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     assert report.verdict == "pass"
     assert rec.ledger["model"] == _elements(base) - _buffers(base) == rec.expected_parameters
@@ -291,7 +294,8 @@ def test_tiny_deepseek_v3_fp8_and_mtp(tmp_path: Path) -> None:
 
 def test_gpt_oss_mxfp4_reconciles(tmp_path: Path) -> None:
     path = realistic.gpt_oss_mxfp4(tmp_path / "gpt-oss-20b")
-    report = auditor.audit(path)
+    report = auditor.audit(str(path))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     published = PUBLISHED["openai__gpt-oss-20b.json"]["published_params"]
     # scales: one U8 exponent per 32 values, 24 layers x 32 experts x (gate_up 5760 x 2880 + down 2880 x 2880) / 32
@@ -312,11 +316,12 @@ def test_gpt_oss_mxfp4_wrong_blocks(tmp_path: Path) -> None:
     config = build.load_config(layout["config_file"])
     config["quantization_config"] = {"quant_method": "mxfp4"}
     tensors = realistic.mxfp4_experts(layout["tensors"])
-    good = auditor.audit(_build(tmp_path / "good", "tiny-gpt_oss", tensors, config=config))
+    good = auditor.audit(str(_build(tmp_path / "good", "tiny-gpt_oss", tensors, config=config)))
+    assert isinstance(good, Report)
     assert good.verdict == "pass" and good.reconciliation.expected_parameters == _elements(_on_disk("tiny-gpt_oss"))
     bad = "model.layers.1.mlp.experts.down_proj_blocks"
     tensors = [(n, d, [s[0], s[1], s[2] - 1, s[3]]) if n == bad else (n, d, s) for n, d, s in tensors]
-    report = auditor.audit(_build(tmp_path / "bad", "tiny-gpt_oss", tensors, config=config))
+    report = auditor.audit(str(_build(tmp_path / "bad", "tiny-gpt_oss", tensors, config=config)))
     hits = [f for f in report.findings if f.code == "quantization-scale-mismatch"]
     assert report.verdict == "fail" and hits and bad in hits[0].tensors
 
@@ -369,6 +374,7 @@ def test_qwen3_moe_config_written_by_transformers_5_reconciles(tmp_path: Path, r
     config[new] = 64  # a smaller expert count makes a fallback to the default of 128 visible
     tensors = [t for t in layout["tensors"] if ".experts." not in t[0] or int(t[0].split(".")[5]) < 64]
     tensors = [(n, d, [64, s[1]] if n.endswith("mlp.gate.weight") else s) for n, d, s in tensors]
-    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", tensors, config=config, shards=3))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", tensors, config=config, shards=3)))
+    assert isinstance(report, Report)
     assert report.verdict == "pass", [f.message for f in report.findings if f.severity == "error"]
     assert report.reconciliation.ledger["model"] == report.reconciliation.expected_parameters

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import auditor
+from auditor import Report
 from tests.support.truth import CASES, config, problems, tensors, write_case
 
 Layout = list[tuple[str, str, list[int]]]
@@ -70,7 +71,8 @@ def _elements(layout: Layout) -> int:
 def test_a_released_mtp_block_is_explained_exactly_beside_the_model(name: str, layers: str, tmp_path: Path) -> None:
     case = CASES / name
     block = mtp_block(case, layers)
-    report = auditor.audit(write_case(case, tmp_path / "ckpt", tensors(case) + block))
+    report = auditor.audit(str(write_case(case, tmp_path / "ckpt", tensors(case) + block)))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     assert problems(report, case) == []                          # the model's own count is untouched
     assert rec.ledger["mtp"] == _elements(block) == rec.mtp_parameters
@@ -83,7 +85,8 @@ def test_a_released_mtp_block_is_explained_exactly_beside_the_model(name: str, l
 @pytest.mark.parametrize("name,layers", MTP_CASES[:1] + MTP_CASES[-1:], ids=[MTP_CASES[0][0], MTP_CASES[-1][0]])
 def test_a_checkpoint_without_the_mtp_block_is_healthy(name: str, layers: str, tmp_path: Path) -> None:
     case = CASES / name
-    report = auditor.audit(write_case(case, tmp_path / "ckpt"))
+    report = auditor.audit(str(write_case(case, tmp_path / "ckpt")))
+    assert isinstance(report, Report)
     assert problems(report, case) == [] and report.reconciliation.ledger["mtp"] == 0
     assert not [f for f in report.findings if f.code in ("mtp-module", "missing-tensor")]
 
@@ -94,7 +97,7 @@ def test_a_partial_or_misshapen_mtp_block_is_named(tmp_path: Path) -> None:
     hidden = _text_config(case)["hidden_size"]
     lost = "mtp.pre_fc_norm_hidden.weight"
     changed = [(n, d, [hidden, hidden] if n == "mtp.fc.weight" else s) for n, d, s in block if n != lost]
-    report = auditor.audit(write_case(case, tmp_path / "ckpt", tensors(case) + changed))
+    report = auditor.audit(str(write_case(case, tmp_path / "ckpt", tensors(case) + changed)))
     found = {f.code: f for f in report.findings}
     assert found["missing-tensor"].severity == "warning" and found["missing-tensor"].tensors == (lost,)
     assert found["shape-mismatch"].tensors == ("mtp.fc.weight",) and report.verdict != "pass"
@@ -106,12 +109,13 @@ def test_more_mtp_layers_than_the_config_declares_is_a_config_mismatch(tmp_path:
     second = [(re.sub(r"^mtp\.layers\.0\.", "mtp.layers.1.", n), d, s) for n, d, s in block
               if n.startswith("mtp.layers.0.")]
     dest = write_case(case, tmp_path / "ckpt", tensors(case) + block + second)
-    report = auditor.audit(dest)
+    report = auditor.audit(str(dest))
     [mismatch] = [f for f in report.findings if f.code == "config-mismatch"]
     assert set(mismatch.tensors) == {n for n, _, _ in second} and "1 MTP layer" in mismatch.message
     # the released config says how many: with mtp_num_hidden_layers = 2 both layers are the MTP block's
     (dest / "config.json").write_text(json.dumps({**config(case), "mtp_num_hidden_layers": 2}))
-    report = auditor.audit(dest)
+    report = auditor.audit(str(dest))
+    assert isinstance(report, Report)
     assert problems(report, case) == [] and report.reconciliation.ledger["mtp"] == _elements(block + second)
 
 
@@ -133,7 +137,8 @@ def test_a_nemotron_h_mtp_block_follows_its_pattern(tmp_path: Path) -> None:
               (f"mtp.layers.{len(cfg['mtp_layers_block_type']) - 1}.final_layernorm.weight", dtype, [hidden])]
     dest = write_case(case, tmp_path / "ckpt", tensors(case) + block)
     (dest / "config.json").write_text(json.dumps({**cfg, "num_nextn_predict_layers": 1}))
-    report = auditor.audit(dest)
+    report = auditor.audit(str(dest))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     # the MoE block's router score-correction bias is a persistent buffer there too
     bias = [t for t in block if t[0].endswith(".e_score_correction_bias")]
@@ -141,6 +146,7 @@ def test_a_nemotron_h_mtp_block_follows_its_pattern(tmp_path: Path) -> None:
     assert rec.ledger["mtp"] == _elements(block) - _elements(bias) == rec.mtp_parameters
     # the class default declares no MTP step: the same tensors are then more layers than config.json declares
     (dest / "config.json").write_text(json.dumps(cfg))
-    report = auditor.audit(dest)
+    report = auditor.audit(str(dest))
+    assert isinstance(report, Report)
     assert {f.code for f in report.findings if f.severity != "info"} >= {"config-mismatch"}
     assert report.reconciliation.ledger["mtp"] == 0

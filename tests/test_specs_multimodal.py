@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import auditor
+from auditor import Report
 from auditor.reconcile.engine import formula_report
 from tests.support import build, multimodal
 from tests.support.cli import run_cli, run_json
@@ -55,7 +56,8 @@ def test_fixture_is_the_dump_with_the_released_names() -> None:
 def test_real_scout_layout_reconciles_exactly(scout: Path) -> None:
     assert len(list(scout.glob("model-*-of-00010.safetensors"))) == 10
     assert (scout / "model.safetensors.index.json").exists()
-    report = auditor.audit(scout)
+    report = auditor.audit(str(scout))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     assert report.verdict == "pass", [f.to_dict() for f in report.findings]
     assert [f.code for f in report.findings if f.severity in ("error", "warning")] == []
@@ -69,6 +71,7 @@ def test_real_scout_layout_reconciles_exactly(scout: Path) -> None:
     assert rows[("routed_experts", "moe")].layers == 48                # the vision tower is not a decoder layer
     assert all(c.expected == c.actual for c in rec.components)
     assert [c.component for c in rec.components if c.layer_type is None][-2:] == ["vision", "projector"]
+    assert rec.formula_by_component is not None
     assert rec.formula_by_component.endswith(f"vision {VISION:,} + projector {PROJECTOR:,} = {SCOUT:,}")
     # every vision tensor is a param: activated = total minus the 15 idle experts of each MoE layer
     idle_experts = 48 * 15 * (16 * 5120 * 8192 * 3 // 16)
@@ -96,8 +99,8 @@ def test_dropped_vision_tensor_is_missing(tmp_path: Path) -> None:
 def test_whole_vision_tower_missing_is_not_a_text_only_checkpoint(tmp_path: Path) -> None:
     """language_model.* names say this is the multimodal save: losing the tower is an error, not a fallback."""
     tensors = [t for t in multimodal.scout_tensors() if not t[0].startswith(("vision_model.", "multi_modal"))]
-    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", tensors, config=build.load_config(CONFIG),
-                                                  shards=4))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", tensors, config=build.load_config(CONFIG),
+                                                  shards=4)))
     missing = [f for f in report.findings if f.code == "missing-tensor"]
     assert report.verdict == "fail" and missing
     assert any("multi_modal_projector.linear_1.weight" in f.tensors for f in missing)
@@ -110,8 +113,8 @@ def test_whole_vision_tower_missing_is_not_a_text_only_checkpoint(tmp_path: Path
 def test_wrong_projector_shape(tmp_path: Path) -> None:
     bad = "multi_modal_projector.linear_1.weight"
     tensors = [(n, d, (5120, 2048) if n == bad else s) for n, d, s in multimodal.scout_tensors()]
-    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", tensors, config=build.load_config(CONFIG),
-                                                  shards=2))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", tensors, config=build.load_config(CONFIG),
+                                                  shards=2)))
     hits = [f for f in report.findings if f.code == "shape-mismatch"]
     assert report.verdict == "fail" and hits and hits[0].tensors == (bad,)
 
@@ -119,8 +122,9 @@ def test_wrong_projector_shape(tmp_path: Path) -> None:
 def test_text_only_checkpoint_with_the_multimodal_config(tmp_path: Path) -> None:
     """The language model alone (names model.*, as Llama4ForCausalLM saves it) is audited as the text model."""
     layout = build.load_layout("meta-llama__Llama-4-Scout-17B-16E")
-    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", layout["tensors"],
-                                                  config=build.load_config(CONFIG), shards=4))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", layout["tensors"],
+                                                  config=build.load_config(CONFIG), shards=4)))
+    assert isinstance(report, Report)
     assert report.verdict == "pass", [f.to_dict() for f in report.findings]
     assert report.reconciliation.expected_parameters == _elements(layout["tensors"]) == SCOUT - VISION - PROJECTOR
     assert not any(c.component in ("vision", "projector") for c in report.reconciliation.components)
@@ -202,8 +206,9 @@ def _errors(report: auditor.Report) -> list[str]:
 def test_gemma3_reconciles_on_every_on_disk_layout(layout: str, tmp_path: Path) -> None:
     config, tensors, truth = _case("gemma3", "p1")          # untied: the head is stored too
     assert "language_model.lm_head.weight" in {n for n, _, _ in tensors}
-    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", _renamed(tensors, GEMMA3_LAYOUTS[layout]),
-                                                  config=config, shards=2))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", _renamed(tensors, GEMMA3_LAYOUTS[layout]),
+                                                  config=config, shards=2)))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     assert _errors(report) == [] and rec.ledger["unexplained"] == 0
     assert rec.spec == {"file": "gemma3_multimodal.toml", "class": "ForConditionalGeneration", "layout": layout}
@@ -231,10 +236,11 @@ def test_other_families_on_their_other_on_disk_layouts(model_type: str, layout: 
     config, tensors, truth = _case(model_type, "p1")
     stored = _renamed(tensors, renames)
     assert stored != tensors
-    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", stored, config=config))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", stored, config=config)))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     assert _errors(report) == [] and rec.ledger["unexplained"] == 0
-    assert rec.spec["layout"] == layout and rec.expected_parameters == truth["parameters"]
+    assert rec.spec is not None and rec.spec["layout"] == layout and rec.expected_parameters == truth["parameters"]
 
 
 @pytest.mark.parametrize("model_type", ["gemma3", "llava", "qwen2_5_vl", "idefics3"])
@@ -245,8 +251,9 @@ def test_deleted_decoder_layer_is_a_missing_layer_of_the_language_model(model_ty
     gone = {n for n, _, _ in tensors if re.search(r"(^|\.)(language_model\.model|text_model|^model)\.layers\.1\.", n)
             and "visual" not in n and "vision" not in n}
     assert gone
-    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", [t for t in tensors if t[0] not in gone],
-                                                  config=config))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", [t for t in tensors if t[0] not in gone],
+                                                  config=config)))
+    assert isinstance(report, Report)
     missing = [f for f in report.findings if f.code == "missing-tensor"]
     assert [f.message for f in missing] == [f"layer 1 of {layers} is missing entirely ({len(gone)} tensors)"]
     assert set(missing[0].tensors) == gone
@@ -262,8 +269,9 @@ def test_deleted_decoder_layer_is_a_missing_layer_of_the_language_model(model_ty
 def test_missing_vision_tower_is_named_as_such(model_type: str, tower: str, tmp_path: Path) -> None:
     config, tensors, truth = _case(model_type, "small")
     gone = [t for t in tensors if t[0].startswith(tower)]
-    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", [t for t in tensors if t not in gone],
-                                                  config=config))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", [t for t in tensors if t not in gone],
+                                                  config=config)))
+    assert isinstance(report, Report)
     missing = [f for f in report.findings if f.code == "missing-tensor"]
     assert report.verdict == "fail" and len(missing) == 1
     elements = sum(math.prod(s) for _, _, s in gone)
@@ -281,10 +289,11 @@ def test_text_only_checkpoint_with_the_multimodal_config_is_the_language_model_a
     config, tensors, _ = _case(model_type, "p1")
     text = [(n[len(text_prefix):], d, s) for n, d, s in tensors if n.startswith(text_prefix)]
     assert text and all(n.startswith(("model.", "lm_head.")) for n, _, _ in text)
-    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", text, config=config))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", text, config=config)))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     assert _errors(report) == [] and rec.ledger["unexplained"] == 0
-    assert rec.spec["layout"] == "language_model alone"
+    assert rec.spec is not None and rec.spec["layout"] == "language_model alone"
     assert rec.expected_parameters == _elements(text)
     assert not any(c.component in ("vision", "projector") for c in rec.components)
 
@@ -309,8 +318,9 @@ def test_qwen2_5_vl_vision_blocks_are_not_decoder_layers(tmp_path: Path) -> None
     """Issue 8: the 32 vision blocks were taken for the decoder layers; a deleted block is the tower's."""
     config, tensors, truth = _case("qwen2_5_vl", "default")
     gone = {n for n, _, _ in tensors if n.startswith("visual.blocks.30.")}
-    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", [t for t in tensors if t[0] not in gone],
-                                                  config=config, shards=3))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", [t for t in tensors if t[0] not in gone],
+                                                  config=config, shards=3)))
+    assert isinstance(report, Report)
     rec = report.reconciliation
     assert config["text_config"]["num_hidden_layers"] != config["vision_config"]["depth"]
     decoder_rows = {c.layers for c in rec.components if c.layer_type == "decoder"}
@@ -348,7 +358,8 @@ def test_multimodal_defaults_are_the_config_classes_defaults() -> None:
         return checked
 
     classes = ROOT / "fixtures" / "config-classes"
-    checked, drift, families = 0, [], set()
+    drift: list[str] = []
+    checked, families = 0, set()
     for model_type, spec in sorted(all_specs().items()):
         dumped_file = classes / f"{model_type}.json"
         if spec.family != "multimodal" or not dumped_file.exists():
@@ -360,7 +371,9 @@ def test_multimodal_defaults_are_the_config_classes_defaults() -> None:
         for module in spec.modules:
             if module.when is not None and not evaluate(module.when, env):
                 continue  # a module the default config does not build (BLIP-2's seq2seq language model)
+            assert module.config is not None  # a multimodal module reads a nested config
             sub = spec_for_module(module, env[module.config], load_all())
+            assert sub is not None
             # keys the module sets from the parent (the top-level tie) are the parent's, checked above
             checked += compare(f"{spec.file} {module.name} ({sub.file})", sub, env[module.config],
                                dumped[module.config], frozenset(module.set))

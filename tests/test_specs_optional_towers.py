@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import auditor
+from auditor import Report
 from tests.support.truth import CASES, config, problems, tensors, write_case
 
 GEMMA4 = CASES / "gemma4" / "Gemma4ForConditionalGeneration-towers-small"
@@ -17,7 +18,7 @@ OMNI = CASES / "nemotron_h_omni" / "NemotronH_Omni_Reasoning_V3-towers-small"
 
 def test_a_declared_tower_that_is_not_stored_is_one_error(tmp_path: Path) -> None:
     layout = [t for t in tensors(GEMMA4) if not t[0].startswith("model.vision_tower.")]
-    report = auditor.audit(write_case(GEMMA4, tmp_path / "ckpt", layout))
+    report = auditor.audit(str(write_case(GEMMA4, tmp_path / "ckpt", layout)))
     errors = [f for f in report.findings if f.severity == "error"]
     assert [f.code for f in errors] == ["missing-tensor"] and "vision tower is missing entirely" in errors[0].message
 
@@ -26,7 +27,8 @@ def test_a_null_tower_config_expects_no_tower(tmp_path: Path) -> None:
     """audio_config null: transformers builds no audio tower, so a stored one is unexplained, not expected."""
     dest = write_case(GEMMA4, tmp_path / "ckpt")
     (dest / "config.json").write_text(json.dumps({**config(GEMMA4), "audio_config": None}))
-    report = auditor.audit(dest)
+    report = auditor.audit(str(dest))
+    assert isinstance(report, Report)
     audio = {n for n, _, _ in tensors(GEMMA4) if n.startswith(("model.audio_tower.", "model.embed_audio."))}
     [finding] = [f for f in report.findings if f.severity != "info"]
     assert finding.code == "unexpected-tensor" and set(finding.tensors) == audio and len(audio) == 132
@@ -40,5 +42,5 @@ def test_nemotron_omni_legacy_config_names_give_the_same_formula(tmp_path: Path)
     legacy.update(llm_config=cfg["text_config"], sound_config=cfg["audio_config"],
                   vit_hidden_size=cfg["vision_hidden_size"])
     (dest / "config.json").write_text(json.dumps(legacy))
-    report = auditor.audit(dest)
+    report = auditor.audit(str(dest))
     assert problems(report, OMNI) == []

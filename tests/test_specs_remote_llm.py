@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import auditor
+from auditor import Report
 from auditor.specs import find_spec, select
 from tests.support import build, releases
 from tests.support.truth import CASES, config, tensors, truth
@@ -42,12 +43,16 @@ TEXT = ["THUDM__chatglm3-6b", "Qwen__Qwen-72B", "internlm__internlm2-chat-7b", "
 @pytest.mark.parametrize("slug", TEXT)
 def test_remote_code_release_is_exact(slug: str, tmp_path: Path) -> None:
     doc = _release(slug)
-    report = auditor.audit(_build(doc, tmp_path / slug))
+    report = auditor.audit(str(_build(doc, tmp_path / slug)))
+    assert isinstance(report, Report)
     assert report.exit_code == 0 and _errors(report) == []
     rec = report.reconciliation
-    assert rec.spec["file"] == find_spec({"model_type": doc["family"]}).file  # the spec claiming the family
+    claiming = find_spec({"model_type": doc["family"]})
+    assert rec.spec is not None and claiming is not None
+    assert rec.spec["file"] == claiming.file  # the spec claiming the family
     # an MTP block (MiMo's model.mtp_layers) is counted beside the model, as for every family with one; the
     # repo's own num_parameters() counts it in, so the two together are the code's count
+    assert rec.expected_parameters is not None
     assert rec.expected_parameters + (rec.mtp_parameters or 0) == doc["parameters"]
     assert report.totals.parameters == sum(math.prod(s) for _, _, s, *_ in doc["tensors"])
 
@@ -55,23 +60,25 @@ def test_remote_code_release_is_exact(slug: str, tmp_path: Path) -> None:
 def test_mimo_mtp_layers_are_its_mtp_block(tmp_path: Path) -> None:
     doc = _release("XiaomiMiMo__MiMo-7B")
     assert doc["config"]["num_nextn_predict_layers"] == 1
-    report = auditor.audit(_build(doc, tmp_path / "mimo"))
+    report = auditor.audit(str(_build(doc, tmp_path / "mimo")))
+    assert isinstance(report, Report)
     mtp = sum(math.prod(s) for n, _, s, *_ in doc["tensors"] if n.startswith("model.mtp_layers."))
     assert report.reconciliation.mtp_parameters == mtp > 0
     # without them (a loader that predicts one token saves none) the checkpoint is complete
     doc["tensors"] = [t for t in doc["tensors"] if not t[0].startswith("model.mtp_layers.")]
     doc["total_size"] -= 2 * mtp
-    report = auditor.audit(_build(doc, tmp_path / "mimo-no-mtp"))
+    report = auditor.audit(str(_build(doc, tmp_path / "mimo-no-mtp")))
+    assert isinstance(report, Report)
     assert report.exit_code == 0 and _errors(report) == []
 
 
 def test_qwen_72b_in_the_real_corpus_matches_the_fixture() -> None:
     """The corpus holds the same release's real config and index (its shards are LFS pointers): the fixture is
     its facts, so the index names exactly the fixture's tensors and total_size."""
-    from tests.support.resources import CORPUS, absent
+    from tests.support.resources import CORPUS, REQUIRE_CORPUS, absent
     case = CORPUS / "mapengAdam__qianwen-72B"
     if not case.exists():
-        absent(f"the real-world corpus ({case})")
+        absent(f"the real-world corpus ({case})", REQUIRE_CORPUS)
     doc = _release("Qwen__Qwen-72B")
     index = json.loads((case / "model.safetensors.index.json").read_text())
     assert json.loads((case / "config.json").read_text()) == doc["config"]
@@ -85,7 +92,7 @@ def test_a_broken_remote_code_release_is_still_caught(tmp_path: Path) -> None:
     doc["tensors"] = [[n, f, [s[0] - 128, *s[1:]] if n == "model.layers.3.attention.wqkv.weight" else s, *t]
                       for n, f, s, *t in doc["tensors"]]
     doc["total_size"] -= 128 * 4096 * 2
-    report = auditor.audit(_build(doc, tmp_path / "broken"))
+    report = auditor.audit(str(_build(doc, tmp_path / "broken")))
     assert report.exit_code == 1
     assert [list(f.tensors) for f in report.findings if f.code == "shape-mismatch"] == [
         ["model.layers.3.attention.wqkv.weight"]]
@@ -107,7 +114,8 @@ def test_qwen2_vl_as_transformers_445_wrote_it_is_exact(tmp_path: Path) -> None:
     Qwen2VLVisionConfig's defaults; the nested type selects nothing."""
     doc = _release("allenai__olmOCR-7B-0225-preview")
     assert doc["config"]["vision_config"] == {"in_chans": 3, "model_type": "qwen2_vl", "spatial_patch_size": 14}
-    report = auditor.audit(_build(doc, tmp_path / "olmocr"))
+    report = auditor.audit(str(_build(doc, tmp_path / "olmocr")))
+    assert isinstance(report, Report)
     assert report.exit_code == 0 and _errors(report) == []
     assert report.reconciliation.expected_parameters == doc["parameters"] == 8_291_375_616
     [vision] = [c for c in report.reconciliation.components if c.component == "vision"]
@@ -123,7 +131,8 @@ def test_qwen3_vl_vision_config_naming_the_composite(case: str, tmp_path: Path) 
     folder = CASES / "qwen3_vl" / case
     cfg = config(folder)
     cfg["vision_config"] = {**cfg["vision_config"], "model_type": "qwen3_vl"}
-    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", tensors(folder), config=cfg))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", tensors(folder), config=cfg)))
+    assert isinstance(report, Report)
     assert report.exit_code == 0 and _errors(report) == []
     assert report.reconciliation.expected_parameters == truth(folder)["parameters"]
 
@@ -144,10 +153,12 @@ def _kimi(cfg: dict[str, Any]) -> dict[str, Any]:
 
 def test_kimi_k2_gets_the_deepseek_v3_formula_by_class(tmp_path: Path) -> None:
     folder = CASES / "deepseek_v3" / "DeepseekV3ForCausalLM-small"
-    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", tensors(folder), config=_kimi(config(folder))))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", tensors(folder),
+                                                      config=_kimi(config(folder)))))
+    assert isinstance(report, Report)
     assert report.exit_code == 0 and _errors(report) == []
     rec = report.reconciliation
-    assert rec.spec["file"] == "deepseek_v3.toml"
+    assert rec.spec is not None and rec.spec["file"] == "deepseek_v3.toml"
     assert rec.expected_parameters == truth(folder)["parameters"]
     [note] = [f for f in report.findings if f.code == "formula-by-class"]
     assert note.severity == "info" and "kimi_k2" in note.message and "DeepseekV3ForCausalLM" in note.message
@@ -159,7 +170,8 @@ def test_kimi_k2_at_deepseek_v3_release_shape(tmp_path: Path) -> None:
     layout = build.load_layout("deepseek-ai__DeepSeek-V3")
     cfg = _kimi(build.load_config(layout["config_file"]))
     cfg.pop("quantization_config", None)  # the layout is transformers' unquantized one
-    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", layout["tensors"], config=cfg, shards=8))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", layout["tensors"], config=cfg, shards=8)))
+    assert isinstance(report, Report)
     assert report.exit_code == 0 and _errors(report) == []
     # num_parameters(): the router's score-correction bias is a persistent buffer, stored but not a parameter
     buffers = sum(math.prod(s) for n, _, s in layout["tensors"] if n.endswith("e_score_correction_bias"))
@@ -180,7 +192,8 @@ def test_a_known_class_name_over_other_keys_gets_no_formula(tmp_path: Path) -> N
     is not audited as Llama: the structural check, and the note says which keys the class's formula lacks."""
     folder = CASES / "gpt2" / "GPT2LMHeadModel-small"
     cfg = {**config(folder), "model_type": "my_gpt", "architectures": ["LlamaForCausalLM"]}
-    report = auditor.audit(build.build_checkpoint(tmp_path / "ckpt", tensors(folder), config=cfg))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", tensors(folder), config=cfg)))
+    assert isinstance(report, Report)
     assert report.exit_code == 0 and "formula-by-class" not in {f.code for f in report.findings}
     [note] = [f.message for f in report.findings if f.code == "unknown-architecture"]
     assert "LlamaForCausalLM" in note and "hidden_size" in note and "llama.toml" in note
@@ -202,7 +215,10 @@ def _remote_vlm(tmp_path: Path, layout: list[tuple[str, str, list[int]]] | None 
     model_type and architectures no spec or transformers class has, auto_map to the repo's code."""
     cfg = {**config(VLM), "model_type": "my_vlm", "architectures": ["MyVLMForCausalLM"],
            "auto_map": {"AutoModelForCausalLM": "modeling_my_vlm.MyVLMForCausalLM"}}
-    return auditor.audit(build.build_checkpoint(tmp_path / "ckpt", layout or tensors(VLM), config=cfg, shards=3))
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", layout or tensors(VLM), config=cfg,
+                                                      shards=3)))
+    assert isinstance(report, Report)
+    return report
 
 
 def test_known_parts_of_a_remote_class_get_their_formulas(tmp_path: Path) -> None:

@@ -196,7 +196,7 @@ def test_a_missing_layer_is_caught(slug: str, tmp_path: Path) -> None:
     release = releases.load(slug)
     gone = {n for n, *_ in release["tensors"] if n.startswith(BROKEN[slug][0])}
     assert gone
-    report = auditor.audit(releases.build_variant(release, tmp_path / "r", drop=gone))
+    report = auditor.audit(str(releases.build_variant(release, tmp_path / "r", drop=gone)))
     assert report.exit_code == 1
     assert gone <= _errors(report).get("missing-tensor", set())
 
@@ -205,7 +205,7 @@ def test_a_missing_layer_is_caught(slug: str, tmp_path: Path) -> None:
 def test_a_wrong_shape_is_caught(slug: str, tmp_path: Path) -> None:
     release = releases.load(slug)
     name, shape = BROKEN[slug][1]
-    report = auditor.audit(releases.build_variant(release, tmp_path / "r", reshape={name: shape}))
+    report = auditor.audit(str(releases.build_variant(release, tmp_path / "r", reshape={name: shape})))
     assert report.exit_code == 1
     [f] = [f for f in report.findings if f.code == "shape-mismatch"]
     assert f.tensors == (name,) and f.severity == "error"

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 import auditor
+from auditor import Report
 from auditor.specs import select
 from tests.support import releases
 
@@ -199,13 +200,14 @@ def test_the_fixture_is_the_real_index(release: dict[str, Any]) -> None:
 
 def test_a_healthy_release_audits_clean_at_its_modeling_code_count(release: dict[str, Any], tmp_path: Path) -> None:
     folder = releases.build_release(release, tmp_path / "release")
-    report = auditor.audit(folder)
+    report = auditor.audit(str(folder))
+    assert isinstance(report, Report)
     assert report.exit_code == 0
     assert [f for f in report.findings if f.severity == "error"] == []
     warned = {(f.code, t) for f in report.findings if f.severity == "warning" for t in f.tensors}
     assert warned == {("tied-head", name) for name in TIED_COPIES.get(release["slug"], ())}
     rec = report.reconciliation
-    assert rec.spec["file"] == SPEC_FILE[release["family"]]
+    assert rec.spec is not None and rec.spec["file"] == SPEC_FILE[release["family"]]
     assert rec.expected_parameters == BY_HAND[release["family"]](release["config"])
     assert report.totals.parameters == rec.expected_parameters + _stored_extra(release)
     # every stored tensor explained: the model's parameters, its tied copies, its buffers
@@ -242,7 +244,7 @@ def test_a_missing_layer_is_caught(slug: str, tmp_path: Path) -> None:
     prefix = BROKEN[slug][0]
     gone = {n for n, *_ in release["tensors"] if n.startswith(prefix)}
     assert gone
-    report = auditor.audit(releases.build_variant(release, tmp_path / "r", drop=gone))
+    report = auditor.audit(str(releases.build_variant(release, tmp_path / "r", drop=gone)))
     assert report.exit_code != 0
     assert gone <= _codes(report).get("missing-tensor", set())
 
@@ -251,7 +253,7 @@ def test_a_missing_layer_is_caught(slug: str, tmp_path: Path) -> None:
 def test_a_wrong_shape_is_caught(slug: str, tmp_path: Path) -> None:
     release = releases.load(slug)
     name, shape = BROKEN[slug][1]
-    report = auditor.audit(releases.build_variant(release, tmp_path / "r", reshape={name: shape}))
+    report = auditor.audit(str(releases.build_variant(release, tmp_path / "r", reshape={name: shape})))
     assert report.exit_code != 0
     [f] = [f for f in report.findings if f.code == "shape-mismatch"]
     assert f.tensors == (name,) and f.severity == "error"
@@ -267,6 +269,7 @@ def test_a_later_minicpmv_under_the_same_class_keeps_the_structural_check(tmp_pa
                                "intermediate_size": 4304, "num_hidden_layers": 27, "patch_size": 14}
     assert select(release["config"])[0] is not None and select(config)[0] is None
     folder = releases.build_release(release, tmp_path / "later", config=config)
-    report = auditor.audit(folder)
+    report = auditor.audit(str(folder))
+    assert isinstance(report, Report)
     assert report.reconciliation is None or report.reconciliation.expected_parameters is None
     assert any(f.code == "unknown-architecture" for f in report.findings)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import auditor
+from auditor import Report
 from tests.support.truth import CASES, config, tensors, write_case
 
 
@@ -14,13 +15,16 @@ def _audit(case: Path, dest: Path, layout: list, **overrides: object) -> auditor
     if overrides:
         import json
         (dest / "config.json").write_text(json.dumps({**config(case), **overrides}))
-    return auditor.audit(dest)
+    report = auditor.audit(str(dest))
+    assert isinstance(report, Report)
+    return report
 
 
 def test_t5_shared_embedding_stored_once_or_thrice_is_healthy(tmp_path: Path) -> None:
     case = CASES / "t5" / "T5ForConditionalGeneration-small"
     layout = tensors(case)
-    once = auditor.audit(write_case(case, tmp_path / "once"))
+    once = auditor.audit(str(write_case(case, tmp_path / "once")))
+    assert isinstance(once, Report)
     [(_, dtype, shape)] = [t for t in layout if t[0] == "shared.weight"]
     thrice = layout + [("encoder.embed_tokens.weight", dtype, shape), ("decoder.embed_tokens.weight", dtype, shape)]
     report = _audit(case, tmp_path / "thrice", thrice)
@@ -49,7 +53,9 @@ def test_flan_t5_untied_head_is_required_and_counted(tmp_path: Path) -> None:
     [(_, dtype, shape)] = [t for t in layout if t[0] == "shared.weight"]
     with_head = _audit(case, tmp_path / "head", layout + [("lm_head.weight", dtype, shape)], tie_word_embeddings=False)
     assert with_head.exit_code == 0 and with_head.reconciliation.ledger["unexplained"] == 0
-    tied = auditor.audit(write_case(case, tmp_path / "tied"))
+    tied = auditor.audit(str(write_case(case, tmp_path / "tied")))
+    assert isinstance(tied, Report)
+    assert tied.reconciliation.expected_parameters is not None
     assert with_head.reconciliation.expected_parameters == tied.reconciliation.expected_parameters + shape[0] * shape[1]
     without = _audit(case, tmp_path / "nohead", layout, tie_word_embeddings=False)
     assert [f.code for f in without.findings if f.severity == "error"] == ["tied-head"]
@@ -63,13 +69,18 @@ def test_wav2vec2_weight_norm_reconciles_under_old_and_new_names(tmp_path: Path)
     old = [(n.replace("parametrizations.weight.original0", "weight_g").replace("parametrizations.weight.original1",
                                                                                "weight_v"), d, s) for n, d, s in new]
     assert old != new
-    reports = [auditor.audit(write_case(case, tmp_path / name, layout)) for name, layout in (("new", new), ("old", old))]
+    reports = [auditor.audit(str(write_case(case, tmp_path / name, layout)))
+               for name, layout in (("new", new), ("old", old))]
     for report in reports:
+        assert isinstance(report, Report)
         assert report.exit_code == 0 and [f for f in report.findings if f.severity != "info"] == []
         assert report.reconciliation.ledger["unexplained"] == 0
-    assert reports[0].reconciliation.expected_parameters == reports[1].reconciliation.expected_parameters
+    first, second = reports
+    assert isinstance(first, Report) and isinstance(second, Report)
+    assert first.reconciliation.expected_parameters == second.reconciliation.expected_parameters
     broken = [(n, d, [s[0], s[1] + 1, s[2]] if n.endswith("weight_v") else s) for n, d, s in old]
-    [f] = [f for f in auditor.audit(write_case(case, tmp_path / "broken", broken)).findings if f.code == "shape-mismatch"]
+    [f] = [f for f in auditor.audit(str(write_case(case, tmp_path / "broken", broken))).findings
+           if f.code == "shape-mismatch"]
     assert f.tensors == ("wav2vec2.encoder.pos_conv_embed.conv.weight_v",)
 
 
@@ -83,7 +94,8 @@ def test_vision_encoder_decoder_with_a_part_no_spec_covers_gets_the_structural_c
     cfg = config(case)
     cfg["encoder"] = {**cfg["encoder"], "model_type": "brand-new-vision"}
     (dest / "config.json").write_text(json.dumps(cfg))
-    report = auditor.audit(dest)
+    report = auditor.audit(str(dest))
+    assert isinstance(report, Report)
     [note] = [f.message for f in report.findings if f.code == "unknown-architecture"]
     assert "encoder" in note and "brand-new-vision" in note and report.reconciliation.expected_parameters is None
     assert report.exit_code == 0 and [f.code for f in report.findings if f.severity == "error"] == []
@@ -95,7 +107,9 @@ def test_vision_encoder_decoder_decoder_is_its_model_types_causal_lm(tmp_path: P
     case = CASES / "vision-encoder-decoder" / "VisionEncoderDecoderModel-small"
     layout = tensors(case)
     lost = next(n for n, _, _ in layout if n.startswith("decoder.bert.encoder.layer.1.crossattention.self.key.weight"))
-    report = auditor.audit(write_case(case, tmp_path / "c", [t for t in layout if t[0] != lost]))
+    report = auditor.audit(str(write_case(case, tmp_path / "c", [t for t in layout if t[0] != lost])))
+    assert isinstance(report, Report)
+    assert report.reconciliation.spec is not None
     assert report.reconciliation.spec["file"] == "vision_encoder_decoder.toml"
     [f] = [f for f in report.findings if f.code == "missing-tensor"]
     assert f.tensors == (lost,) and f.severity == "error"
@@ -105,11 +119,14 @@ def test_clip_text_encoder_saved_by_transformers_4_reconciles(tmp_path: Path) ->
     """Every Stable Diffusion text_encoder was saved by transformers 4.x: the CLIPTextModel under text_model., often
     with the position_ids buffer. Same model, same count; the buffer is a note."""
     case = CASES / "clip_text_model" / "CLIPTextModel-small"
-    current = auditor.audit(write_case(case, tmp_path / "v5"))
+    current = auditor.audit(str(write_case(case, tmp_path / "v5")))
+    assert isinstance(current, Report)
     layout = [(f"text_model.{n}", d, s) for n, d, s in tensors(case)]
     positions = next(s for n, _, s in layout if n.endswith("position_embedding.weight"))[0]
     layout.append(("text_model.embeddings.position_ids", "I64", [1, positions]))
-    report = auditor.audit(write_case(case, tmp_path / "v4", layout))
+    report = auditor.audit(str(write_case(case, tmp_path / "v4", layout)))
+    assert isinstance(report, Report)
+    assert report.reconciliation.spec is not None
     assert report.reconciliation.spec["layout"] == "released" and report.exit_code == 0
     assert [f.code for f in report.findings if f.severity != "info"] == []
     assert report.reconciliation.expected_parameters == current.reconciliation.expected_parameters
@@ -128,8 +145,8 @@ def test_precision_variant_beside_the_main_weights_is_not_a_dtype_mismatch(tmp_p
     (dest / "config.json").write_text(json.dumps({**config(case), "dtype": "float16"}))
     build.write_file(dest / "model.fp16.safetensors", [(n, "F16", s) for n, _, s in layout])
     for variant in (None, "fp16"):
-        report = auditor.audit(dest, variant=variant)
+        report = auditor.audit(str(dest), variant=variant)
         assert "dtype-config-mismatch" not in {f.code for f in report.findings} and report.exit_code == 0
     (dest / "model.fp16.safetensors").unlink()
-    [f] = [f for f in auditor.audit(dest).findings if f.code == "dtype-config-mismatch"]
+    [f] = [f for f in auditor.audit(str(dest)).findings if f.code == "dtype-config-mismatch"]
     assert f.severity == "warning"

@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script: the repository root, for tests.support
 
 import auditor  # noqa: E402
+from auditor import Report  # noqa: E402
 from auditor.core.findings import codes_table  # noqa: E402
 from auditor.specs import select  # noqa: E402
 from tests.support import releases  # noqa: E402
@@ -52,7 +53,7 @@ def verify() -> dict[str, dict[str, list]]:
                 continue
             row["specs"].append(spec.file)
             row["spec_of"].append((case.name, spec.file))
-            report = auditor.audit(write_case(case, Path(tmp) / str(i)))
+            report = auditor.audit(str(write_case(case, Path(tmp) / str(i))))
             bad = problems(report, case)
             (row["failing"] if bad else row["exact"]).append(case.name if not bad else (case.name, bad))
     return out
@@ -119,7 +120,7 @@ def render(results: dict[str, dict[str, list]]) -> str:
             else:
                 status = "no cases dumped"
             total[status.split(" (")[0].split(":")[0]] += 1
-            cases = len(exact) + len(failing) + len(uncovered)
+            cases: int | str = len(exact) + len(failing) + len(uncovered)
             cases = f"{cases} (as {via})" if via is not None else cases
             rows.append(f"| {model_type} | {cls if isinstance(cls, str) else ', '.join(cls)} | {specs} | {cases} | "
                         f"{status} |")
@@ -140,7 +141,8 @@ def releases_table() -> str:
             release = releases.load(slug)
             cfg = release["config"]
             spec, _ = select(cfg)
-            report = auditor.audit(releases.build_release(release, Path(tmp) / slug))
+            report = auditor.audit(str(releases.build_release(release, Path(tmp) / slug)))
+            assert isinstance(report, Report)
             rec = report.reconciliation
             expected = rec.expected_parameters if rec is not None else None
             bad = [f.code for f in report.findings if f.severity == "error"]

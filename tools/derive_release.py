@@ -375,9 +375,10 @@ def _molmo(c: dict[str, Any]) -> list[Rule]:
             assert q["bnb_4bit_quant_storage"] == "uint8"
             part = _bnb4(rows, cols, c["torch_dtype"])
             rules.append((blk + proj + r"\.weight(?P<suffix>|\.absmax|\.quant_map|\.quant_state\.bitsandbytes__nf4)",
-                          lambda c, m, part=part: part(m.group("suffix"))))
+                          lambda c, m, part=part: part(m.group("suffix"))))  # type: ignore[misc]
         else:
-            rules.append((blk + proj + r"\.weight", lambda c, m, s=[rows, cols]: s))
+            # mypy cannot type a lambda that captures by default argument (here and above)
+            rules.append((blk + proj + r"\.weight", lambda c, m, s=[rows, cols]: s))  # type: ignore[misc]
     return rules + [
         (blk + r"att_proj\.bias", lambda c, m: [d + 2 * kv]),
         (blk + r"(attn|ff)_norm\.weight|model\.transformer\.ln_f\.weight", lambda c, m: [d]),
@@ -523,7 +524,7 @@ def main() -> None:
         weight_map = {n: "model.safetensors" for n, _ in dump["tensors"]}
         found_meta = {n: s for n, s in dump["tensors"]}
         total = sum(nbytes(args.dtype, s) for s in found_meta.values())
-        index = {"metadata": {"total_size": total}, "weight_map": weight_map}
+        index: dict[str, Any] = {"metadata": {"total_size": total}, "weight_map": weight_map}
     else:
         index = json.loads(args.index.read_text())
     names = list(index["weight_map"])

@@ -33,6 +33,7 @@ import multiprocessing
 import re
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -92,7 +93,9 @@ def load_cases(model_type: str) -> dict[str, list[dict]]:
 # ---------------------------------------------------------------------------------------------------------
 def template_of(name: str) -> tuple[str, tuple[int, ...], tuple[str, ...]]:
     parts = name.split(".")
-    idx, phs, out = [], [], []
+    idx: list[int] = []
+    phs: list[str] = []
+    out: list[str] = []
     for i, p in enumerate(parts):
         if p.isdigit():
             prev = parts[i - 1] if i else "index"
@@ -274,7 +277,7 @@ class Searcher:
             out.append(val)
         return tuple(out)
 
-    def explain(self, obs: tuple, values: tuple, known: list[str] = (), depth: int = 0) -> list[str]:
+    def explain(self, obs: tuple, values: tuple, known: Sequence[str] = (), depth: int = 0) -> list[str]:
         """Expressions reproducing values; expressions already used elsewhere in the class come first.
 
         When no single expression fits, the observations are split by a boolean config field and each side
@@ -465,14 +468,14 @@ def stacked_when(cases, everywhere) -> tuple:
     everywhere: per case (case_index, stack length, present indices), or None where the stack is empty."""
     conds = [(None, [True] * len(cases))] + case_conditions(cases)
     for cname, cpat in conds:
-        names = None
+        names: list[str] | None = None
         for item in everywhere:
             if item is None:
                 continue
             ci, n, present = item
             if not cpat[ci]:
                 if present:
-                    names = set()
+                    names = []
                     break
                 continue
             pattern = [i in present for i in range(n)]
@@ -521,7 +524,8 @@ def derive_class(cases: list[dict]) -> dict:
     occ: dict[str, dict[int, dict[tuple, tuple]]] = defaultdict(lambda: defaultdict(dict))
     phs_of: dict[str, tuple[str, ...]] = {}
     order: list[str] = []
-    stack_max: dict[tuple[str, int], dict[int, int]] = defaultdict(dict)   # (stack prefix, depth) -> case -> count
+    # (stack prefix, depth) -> (case, parent indices) -> count
+    stack_max: dict[tuple[str, int], dict[tuple[int, tuple[int, ...]], int]] = defaultdict(dict)
     for ci, case in enumerate(cases):
         for name, dtype, shape in case["tensors"]:
             tpl, idx, phs = template_of(name)
@@ -538,9 +542,9 @@ def derive_class(cases: list[dict]) -> dict:
     stack_max = _stack_counts(occ, phs_of)
     # stack counts: the number of entries per stack in each case (max over parents)
     counts = {}
-    for (prefix, _depth), per in stack_max.items():
+    for (prefix, _depth), per_stack in stack_max.items():
         per_case: dict[int, int] = {}
-        for (ci, _), n in per.items():
+        for (ci, _), n in per_stack.items():
             per_case[ci] = max(per_case.get(ci, 0), n)
         cis = tuple(sorted(per_case))
         obs = tuple((ci, None) for ci in cis)
@@ -664,7 +668,7 @@ def _stack_prefix(tpl: str, depth: int) -> str:
     """The template text up to (and excluding) the depth-th placeholder."""
     parts = re.split(r"(\{[^}]+\})", tpl)
     seen = -1
-    out = []
+    out: list[str] = []
     for p in parts:
         if p.startswith("{"):
             seen += 1

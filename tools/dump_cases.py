@@ -57,6 +57,7 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import torch
 import transformers
@@ -204,7 +205,7 @@ def profile_overrides(cfg_obj, idx: int, coupled: dict | None = None) -> dict:
     cls = type(cfg_obj)
     d = cfg_obj.to_dict()
     amap = _canon_to_stored(cls)
-    out = {}
+    out: dict[str, Any] = {}
     coupled = coupled or {}
     for canon, vals in PROFILE.items():
         key = amap.get(canon, canon)
@@ -282,7 +283,8 @@ def optional_towers(model_type: str) -> list[str]:
 # Keys a model reads from an optional tower's config that the declared sub-config class does not define (so its
 # class default cannot build): NemotronH_Omni_Reasoning_V3.embed_audio reads audio_config.projection_hidden_size and
 # .projection_bias, which ParakeetEncoderConfig lacks (the released checkpoint's sound_config carries them).
-TOWER_REQUIRES = {"nemotron_h_omni": {"audio_config": {"projection_hidden_size": 4096, "projection_bias": False}}}
+TOWER_REQUIRES: dict[str, dict[str, dict[str, Any]]] = {
+    "nemotron_h_omni": {"audio_config": {"projection_hidden_size": 4096, "projection_bias": False}}}
 
 
 class Computed:
@@ -300,7 +302,7 @@ _COMPASS_ROPE = {"full_attention": {"rope_type": "default", "rope_theta": 50000.
 # every released ESM config.json says 33, the ESM-2 vocabulary; Lfm2MoeConfig.layer_types is None, which its decoder
 # layers index and its validator wants num_hidden_layers long: LFM2-8B-A1B's kind of pattern, a full-attention
 # layer after every two convolution layers; Dots1Config's MoE sizes); applied under the case's own overrides.
-TYPE_REQUIRES = {"esm": {"vocab_size": 33},
+TYPE_REQUIRES: dict[str, dict[str, Any]] = {"esm": {"vocab_size": 33},
                  "lfm2_moe": {"layer_types": Computed(
                      "['conv', 'conv', 'full_attention', ...] num_hidden_layers long",
                      lambda kw: ["full_attention" if i % 3 == 2 else "conv"
@@ -329,7 +331,7 @@ TYPE_REQUIRES = {"esm": {"vocab_size": 33},
                  "cohere_compass_text": {"rope_parameters": _COMPASS_ROPE}}
 # The same for keys of a sub-config (DbrxAttentionConfig has no rope_theta, which DbrxAttention reads: every
 # released DBRX config.json sets it, 500000); applied under the case's own sub-config overrides.
-SUB_REQUIRES = {"dbrx": {"attn_config": {"rope_theta": 500000}},
+SUB_REQUIRES: dict[str, dict[str, dict[str, Any]]] = {"dbrx": {"attn_config": {"rope_theta": 500000}},
                 # PerceptionLMConfig's vision_config defaults to TimmWrapperConfig() (resnet50, model_args None), which
                 # its projector cannot read (model_args["embed_dim"]): the PE-L tower of Perception-LM-1B / -3B, as
                 # convert_perception_lm_weights_to_hf.py writes it (23 of the 24 blocks, 448 px, no pooling head)
@@ -375,7 +377,7 @@ def make_config(model_type: str, overrides: dict, sub_overrides: dict, towers: t
                 sd.update(ov)
                 kwargs[sub] = sd
     for sub, required in SUB_REQUIRES.get(model_type, {}).items():
-        current = kwargs.get(sub) if isinstance(kwargs.get(sub), dict) else {}
+        current: dict = kwargs[sub] if isinstance(kwargs.get(sub), dict) else {}
         # an empty value from the sub-config's own defaults (rope_parameters {}) does not count as set
         kwargs[sub] = {**required, **{k: v for k, v in current.items() if v or k not in required}}
     return cls(**kwargs)
@@ -657,7 +659,7 @@ def _group_keys(ov: dict) -> list[list[str]]:
 
 
 # Settings a class requires and its config class does not default to (the class asserts on them).
-CLASS_REQUIRES = {"ReformerModelWithLMHead": {"is_decoder": True},
+CLASS_REQUIRES: dict[str, dict[str, Any]] = {"ReformerModelWithLMHead": {"is_decoder": True},
                   "T5GemmaEncoderModel": {"is_encoder_decoder": False},
                   # their config classes default vocab_size to None, which the CTC head refuses
                   "Wav2Vec2ConformerForCTC": {"vocab_size": 32}, "Wav2Vec2BertForCTC": {"vocab_size": 32}}
@@ -937,6 +939,7 @@ def plan_cases(model_type: str, cls_name: str, head_labels: bool) -> tuple[list[
     cases, log = _plan_cases(model_type, cls_name, head_labels)
     small = next((c for c in cases if c.name == "small"), None)
     for name, extra, why in EXTRA_CASES.get(model_type, []) if small is not None else []:
+        assert small is not None  # the loop runs only with a small case
         top = {**small.overrides, **extra.get(None, {})}
         subs = {lvl: {**small.sub_overrides.get(lvl, {}), **extra.get(lvl, {})}
                 for lvl in {*small.sub_overrides, *extra} if lvl is not None}
@@ -989,7 +992,7 @@ def _plan_cases(model_type: str, cls_name: str, head_labels: bool) -> tuple[list
 def tower_extra_overrides(obj, have: dict, idx: int) -> dict:
     """For an instantiated optional tower only (other types' cases stay as dumped): its output widths named
     ``*_dims`` (Gemma-4's output_proj_dims) and its small integer lists (subsampling_conv_channels) vary too."""
-    out = {}
+    out: dict[str, Any] = {}
     for key, v in obj.to_dict().items():
         if key in have or key in BASE_FIELDS:
             continue
@@ -1148,7 +1151,7 @@ def dump_class(model_type: str, cls_name: str, verify: bool, extra_notes: str = 
         raise RuntimeError(f"transformers {TF_VERSION} has no class {cls_name}")
     head_labels = bool(re.search(r"For(Sequence|Token|Image|Audio)Classification|ForMultipleChoice", cls_name))
     cases, log = plan_cases(model_type, cls_name, head_labels)
-    summary = {"cases": 0, "verified": 0, "failed": []}
+    summary: dict[str, Any] = {"cases": 0, "verified": 0, "failed": []}
     small_layout = towers_small = None
     neutral_towers: list[str] = []
     for case in cases:
@@ -1430,7 +1433,7 @@ def stub_backend(model_type: str, backend: str) -> None:
         if missing:
             original(obj, missing)
 
-    module.requires_backends = requires_backends
+    module.requires_backends = requires_backends  # type: ignore[attr-defined]  # a patched module attribute
     NOTES[model_type] = " ".join(x for x in (NOTES.get(model_type, ""), (
         f"Built without the {backend} library (not installed in the dev environment): transformers' constructor "
         f"only checks for it, its kernels run in forward(), which dumping never calls.")) if x)

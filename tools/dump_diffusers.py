@@ -37,6 +37,7 @@ import copy
 import gzip
 import json
 import math
+import os
 import shutil
 import sys
 import tempfile
@@ -146,7 +147,8 @@ def record(model: Any, tmp: str) -> list[tuple[str, str, list[int]]]:
     written: list[tuple[str, str, list[int]]] = []
     original = safetensors.torch.save_file
 
-    def recorder(tensors: dict[str, Any], filename: str, metadata: Any = None) -> None:
+    def recorder(tensors: dict[str, Any], filename: str | os.PathLike[str],
+                 metadata: dict[str, str] | None = None) -> None:
         written.extend((n, _st_dtype(t.dtype), list(t.shape)) for n, t in tensors.items())
 
     safetensors.torch.save_file = recorder

@@ -148,9 +148,9 @@ def split_diffusers(case: Path) -> tuple[dict[str, Any], list[str], list[list[An
     with torch.device("meta"):
         model = cls(**init)
     with tempfile.TemporaryDirectory() as tmp:
-        layout = [[n, d, s] for n, d, s in dump_diffusers.record(model, tmp)]
+        layout: list[list[Any]] = [[n, d, s] for n, d, s in dump_diffusers.record(model, tmp)]
     sd = model.state_dict()
-    names = {n for n, _, _ in layout}
+    names: set[str] = {n for n, _, _ in layout}
     params = dict(model.named_parameters(remove_duplicate=False))
     buffers = [n for n, _, _ in layout if n not in params]
     split = _split(model, sd, names, set(), [])

@@ -34,7 +34,9 @@ import shutil
 import sys
 import tempfile
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import torch
 import transformers
@@ -67,7 +69,7 @@ def _custom_int(bits: int, strategy: str, symmetric: bool = True, group_size: in
 
 
 # case suffix -> (preset name or factory, ignore list)
-CT_SCHEMES = {
+CT_SCHEMES: dict[str, tuple[str | Callable[[], Any], list[str]]] = {
     "ct-w4a16": ("W4A16", ["lm_head"]),
     "ct-w4a16-asym": ("W4A16_ASYM", ["lm_head"]),
     "ct-w8a16": ("W8A16", ["lm_head"]),
@@ -84,7 +86,7 @@ CT_SCHEMES = {
     # a per-layer override in data: the first layer's MLP stays in full precision
     "ct-w4a16-ignore-mlp0": ("W4A16", ["lm_head", "re:.*layers\\.0\\.mlp\\..*"]),
 }
-BNB_SCHEMES = {
+BNB_SCHEMES: dict[str, dict[str, Any]] = {
     "bnb-nf4": dict(load_in_4bit=True, bnb_4bit_quant_type="nf4"),
     "bnb-fp4": dict(load_in_4bit=True, bnb_4bit_quant_type="fp4"),
     "bnb-nf4-dq": dict(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True),

@@ -10,19 +10,14 @@ an ``X.alpha`` scalar), LyCORIS/PEFT LoHa (``hada_w1_a`` ...) and LoKr (``lokr_w
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.conventions import ADAPTER_CONFIG
 from ..core.findings import Finding, finding, plural
 from ..core.names import shown
+from ..core.tomlio import tomllib
 from ..inventory.build import Tensor
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 ROLES = ("down", "up", "emb_down", "emb_up", "magnitude", "alpha", "factor")
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import sys
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from ..core.conventions import ADAPTER_CONFIG
 from ..core.findings import Finding, finding, plural
+from ..core.tomlio import tomllib
 from ..inventory.build import Inventory
 from ..kinds.discover import Kind, Part
 from ..read.sources.protocol import Source
@@ -24,11 +24,6 @@ from ..specs.expr import ExprError, evaluate
 from .lora import check_pairs, is_lora_state_dict, ranks, split
 from .peftconfig import data as peft_data
 from .singlefile import reconcile_single_file
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 
 @lru_cache(maxsize=1)

@@ -21,7 +21,7 @@ from ..core.findings import Finding, finding, plural
 from ..core.names import shown
 from ..inventory.build import Tensor
 from ..specs.expr import ExprError, evaluate
-from .lora import LoraModule, check_pairs, ranks, split
+from .lora import LoraModule, check_pairs, split
 from .peftconfig import (
     BaseModel,
     data,
@@ -326,8 +326,3 @@ def _auto_mapping(config: dict[str, Any]) -> str | None:
 
 def _first(items: list[str], limit: int = 3) -> str:
     return shown(items, limit)
-
-
-def stored_ranks(tensors: dict[str, Tensor]) -> list[int]:
-    """The distinct ranks of the LoRA pairs stored (for a LoRA file with no config)."""
-    return ranks(split(tensors)[0])

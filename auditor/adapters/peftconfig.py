@@ -5,16 +5,12 @@ over ``r``), which modules are saved whole; and PEFT's own conventions as data (
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from ..core.tomlio import tomllib
 
 LAYER = re.compile(r"\.(\d+)(?:\.|$)")
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -22,16 +21,12 @@ from typing import Any
 
 from ..core.findings import finding, plural
 from ..core.names import shown
+from ..core.tomlio import tomllib
 from ..inventory.build import Inventory
 from ..read.header import Tensor
 from ..reconcile.expected import expected_layout
 from ..reconcile.result import Component, Reconciliation
 from ..specs.expr import ExprError, evaluate
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 MAX_NAMES = 8
 _EXPR = re.compile(r"\{([^{}]+)\}")

@@ -9,14 +9,10 @@ a fixed file name written anywhere else in ``auditor/`` fails ``tests/test_house
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from .tomlio import tomllib
 
 
 def _load() -> dict[str, Any]:

@@ -13,7 +13,6 @@ as ``lock-drift`` findings), so verdict, exit code and every format include them
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -44,10 +43,7 @@ from .values import (  # noqa: F401  (re-exported: policy is where callers find 
 if TYPE_CHECKING:
     from .lock import LockSnapshot
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+from ..core.tomlio import tomllib
 
 POLICY_FILE = "st-audit.toml"
 PYPROJECT = "pyproject.toml"
@@ -72,6 +68,9 @@ class Policy:
     origin: str | None = None  # the file it came from, for messages
     origins: tuple[tuple[str, str], ...] = ()  # (key, where its value came from), for messages
     model_rounding: int = 0  # half a unit of an abbreviated expect_model_parameters ("671B": 0.5B)
+    # the tolerance is the rounding of an abbreviated expect_parameters ("8.19B": +- 5M), not one given: it goes with
+    # that count and does not bind expect_model_parameters (origins says so in words, for people)
+    tolerance_is_rounding: bool = False
 
     def merged(self, overrides: Mapping[str, Any], origin: str = "the command line") -> Policy:  # = COMMAND_LINE
         """This policy with ``overrides`` (raw values, validated like file values) taking precedence."""
@@ -83,9 +82,11 @@ class Policy:
         if "expect_model_parameters" in given:
             changes["model_rounding"] = other.model_rounding
         if "expect_parameters" in given and "tolerance" not in given and (
-                self.tolerance is None or ROUNDING in (self.origin_of("tolerance") or "")):
+                self.tolerance is None or self.tolerance_is_rounding):
             changes["tolerance"] = other.tolerance  # an abbreviated count's rounding goes with the count
-        changes["origins"] = tuple({**dict(self.origins), **{k: origin for k in changes}}.items())
+        if "tolerance" in changes:
+            changes["tolerance_is_rounding"] = other.tolerance_is_rounding
+        changes["origins"] = tuple({**dict(self.origins), **{k: origin for k in changes if k != "tolerance_is_rounding"}}.items())
         return replace(self, **changes)
 
     def origin_of(self, key: str) -> str | None:
@@ -110,7 +111,8 @@ class Policy:
         return {"path": path, "rules": [{"key": k, "from": self.origin_of(k)} for k in keys]}
 
 
-KEYS = tuple(f.name for f in fields(Policy) if f.name not in ("origin", "origins", "model_rounding"))
+KEYS = tuple(f.name for f in fields(Policy)
+             if f.name not in ("origin", "origins", "model_rounding", "tolerance_is_rounding"))
 NOT_RULES = ("fail_on", "ignore", "lock", "tolerance")  # how findings are judged, the lock, a rule's slack
 
 
@@ -134,6 +136,7 @@ def parse(data: Mapping[str, Any], origin: str) -> Policy:
         values["tolerance"] = parse_tolerance(data["tolerance"], "tolerance", origin)
     elif rounding:
         values["tolerance"] = Tolerance(absolute=rounding)
+        values["tolerance_is_rounding"] = True
     if "allowed_dtypes" in data:
         dtypes = [canonical_dtype(d) for d in _str_list(data["allowed_dtypes"], "allowed_dtypes", origin)]
         bad = [d for d in dtypes if d not in DTYPE_BITS]
@@ -168,7 +171,7 @@ def parse(data: Mapping[str, Any], origin: str) -> Policy:
             raise _bad("lock", origin, f"must be the path of a lock file, not {_type(value)}")
         values["lock"] = value
     origins = tuple((k, f"{origin}{ROUNDING}" if k == "tolerance" and "tolerance" not in data else origin)
-                    for k in values if k != "model_rounding")
+                    for k in values if k in KEYS)
     return Policy(**values, origin=origin, origins=origins)
 
 
@@ -298,7 +301,7 @@ def check(report: Report, policy: Policy) -> list[Finding]:
     if policy.expect_model_parameters is not None:
         expected = policy.expect_model_parameters
         model = report.reconciliation.ledger["model"]
-        explicit = policy.tolerance is not None and ROUNDING not in (policy.origin_of("tolerance") or "")
+        explicit = policy.tolerance is not None and not policy.tolerance_is_rounding
         tolerance = policy.tolerance if explicit else Tolerance(absolute=policy.model_rounding)
         slack = (tolerance or Tolerance()).allowed(expected)
         if abs(model - expected) > slack:

@@ -39,9 +39,9 @@ class TargetKind:
         """A target naming one file (``single``), when it is this kind; ``beside``: the listing of its folder."""
         return None
 
-    def audit(self, source: Source, part: Part, **settings: Any) -> Any:
+    def audit(self, source: Source, part: Part, *args: Any, **settings: Any) -> Any:
         """One part of this kind audited as a checkpoint: its ``report.single.Report`` (written in ``run/``, where
-        every stage can be imported; ``settings`` as ``run.dispatch`` passes them)."""
+        every stage can be imported; the arguments as ``run.dispatch`` passes them: the options, where the part is)."""
         raise NotImplementedError(f"kind {self.name!r} has no audit")
 
     def manifest_findings(self, source: Source, kind: Kind) -> list[Finding]:

@@ -6,8 +6,8 @@ GPTQ, AWQ, FP8, MXFP4, ModelOpt's ``hf_quant_config.json``, MLX's ``quantization
 layer's ``rows`` / ``cols`` and the scheme's bits, group and block sizes; format in docs/quant.md);
 ``assess.py`` compares them with the stored tensors; ``checks.py`` turns the result into findings.
 
-The reconciliation asks one ``Quantization`` object: ``prepare`` once with the stored and expected tensors, then
-``verdict`` / ``classify`` per tensor. A packed weight counts as the values it encodes (``logical_elements``), so
+The reconciliation asks one ``Quantization`` value, built once from the config with the stored and expected tensors
+(``Quantization.of``), then ``verdict`` / ``classify`` per tensor. A packed weight counts as the values it encodes (``logical_elements``), so
 the ledger's ``model`` equals the unquantized model's count; everything else a scheme stores is bookkeeping
 (ledger ``quantization``), each tensor checked against the rule that names it.
 """
@@ -15,6 +15,7 @@ the ledger's ``model`` equals the unquantized model's count; everything else a s
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..inventory.build import Tensor
@@ -33,33 +34,25 @@ from .verdicts import (
 __all__ = ["Quantization", "QuantVerdict", "QuantConfig", "stand_ins", "stands_for"]
 
 
+@dataclass(frozen=True)
 class Quantization:
-    """The quantization scheme of one config, and (after ``prepare``) what it says about each stored tensor."""
+    """The quantization scheme of one config, and what it says about each stored tensor (``Quantization.of``)."""
 
-    def __init__(self, config: Mapping[str, Any] | None) -> None:
-        self.config = read(config)
-        self.assessment = Assessment()
+    config: QuantConfig | None
+    assessment: Assessment = field(default_factory=Assessment)
 
-    def prepare(self, stored: Mapping[str, Tensor], expected: Mapping[str, Any], tied: bool = False) -> None:
-        """Sort every expected weight's stored tensors by the config's scheme (once per audit)."""
-        self.assessment = assess(self.config, stored, expected, tied)
-        if self.config is None:
-            self._unconfigured(stored, expected)
-
-    def _unconfigured(self, stored: Mapping[str, Tensor], expected: Mapping[str, Any]) -> None:
-        """No quantization config, yet quantized tensors: one root cause (``quantization-config-missing``, made by
-        ``checks.py``), so the tensors are filed under quantization and packed weights stand for their weight
-        rather than each showing up again as unexpected or missing."""
-        verdicts = self.assessment.verdicts
-        for name in unconfigured(stored, expected):
-            if name in expected:
-                continue
-            weight = stands_for(name, expected) or name
-            e = expected.get(weight)
-            if e is not None and name.rpartition(".")[2] in rule_suffixes()[0] and weight not in stored:
-                verdicts[name] = QuantVerdict("packed", weight, None, e.elements)
-            else:
-                verdicts[name] = QuantVerdict("quantization", weight)
+    @classmethod
+    def of(cls, config: Mapping[str, Any] | None, stored: Mapping[str, Tensor] | None = None,
+           expected: Mapping[str, Any] | None = None, tied: bool = False) -> Quantization:
+        """The config's scheme, with every expected weight's stored tensors sorted by it (once per audit); without
+        ``stored`` (no formula to compare with) no tensor is assessed, and ``classify`` judges by name alone."""
+        quant = read(config)
+        if stored is None or expected is None:
+            return cls(quant)
+        assessment = assess(quant, stored, expected, tied)
+        if quant is None:
+            assessment.verdicts.update(_unconfigured(stored, expected))
+        return cls(quant, assessment)
 
     def verdict(self, name: str) -> QuantVerdict | None:
         return self.assessment.verdicts.get(name)
@@ -79,3 +72,20 @@ class Quantization:
     def extra_problems(self) -> list[tuple[str, str]]:
         """Problems not tied to a verdict (a config the scheme cannot be evaluated with)."""
         return list(self.assessment.problems)
+
+
+def _unconfigured(stored: Mapping[str, Tensor], expected: Mapping[str, Any]) -> dict[str, QuantVerdict]:
+    """No quantization config, yet quantized tensors: one root cause (``quantization-config-missing``, made by
+    ``checks.py``), so the tensors are filed under quantization and packed weights stand for their weight rather
+    than each showing up again as unexpected or missing."""
+    verdicts: dict[str, QuantVerdict] = {}
+    for name in unconfigured(stored, expected):
+        if name in expected:
+            continue
+        weight = stands_for(name, expected) or name
+        e = expected.get(weight)
+        if e is not None and name.rpartition(".")[2] in rule_suffixes()[0] and weight not in stored:
+            verdicts[name] = QuantVerdict("packed", weight, None, e.elements)
+        else:
+            verdicts[name] = QuantVerdict("quantization", weight)
+    return verdicts

@@ -10,18 +10,13 @@ evaluates; ``assess.py`` compares with what is stored.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..core.tomlio import tomllib
 from ..specs.expr import ExprError, compile_expr, evaluate
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 _SCHEME_KEYS = {"name", "method", "when", "applies", "value_bits", "sources", "description", "let", "tensor"}
 _TENSOR_KEYS = {"name", "role", "dtype", "shape", "shapes", "required", "note"}
@@ -56,11 +51,6 @@ class Scheme:
     value_bits: Expr
     applies: str | None = None
     file: str = ""
-
-    @property
-    def weight_rule(self) -> TensorRule:
-        return next(r for r in self.rules if r.role == "weight")
-
 
 class Part(NamedTuple):
     """One rule evaluated for one layer shape; its tensor is ``(module or weight name) + suffix``."""

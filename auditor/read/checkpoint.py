@@ -138,6 +138,12 @@ def variant_of(name: str) -> str | None:
     return parsed[1] if parsed else None
 
 
+def in_subfolder(name: str) -> bool:
+    """A file below the checkpoint's folder: never one of its weights (``choose`` ignores it; a composite target audits
+    each folder as its own section)."""
+    return "/" in name
+
+
 def choose(names: Iterable[str], variant: str | None = None) -> tuple[str | None, list[str], dict[str, str]]:
     """Pick the index (or the single files) to audit from a listing, as transformers would.
 
@@ -161,7 +167,7 @@ def choose(names: Iterable[str], variant: str | None = None) -> tuple[str | None
     safetensors = [n for n in top if n.endswith(".safetensors")]
     indexes = [n for n in top if n.endswith(".safetensors.index.json") or WEIGHT_INDEX.match(n)]
     for n in names:
-        if "/" in n and n.endswith(".safetensors"):
+        if in_subfolder(n) and n.endswith(".safetensors"):
             ignored[n] = "in a subfolder (audit that folder on its own)"
     main = main_file(variant)
     if main in safetensors:

@@ -48,6 +48,8 @@ WHAT: dict[str, str] = {
     "pickle": "a Python pickle (an unsafe PyTorch checkpoint), not safetensors",
     "empty": "an empty file",
 }
+# the kinds whose words above already say what to do (a root finding about them adds no advice of its own)
+SAYS_WHAT_TO_DO = frozenset({"git-lfs-pointer"})
 _SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"version https://git-lfs", "git-lfs-pointer"),
     (b"PK\x03\x04", "zip"),

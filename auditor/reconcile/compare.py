@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import cast
+from typing import NamedTuple, cast
 
 from ..inventory.build import Tensor
 from ..quant import Quantization, QuantVerdict
@@ -57,7 +57,7 @@ def sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tens
         if len(names) > 1 and _all_matched(e, names, stored, verdict_of, rec, s):
             continue
         for name in names:
-            _sort_one(name, e, stored, verdict_of, rec, s, ways)
+            _record(_sort_one(name, e, stored, verdict_of), rec, s, ways)
     for way in ways.values():  # one release's layout or the other's, not half of each (Molmo2's embedding rows)
         if way[True] and way[False]:
             s.mismatched.extend(way[True] if len(way[True]) <= len(way[False]) else way[False])
@@ -109,71 +109,89 @@ def _all_matched(e: ExpectedTensor, names: list[str], stored: dict[str, Tensor],
     return True
 
 
+class Placement(NamedTuple):
+    """Where one expected tensor went (``_sort_one``'s answer; ``_record`` adds it to the ledger and the lists)."""
+
+    name: str                                   # as stored (a legacy alias), or as expected when not stored
+    category: str | None = None                 # the ledger category it is counted in (None: not counted)
+    elements: int = 0                           # what it counts: the values a packed weight encodes
+    listed: str | None = None                   # the ``Sorted`` list naming it (tied_copies, missing, ...)
+    mismatch: tuple[tuple[int, ...], tuple[int, ...]] | None = None  # (expected, stored) shape
+    # (alt_group, matched by alt_shape, expected shape, stored shape): one release's layout or the other's
+    way: tuple[str, bool, tuple[int, ...], tuple[int, ...]] | None = None
+    tensor: Tensor | None = None                # the stored tensor, when packed or a dtype-outlier candidate
+    packed: bool = False                        # quantized in place: counted as the values it encodes
+    problem: str | None = None                  # what does not fit its quantization rule
+    row: tuple[str | None, str] | None = None   # the component row whose actual count it adds to
+    rule: int | None = None                     # the rule whose dtypes it is compared with (outliers)
+
+
 def _sort_one(name: str, e: ExpectedTensor, stored: dict[str, Tensor],
-              verdict_of: Callable[[str], QuantVerdict | None], rec: Reconciliation, s: Sorted,
-              ways: dict[str, dict[bool, list[tuple[str, tuple[int, ...], tuple[int, ...]]]]]) -> None:
+              verdict_of: Callable[[str], QuantVerdict | None]) -> Placement:
     """One expected tensor: matched (model or MTP), wrong shape, tied copy, buffer, or missing."""
-    ledger, categories = rec.ledger, rec.categories
     t = stored.get(name)
     if t is None and e.aliases:  # a legacy name an old exporter wrote for the same weight
         name = next((a for a in e.aliases if a in stored), name)
         t = stored.get(name)
     if e.kind == "shared":  # the same parameter under a second name: never required, counted once
-        if t is not None:
-            categories[name] = "tied_duplicates"
-            ledger["tied_duplicates"] += t.elements
-            s.shared_copies.append(name)
-            if t.shape != e.shape:
-                s.mismatched.append((name, e.shape, t.shape))
-        return
+        if t is None:
+            return Placement(name)
+        return Placement(name, "tied_duplicates", t.elements, "shared_copies",
+                         (e.shape, t.shape) if t.shape != e.shape else None)
     if e.kind == "head" and e.tied:
-        if t is not None:
-            categories[name] = "tied_duplicates"
-            ledger["tied_duplicates"] += t.elements
-            s.tied_copies.append(name)
-        return
+        return Placement(name, "tied_duplicates", t.elements, "tied_copies") if t is not None else Placement(name)
     if e.kind == "state" and t is not None:  # a persistent buffer the model needs: required, not a parameter
-        categories[name] = "buffers"
-        ledger["buffers"] += t.elements
-        if t.shape != e.shape and t.shape != e.alt_shape:
-            s.mismatched.append((name, e.shape, t.shape))
-        return
+        return Placement(name, "buffers", t.elements,
+                         mismatch=(e.shape, t.shape) if t.shape != e.shape and t.shape != e.alt_shape else None)
     if e.kind == "unsaved" and t is None:  # counted by num_parameters(), never written: nothing to miss
-        return
+        return Placement(name)
     if e.kind == "buffer":
-        if t is not None:
-            categories[name] = "buffers"
-            ledger["buffers"] += t.elements
-            s.buffers.append(name)
-            if t.shape != e.shape and t.shape != e.alt_shape:
-                s.mismatched.append((name, e.shape, t.shape))
-        return
+        if t is None:
+            return Placement(name)
+        return Placement(name, "buffers", t.elements, "buffers",
+                         (e.shape, t.shape) if t.shape != e.shape and t.shape != e.alt_shape else None)
     if t is None:
-        if e.kind == "head":
-            s.head_missing.append(name)
-        elif e.mtp:
-            s.mtp_missing.append(name)
-        else:
-            s.missing[name] = None
-        return
+        return Placement(name, listed="head_missing" if e.kind == "head" else "mtp_missing" if e.mtp else "missing")
     category = "mtp" if e.mtp else "model"
-    categories[name] = category
-    elements = t.elements
+    row = None if e.mtp else (e.layer_type, e.component)
     verdict = verdict_of(name)
     if verdict is not None and verdict.category == "packed":  # quantized in place (bitsandbytes, FP8, int8)
-        elements = verdict.logical_elements
-        rec.count_packed(name, t.dtype, elements, t.elements)
-        if verdict.problem:
-            s.scale_problems.append((name, verdict.problem))
-    elif t.shape != e.shape and t.shape != e.alt_shape:  # alt_shape: a release's transpose of the weight
-        s.mismatched.append((name, e.shape, t.shape))
+        return Placement(name, category, verdict.logical_elements, tensor=t, packed=True, problem=verdict.problem,
+                         row=row)
+    mismatch = way = None
+    if t.shape != e.shape and t.shape != e.alt_shape:  # alt_shape: a release's transpose of the weight
+        mismatch = (e.shape, t.shape)
     elif e.alt_group is not None and e.shape != e.alt_shape:
-        ways[e.alt_group][t.shape == e.alt_shape].append((name, e.shape, t.shape))
-    ledger[category] += elements
-    if not e.mtp:
-        s.actual_by_row[(e.layer_type, e.component)] += elements
-    if verdict is None:  # a quantized-in-place weight beside full-precision ones of its kind is the config's say
-        s.by_rule[e.rule].append(t)
+        way = (e.alt_group, t.shape == e.alt_shape, e.shape, t.shape)
+    # a quantized-in-place weight beside full-precision ones of its kind is the config's say: no outlier
+    return Placement(name, category, t.elements, mismatch=mismatch, way=way, tensor=t, row=row,
+                     rule=e.rule if verdict is None else None)
+
+
+def _record(p: Placement, rec: Reconciliation, s: Sorted,
+            ways: dict[str, dict[bool, list[tuple[str, tuple[int, ...], tuple[int, ...]]]]]) -> None:
+    """Add one placement to what the comparison builds: the ledger and categories, the raw differences."""
+    name = p.name
+    if p.category is not None:
+        rec.categories[name] = p.category
+        rec.ledger[p.category] += p.elements
+    if p.listed == "missing":
+        s.missing[name] = None
+    elif p.listed is not None:
+        getattr(s, p.listed).append(name)
+    if p.packed and p.tensor is not None:
+        rec.count_packed(name, p.tensor.dtype, p.elements, p.tensor.elements)
+    if p.problem:
+        s.scale_problems.append((name, p.problem))
+    if p.mismatch is not None:
+        s.mismatched.append((name, *p.mismatch))
+    if p.way is not None:
+        group, alternative, expected, found = p.way
+        ways[group][alternative].append((name, expected, found))
+    if p.row is not None:
+        s.actual_by_row[p.row] += p.elements
+    if p.rule is not None and p.tensor is not None:
+        s.by_rule[p.rule].append(p.tensor)
 
 
 def sort_the_rest(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tensor], expectation: Expectation,

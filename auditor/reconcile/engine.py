@@ -274,8 +274,7 @@ def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]
     rec = Reconciliation()
     rec.spec = {"file": expectation.spec.file, "class": _class_of(expectation, cfg), "layout": expectation.layout}
     rec.heads = [n for n, e in expected.items() if (e.kind == "head" or e.component == "lm_head") and n in stored]
-    quantization = Quantization(cfg)
-    quantization.prepare(stored, expected, expectation.tied)
+    quantization = Quantization.of(cfg, stored, expected, expectation.tied)
     sorted_ = sort_expected(expected, stored, rec, quantization)
     sort_the_rest(expected, stored, expectation, quantization, rec, sorted_)
     rec.findings = findings_of(sorted_, expected, stored, expectation, quantization, rec)

@@ -14,7 +14,7 @@ from .structural import structure
 def generic_reconciliation(inventory: Inventory, cfg: dict[str, Any]) -> Reconciliation:
     """No formula: the structural check of ``structural.py``, with its ledger."""
     rec = Reconciliation()
-    quantization = Quantization(cfg)
+    quantization = Quantization.of(cfg)
     stored = inventory.tensors
     rec.categories, rec.findings = structure(
         inventory, cfg, lambda t: "quantization" if quantization.classify(t, stored, {}) is not None else None,

@@ -9,6 +9,7 @@ whole model.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fnmatch import fnmatch
 from typing import Any
 
@@ -41,31 +42,30 @@ def sibling_index(source: Source, checkpoint: Checkpoint) -> tuple[str, dict[str
     return None
 
 
-def one_shard(source: Source, checkpoint: Checkpoint, lost: Lost) -> Finding | None:
-    """The ``partial-checkpoint`` note for a lone shard, with the other shards added to ``lost``."""
+def one_shard(source: Source, checkpoint: Checkpoint, lost: Lost) -> tuple[Finding | None, Lost]:
+    """The ``partial-checkpoint`` note for a lone shard (None for any other target), and ``lost`` with the other
+    shards added."""
     found = sibling_index(source, checkpoint)
     if found is None:
-        return None
+        return None, lost
     index_name, weight_map = found
     name = checkpoint.audited[0]
     shards = sorted(set(weight_map.values()))
     others = [s for s in shards if s != name]
     if not others:
-        return None
+        return None, lost
     unread = name in lost.files  # the shard itself could not be read (a Git LFS pointer ...): its root finding says so
-    for shard in others:
-        lost.files.setdefault(shard, "partial-checkpoint")
-    for tensor, shard in weight_map.items():
-        if shard != name or unread:
-            lost.tensors.setdefault(tensor, shard)
-    if unread:  # the index beside it says which tensors it should hold: the root finding counts them
-        lost.unindexed = any(f not in shards for f in lost.files)
-    lost.index_name = lost.index_name or index_name
-    lost.present_shards = max(lost.present_shards, 1)
+    files = {**lost.files, **{shard: "partial-checkpoint" for shard in others if shard not in lost.files}}
+    tensors = {**lost.tensors, **{tensor: shard for tensor, shard in weight_map.items()
+                                  if (shard != name or unread) and tensor not in lost.tensors}}
+    # the index beside an unread shard says which tensors it should hold: the root finding counts them
+    unindexed = any(f not in shards for f in files) if unread else lost.unindexed
+    lost = replace(lost, files=files, tensors=tensors, unindexed=unindexed, index_name=lost.index_name or index_name,
+                   present_shards=max(lost.present_shards, 1))
     elsewhere = sum(1 for s in weight_map.values() if s != name)
     mine = len(weight_map) - elsewhere
     this = ("it could not be read itself (see above), and" if unread else
             f"its header and its {plural(mine, 'tensor')} were checked,")
     return finding("partial-checkpoint", f"{name} is shard {shards.index(name) + 1} of {len(shards)} "
                    f"({index_name}); {this} the {plural(elsewhere, 'tensor')} in the other shards were not: audit "
-                   "the directory to reconcile the model", files=others)
+                   "the directory to reconcile the model", files=others), lost

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from ..core.findings import CODE_DATA, Finding, codes_where, finding, plural
 from ..core.names import shown
 from ..quant import stand_ins
 from ..read.checkpoint import Checkpoint, safe_relative
+from ..read.header import SAYS_WHAT_TO_DO, WHAT
 from ..read.sources.protocol import REMOTE_KINDS
 
 # the roles codes play here are data (core/codes.toml): roots leave a file's tensors unknown (with advice to say what
@@ -37,9 +39,10 @@ TENSOR_CODES = codes_where("folds", "tensors")
 MAX_SHOWN = 4
 
 
-@dataclass
+@dataclass(frozen=True)
 class Lost:
-    """Files that could not be read, and which tensors (per the index) they hold."""
+    """Files that could not be read, and which tensors (per the index) they hold: built once, by ``lost_files`` (and
+    ``partial.one_shard``, which returns it with the other shards of a lone shard added)."""
 
     files: dict[str, str] = field(default_factory=dict)  # file -> code of the root finding about it
     what: dict[str, str] = field(default_factory=dict)  # file -> what it is instead (read.header.WHAT: git-lfs-pointer)
@@ -47,21 +50,22 @@ class Lost:
     unindexed: bool = False  # an unread file no index describes: any tensor may have been in it
     present_shards: int = 0  # shards of the index that exist
     index_name: str | None = None
-    formula: bool = False  # whether a formula was compared (set by audit)
+    formula: bool = False  # whether a formula was compared
     remote: bool = False  # the files are a Hub repo's or an object store's own (the source's kind), not a download
-    _keys: set[str] | None = field(default=None, repr=False)
 
     def holds(self, name: str) -> bool:
         """Whether an expected tensor may be in an unread file, judged by name alone: the index names it or a
         quantized form of it (``quant.stand_ins``: ``q_proj.qweight`` for ``q_proj.weight``,
         ``gate_up_proj_blocks`` for ``gate_up_proj``), possibly under a wrapper prefix
         (``language_model.model.layers...``)."""
-        if self.unindexed or name in self.tensors:
-            return True
-        if self._keys is None:
-            self._keys = {suffix for lost in self.tensors for held in (lost, *stand_ins(lost))
-                          for suffix in _dotted_suffixes(held)}
-        return name in self._keys
+        return self.unindexed or name in self.tensors or name in self._keys
+
+    @cached_property
+    def _keys(self) -> frozenset[str]:
+        """Every name an index entry may stand for: its quantized forms, under every wrapper prefix (made on first
+        use: most audits lose no file)."""
+        return frozenset(suffix for lost in self.tensors for held in (lost, *stand_ins(lost))
+                         for suffix in _dotted_suffixes(held))
 
     def __bool__(self) -> bool:
         return bool(self.files)
@@ -85,10 +89,14 @@ def _dotted_suffixes(name: str) -> list[str]:
     return [".".join(parts[i:]) for i in range(len(parts))]
 
 
-def lost_files(checkpoint: Checkpoint, findings: list[Finding]) -> Lost:
+def lost_files(checkpoint: Checkpoint, findings: list[Finding], formula: bool = False) -> Lost:
     """Which files were not read: named by the index but absent or unsafe, or present without a parsable
-    header. ``findings`` are the inventory's (they name the root codes)."""
-    lost = Lost(index_name=checkpoint.index_name, remote=checkpoint.source.get("kind") in REMOTE_KINDS)
+    header. ``findings`` are the inventory's (they name the root codes); ``formula``: whether a formula was
+    compared (the root finding says what the index's names were checked against)."""
+    files: dict[str, str] = {}
+    tensors: dict[str, str] = {}
+    present_shards = 0
+    unindexed = False
     unread = {name for name in checkpoint.audited
               if not checkpoint.headers[name].tensors and not checkpoint.headers[name].ok}
     weight_map = checkpoint.weight_map or {}
@@ -107,23 +115,22 @@ def lost_files(checkpoint: Checkpoint, findings: list[Finding]) -> Lost:
                     what_of.setdefault(file.rpartition("/")[2], f.actual)
     for shard, path in shards.items():
         if path not in checkpoint.audited:
-            lost.files[shard] = "index-shard-missing" if safe_relative(shard) else "index-path-unsafe"
+            files[shard] = "index-shard-missing" if safe_relative(shard) else "index-path-unsafe"
         elif path in unread:
-            lost.files[shard] = code_of.get(path, "file-unreadable")
+            files[shard] = code_of.get(path, "file-unreadable")
         else:
-            lost.present_shards += 1
+            present_shards += 1
     for tensor, shard in weight_map.items():
-        if shard in lost.files:
-            lost.tensors[tensor] = shard
+        if shard in files:
+            tensors[tensor] = shard
     for name in unread:
         if name not in shards.values():
-            lost.files[name] = code_of.get(name, "file-unreadable")
-            lost.unindexed = True
-    for name in lost.files:
-        what = what_of.get(shards.get(name, name)) or what_of.get(name)
-        if what is not None:
-            lost.what[name] = what
-    return lost
+            files[name] = code_of.get(name, "file-unreadable")
+            unindexed = True
+    what = {name: w for name in files if (w := what_of.get(shards.get(name, name)) or what_of.get(name)) is not None}
+    return Lost(files=files, what=what, tensors=tensors, unindexed=unindexed, present_shards=present_shards,
+                index_name=checkpoint.index_name, formula=formula,
+                remote=checkpoint.source.get("kind") in REMOTE_KINDS)
 
 
 def _lost_file(file: str, lost: Lost) -> bool:
@@ -254,16 +261,21 @@ def _merge_roots(code: str, group: list[Finding], lost: Lost) -> Finding:
     elif len(group) == 1:
         text = group[0].message
     else:
-        reasons = list(dict.fromkeys(_reason(f) for f in group))
+        reasons: dict[str, list[Finding]] = {}  # the findings saying the same of their files, in order
+        for f in group:
+            reasons.setdefault(_reason(f), []).append(f)
         of = f" of {total:,}" if total else ""
         text = (f"{len(files):,}{of} files could not be read: "
-                + ("; ".join(_each(r, [x for f in group if _reason(f) == r for x in f.files]) for r in reasons)))
+                + "; ".join(_each(same) for same in reasons.values()))
     if hidden and not (code == "index-shard-missing" and lost.index_only):
         pronoun = "it" if len(files) == 1 else "them"
         text += f"; {plural(hidden, 'tensor')} in {pronoun} could not be checked"
     elif lost.unindexed:
         text += f"; none of {'its' if len(files) == 1 else 'their'} tensors could be checked"
-    if "git lfs pull" not in text:
+    # a file that is something else, in words that already say what to do (a Git LFS pointer: `git lfs pull`)
+    advised = code != "index-shard-missing" and any(
+        isinstance(f.actual, str) and f.actual in SAYS_WHAT_TO_DO for f in group)
+    if not advised:
         text += f"; {advice(code, lost.remote)}"
     tensors = [t for t, shard in lost.tensors.items() if shard in set(files)]
     return finding(code, text, tensors=tensors, files=files, severity="error")
@@ -277,17 +289,19 @@ def advice(code: str, remote: bool) -> str:
     return ADVICE.get(code, DEFAULT_ADVICE)
 
 
-def _each(reason: str, files: list[str]) -> str:
-    """``a, b: each is a Git LFS pointer ...`` (the per-file reasons say "this is")."""
-    if len(files) > 1 and reason.startswith("this is "):
-        reason = "each is " + reason[len("this is "):]
-    return f"{_names(files)}: {reason}"
+def _each(same: list[Finding]) -> str:
+    """``a, b: each is a Git LFS pointer ...`` for findings that say the same of their files (a file that is something
+    else is named from its ``actual``: "this is", "each is")."""
+    files = [x for f in same for x in f.files]
+    return f"{_names(files)}: {_reason(same[0], each=len(files) > 1)}"
 
 
-def _reason(f: Finding) -> str:
+def _reason(f: Finding, each: bool = False) -> str:
+    """What ``f`` says of its file, without the file's name; ``each``: of several files at once."""
+    if f.code == "not-safetensors" and isinstance(f.actual, str) and f.actual in WHAT:
+        return f"{'each' if each else 'this'} is {WHAT[f.actual]}"
     file = f.files[0] if f.files else ""
-    message = f.message[len(file) + 2:] if file and f.message.startswith(f"{file}: ") else f.message
-    return message
+    return f.message[len(file) + 2:] if file and f.message.startswith(f"{file}: ") else f.message
 
 
 def _names(names: list[str]) -> str:

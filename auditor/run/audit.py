@@ -23,6 +23,7 @@ from ..reconcile.engine import Reconciliation, reconcile
 from ..report.partial import one_shard
 from ..report.rootcause import fold, lost_files
 from ..report.single import FAIL_ON_CHOICES, Report
+from .options import AuditOptions
 
 
 def open_source(target: str, *, revision: str | None = None, token: str | None = None, use_cache: bool = True,
@@ -90,32 +91,33 @@ def _variant_config(config: dict[str, Any] | None, variant: str | None, others: 
     return config
 
 
-def audit(target: str | Path, *, revision: str | None = None, token: str | None = None, fail_on: str = "error",
-          ignore: Iterable[str] = (), include_tensors: bool = False, use_cache: bool = True,
-          progress: Callable[[str], None] | None = None, source: Source | None = None, hub: bool = False,
-          variant: str | None = None, use_config: bool = True, precision_siblings: bool = False,
+def audit(target: str | Path, options: AuditOptions | None = None, *, source: Source | None = None,
           reconciler: Callable[[Inventory, dict[str, Any] | None], Reconciliation] | None = None,
-          then: tuple[str, ...] = ()) -> Report:
-    """Audit a local checkpoint (directory or file) or a Hub repo from its headers alone.
+          then: tuple[str, ...] = (), precision_siblings: bool = False, **settings: Any) -> Report:
+    """Audit a local checkpoint (directory or file) or a Hub repo from its headers alone, under ``options``
+    (``AuditOptions``, read whole; the library may pass its fields as keywords instead: ``audit(path, hub=True)``).
 
-    ``hub`` reads a bare id (``gpt2``) as a Hub repo; ``variant`` audits ``model.<variant>.safetensors`` (or its
-    index); ``use_config=False`` checks the files' structure only, ignoring config.json. ``reconciler`` replaces
-    the architecture reconciliation for checkpoints that are not a model of their own (a PEFT adapter, a LoRA
-    file, a sentence-transformers Dense layer): see ``auditor.report.composite``. ``precision_siblings``: the folder also
-    holds precision variants of these weights (a diffusers component audited part by part), so config.json's
-    dtype does not bind them. ``then``: the alternate variants audited next, quietly (the progress line names them).
-    A source opened here or passed in whole says what reading it cost once the audit is over (``Source.finished``;
-    a view of part of a target leaves that to the audit of the whole).
+    What is not an option but a fact of the part audited comes beside it: ``source``, an opened source instead of
+    the target's; ``reconciler`` replaces the architecture reconciliation for checkpoints that are not a model of
+    their own (a PEFT adapter, a LoRA file, a sentence-transformers Dense layer): see ``auditor.report.composite``;
+    ``then``: the alternate variants audited next, quietly (the progress line names them); ``precision_siblings``:
+    the folder also holds precision variants of these weights (a diffusers component audited part by part), so
+    config.json's dtype does not bind them. Of the options, ``hub`` reads a bare id (``gpt2``) as a Hub repo;
+    ``variant`` audits ``model.<variant>.safetensors`` (or its index); ``use_config=False`` checks the files'
+    structure only, ignoring config.json. A source opened here or passed in whole says what reading it cost once
+    the audit is over (``Source.finished``; a view of part of a target leaves that to the audit of the whole).
     """
-    fail_on, codes = check_options(fail_on, ignore)
+    options = (options or AuditOptions()).with_(**settings)
+    fail_on, codes = check_options(options.fail_on, options.ignore)
+    variant, progress = options.variant, options.progress
     with _gc_paused():
         # a plain org/name that is not a local path: a Hub failure also says "no such file or directory"
         resolved = None
         if source is None:
-            resolved = resolve_target(str(target), revision=revision, hub=hub)
-            source = resolved.open(token=token, use_cache=use_cache, progress=progress)
+            resolved = resolve_target(str(target), revision=options.revision, hub=options.hub)
+            source = resolved.open(token=options.token, use_cache=options.use_cache, progress=progress)
         ambiguous = resolved is not None and resolved.guessed
-        checkpoint = _collect(source, progress, variant, use_config, ambiguous, then)
+        checkpoint = _collect(source, progress, variant, options.use_config, ambiguous, then)
         inventory = build_inventory(checkpoint)
         groups = split_holes(group_tensors(inventory.tensors.values()))
         if reconciler is not None:
@@ -133,12 +135,11 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
                     + check_total_parameters(checkpoint, totals.parameters, reconciliation.ledger["model"],
                                              reconciliation.expected_parameters))
         # one root cause, one error: what only follows from an unread shard is folded into it
-        lost = lost_files(checkpoint, inventory.findings)
-        lost.formula = reconciliation.expected_parameters is not None
-        lone_shard = one_shard(source, checkpoint, lost)
+        lost = lost_files(checkpoint, inventory.findings, formula=reconciliation.expected_parameters is not None)
+        lone_shard, lost = one_shard(source, checkpoint, lost)
         if lone_shard is not None:
             findings.append(lone_shard)
-        if not use_config:
+        if not options.use_config:
             findings = [f for f in findings if f.code != "config-missing"] + [finding(
                 "config-missing", "config.json was not used (--no-config): the files' structure was checked, not "
                 "the architecture")]
@@ -147,10 +148,8 @@ def audit(target: str | Path, *, revision: str | None = None, token: str | None 
         report = Report(target=str(target), source=checkpoint.source, totals=totals, files=inventory.files,
                       groups=groups, reconciliation=reconciliation, findings=findings,
                       ignored_files=checkpoint.ignored, tensors=inventory.tensors, fail_on=fail_on,
-                      ignored_codes=codes, include_tensors=include_tensors, lost=lost,
-                      file_sha256=dict(source.lfs_sha256), config=checkpoint.config, variant=variant)
-        report.extra.update(reconciliation.extra)
-        if reconciliation.detail:
-            report.extra["_detail"] = reconciliation.detail
+                      ignored_codes=codes, include_tensors=options.include_tensors, lost=lost,
+                      file_sha256=dict(source.lfs_sha256), config=checkpoint.config, variant=variant,
+                      extra=dict(reconciliation.extra))
         source.finished()
         return report

@@ -9,7 +9,7 @@ reconciliation (``reconciler=`` of ``audit()``); models and components the ordin
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..core.conventions import ADAPTER_CONFIG, ADAPTER_WEIGHTS, PIPELINE_INDEX, ST_MODULES, WEIGHTLESS_CLASSES
@@ -42,6 +42,7 @@ from ..kinds.discover import (
     sentence_transformers,
     split_by_variant,
 )
+from ..read.checkpoint import in_subfolder
 from ..read.sources.protocol import Source
 from ..read.sources.view import Remembering, SourceView
 from ..read.targets import resolve as resolve_target
@@ -63,15 +64,12 @@ def audit_target(target: str, options: AuditOptions | None = None, *, source: So
     opened source instead of the target's; ``content``: verify's pass over each part's bytes, around its audit."""
     options = (options or AuditOptions()).with_(**settings)
     fail_on, codes = check_options(options.fail_on, options.ignore)
-    base, revision, token, hub, variant = options.base, options.revision, options.token, options.hub, options.variant
-    include_tensors, use_cache, progress = options.include_tensors, options.use_cache, options.progress
-    use_config = options.use_config
     # a plain org/name that is not a local path and not on the Hub either: the error says both (any other Hub
     # failure is the Hub's own sentence: the target was read as a repo, and the Hub said what went wrong)
     resolved = None
     if source is None:
-        resolved = resolve_target(str(target), revision=revision, hub=hub)
-        source = resolved.open(token=token, use_cache=use_cache, progress=progress)
+        resolved = resolve_target(str(target), revision=options.revision, hub=options.hub)
+        source = resolved.open(token=options.token, use_cache=options.use_cache, progress=options.progress)
     ambiguous = resolved is not None and resolved.guessed
     whole = source  # the target's own source: says what reading it cost once every part is read (``finished``)
     try:
@@ -80,32 +78,28 @@ def audit_target(target: str, options: AuditOptions | None = None, *, source: So
         if ambiguous:
             raise TargetNotFound(f"{target}: no such file or directory, and not readable as a Hub repo: {e}") from None
         raise
-    if variant is not None:
-        kind = for_variant(kind, variant)
+    if options.variant is not None:
+        kind = for_variant(kind, options.variant)
     # a folder split by variant: each part audits the variant it names (its default weights where --variant found
     # none in its folder); otherwise --variant goes to each part's own discovery
-    common: dict[str, Any] = dict(fail_on=fail_on, ignore=codes, include_tensors=include_tensors, progress=progress,
-                  variant=None if split_by_variant(kind) else variant, use_config=use_config, content=content)
+    each = replace(options, variant=None) if split_by_variant(kind) else options
     if not sectioned(kind):
-        report = _audit_part(source, kind, kind.parts[0], base=base, token=token, **common)
-        report.target = str(target)
-        for alternate in report.alternates:
-            alternate.report.target = f"{target} ({alternate.variant})"
-        report.extra["kind"] = _kind_doc(kind, report)
+        report = _audit_part(source, kind, kind.parts[0], each, content)
+        alternates = tuple(replace(a, report=replace(a.report, target=f"{target} ({a.variant})"))
+                           for a in report.alternates)
         whole.finished()
-        return report
+        return replace(report, target=str(target), alternates=alternates, extra=_with_kind(report, kind))
     sections: list[Section] = []
     findings: list[Finding] = []
     for part in kind.parts:
         try:
-            report = _audit_part(source, kind, part, base=base, token=token, **common)
+            report = _audit_part(source, kind, part, each, content)
         except AuditError as e:
             findings.append(finding("component-missing", f"{part.name}: could not be audited: {e}",
                                     files=[part.folder or part.name]))
             continue
-        _drop_ignored_siblings(report, part, kind)
-        report.extra["kind"] = _kind_doc(Kind(part.kind, (part,), part.role or ""), report)
-        sections.append(Section(part, report))
+        sections.append(Section(part, replace(report, ignored_files=_ignored_here(report, part, kind),
+                                              extra=_with_kind(report, Kind(part.kind, (part,), part.role or "")))))
     findings += kind_of(kind.kind).manifest_findings(source, kind)
     if not kind.parts and not findings:  # a manifest (modules.json, model_index.json) and not one weight file
         raise NotASafetensorsCheckpoint(f"{target}: a {kind.label} whose parts hold no safetensors weights")
@@ -128,37 +122,38 @@ def _discover(source: Source) -> tuple[Source, Kind]:
     return source, discover(files, read_json_from(source.read_small, files), KINDS.values())
 
 
-def _kind_doc(kind: Kind, report: Report) -> dict[str, Any]:
+def _with_kind(report: Report, kind: Kind) -> dict[str, Any]:
+    """The report's ``extra`` with its ``kind`` block: what the part is, with the reconciliation's one-line detail
+    (an adapter's rank and targets, a component's class)."""
     doc = kind.to_dict()
-    detail = report.extra.pop("_detail", None)
-    if detail:
-        doc["detail"] = detail
+    if report.reconciliation.detail:
+        doc["detail"] = report.reconciliation.detail
     doc["notes"] = list(kind.notes)
-    return doc
+    return {**report.extra, "kind": doc}
 
 
-def _audit_part(source: Source, kind: Kind, part: Part, *, base: str | None, token: str | None,
-                content: ContentHook | None = None, **common: Any) -> Report:
+def _audit_part(source: Source, kind: Kind, part: Part, options: AuditOptions,
+                content: ContentHook | None = None) -> Report:
     """One part: its counted weights' report, with each alternate variant (``unet (fp16)``) audited in full beside
     it; how an alternate differs from the counted weights is a finding on the alternate."""
     from ..report.variants import with_differences
     each = part.each_variant()
     # one progress line for the part: the counted weights' names the alternates read next, which read quietly
     then = tuple(str(other.variant) for other in each[1:])
-    counted = _audit_variant(source, part, each, base=base, token=token, content=content, **common, then=then)
+    counted = _audit_variant(source, part, each, options, content, then=then)
     if len(each) == 1:
         return counted
-    common = {**common, "progress": None}
+    quiet = replace(options, progress=None)
     alternates: list[Alternate] = []
     problems: list[Finding] = []
     for other in each[1:]:
         try:
-            report = _audit_variant(source, other, each, base=base, token=token, content=content, **common)
+            report = _audit_variant(source, other, each, quiet, content)
         except AuditError as e:  # an alternate that cannot be audited at all fails the checkpoint it goes with
             problems.append(finding("component-missing", f"{other.name}: could not be audited: {e}",
                                     files=list(other.weights or ())))
             continue
-        report.extra["kind"] = _kind_doc(Kind(other.kind, (other,), other.role or ""), report)
+        report = replace(report, extra=_with_kind(report, Kind(other.kind, (other,), other.role or "")))
         alternates.append(Alternate(str(other.variant), with_differences(report, counted)))
     audited = {w for other in each[1:] for w in other.weights or ()}
     findings = sorted(counted.findings + problems, key=lambda f: -SEVERITY_RANK[f.severity])
@@ -166,39 +161,52 @@ def _audit_part(source: Source, kind: Kind, part: Part, *, base: str | None, tok
                    ignored_files={n: why for n, why in counted.ignored_files.items() if n not in audited})
 
 
-def _audit_variant(source: Source, part: Part, each: tuple[Part, ...], *, base: str | None, token: str | None,
-                   content: ContentHook | None = None, **common: Any) -> Report:
+def _audit_variant(source: Source, part: Part, each: tuple[Part, ...], options: AuditOptions,
+                   content: ContentHook | None = None, then: tuple[str, ...] = ()) -> Report:
     """One variant of a part's weights (or the part, when it has none) through its kind's audit."""
     view = SourceView(source, part.folder, part.weights) if (part.folder or part.weights is not None) else source
     if part.variant is not None:
-        common = {**common, "variant": part.variant}
-    if part.variant not in VARIANT_DTYPES and any(p.variant in VARIANT_DTYPES for p in each if p is not part):
-        common = {**common, "precision_siblings": True}  # one config.json for the main and the fp16 weights
+        options = replace(options, variant=part.variant)
+    # one config.json for the main and the fp16 weights
+    siblings = part.variant not in VARIANT_DTYPES and any(p.variant in VARIANT_DTYPES for p in each if p is not part)
+    where = PartAt(then=then, precision_siblings=siblings)
 
     def audit_part(src: Source) -> Report:
-        return kind_of(part.kind).audit(src, part, base=base, token=token, **common)
-    return content(view, common.get("variant"), audit_part) if content is not None else audit_part(view)
+        return kind_of(part.kind).audit(src, part, options, where)
+    return content(view, options.variant, audit_part) if content is not None else audit_part(view)
 
 
-def _audit_model(src: Source, part: Part, *, base: str | None, token: str | None, **common: Any) -> Report:
+@dataclass(frozen=True)
+class PartAt:
+    """What a part's audit needs beside the options, as facts of where the part is rather than settings: the
+    alternate variants audited after it (named by its progress line), and whether precision variants of its weights
+    sit beside it (``audit``'s ``precision_siblings``)."""
+
+    then: tuple[str, ...] = ()
+    precision_siblings: bool = False
+
+
+def _audit_model(src: Source, part: Part, options: AuditOptions, where: PartAt) -> Report:
     """A transformers (or timm) model: the ordinary reconciliation, the spec chosen by its config."""
-    return audit(part.name, source=src, **common)
+    return audit(part.name, options, source=src, then=where.then, precision_siblings=where.precision_siblings)
 
 
-def _audit_file(src: Source, part: Part, *, base: str | None, token: str | None, **common: Any) -> Report:
+def _audit_file(src: Source, part: Part, options: AuditOptions, where: PartAt) -> Report:
     """A file that is not a model of its own: a LoRA file, an embedding, a module, a single-file checkpoint."""
     from ..adapters.modules import file_reconciler  # adapter code is imported only for adapter parts
-    return audit(part.name, source=src, reconciler=file_reconciler(part), **common)
+    return audit(part.name, options, source=src, reconciler=file_reconciler(part), then=where.then,
+                 precision_siblings=where.precision_siblings)
 
 
-def _audit_component(src: Source, part: Part, *, base: str | None, token: str | None, **common: Any) -> Report:
+def _audit_component(src: Source, part: Part, options: AuditOptions, where: PartAt) -> Report:
     """A diffusers component: the ordinary reconciliation, the spec chosen by its ``_class_name``."""
-    return audit(part.name, source=src, reconciler=_component_reconciler, **common)
+    return audit(part.name, options, source=src, reconciler=_component_reconciler, then=where.then,
+                 precision_siblings=where.precision_siblings)
 
 
 # -- PEFT adapters --------------------------------------------------------------------------------------------
 
-def _audit_adapter(view: Source, part: Part, *, base: str | None, token: str | None, **common: Any) -> Report:
+def _audit_adapter(view: Source, part: Part, options: AuditOptions, where: PartAt) -> Report:
     from ..adapters.base import resolve_base
     from ..adapters.lora import check_pairs, ranks, split  # imported only for adapter parts (start-up)
     from ..adapters.modules import ledger, unreadable
@@ -236,7 +244,7 @@ def _audit_adapter(view: Source, part: Part, *, base: str | None, token: str | N
             rec.detail = f"LoRA state dict, ranks {ranks(modules) or '?'}; no {ADAPTER_CONFIG}"
             ledger(rec, inventory, {})
             return rec
-        based = resolve_base(config, beside, base=base, token=token)
+        based = resolve_base(config, beside, base=options.base, token=options.token)
         check = check_adapter(config, inventory.tensors, based, weights)
         rec.findings += check.findings
         if based.note:
@@ -251,7 +259,8 @@ def _audit_adapter(view: Source, part: Part, *, base: str | None, token: str | N
         ledger(rec, inventory, check.categories)
         return rec
 
-    return audit(part.name, source=view, reconciler=reconciler, **common)
+    return audit(part.name, options, source=view, reconciler=reconciler, then=where.then,
+                 precision_siblings=where.precision_siblings)
 
 
 def _adapter_detail(s: dict[str, Any]) -> str:
@@ -286,9 +295,7 @@ def _component_reconciler(inventory: Inventory, config: dict[str, Any] | None) -
     class, and the unknown-architecture note names it (not "model_type None")."""
     rec = reconcile(inventory, config)
     cls = (config or {}).get("_class_name")
-    rec.architecture = str(cls) if cls else rec.architecture
-    rec.detail = str(cls) if cls else None
-    return rec
+    return replace(rec, architecture=str(cls), detail=str(cls)) if cls else replace(rec, detail=None)
 
 
 def _pipeline_findings(source: Source, kind: Kind) -> list[Finding]:
@@ -309,13 +316,14 @@ def _pipeline_findings(source: Source, kind: Kind) -> list[Finding]:
     return out
 
 
-def _drop_ignored_siblings(report: Report, part: Part, kind: Kind) -> None:
-    """Files another section audits are not "ignored" by this one."""
+def _ignored_here(report: Report, part: Part, kind: Kind) -> dict[str, str]:
+    """The part's ignored files without those another section audits, nor those in a subfolder of its own (each
+    folder of a composite target is its own section)."""
     others = {f"{p.folder}/{w}" if p.folder else w for q in kind.parts if q is not part for p in q.each_variant()
               for w in (p.weights or ())}
     prefix = f"{part.folder}/" if part.folder else ""
-    report.ignored_files = {n: why for n, why in report.ignored_files.items()
-                            if f"{prefix}{n}" not in others and "in a subfolder" not in why}
+    return {n: why for n, why in report.ignored_files.items()
+            if f"{prefix}{n}" not in others and not in_subfolder(n)}
 
 
 # -- the kinds of target: one class each, registered in KINDS ------------------------------------------------------
@@ -334,8 +342,8 @@ class TransformersModel(TargetKind):
     def recognise_file(self, single: str, beside: dict[str, int | None]) -> Kind | None:
         return Kind(MODEL, (Part(".", MODEL),)) if beside.get("config.json") is not None else None
 
-    def audit(self, source: Source, part: Part, **settings: Any) -> Report:
-        return _audit_model(source, part, **settings)
+    def audit(self, source: Source, part: Part, options: AuditOptions, where: PartAt) -> Report:
+        return _audit_model(source, part, options, where)
 
 
 class TimmModel(TransformersModel):
@@ -358,8 +366,8 @@ class DiffusersComponent(TargetKind):
     def recognise(self, folder: Folder) -> Kind | None:
         return component(folder) if folder.config_kind == COMPONENT else None
 
-    def audit(self, source: Source, part: Part, **settings: Any) -> Report:
-        return _audit_component(source, part, **settings)
+    def audit(self, source: Source, part: Part, options: AuditOptions, where: PartAt) -> Report:
+        return _audit_component(source, part, options, where)
 
 
 class PeftAdapter(TargetKind):
@@ -376,8 +384,8 @@ class PeftAdapter(TargetKind):
             return Kind(ADAPTER, (Part(".", ADAPTER, "", (single,)),))
         return None
 
-    def audit(self, source: Source, part: Part, **settings: Any) -> Report:
-        return _audit_adapter(source, part, **settings)
+    def audit(self, source: Source, part: Part, options: AuditOptions, where: PartAt) -> Report:
+        return _audit_adapter(source, part, options, where)
 
 
 class DiffusersPipeline(TargetKind):
@@ -422,8 +430,8 @@ class SafetensorsFile(TargetKind):
     def recognise_file(self, single: str, beside: dict[str, int | None]) -> Kind:
         return Kind(FILE, (Part(single, FILE),))
 
-    def audit(self, source: Source, part: Part, **settings: Any) -> Report:
-        return _audit_file(source, part, **settings)
+    def audit(self, source: Source, part: Part, options: AuditOptions, where: PartAt) -> Report:
+        return _audit_file(source, part, options, where)
 
 
 class SafetensorsFiles(TargetKind):

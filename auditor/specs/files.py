@@ -6,17 +6,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 import zlib
 from pathlib import Path
 from typing import Any
 
+from ..core.tomlio import tomllib
 from .model import SpecError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 DATA = Path(__file__).parent / "data"
 # the claiming keys, one array each at the head of a file (before its first table)

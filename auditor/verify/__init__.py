@@ -175,14 +175,11 @@ class ContentPass:
         found: list[Finding] = digests.digest_findings(files, expected)
         found += checks.value_findings(scans, categories)
         found += checks.copy_findings(scans, checks.copy_pairs(checkpoint.config, stored), categories, locate)
-        report.file_sha256 = {j.name: j.sha256 for j in files if j.sha256}
         ran = {"content": True, "digests": any(j.name in expected for j in files),
                "listing": self.reading.against_info is not None}  # what JUnit may call passed (codes.toml needs)
-        report.checks = report.checks | {check for check, done in ran.items() if done}
         if self.progress:
             self.progress(digest_summary(files, expected))
-        report.findings = sorted(report.findings + found, key=lambda f: -SEVERITY_RANK[f.severity])
-        report.extra["verify"] = {
+        block = {
             "jobs": self.reading.threads, "bytes": sum(j.size for j in files), "seconds": round(seconds, 3),
             "against": self.reading.against_info,
             "files": [{"name": j.name, "size": j.size, "sha256": j.sha256,
@@ -190,9 +187,12 @@ class ContentPass:
                                      "origin": expected[j.name].origin} if j.name in expected else None),
                        "status": digests.file_status(j, expected.get(j.name))} for j in files],
         }
-        if self.include_tensors:
-            report.tensor_extra = {name: {"stats": _stats(s)} for name, s in scans.items()}
-        return report
+        return replace(report, file_sha256={j.name: j.sha256 for j in files if j.sha256},
+                       checks=report.checks | {check for check, done in ran.items() if done},
+                       findings=sorted(report.findings + found, key=lambda f: -SEVERITY_RANK[f.severity]),
+                       extra={**report.extra, "verify": block},
+                       tensor_extra={name: {"stats": _stats(s)} for name, s in scans.items()} if self.include_tensors
+                       else report.tensor_extra)
 
 
 class _Parsed(Source):

@@ -724,7 +724,7 @@ class HubStub:
         """``GET /api/models?author=&search=&filter=&limit=``: public repos (private ones with a valid token), in
         the order they were added, ``page_size`` per page with a ``Link: <...>; rel="next"`` header, as the Hub
         paginates (``cursor`` is the offset here)."""
-        author = (query.get("author") or [None])[0]
+        author = query["author"][0] if query.get("author") else None
         search = (query.get("search") or [""])[0].lower()
         wanted = set(query.get("filter") or [])
         limit = int((query.get("limit") or ["0"])[0] or 0) or None
@@ -781,7 +781,8 @@ class HubStub:
                 h, entry, head, 404, "EntryNotFound", f"{name} does not exist on \"{rev}\"", {"X-Repo-Commit": sha}
             )
         if identity is not None and identity.action == "version":
-            f = identity.data  # type: ignore[assignment]  # checked by Fault
+            f = identity.data
+            assert f is not None  # a version fault has its data (checked by Fault)
         if identity is not None:
             entry.fault = identity.action
 
@@ -817,6 +818,7 @@ class HubStub:
                 extra["Content-Range"] = f"bytes */{total}"
                 return self._error(h, entry, head, 416, None, "Requested Range Not Satisfiable", extra)
             if parsed is not None:
+                assert isinstance(parsed, tuple)  # "unsatisfiable" returned above
                 start, end = parsed
                 length, status = end - start + 1, 206
                 headers = {**headers, "Content-Range": f"bytes {start}-{end}/{total}"}
