@@ -10,7 +10,6 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -25,7 +24,6 @@ from .commands.kit import (
     ColorOpt,
     DebugOpt,
     FailOnOpt,
-    Format,
     FormatOpt,
     HubOpt,
     IgnoreOpt,
@@ -54,7 +52,7 @@ from .commands.kit import (
     version,
 )
 from .core.conventions import main_file
-from .formats import formatter
+from .formats import report_format
 
 # typer >= 0.20 prints each argument's Python type after it ("TARGET <str>"); the metavar already says it
 if hasattr(typer.core, "TyperArgument") and hasattr(typer.core.TyperArgument, "display_type_rich"):
@@ -243,8 +241,8 @@ def audit_command(
         if fleet.asked(given, fmt):
             return audit_fleet(given, fleet, fmt, options=options, policy=rules, output=output, recursive=recursive,
                                quiet=quiet, stderr=stderr)
-        fmt = fmt or "table"
-        page = html_output(fmt, output, open_report)
+        form = report_format(fmt or "table")
+        page = html_output(form.page, output, open_report)
         names = expand_targets(given, recursive)
         if len(names) > 1:  # several targets at once, as a fleet runs them (reported in the order given)
             from dataclasses import replace
@@ -252,14 +250,14 @@ def audit_command(
             from .fleet.engines import default_jobs
             options = replace(options, jobs=jobs or default_jobs(names))
         report: Any = gated_audit_target(names, rules, options=options)
-        emit(formatter(fmt, terminal_width(page) if fmt == "table" else None)(report), page,
-             fmt in ("table", "summary") and use_color(color, sys.stdout), fold_to_terminal=fmt == "table")
-        if not quiet and fmt != "summary" and (fmt != "table" or output is not None):
+        emit(form.render(report, terminal_width(page) if form.fits_terminal else None), page,
+             form.colours and use_color(color, sys.stdout), fold_to_terminal=form.fits_terminal)
+        if not quiet and form.summary_on_stderr(output is not None):
             from .formats.common import summary_line
             line = summary_line(report)
             stderr(_colored(line, color))
         say_could_not(report)
-        show_html(fmt, page, open_report, quiet, output)
+        show_html(form.page, page, open_report, quiet, output)
         return report.exit_code
 
     run(debug, body)
@@ -281,7 +279,7 @@ def verify_command(
                           "request, no download).")] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Reader threads (default: the "
                                                                             "number of cores).")] = None,
-    format: FormatOpt = Format("table"),  # noqa: A002
+    format: FormatOpt = "table",  # noqa: A002
     output: OutputOpt = None,
     fail_on: FailOnOpt = None,
     ignore: IgnoreOpt = None,
@@ -318,17 +316,18 @@ def verify_command(
                         tolerance=tolerance, allowed_dtypes=allow_dtype or None,
                         forbid_unexplained=forbid_unexplained, tied_head=value(tied_head),
                         max_shard_bytes=max_shard_bytes)
-        where = html_output(format.value, output, open_report)
+        form = report_format(format)
+        where = html_output(form.page, output, open_report)
         options = AuditOptions(base=base, revision=revision, token=token, include_tensors=tensors,
                                progress=None if quiet else progress_line)
         report = verify(targets, options, policy=rules, against=against, jobs=jobs, show_progress=not quiet)
-        emit(formatter(format.value, terminal_width(where) if format.value == "table" else None)(report), where,
-             fold_to_terminal=format.value == "table")
-        if not quiet and format.value != "summary" and (format.value != "table" or output is not None):
+        emit(form.render(report, terminal_width(where) if form.fits_terminal else None), where,
+             fold_to_terminal=form.fits_terminal)
+        if not quiet and form.summary_on_stderr(output is not None):
             from .formats.common import summary_line
             stderr(summary_line(report))
         say_could_not(report)
-        show_html(format.value, where, open_report, quiet, output)
+        show_html(form.page, where, open_report, quiet, output)
         return report.exit_code
 
     run(debug, body)
@@ -405,7 +404,7 @@ def diff_command(
     def body() -> int:
         prepare_output(output)
         fmt = env_format(value(format), (*TEXT_FORMATS, "html"))
-        where = html_output(fmt, output, open_report)
+        where = html_output(fmt == "html", output, open_report)
         options: dict[str, Any] = {"token": token, "use_cache": not no_cache,
                                    "progress": None if quiet else progress_line, "hub": hub, "content": verify}
         if fmt == "html":  # the page draws both sides' trees: it needs the snapshots, not only the changes
@@ -418,26 +417,37 @@ def diff_command(
         else:
             changes = diff(a, b, **options)
             emit(format_diff(changes, a, b, fmt, terminal_width(where)), where)
-        show_html(fmt, where, open_report, quiet, output)
+        show_html(fmt == "html", where, open_report, quiet, output)
         return 0 if all(c.identical for _, c in changes) else 1
 
     run(debug, body)
 
 
-class FleetFormat(str, Enum):
-    """`st-audit report` formats."""
+def _fleet_format(text: Optional[str]) -> Optional[str]:
+    """`st-audit report -f`: a registered format with a fleet view (``ReportFormat.fleet_view``)."""
+    from .formats import fleet_formats
+    if text is None or text in fleet_formats():
+        return text
+    raise typer.BadParameter(f"{text!r} is not one of {', '.join(map(repr, fleet_formats()))}.")
 
-    table = "table"
-    markdown = "markdown"
-    html = "html"
+
+def _complete_fleet_format(incomplete: str) -> list[str]:
+    """Shell completion of `st-audit report -f`: the formats with a fleet view."""
+    from .formats import fleet_formats
+    return [name for name in fleet_formats() if name.startswith(incomplete)]
+
+
+# the formats with a fleet view, for --help (tests/test_formats_registry.py checks it against the registry)
+FLEET_METAVAR = "[table|markdown|html]"
 
 
 @app.command("report", short_help="One page for a fleet run: its audit -f jsonl lines.")
 def report_command(
     lines: Annotated[Path, typer.Argument(metavar="FLEET.jsonl", help="The lines of `st-audit audit -f jsonl` "
                                                                       "(the last line of each target counts).")],
-    format: Annotated[Optional[FleetFormat], typer.Option(  # noqa: A002
-        "--format", "-f", metavar=choices(FleetFormat), show_default=False,
+    format: Annotated[Optional[str], typer.Option(  # noqa: A002
+        "--format", "-f", metavar=FLEET_METAVAR, show_default=False, callback=_fleet_format,
+        autocompletion=_complete_fleet_format,
         help="table (default), markdown (for $GITHUB_STEP_SUMMARY) or html (sortable, filterable; rows link to the "
              "targets' own pages when the audit wrote them).")] = None,
     output: OutputOpt = None,
@@ -451,11 +461,12 @@ def report_command(
 
     def body() -> int:
         prepare_output(output)
-        fmt = env_format(value(format), tuple(f.value for f in FleetFormat))
-        where = html_output(fmt, output, open_report)
-        text, code = fleet_report(lines, fmt, where)
+        from .formats import fleet_formats
+        form = report_format(env_format(format, fleet_formats()))
+        where = html_output(form.page, output, open_report)
+        text, code = fleet_report(lines, form, where)
         emit(text, where)
-        show_html(fmt, where, open_report, quiet, output)
+        show_html(form.page, where, open_report, quiet, output)
         return code
 
     run(debug, body)

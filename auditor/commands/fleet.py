@@ -7,14 +7,18 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import UsageError
 from ..fleet.engines import default_jobs, engine
 from ..fleet.inputs import HubListing, Shard, gather, hub_author, select
 from ..fleet.run import Plan, run_fleet
-from ..fleet.work import STREAMED_FORMATS, Job, quiet_options
+from ..fleet.work import Job, quiet_options
+from ..formats import report_format
 from ..run.options import AuditOptions
+
+if TYPE_CHECKING:
+    from ..formats.base import ReportFormat
 
 
 @dataclass(frozen=True)
@@ -44,9 +48,9 @@ def audit_fleet(targets: Sequence[str], request: FleetRequest, fmt: str | None, 
                 stderr: Callable[[str], None]) -> int:
     """Run the fleet; its exit code."""
     fmt = fmt or "jsonl"
-    if fmt not in STREAMED_FORMATS:
+    if fmt != "jsonl" and not report_format(fmt).streams:
         raise UsageError(f"-f {fmt} is one report for one run; a fleet run streams one line per target: use -f jsonl "
-                         f"-o FILE (then `st-audit report FILE -f {fmt if fmt in ('html', 'markdown', 'table') else 'table'}`)"
+                         f"-o FILE (then `st-audit report FILE -f {fmt if report_format(fmt).fleet_view else 'table'}`)"
                          " or -f summary")
     if request.resume and fmt != "jsonl":
         raise UsageError("--resume reads back the lines of -f jsonl: use -f jsonl -o FILE")
@@ -84,11 +88,11 @@ def audit_fleet(targets: Sequence[str], request: FleetRequest, fmt: str | None, 
     return run_fleet(plan, runner, progress=None if quiet else show, live=live)
 
 
-def fleet_report(path: Path, fmt: str, page: Path | None) -> tuple[str, int]:
+def fleet_report(path: Path, form: ReportFormat, page: Path | None) -> tuple[str, int]:
     """``st-audit report``: the fleet view of a run's lines, and the run's exit code (from the targets' lines)."""
     from ..fleet.run import worst_exit
     from ..fleet.sink import lines
-    from ..formats.fleet import RENDERERS, fleet_of
+    from ..formats.fleet import fleet_of
     if not path.is_file():
         raise UsageError(f"{path}: no such file (the -o FILE of `st-audit audit -f jsonl`)")
     page_dir = str(page.parent) if page is not None else os.getcwd()
@@ -98,11 +102,7 @@ def fleet_report(path: Path, fmt: str, page: Path | None) -> tuple[str, int]:
     code = 0
     for row in fleet.rows:
         code = worst_exit(code, row.exit_code)
-    if fmt == "table":
-        import shutil
-
-        from ..formats.fleet import format_table
-        # a terminal's width (or COLUMNS); a file or a pipe gets wide lines
-        width = shutil.get_terminal_size((200, 24)).columns if sys.stdout.isatty() or "COLUMNS" in os.environ else 200
-        return format_table(fleet, width), code
-    return RENDERERS[fmt](fleet), code
+    import shutil
+    # a terminal's width (or COLUMNS); a file or a pipe gets wide lines
+    width = shutil.get_terminal_size((200, 24)).columns if sys.stdout.isatty() or "COLUMNS" in os.environ else 200
+    return form.fleet(fleet, width), code

@@ -22,12 +22,13 @@ class DiffFormat(str, Enum):
     html = "html"
 
 
-def html_output(fmt: str, output: Path | None, open_: bool) -> Path | None:
-    """Where the report goes: ``-o``; else an HTML page goes to a temporary file when ``--open`` asks for a browser or
-    stdout is a terminal (40-100 KB of HTML is no use on a screen; a pipe still gets it on stdout)."""
-    if open_ and fmt != "html":
+def html_output(page: bool, output: Path | None, open_: bool) -> Path | None:
+    """Where the report goes: ``-o``; else a page (``page``: the format is one, ``ReportFormat.page``) goes to a
+    temporary file when ``--open`` asks for a browser or stdout is a terminal (40-100 KB of HTML is no use on a
+    screen; a pipe still gets it on stdout)."""
+    if open_ and not page:
         raise UsageError("--open shows an HTML report: add -f html")
-    if fmt != "html" or output is not None or not (open_ or sys.stdout.isatty()):
+    if not page or output is not None or not (open_ or sys.stdout.isatty()):
         return output
     import tempfile
     handle, name = tempfile.mkstemp(prefix="st-audit-", suffix=".html")
@@ -35,11 +36,11 @@ def html_output(fmt: str, output: Path | None, open_: bool) -> Path | None:
     return Path(name)
 
 
-def show_html(fmt: str, page: Path | None, open_: bool, quiet: bool, given: Path | None = None) -> None:
+def show_html(is_page: bool, page: Path | None, open_: bool, quiet: bool, given: Path | None = None) -> None:
     """An HTML report written to a file: its path on stderr (a link most terminals open), and a browser when
     ``--open`` (no server: the page is self-contained). A page written to a file of its own because stdout is a
     terminal (``given``: the -o there was, None) says where on stdout, where the page would have gone."""
-    if fmt != "html" or page is None:
+    if not is_page or page is None:
         return
     uri = page.resolve().as_uri()
     if given is None and not open_:

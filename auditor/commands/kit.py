@@ -71,15 +71,41 @@ TokenOpt = Annotated[Optional[str], typer.Option("--token", metavar="TOKEN", hel
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not use or fill the Hub header cache.")]
 
 
-Format = Enum("Format", {name: name for name in FORMATS}, type=str)  # type: ignore[misc]
-FormatOpt = Annotated[Format, typer.Option(
-    "--format", "-f", envvar="ST_AUDIT_FORMAT", metavar=choices(Format),
+def _format_choice(streams: bool) -> Callable[[Optional[str]], Optional[str]]:
+    """--format's check: a registered report format (``formats.FORMATS``; asked when the command runs, so a format
+    registered by a program that runs the command line is a choice too), and for ``audit`` jsonl."""
+    def check(text: Optional[str]) -> Optional[str]:
+        names = [*FORMATS, *(("jsonl",) if streams else ())]
+        if text is None or text in names:
+            return text
+        raise typer.BadParameter(f"{text!r} is not one of {', '.join(map(repr, names))}.")
+    return check
+
+
+def complete_formats(incomplete: str) -> list[str]:
+    """Shell completion of --format: the registered formats starting with what is typed."""
+    return [name for name in FORMATS if name.startswith(incomplete)]
+
+
+def complete_audit_formats(incomplete: str) -> list[str]:
+    """Shell completion of audit's --format: the registered formats and jsonl."""
+    return [name for name in (*FORMATS, "jsonl") if name.startswith(incomplete)]
+
+
+def format_metavar(*extra: str) -> str:
+    """``[table|json|...]``: the registered formats (and ``extra``) for --help."""
+    return "[" + "|".join((*FORMATS, *extra)) + "]"
+
+
+FormatOpt = Annotated[str, typer.Option(
+    "--format", "-f", envvar="ST_AUDIT_FORMAT", metavar=format_metavar(), callback=_format_choice(False),
+    autocompletion=complete_formats,
     help="Report format (summary: the one verdict line). Default: ST_AUDIT_FORMAT, else table.")]
 
 # audit's formats: the report formats, and jsonl (a fleet run: one line per target as each finishes, docs/fleet.md)
-AuditFormat = Enum("AuditFormat", {name: name for name in (*FORMATS, "jsonl")}, type=str)  # type: ignore[misc]
-AuditFormatOpt = Annotated[Optional[AuditFormat], typer.Option(
-    "--format", "-f", envvar="ST_AUDIT_FORMAT", metavar=choices(AuditFormat), show_default=False,
+AuditFormatOpt = Annotated[Optional[str], typer.Option(
+    "--format", "-f", envvar="ST_AUDIT_FORMAT", metavar=format_metavar("jsonl"), show_default=False,
+    callback=_format_choice(True), autocompletion=complete_audit_formats,
     help="Report format (summary: the one verdict line; jsonl: one JSON line per target, streamed). Default: "
          "ST_AUDIT_FORMAT, else table (jsonl for a fleet run: --from, hf://ORG, --resume, --shard ...).")]
 

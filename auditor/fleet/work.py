@@ -23,8 +23,6 @@ from ..core.untrusted import printable
 from ..core.version import __version__
 from ..run.options import AuditOptions
 
-STREAMED_FORMATS = ("jsonl", "summary")  # what a fleet run writes as each target finishes
-
 
 @dataclass(frozen=True)
 class Job:

@@ -232,5 +232,3 @@ def format_html(fleet: Fleet) -> str:
             f'<footer class="muted">st-audit {escape(__version__)}; self-contained page (nothing fetched).</footer>'
             f'<script>{_FLEET_JS}</script></body></html>\n')
 
-
-RENDERERS = {"table": format_table, "markdown": format_markdown, "html": format_html}

@@ -16,13 +16,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.findings import CODE_DATA, Finding
 from ..core.untrusted import html as escape  # control characters shown, then HTML-escaped
 from ..inventory.patterns import patterns
 from ..report.composite import AnyReport, CompositeReport, kind_line
 from ..report.single import Report
+from .base import ReportFormat
 from .common import ledger_label, summary_line
 from .htmlfiles import file_anchors, files_view
 from .htmlstyle import CSS, JS
@@ -30,7 +31,9 @@ from .htmlviews import node_anchors, per_layer, section_slices, tree_view, where
 from .numbers import human
 from .tree import Node, by_template, module_tree, where
 
-HANDLES_SECTIONS = True  # formats.formatter hands a report of sections to format_report whole
+if TYPE_CHECKING:
+    from .fleet import Fleet
+
 MAX_PATTERNS = 8  # tensor patterns shown under a finding (the JSON report has them all)
 MAX_FILE_LINKS = 10  # files linked under a finding
 _MANY_NAMES = 5_000  # above this, patterns are looked up in the report's groups (as report.to_dict does)
@@ -430,3 +433,21 @@ def _fold_line(s: Any, i: int, n: int) -> str:
     return (f'{_verdict(s.report.verdict)}<code>{escape(s.part.name)}</code> <span class="muted">'
             f'{escape(s.part.kind + role)} &middot; section {i + 1} of {n} &middot; {int(t["tensors"]):,} tensors, '
             f'{int(t["parameters"]):,} parameters ({human(int(t["parameters"]))}){also}; {counts}</span>')
+
+
+class Html(ReportFormat):
+    """``-f html``: one self-contained page, a report of sections included; a fleet run's lines too."""
+
+    name = "html"
+    page = True
+    fleet_view = True
+
+    def single(self, report: Report, width: int | None = None) -> str:
+        return format_report(report)
+
+    def composite(self, report: CompositeReport, width: int | None = None) -> str:
+        return format_report(report)
+
+    def fleet(self, fleet: Fleet, width: int | None = None) -> str:
+        from .fleet import format_html
+        return format_html(fleet)

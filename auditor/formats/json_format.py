@@ -8,9 +8,13 @@ tensors with ``--tensors``).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..report.single import Report
+from .base import ReportFormat
+
+if TYPE_CHECKING:
+    from ..report.composite import CompositeReport
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
 
@@ -29,3 +33,16 @@ def dumps(doc: dict[str, Any]) -> str:
 
 def format_report(report: Report) -> str:
     return dumps(report.to_dict())
+
+
+class Json(ReportFormat):
+    """``-f json``: the report's ``to_dict`` (auditor/schema/report.schema.json); a report of sections is one
+    document (``CompositeReport.to_dict``)."""
+
+    name = "json"
+
+    def single(self, report: Report, width: int | None = None) -> str:
+        return format_report(report)
+
+    def composite(self, report: CompositeReport, width: int | None = None) -> str:
+        return dumps(report.to_dict())

@@ -13,10 +13,17 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..core.findings import CODE_DATA, CODES, SEVERITY_RANK, Finding, plural
 from ..core.untrusted import printable
 from ..report.single import Report
+from .base import ReportFormat
+from .sections import section_title
+
+if TYPE_CHECKING:
+    from ..report.composite import CompositeReport
 
 MAX_NAMES = 1000
 # a check that runs only when asked for (core/codes.toml ``needs``) and why it did not run
@@ -133,3 +140,39 @@ def document(suites: list[ET.Element], name: str = "st-audit") -> str:
     root.set("time", "0")
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def composite_report(report: CompositeReport, inner_format: Callable[[Any], str]) -> str:
+    """Each section's test suites (named by the section), a suite for the checks of the whole when it has findings
+    of its own (a component with no weights, a lock's section the target lacks, the Hub listing), and a suite in
+    error for each target that could not be audited."""
+    suites: list[ET.Element] = []
+    for s in report.sections:
+        doc = ET.fromstring(inner_format(s.report).split("\n", 1)[1])
+        for element in doc.findall("testsuite"):
+            if isinstance(s.report, Report):  # a pipeline among several targets names its own sections
+                # an alternate variant's suite says which (its property, already shown through ``printable``)
+                variant = element.find("properties/property[@name='variant']")
+                also = f" :: variant {variant.get('value')}" if variant is not None else ""
+                element.set("name", f"st-audit {printable(report.target)} :: {printable(section_title(s))}{also}")
+            suites.append(element)
+    own = report.active_findings
+    if own:
+        codes = list(dict.fromkeys(f.code for f in own))
+        suites.append(suite(f"st-audit {printable(report.target)} :: the whole", report.findings, report.ignored_codes,
+                            report.fail_on, frozenset(), codes=codes))
+    suites += [error_suite(f"st-audit {printable(name)}", why) for name, why in report.could_not]
+    return document(suites, f"st-audit {printable(report.target)}")
+
+
+class JUnit(ReportFormat):
+    """``-f junit``: one test suite per checkpoint; a report of sections puts each section's under one
+    ``<testsuites>``."""
+
+    name = "junit"
+
+    def single(self, report: Report, width: int | None = None) -> str:
+        return format_report(report)
+
+    def composite(self, report: CompositeReport, width: int | None = None) -> str:
+        return composite_report(report, lambda inner: self.render(inner, width))

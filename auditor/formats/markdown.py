@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tabulate import tabulate
 
 from ..core.findings import plural
 from ..core.untrusted import markdown, markdown_code, printable
 from ..report.single import Report
+from .base import ReportFormat
 from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line, variant_lines
 from .numbers import policy_line
+
+if TYPE_CHECKING:
+    from ..report.composite import CompositeReport
+    from .fleet import Fleet
 
 
 def mermaid_pie(report: Report) -> list[str]:
@@ -60,3 +67,21 @@ def format_report(report: Report) -> str:
             tabulate(groups, headers=["pattern", "count", "dtype", "shape"], tablefmt="github", disable_numparse=True),
             "", "</details>", ""]
     return "\n".join(out)
+
+
+class Markdown(ReportFormat):
+    """``-f markdown``: for $GITHUB_STEP_SUMMARY and PR comments; a fleet run's lines too."""
+
+    name = "markdown"
+    fleet_view = True
+
+    def single(self, report: Report, width: int | None = None) -> str:
+        return format_report(report)
+
+    def composite(self, report: CompositeReport, width: int | None = None) -> str:
+        from .sections import format_sections
+        return format_sections(report, lambda inner: self.render(inner, width), as_markdown=True)
+
+    def fleet(self, fleet: Fleet, width: int | None = None) -> str:
+        from .fleet import format_markdown
+        return format_markdown(fleet)

@@ -1,13 +1,14 @@
-"""Formats of a report made of sections (pipeline, sentence-transformers model, independent files).
+"""The pieces formats use for a report made of sections (pipeline, sentence-transformers model, independent files,
+several targets); each format's ``composite`` (formats/base.py) picks its own.
 
 Each section is printed by the chosen format exactly as a single checkpoint would be, under a heading naming
-the section and what it is; the whole ends with one verdict line. JSON is ``CompositeReport.to_dict()``; JUnit
-puts each section's test suite under one ``<testsuites>``.
+the section and what it is; the whole ends with one verdict line (``format_sections``). JSON is
+``CompositeReport.to_dict()``; JUnit puts each section's test suite under one ``<testsuites>`` (``junit.py``);
+the summary is one line per target (``summary_lines``).
 """
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from typing import Any
 
@@ -22,7 +23,7 @@ def summary_line(report: CompositeReport) -> str:
     counts = report.severity_counts()
     found = (f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}, "
              f"{plural(counts['info'], 'note')}")
-    if report.kind.kind == "targets":  # unrelated models: the run's line, not one model's sum
+    if report.kind.of_targets:  # unrelated models: the run's line, not one model's sum
         verdicts = [s.report.verdict for s in report.sections]
         outcome = [f"{verdicts.count(v):,} {word}" for v, word in (("pass", "passed"), ("fail", "failed"),
                                                                   ("error", "could not be audited")) if v in verdicts]
@@ -50,7 +51,7 @@ def could_not_lines(report: CompositeReport) -> list[str]:
     return [printable(f"ERROR: {name}: could not be audited: {why}") for name, why in report.could_not]
 
 
-def _section_title(s: object) -> str:
+def section_title(s: object) -> str:
     part = s.part  # type: ignore[attr-defined]
     role = f", {part.role}" if part.role else ""
     return f"{part.name} ({part.kind}{role})"
@@ -74,20 +75,21 @@ def _unread(report: Any) -> str | None:
     return codes.pop() if len(codes) == 1 and codes <= ROOT_CODES else None
 
 
-def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str], Callable[[Any], str]]) -> str:
-    """``formatter``: the format registry (``formats.formatter``), passed in rather than imported back."""
-    if fmt == "json":
-        from .json_format import dumps
-        return dumps(report.to_dict())
-    if fmt == "summary":  # one line per target, then the whole's: sections of one target are in its own line
-        if report.kind.kind != "targets":  # one target: its line names its root finding, as a checkpoint's does
-            return summary_line(report) + root_note(report) + "\n"
-        lines = [formatter(fmt)(s.report).rstrip("\n") for s in report.sections]
-        return "\n".join([*lines, *could_not_lines(report), summary_line(report)]) + "\n"
-    inner_format = formatter(fmt)  # sections may themselves be sectioned (several targets)
-    if fmt == "junit":
-        return _junit(report, inner_format)
-    md = fmt == "markdown"
+def summary_lines(report: CompositeReport, inner: Callable[[Any], str]) -> str:
+    """``-f summary`` of a report of sections: one line per target, then the whole's (sections of one target are in
+    its own line). ``inner``: the format's rendering of a section's report."""
+    if not report.kind.of_targets:  # one target: its line names its root finding, as a checkpoint's does
+        return summary_line(report) + root_note(report) + "\n"
+    lines = [inner(s.report).rstrip("\n") for s in report.sections]
+    return "\n".join([*lines, *could_not_lines(report), summary_line(report)]) + "\n"
+
+
+def format_sections(report: CompositeReport, inner: Callable[[Any], str], *, as_markdown: bool) -> str:
+    """A report of sections as text: each section rendered by ``inner`` (the format's own rendering of a section's
+    report; sections may themselves be sectioned: several targets) under a heading naming it, then the whole's
+    findings, one line per section and the verdict line. ``as_markdown``: Markdown headings and lists, every section in
+    full; else a terminal's text, where a healthy section is one line unless -v/--tensors asks for every section."""
+    md = as_markdown
     shown = markdown if md else printable  # a section's name is a folder's, a manifest's key: the repo author's text
     out = [f"{'# ' if md else ''}st-audit report for {shown(report.target)}: {shown(kind_line(report.kind.to_dict()))}"]
     out += [f"{'- ' if md else '  '}{shown(n)}" for n in report.kind.notes]
@@ -109,8 +111,8 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
     for s in report.sections:
         if id(s) in unread or (brief and healthy(s.report)):
             continue
-        out.append(f"{'## ' if md else '=== '}section {shown(_section_title(s))}{'' if md else ' ==='}")
-        out.append(inner_format(s.report))  # type: ignore[arg-type]
+        out.append(f"{'## ' if md else '=== '}section {shown(section_title(s))}{'' if md else ' ==='}")
+        out.append(inner(s.report))
     findings = report.active_findings
     if findings:
         out.append("findings about the whole:")
@@ -124,7 +126,7 @@ def format_composite(report: CompositeReport, fmt: str, formatter: Callable[[str
         if brief:  # what the section holds and its counts, as its own verdict line says them
             out.append(f"  {printable(summary_line_of(s))}")
             continue
-        out.append(f"{'- ' if md else '  '}{s.report.verdict.upper()}: {shown(_section_title(s) + _variants(s.report))}")
+        out.append(f"{'- ' if md else '  '}{s.report.verdict.upper()}: {shown(section_title(s) + _variants(s.report))}")
     out += [f"{'- ' if md else '  '}{markdown(line) if md else line}" for line in could_not_lines(report)]
     out.append(shown(summary_line(report)))
     return "\n".join(out) + "\n"
@@ -154,9 +156,9 @@ def summary_line_of(s: Section) -> str:
     (diffusers-component, UNet2DConditionModel): 208 tensors, ...``)."""
     inner = s.report
     if isinstance(inner, CompositeReport):  # a pipeline among several targets
-        holds = _holds(inner) if inner.kind.kind != "targets" else summary_line(inner)
+        holds = summary_line(inner) if inner.kind.of_targets else _holds(inner)
         return f"{inner.verdict.upper()}: {s.part.name} ({kind_line(inner.kind.to_dict())}): {holds}"
-    return f"{inner.verdict.upper()}: {_section_title(s)}: {_checkpoint_line(inner)}"
+    return f"{inner.verdict.upper()}: {section_title(s)}: {_checkpoint_line(inner)}"
 
 
 def _checkpoint_line(report: Report) -> str:
@@ -166,28 +168,3 @@ def _checkpoint_line(report: Report) -> str:
     return (f"{plural(t.tensors, 'tensor')}, {plural(t.parameters, 'parameter')} ({human(t.parameters)})"
             + (f", expected {expected:,}" if expected is not None else "") + f"{variants_note(report)}; "
             f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}, {plural(counts['info'], 'note')}")
-
-
-
-def _junit(report: CompositeReport, inner_format: Callable[[Any], str]) -> str:
-    """Each section's test suites (named by the section), a suite for the checks of the whole when it has findings
-    of its own (a component with no weights, a lock's section the target lacks, the Hub listing), and a suite in
-    error for each target that could not be audited."""
-    from .junit import document, error_suite, suite
-    suites: list[ET.Element] = []
-    for s in report.sections:
-        doc = ET.fromstring(inner_format(s.report).split("\n", 1)[1])
-        for element in doc.findall("testsuite"):
-            if isinstance(s.report, Report):  # a pipeline among several targets names its own sections
-                # an alternate variant's suite says which (its property, already shown through ``printable``)
-                variant = element.find("properties/property[@name='variant']")
-                also = f" :: variant {variant.get('value')}" if variant is not None else ""
-                element.set("name", f"st-audit {printable(report.target)} :: {printable(_section_title(s))}{also}")
-            suites.append(element)
-    own = report.active_findings
-    if own:
-        codes = list(dict.fromkeys(f.code for f in own))
-        suites.append(suite(f"st-audit {printable(report.target)} :: the whole", report.findings, report.ignored_codes,
-                            report.fail_on, frozenset(), codes=codes))
-    suites += [error_suite(f"st-audit {printable(name)}", why) for name, why in report.could_not]
-    return document(suites, f"st-audit {printable(report.target)}")

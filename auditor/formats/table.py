@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tabulate import tabulate
 
 from ..core.untrusted import printable
 from ..report.single import Report
+from .base import ReportFormat
 from .common import COMPONENT_HEADERS, component_rows, ledger_label, num, shape, summary_line, variant_lines
 from .fit import fit_table
 from .numbers import finding_line, policy_line
 
-FITS_WIDTH = True  # formats.formatter passes a terminal's width
-
+if TYPE_CHECKING:
+    from .fleet import Fleet
 
 def format_report(report: Report, width: int | None = None) -> str:
     """The report for a terminal or a log; ``width``: a terminal's columns, which its tables stay within (columns
@@ -87,3 +90,23 @@ def _findings(report: Report) -> list[str]:
     findings = report.active_findings
     out = ["findings:", *(finding_line(f) for f in findings)] if findings else ["findings: none"]
     return [*out, "", *variant_lines(report), summary_line(report)]
+
+
+class Table(ReportFormat):
+    """``-f table`` (the default): the report for a terminal or a log, ending with the verdict line."""
+
+    name = "table"
+    colours = True
+    fits_terminal = True
+    fleet_view = True
+
+    def single(self, report: Report, width: int | None = None) -> str:
+        return format_report(report, width)
+
+    def fleet(self, fleet: Fleet, width: int | None = None) -> str:
+        from .fleet import format_table
+        return format_table(fleet, width or 120)
+
+    def summary_on_stderr(self, to_file: bool) -> bool:
+        """On a terminal the report ends with the verdict line; a file gets it on stderr too."""
+        return to_file

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from ..core.errors import UsageError
 from ..inventory.groups import fill, split_name
 from ..inventory.patterns import encode_indices
+from ..kinds.discover import COMPONENT, MODEL, PIPELINE
 from ..report.single import Report
 
 if TYPE_CHECKING:
@@ -287,7 +288,7 @@ def read(path: str | os.PathLike[str]) -> LockSnapshot:
 # a section st-audit wrote for a variant before variants were alternates (``unet (fp16)``, ``. (fp16)``: the name
 # of discovery's part, ``f"{folder} ({variant})"``, with the variant as weight file names spell it)
 _OLD_VARIANT_SECTION = re.compile(r"^(?P<base>.+) \((?P<variant>[A-Za-z0-9_]+)\)$")
-_SPLIT_KINDS = ("diffusers-pipeline", "diffusers-component", "transformers-model")
+_SPLIT_KINDS = (PIPELINE, COMPONENT, MODEL)
 
 
 def _variants_as_alternates(doc: Any) -> Any:

@@ -4,7 +4,9 @@ Most safetensors folders people publish are not one bare causal LM: a PEFT adapt
 a diffusers pipeline (``model_index.json`` naming component folders), a diffusers component (a config with
 ``_class_name``), a sentence-transformers model (``modules.json``), a timm model (``pretrained_cfg``), or a
 folder of independent files (three alternative LoRAs, ``cnn.safetensors`` + ``mlp.safetensors``). Each is
-audited as what it is: ``discover`` returns the kind and the parts to audit, one section each; the ordinary
+audited as what it is: ``discover`` asks each registered kind (``kinds.base.TargetKind``, registered in
+``run.dispatch.KINDS``) in turn to recognise the folder, and the first that does returns the kind and the parts to
+audit, one section each (from the helpers here: ``pipeline``, ``adapter``, ``one_checkpoint`` ...); the ordinary
 checkpoint discovery (``checkpoint.collect``) then runs on each part through a ``SourceView``.
 
 Only file names and the small JSON manifests are read here (never a safetensors header).
@@ -13,9 +15,10 @@ Only file names and the small JSON manifests are read here (never a safetensors 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from functools import cached_property
+from typing import Any, Protocol
 
 from ..core.conventions import (
     ADAPTER_CONFIG,
@@ -28,8 +31,18 @@ from ..core.conventions import (
 from ..core.errors import NotASafetensorsCheckpoint
 from ..read.checkpoint import MAX_SMALL_FILE, choose, weight_file
 
-# the kinds (kind -> how the first line of the report names it) and the manifests that make them are data:
-# core/conventions.toml
+# The kinds discovery names parts by. Each is one class registered in ``run.dispatch.KINDS`` (its discovery, its
+# parts, how it is audited, its manifest findings); how a report's first line names it and the manifests that make
+# it are data (core/conventions.toml).
+MODEL = "transformers-model"
+ADAPTER = "peft-adapter"
+PIPELINE = "diffusers-pipeline"
+COMPONENT = "diffusers-component"
+SENTENCE_TRANSFORMERS = "sentence-transformers"
+TIMM = "timm-model"
+FILES = "safetensors-files"
+FILE = "safetensors-file"
+TARGETS = "targets"  # several targets in one run (``report.composite.several``): never discovered in a folder
 
 
 @dataclass(frozen=True)
@@ -64,13 +77,12 @@ class Kind:
 
     @property
     def label(self) -> str:
-        return KIND_LABELS[self.kind]
+        return KIND_LABELS.get(self.kind, self.kind)
 
     @property
-    def composite(self) -> bool:
-        """Several sections (pipeline, sentence-transformers, independent files) rather than one checkpoint."""
-        return self.kind in ("diffusers-pipeline", "sentence-transformers", "safetensors-files", "targets") \
-            or len(self.parts) > 1
+    def of_targets(self) -> bool:
+        """Several unrelated targets audited in one run, rather than the parts of one model."""
+        return self.kind == TARGETS
 
     def to_dict(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"kind": self.kind, "label": self.label, "detail": self.detail or None,
@@ -83,19 +95,68 @@ class Kind:
 ReadJson = Callable[[str], Any]
 
 
-def discover(files: dict[str, int | None], read_json: ReadJson) -> Kind:
-    """The kind of the folder whose listing is ``files`` (relative posix paths; subfolders included)."""
-    top = {n for n in files if "/" not in n}
-    if PIPELINE_INDEX in top:
-        return _pipeline(files, read_json)
-    if ST_MODULES in top:
-        kind = _sentence_transformers(files, read_json)
+class Folder:
+    """What discovery sees of a folder: its listing (relative posix paths; subfolders included) and its small JSON
+    files, each read only when a kind asks (``config``)."""
+
+    def __init__(self, files: dict[str, int | None], read_json: ReadJson) -> None:
+        self.files = files
+        self.read_json = read_json
+        self.top = {n for n in files if "/" not in n}
+
+    def json(self, name: str) -> Any:
+        """The JSON file ``name``, or None when it cannot be read or parsed."""
+        return _json_or_none(self.read_json, name)
+
+    @cached_property
+    def config(self) -> Any:
+        """The folder's ``config.json`` (None: none, or unreadable)."""
+        return self.json("config.json") if "config.json" in self.top else None
+
+    @cached_property
+    def config_kind(self) -> str | None:
+        """The kind its ``config.json`` describes (``classify_config``); None without one."""
+        return classify_config(self.config) if self.config is not None else None
+
+    @cached_property
+    def index(self) -> str | None:
+        """The index a loader would use (None: single files, or only variant files: ``only_variants``)."""
+        try:
+            return choose(self.files)[0]
+        except NotASafetensorsCheckpoint:
+            return None
+
+    @cached_property
+    def only_variants(self) -> bool:
+        """Only variant weights (``model.fp16.safetensors``): no default weights a loader picks without ``variant=``."""
+        try:
+            choose(self.files)
+        except NotASafetensorsCheckpoint:
+            return True
+        return False
+
+    @cached_property
+    def one_model(self) -> bool:
+        """Something binds its files into one model: a config, an index, ``model.safetensors``, or one file alone."""
+        safetensors = [n for n in self.top if n.endswith(".safetensors")]
+        return self.config is not None or self.index is not None or main_file() in self.top or len(safetensors) <= 1
+
+
+class Recogniser(Protocol):
+    """A kind's discovery (``kinds.base.TargetKind.recognise``)."""
+
+    def recognise(self, folder: Folder) -> Kind | None: ...
+
+
+def discover(files: dict[str, int | None], read_json: ReadJson, kinds: Iterable[Recogniser]) -> Kind:
+    """The kind of the folder whose listing is ``files``: the first of ``kinds`` (the registry, in order) that
+    recognises it."""
+    folder = Folder(files, read_json)
+    for candidate in kinds:
+        kind = candidate.recognise(folder)
         if kind is not None:
             return kind
-    if ADAPTER_CONFIG in top or ADAPTER_WEIGHTS in top:
-        return _adapter(files, top)
-    config = _json_or_none(read_json, "config.json") if "config.json" in top else None
-    return _single_folder(files, top, config)
+    raise NotASafetensorsCheckpoint("no kind of target recognises this folder")  # the last kinds take any folder
 
 
 def split_by_variant(kind: Kind) -> bool:
@@ -132,11 +193,11 @@ def classify_config(config: Any) -> str:
     """The kind a ``config.json`` describes (transformers, diffusers component, timm)."""
     if isinstance(config, dict):
         if "_class_name" in config and "model_type" not in config:
-            return "diffusers-component"
+            return COMPONENT
         if "model_type" not in config and ("pretrained_cfg" in config or "architecture" in config) \
                 and "num_classes" in config:
-            return "timm-model"
-    return "transformers-model"
+            return TIMM
+    return MODEL
 
 
 def variants(folder_files: list[str]) -> dict[str | None, list[str]]:
@@ -149,30 +210,23 @@ def variants(folder_files: list[str]) -> dict[str | None, list[str]]:
     return groups
 
 
-def _single_folder(files: dict[str, int | None], top: set[str], config: Any) -> Kind:
-    """A folder with no manifest: one model (config, index or model.safetensors), or independent files."""
-    safetensors = sorted(n for n in top if n.endswith(".safetensors"))
-    kind = classify_config(config) if config is not None else None
-    if kind == "diffusers-component":
-        return _component_kind(top, config)
-    try:
-        index, _, _ = choose(files)
-    except NotASafetensorsCheckpoint:  # only variant files (model.fp16.safetensors): each variant is audited
-        kind = kind or "transformers-model"
-        detail = _config_detail(config) if isinstance(config, dict) else ""
-        groups = variants(list(top))
+def one_checkpoint(folder: Folder, kind: str) -> Kind:
+    """One model (config, index or ``model.safetensors``) or one file: the default weights as a loader picks them,
+    ``model.fp16.safetensors`` beside them an alternate; a folder of variants only audits each variant."""
+    config = folder.config
+    detail = _config_detail(config) if isinstance(config, dict) else ""
+    if folder.only_variants:  # only variant files (model.fp16.safetensors): each variant is audited
+        groups = variants(list(folder.top))
         return Kind(kind, _variant_parts(groups, kind, "", "."), detail, _only_variants_note(groups))
-    if config is not None or index is not None or main_file() in top or len(safetensors) <= 1:
-        if kind is None:  # no config: a state dict, unless an index makes it a (config-less) sharded model
-            kind = "transformers-model" if index is not None else "safetensors-file"
-        detail = _config_detail(config) if isinstance(config, dict) else ""
-        # the default weights as a loader picks them; model.fp16.safetensors beside them is an alternate
-        others: dict[str | None, list[str]] = {v: names for v, names in variants(list(top)).items() if v is not None}
-        alternates = _variant_parts(others, kind, "", ".", alone=False)
-        return Kind(kind, (Part(".", kind, alternates=alternates),), detail)
-    # several .safetensors files, nothing that binds them into one model: each stands alone
-    parts = tuple(Part(n, "safetensors-file", "", (n,)) for n in safetensors)
-    return Kind("safetensors-files", parts, f"{len(parts)} files, no index, no {main_file()}, no manifest",
+    others: dict[str | None, list[str]] = {v: names for v, names in variants(list(folder.top)).items() if v is not None}
+    alternates = _variant_parts(others, kind, "", ".", alone=False)
+    return Kind(kind, (Part(".", kind, alternates=alternates),), detail)
+
+
+def independent_files(folder: Folder) -> Kind:
+    """Several .safetensors files, nothing that binds them into one model: each stands alone."""
+    parts = tuple(Part(n, FILE, "", (n,)) for n in sorted(n for n in folder.top if n.endswith(".safetensors")))
+    return Kind(FILES, parts, f"{len(parts)} files, no index, no {main_file()}, no manifest",
                 (f"audited file by file: nothing (index, {main_file()}, manifest) makes them one model",))
 
 
@@ -187,12 +241,13 @@ def _config_detail(config: dict[str, Any]) -> str:
     return " / ".join(x for x in (model_type, arch) if x)
 
 
-def _component_kind(top: set[str], config: dict[str, Any]) -> Kind:
-    groups = variants(list(top))
+def component(folder: Folder) -> Kind:
+    """A diffusers component on its own (a config with ``_class_name``): its weights, by variant."""
+    config = folder.config
+    groups = variants(list(folder.top))
     role = str(config.get("_class_name"))
-    parts = _variant_parts(groups, "diffusers-component", "", ".", role, config) or \
-        (Part(".", "diffusers-component", role=role, config=config),)
-    return Kind("diffusers-component", parts, role, _only_variants_note(groups))
+    parts = _variant_parts(groups, COMPONENT, "", ".", role, config) or (Part(".", COMPONENT, role=role, config=config),)
+    return Kind(COMPONENT, parts, role, _only_variants_note(groups))
 
 
 def _variant_parts(groups: dict[str | None, list[str]], kind: str, folder: str, name: str, role: str | None = None,
@@ -220,21 +275,25 @@ def _only_variants_note(groups: dict[str | None, list[str]]) -> tuple[str, ...]:
             f"variant={sorted(v for v in groups if v)[0]!r}",)
 
 
-def _adapter(files: dict[str, int | None], top: set[str]) -> Kind:
+def adapter(folder: Folder) -> Kind:
+    """A PEFT adapter: its weights (another .safetensors file beside them is a section of its own)."""
+    files, top = folder.files, folder.top
     weights = tuple(n for n in sorted(top) if n.endswith(".safetensors"))
     main = ADAPTER_WEIGHTS if ADAPTER_WEIGHTS in top else None
     if main is None and weights:
         main = weights[0] if len(weights) == 1 else (main_file() if main_file() in top else None)
-    parts = [Part(".", "peft-adapter", "", (main,) if main else ())]
+    parts = [Part(".", ADAPTER, "", (main,) if main else ())]
     for other in weights:
         if other != main:  # e.g. a diffusers-format copy beside the PEFT file: its own section
-            parts.append(Part(other, "safetensors-file", "", (other,)))
+            parts.append(Part(other, FILE, "", (other,)))
     notes = tuple(f"{d}/ holds another adapter (audit it on its own or use --recursive)"
                   for d in sorted({n.split("/")[0] for n in files if n.endswith(f"/{ADAPTER_CONFIG}")}))
-    return Kind("peft-adapter", tuple(parts), notes=notes)
+    return Kind(ADAPTER, tuple(parts), notes=notes)
 
 
-def _pipeline(files: dict[str, int | None], read_json: ReadJson) -> Kind:
+def pipeline(root: Folder) -> Kind:
+    """A diffusers pipeline: each component folder of ``model_index.json`` with weights is a part."""
+    files, read_json = root.files, root.read_json
     index = _json_or_none(read_json, PIPELINE_INDEX)
     index = index if isinstance(index, dict) else {}
     named = {k: v for k, v in index.items() if not k.startswith("_") and isinstance(v, list) and len(v) == 2}
@@ -251,21 +310,24 @@ def _pipeline(files: dict[str, int | None], read_json: ReadJson) -> Kind:
             continue
         config_name = f"{folder}/config.json"
         config = _json_or_none(read_json, config_name) if config_name in files else None
-        kind = classify_config(config) if config is not None else "transformers-model"
+        kind = classify_config(config) if config is not None else MODEL
         role = cls if isinstance(cls, str) else (str(config.get("_class_name")) if isinstance(config, dict)
                                                  and "_class_name" in config else None)
         parts += _variant_parts(groups, kind, folder, folder, role, config if isinstance(config, dict) else None)
     for name in sorted(n for n in files if "/" not in n and n.endswith(".safetensors")):
-        parts.append(Part(name, "safetensors-file", "", (name,), "single-file checkpoint beside the pipeline"))
+        parts.append(Part(name, FILE, "", (name,), "single-file checkpoint beside the pipeline"))
     components = sorted({p.folder for p in parts if p.folder})
     detail = f"{index.get('_class_name', 'pipeline')}: {', '.join(components) or 'no component with weights'}"
     if without:
         detail += f" (+ {', '.join(without)} without weights)"
     notes = tuple(f"{f}/ is not named in {PIPELINE_INDEX}" for f in components if f not in named)
-    return Kind("diffusers-pipeline", tuple(parts), detail, notes, index)
+    return Kind(PIPELINE, tuple(parts), detail, notes, index)
 
 
-def _sentence_transformers(files: dict[str, int | None], read_json: ReadJson) -> Kind | None:
+def sentence_transformers(folder: Folder) -> Kind | None:
+    """A sentence-transformers model: each module of ``modules.json`` with weights is a part (None: the manifest is
+    not a list of modules, and the folder is something else)."""
+    files, read_json = folder.files, folder.read_json
     modules = _json_or_none(read_json, ST_MODULES)
     if not isinstance(modules, list) or not all(isinstance(m, dict) for m in modules):
         return None
@@ -285,12 +347,12 @@ def _sentence_transformers(files: dict[str, int | None], read_json: ReadJson) ->
         if role == "Transformer" or (isinstance(config, dict) and "model_type" in config):
             index, singles, _ = choose(here)
             chosen = tuple([index] if index else singles)
-            parts.append(Part(path or ".", "transformers-model", path, chosen, role,
+            parts.append(Part(path or ".", MODEL, path, chosen, role,
                               config if isinstance(config, dict) else None))
         else:
-            parts.append(Part(path, "safetensors-file", path, tuple(weights), role,
+            parts.append(Part(path, FILE, path, tuple(weights), role,
                               config if isinstance(config, dict) else None))
-    return Kind("sentence-transformers", tuple(parts), " -> ".join(names), manifest={"modules": modules})
+    return Kind(SENTENCE_TRANSFORMERS, tuple(parts), " -> ".join(names), manifest={"modules": modules})
 
 
 def read_json_from(read_small: Callable[[str], bytes], sizes: dict[str, int | None]) -> ReadJson:

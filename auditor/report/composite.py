@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..core.findings import Finding
-from ..kinds.discover import Kind, Part
+from ..kinds.discover import MODEL, TARGETS, Kind, Part
 from .single import SCHEMA_VERSION, Judged, Report, judged_keys
 
 
@@ -141,10 +141,10 @@ def several(targets: list[str], reports: list[Report | CompositeReport], fail_on
     The run is named by all its targets (or their count), never by one of them alone."""
     could_not = list(could_not or [])
     parts = tuple(Part(t, r.kind.kind if isinstance(r, CompositeReport) else
-                       (r.extra.get("kind") or {}).get("kind", "transformers-model")) for t, r in zip(targets, reports))
+                       (r.extra.get("kind") or {}).get("kind", MODEL)) for t, r in zip(targets, reports))
     every = targets + [t for t, _ in could_not]
     detail = f"{len(every)} targets" + (f", {len(could_not)} of them could not be audited" if could_not else "")
-    kind = Kind("targets", parts, detail)
+    kind = Kind(TARGETS, parts, detail)
     return CompositeReport(", ".join(every) if len(every) <= 3 else f"{len(every)} targets", kind,
                            {"kind": "local"}, [Section(p, r) for p, r in zip(parts, reports)],  # type: ignore[arg-type]
                            [], fail_on, ignored_codes, could_not)

@@ -12,12 +12,36 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..core.conventions import ADAPTER_CONFIG, ADAPTER_WEIGHTS, PIPELINE_INDEX, WEIGHTLESS_CLASSES
+from ..core.conventions import ADAPTER_CONFIG, ADAPTER_WEIGHTS, PIPELINE_INDEX, ST_MODULES, WEIGHTLESS_CLASSES
 from ..core.errors import AuditError, NotASafetensorsCheckpoint, TargetNotFound
 from ..core.findings import SEVERITY_RANK, Finding, finding
 from ..core.jsonio import json_object
 from ..inventory.build import Inventory
-from ..kinds.discover import Kind, Part, discover, for_variant, read_json_from, split_by_variant
+from ..kinds.base import TargetKind
+from ..kinds.discover import (
+    ADAPTER,
+    COMPONENT,
+    FILE,
+    FILES,
+    MODEL,
+    PIPELINE,
+    SENTENCE_TRANSFORMERS,
+    TARGETS,
+    TIMM,
+    Folder,
+    Kind,
+    Part,
+    adapter,
+    component,
+    discover,
+    for_variant,
+    independent_files,
+    one_checkpoint,
+    pipeline,
+    read_json_from,
+    sentence_transformers,
+    split_by_variant,
+)
 from ..read.checkpoint import in_subfolder
 from ..read.sources.protocol import Source
 from ..read.sources.view import Remembering, SourceView
@@ -59,7 +83,7 @@ def audit_target(target: str, options: AuditOptions | None = None, *, source: So
     # a folder split by variant: each part audits the variant it names (its default weights where --variant found
     # none in its folder); otherwise --variant goes to each part's own discovery
     each = replace(options, variant=None) if split_by_variant(kind) else options
-    if not kind.composite:
+    if not sectioned(kind):
         report = _audit_part(source, kind, kind.parts[0], each, content)
         alternates = tuple(replace(a, report=replace(a.report, target=f"{target} ({a.variant})"))
                            for a in report.alternates)
@@ -76,7 +100,7 @@ def audit_target(target: str, options: AuditOptions | None = None, *, source: So
             continue
         sections.append(Section(part, replace(report, ignored_files=_ignored_here(report, part, kind),
                                               extra=_with_kind(report, Kind(part.kind, (part,), part.role or "")))))
-    findings += _manifest_findings(source, kind)
+    findings += kind_of(kind.kind).manifest_findings(source, kind)
     if not kind.parts and not findings:  # a manifest (modules.json, model_index.json) and not one weight file
         raise NotASafetensorsCheckpoint(f"{target}: a {kind.label} whose parts hold no safetensors weights")
     whole.finished()
@@ -90,12 +114,12 @@ def _discover(source: Source) -> tuple[Source, Kind]:
     if single is not None:
         folder = source.folder()
         beside = folder.list_files()
-        if single == ADAPTER_WEIGHTS or beside.get(ADAPTER_CONFIG) is not None:
-            return Remembering(folder), Kind("peft-adapter", (Part(".", "peft-adapter", "", (single,)),))
-        has_config = beside.get("config.json") is not None
-        kind = "transformers-model" if has_config else "safetensors-file"
-        return source, Kind(kind, (Part(single if kind == "safetensors-file" else ".", kind),))
-    return source, discover(files, read_json_from(source.read_small, files))
+        for candidate in KINDS.values():
+            kind = candidate.recognise_file(single, beside)
+            if kind is not None:
+                return (Remembering(folder) if candidate.file_with_folder else source), kind
+        raise NotASafetensorsCheckpoint(f"{single}: no kind of target recognises this file")  # FILE takes any
+    return source, discover(files, read_json_from(source.read_small, files), KINDS.values())
 
 
 def _with_kind(report: Report, kind: Kind) -> dict[str, Any]:
@@ -148,7 +172,7 @@ def _audit_variant(source: Source, part: Part, each: tuple[Part, ...], options: 
     where = PartAt(then=then, precision_siblings=siblings)
 
     def audit_part(src: Source) -> Report:
-        return PART_AUDITS.get(part.kind, _audit_model)(src, part, options, where)
+        return kind_of(part.kind).audit(src, part, options, where)
     return content(view, options.variant, audit_part) if content is not None else audit_part(view)
 
 
@@ -274,19 +298,8 @@ def _component_reconciler(inventory: Inventory, config: dict[str, Any] | None) -
     return replace(rec, architecture=str(cls), detail=str(cls)) if cls else replace(rec, detail=None)
 
 
-# how each kind of part (kinds.discover) is audited; any other kind is audited as a model
-PART_AUDITS: dict[str, Callable[..., Report]] = {"peft-adapter": _audit_adapter, "safetensors-file": _audit_file,
-                                                 "diffusers-component": _audit_component}
-
-
-def _manifest_findings(source: Source, kind: Kind) -> list[Finding]:
-    """model_index.json names a component with weights, but its folder holds none; or the modules of a
-    sentence-transformers model disagree on the embedding width they pass along."""
-    from ..adapters.modules import chain_findings
-    if kind.kind == "sentence-transformers":
-        return chain_findings(source, kind)
-    if kind.kind != "diffusers-pipeline":
-        return []
+def _pipeline_findings(source: Source, kind: Kind) -> list[Finding]:
+    """model_index.json names a component with weights, but its folder holds none."""
     audited = {p.folder for p in kind.parts}
     files = source.list_files()
     out = []
@@ -311,3 +324,156 @@ def _ignored_here(report: Report, part: Part, kind: Kind) -> dict[str, str]:
     prefix = f"{part.folder}/" if part.folder else ""
     return {n: why for n, why in report.ignored_files.items()
             if f"{prefix}{n}" not in others and not in_subfolder(n)}
+
+
+# -- the kinds of target: one class each, registered in KINDS ------------------------------------------------------
+
+class TransformersModel(TargetKind):
+    """A transformers model: a config.json with ``model_type`` (or none, with an index binding shards into one
+    model); the ordinary reconciliation, the spec chosen by its config."""
+
+    name = MODEL
+
+    def recognise(self, folder: Folder) -> Kind | None:
+        if folder.config_kind == MODEL or (folder.config is None and (folder.only_variants or folder.index is not None)):
+            return one_checkpoint(folder, MODEL)
+        return None
+
+    def recognise_file(self, single: str, beside: dict[str, int | None]) -> Kind | None:
+        return Kind(MODEL, (Part(".", MODEL),)) if beside.get("config.json") is not None else None
+
+    def audit(self, source: Source, part: Part, options: AuditOptions, where: PartAt) -> Report:
+        return _audit_model(source, part, options, where)
+
+
+class TimmModel(TransformersModel):
+    """A timm model (``pretrained_cfg``, ``num_classes``): audited as a model."""
+
+    name = TIMM
+
+    def recognise(self, folder: Folder) -> Kind | None:
+        return one_checkpoint(folder, TIMM) if folder.config_kind == TIMM else None
+
+    def recognise_file(self, single: str, beside: dict[str, int | None]) -> Kind | None:
+        return None
+
+
+class DiffusersComponent(TargetKind):
+    """A diffusers component (a config with ``_class_name``): the spec chosen by its class."""
+
+    name = COMPONENT
+
+    def recognise(self, folder: Folder) -> Kind | None:
+        return component(folder) if folder.config_kind == COMPONENT else None
+
+    def audit(self, source: Source, part: Part, options: AuditOptions, where: PartAt) -> Report:
+        return _audit_component(source, part, options, where)
+
+
+class PeftAdapter(TargetKind):
+    """A PEFT adapter (``adapter_config.json``, ``adapter_model.safetensors``): checked against its config and base."""
+
+    name = ADAPTER
+    file_with_folder = True
+
+    def recognise(self, folder: Folder) -> Kind | None:
+        return adapter(folder) if ADAPTER_CONFIG in folder.top or ADAPTER_WEIGHTS in folder.top else None
+
+    def recognise_file(self, single: str, beside: dict[str, int | None]) -> Kind | None:
+        if single == ADAPTER_WEIGHTS or beside.get(ADAPTER_CONFIG) is not None:
+            return Kind(ADAPTER, (Part(".", ADAPTER, "", (single,)),))
+        return None
+
+    def audit(self, source: Source, part: Part, options: AuditOptions, where: PartAt) -> Report:
+        return _audit_adapter(source, part, options, where)
+
+
+class DiffusersPipeline(TargetKind):
+    """A diffusers pipeline (``model_index.json``): its components are its sections."""
+
+    name = PIPELINE
+    sections = True
+
+    def recognise(self, folder: Folder) -> Kind | None:
+        return pipeline(folder) if PIPELINE_INDEX in folder.top else None
+
+    def manifest_findings(self, source: Source, kind: Kind) -> list[Finding]:
+        return _pipeline_findings(source, kind)
+
+
+class SentenceTransformers(TargetKind):
+    """A sentence-transformers model (``modules.json``): its modules with weights are its sections."""
+
+    name = SENTENCE_TRANSFORMERS
+    sections = True
+
+    def recognise(self, folder: Folder) -> Kind | None:
+        return sentence_transformers(folder) if ST_MODULES in folder.top else None
+
+    def manifest_findings(self, source: Source, kind: Kind) -> list[Finding]:
+        """The modules disagree on the embedding width they pass along."""
+        from ..adapters.modules import chain_findings
+        return chain_findings(source, kind)
+
+
+class SafetensorsFile(TargetKind):
+    """A file that is not a model of its own: a state dict without config, a LoRA file, an embedding, a module, a
+    single-file checkpoint."""
+
+    name = FILE
+
+    def recognise(self, folder: Folder) -> Kind | None:
+        if folder.config is None and not folder.only_variants and folder.index is None and folder.one_model:
+            return one_checkpoint(folder, FILE)
+        return None
+
+    def recognise_file(self, single: str, beside: dict[str, int | None]) -> Kind:
+        return Kind(FILE, (Part(single, FILE),))
+
+    def audit(self, source: Source, part: Part, options: AuditOptions, where: PartAt) -> Report:
+        return _audit_file(source, part, options, where)
+
+
+class SafetensorsFiles(TargetKind):
+    """Several .safetensors files that nothing binds into one model: each a section of its own."""
+
+    name = FILES
+    sections = True
+
+    def recognise(self, folder: Folder) -> Kind | None:
+        return independent_files(folder) if not folder.only_variants and not folder.one_model else None
+
+
+class Targets(TargetKind):
+    """Several unrelated targets in one run (``report.composite.several``): never recognised in a folder."""
+
+    name = TARGETS
+    sections = True
+
+
+# kind name -> its class. Discovery asks them in this order: manifests first, then what a config says, then files.
+KINDS: dict[str, TargetKind] = {k.name: k for k in (
+    DiffusersPipeline(), SentenceTransformers(), PeftAdapter(), DiffusersComponent(), TimmModel(), TransformersModel(),
+    SafetensorsFile(), SafetensorsFiles(), Targets())}
+
+
+def register_kind(kind: TargetKind, *, before: str | None = None) -> None:
+    """Register ``kind`` (replacing one of the same name): asked by discovery before the kind named ``before``
+    (a kind with a manifest of its own goes before the ones that take any folder: ``before="diffusers-component"``),
+    else last."""
+    entries = [(name, k) for name, k in KINDS.items() if name != kind.name]
+    at = next((i for i, (name, _) in enumerate(entries) if name == before), len(entries))
+    entries.insert(at, (kind.name, kind))
+    KINDS.clear()
+    KINDS.update(entries)
+
+
+def kind_of(name: str) -> TargetKind:
+    """The class of the kind named ``name``."""
+    return KINDS[name]
+
+
+def sectioned(kind: Kind) -> bool:
+    """Whether ``kind`` is reported as sections (pipeline, sentence-transformers model, independent files, several
+    targets, or any kind with several parts) rather than as one checkpoint."""
+    return kind_of(kind.kind).sections or len(kind.parts) > 1
