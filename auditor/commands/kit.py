@@ -16,7 +16,7 @@ from typing import Annotated, Any, Callable, Optional, TextIO
 
 import typer
 
-from ..core.errors import AuditError, UsageError
+from ..core.errors import AuditError, UsageError, about
 from ..core.names import did_you_mean
 from ..core.untrusted import printable
 from ..formats import FORMATS
@@ -233,7 +233,7 @@ def fold(text: str, width: int) -> str:
 def say_could_not(report: Any) -> None:
     """Each target that could not be audited, on stderr after the others' reports (as a shell loop would)."""
     for name, why in report.could_not:
-        stderr(printable(f"st-audit: error: {why if why.startswith(name) else f'{name}: {why}'}"))
+        stderr(printable(f"st-audit: error: {about(name, why)}"))
 
 
 def terminal_width(output: Path | None) -> int | None:

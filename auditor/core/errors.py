@@ -33,3 +33,10 @@ class HubError(AuditError):
 
 class ConfigError(AuditError):
     """config.json could not be read."""
+
+
+def about(target: str, why: str) -> str:
+    """``why`` as a line about ``target``: most errors already open with the target they concern (``x: no such file
+    or directory``), the others get it in front. Only the wording is decided here, never a verdict or an exit code
+    (those come from the exception's class)."""
+    return why if why.startswith(target) else f"{target}: {why}"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import AuditError
+from ..core.errors import AuditError, about
 from ..core.untrusted import printable
 from ..core.version import __version__
 from ..run.options import AuditOptions
@@ -111,7 +111,7 @@ def _reported(task: Task, job: Job, report: Any, fingerprint: str | None, second
 def _failed(task: Task, job: Job, code: int, why: str, fingerprint: str | None, seconds: float) -> Outcome:
     doc = {"schema_version": 1, "target": task.target, "verdict": "error", "exit_code": code, "error": why,
            "fleet": {"target": task.target, "fingerprint": fingerprint, "seconds": round(seconds, 3)}}
-    said = why if why.startswith(task.target) else f"{task.target}: {why}"
+    said = about(task.target, why)
     # a summary line is printed: the target (a list's text) and why (it may name the checkpoint's files) shown safely
     line = _line(doc) if job.stream == "jsonl" else printable(f"ERROR: {said}") + "\n"
     return Outcome(task.index, task.target, "error", code, line, fingerprint, why, seconds)
