@@ -215,7 +215,7 @@ FOLDED = re.compile(r"^(st-audit report for |formula: |by component: |policy: | 
                     r"  (PASS|FAIL|ERROR): .*(error|note)s?$)")
 
 
-def fold(text: str, width: int) -> str:
+def fold_prose(text: str, width: int) -> str:
     """``text`` with its long prose lines (the closed formula, findings, notes, the verdict) folded to ``width``
     columns under a hanging indent, as a person reads them in a terminal; tables and short lines as they are."""
     import textwrap
@@ -251,7 +251,7 @@ def emit(text: str, output: Path | None, color: bool = False, fold_to_terminal: 
     if output is None:
         width = terminal_width(output)
         if fold_to_terminal and width is not None:
-            text = fold(text, width)
+            text = fold_prose(text, width)
         sys.stdout.write(colorize(text) if color else text)
         sys.stdout.flush()
     else:

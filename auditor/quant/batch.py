@@ -14,7 +14,7 @@ from itertools import chain
 from typing import Any, NamedTuple, cast
 
 from ..read.header import FORM, NAME, Tensor
-from .schemes import Part, Resolved
+from .schemes import LayerPart, Resolved
 from .verdicts import FLOAT_DTYPES, SORTED, Assessment, QuantVerdict
 
 verdict = tuple.__new__  # QuantVerdict(...) minus the Python frame of NamedTuple.__new__ (~46k verdicts)
@@ -23,7 +23,7 @@ verdict = tuple.__new__  # QuantVerdict(...) minus the Python frame of NamedTupl
 class AuxPart(NamedTuple):
     """One bookkeeping tensor of a plan (a scale, zero point, absmax ...), its fields unpacked for the hot loop."""
 
-    part: Part
+    part: LayerPart
     on_module: bool
     suffix: str
     shapes: tuple[tuple[int, ...], ...]   # with the layer's leading dimensions (fused experts)

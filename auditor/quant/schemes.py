@@ -28,7 +28,7 @@ class SchemeError(ValueError):
 
 
 @dataclass(frozen=True)
-class TensorRule:
+class StoredTensorRule:
     """One tensor a quantized layer stores."""
 
     name: str                     # template: {module}, {weight}, scheme parameters
@@ -46,16 +46,16 @@ class Scheme:
     name: str
     method: str
     when: str
-    rules: tuple[TensorRule, ...]
+    rules: tuple[StoredTensorRule, ...]
     let: tuple[tuple[str, str], ...]
     value_bits: Expr
     applies: str | None = None
     file: str = ""
 
-class Part(NamedTuple):
+class LayerPart(NamedTuple):
     """One rule evaluated for one layer shape; its tensor is ``(module or weight name) + suffix``."""
 
-    rule: TensorRule
+    rule: StoredTensorRule
     dtypes: tuple[str, ...]
     shapes: tuple[tuple[int, ...], ...]   # alternatives; () = any shape
     required: bool
@@ -69,12 +69,12 @@ class Resolved:
 
     scheme: Scheme
     applies: bool
-    parts: tuple[Part, ...]
-    weight: Part                          # the part with role "weight"
+    parts: tuple[LayerPart, ...]
+    weight: LayerPart                          # the part with role "weight"
     value_bits: int | None
     env: dict[str, Any]
 
-    def name(self, part: Part, module: str, weight: str) -> str:
+    def name(self, part: LayerPart, module: str, weight: str) -> str:
         return (module if part.on_module else weight) + part.suffix
 
 
@@ -103,7 +103,7 @@ def _scheme(doc: dict[str, Any], file: str) -> Scheme:
         for part in ("dtype", "required"):
             _check(t.get(part), where)
         _check(shapes if isinstance(shapes, list) else [shapes], where)
-        rules.append(TensorRule(t["name"], t.get("role", "aux"), t["dtype"],
+        rules.append(StoredTensorRule(t["name"], t.get("role", "aux"), t["dtype"],
                                 tuple(shapes) if isinstance(shapes, list) else (shapes,),
                                 t.get("required", True), t.get("note")))
     if sum(r.role == "weight" for r in rules) != 1 or any(r.role not in ("weight", "aux") for r in rules):
@@ -174,7 +174,7 @@ def resolve(scheme: Scheme, params: dict[str, Any], rows: int, cols: int) -> Res
                 alternatives.append(_shape(alt, env))
         on_module = rule.name.startswith("{module}")
         suffix = rule.name[len("{module}"):].format_map(_Params(env))  # "{weight}" has the same length
-        rules.append(Part(rule, tuple(dtypes), tuple(alternatives), bool(evaluate(rule.required, env)), on_module,
+        rules.append(LayerPart(rule, tuple(dtypes), tuple(alternatives), bool(evaluate(rule.required, env)), on_module,
                           suffix))
     bits = evaluate(scheme.value_bits, env)
     weight = next(p for p in rules if p.rule.role == "weight")

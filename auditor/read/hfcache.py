@@ -228,3 +228,9 @@ def local_dir_metadata(path: Path) -> tuple[dict[str, Expected], str | None]:
                 commits.add(commit.strip())
     only = commits.pop() if len(commits) == 1 else None
     return expected, only if only and SHA1.match(only) else None
+
+
+def offline() -> bool:
+    """huggingface_hub's offline mode (``HF_HUB_OFFLINE``), from the variable it reads without importing it: the
+    resolver asks before anything Hub-related is imported."""
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")

@@ -31,7 +31,7 @@ from urllib.parse import unquote, urlsplit
 
 from ..core.errors import TargetNotFound, UsageError
 from . import hfcache
-from .hfcache import Expected
+from .hfcache import Expected, offline
 from .sources.local import describe_special, symlink_problem
 from .walk import folders_in_listing, local_listdir, model_folders
 
@@ -53,11 +53,6 @@ _URL = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*)://")
 def is_repo_id(text: str, *, namespaced: bool = False) -> bool:
     """``text`` is a Hub repo id (``org/name``; a bare legacy ``name`` too unless ``namespaced``)."""
     return bool(REPO_ID.match(text)) and (not namespaced or "/" in text)
-
-
-def offline() -> bool:
-    """huggingface_hub's offline mode, from the variable it reads (without importing it)."""
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
 
 
 # -- the targets ----------------------------------------------------------------------------------------------

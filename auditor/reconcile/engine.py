@@ -41,7 +41,7 @@ from .breakdown import ExpectedSummary, closed_form_text, component_rows, formul
 from .compare import sort_expected, sort_the_rest
 from .fallback import generic_reconciliation
 from .messages import MAX_NAMES_IN_MESSAGE, findings_of
-from .parts import Part, known_parts
+from .parts import KnownPart, known_parts
 from .result import LEDGER_KEYS, Component, Reconciliation
 from .structural import checked_note
 
@@ -110,7 +110,7 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None,
     return rec
 
 
-def _check_parts(rec: Reconciliation, parts: list[Part], inventory: Inventory) -> str:
+def _check_parts(rec: Reconciliation, parts: list[KnownPart], inventory: Inventory) -> str:
     """The known parts of a checkpoint without a formula, each compared with its own formula, merged into the
     structural reconciliation of the whole. Which differences are the checkpoint's fault is told by where they
     are (``local_differences``): a tensor missing or misshapen in some layers of a part whose other layers hold it

@@ -26,7 +26,7 @@ REQUIRED = ("param", "state")
 
 
 @dataclass(frozen=True)
-class Part:
+class KnownPart:
     """A nested sub-config checked by its own formula: its expectation under the stored prefix."""
 
     key: str                      # the config key (text_config)
@@ -40,11 +40,11 @@ class Part:
                 f"{self.prefix or 'no prefix'}")
 
 
-def known_parts(config: Mapping[str, Any], stored: Mapping[str, Tensor]) -> list[Part]:
+def known_parts(config: Mapping[str, Any], stored: Mapping[str, Tensor]) -> list[KnownPart]:
     """The nested sub-configs of known types whose tensors are stored under one prefix, in config order."""
     if config.get("quantization_config") is not None or not stored:
         return []
-    parts: list[Part] = []
+    parts: list[KnownPart] = []
     taken: set[str] = set()
     for key, sub in config.items():
         if not isinstance(sub, dict) or not isinstance(sub.get("model_type"), str):
@@ -56,13 +56,13 @@ def known_parts(config: Mapping[str, Any], stored: Mapping[str, Tensor]) -> list
     return parts
 
 
-def _place(key: str, sub: dict[str, Any], stored: Mapping[str, Tensor]) -> Part | None:
+def _place(key: str, sub: dict[str, Any], stored: Mapping[str, Tensor]) -> KnownPart | None:
     """The best placement of one sub-config: its default class or its base model (``Model``: a remote class
     holding a text model without the head), under the prefix that stores most of it."""
     spec, cfg = select(sub)
     if spec is None:
         return None
-    best: tuple[tuple[int, int], Part] | None = None
+    best: tuple[tuple[int, int], KnownPart] | None = None
     for cls in dict.fromkeys((spec.default_class, *(c for c in ("Model",) if c in spec.classes))):
         try:
             expectation = _headless(expand(spec, cfg, cls))
@@ -78,7 +78,7 @@ def _place(key: str, sub: dict[str, Any], stored: Mapping[str, Tensor]) -> Part 
             score = (hit, -len(required))
             if best is None or score > best[0]:
                 moved = relabel(expectation, {"": prefix}) if prefix else expectation
-                best = (score, Part(key, cfg, moved, prefix))
+                best = (score, KnownPart(key, cfg, moved, prefix))
     return best[1] if best is not None else None
 
 

@@ -57,6 +57,7 @@ from ...core.jsonio import json_object, loads
 from ...core.version import __version__
 from ..checkpoint import choose, numbered_shards, promised_numbers, safe_relative
 from ..header import MAX_HEADER_BYTES, Header, HeaderScan, parse_header, read_header_length
+from ..hfcache import offline
 from .hubcache import CachedHeaders, HeaderCache
 from .huberrors import COMMIT, ErrorTranslation, FileChanged, FileProblem, RevisionMoved
 from .hubhttp import RETRY_STATUSES, Http, RangeReader, Served, Traffic, Transient, get_once, not_a_page
@@ -502,10 +503,6 @@ def _human(n: int) -> str:
 
 
 # -- one small JSON file (a PEFT adapter's base config.json) --------------------------------------------
-
-def offline() -> bool:
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
-
 
 def fetch_json(repo_id: str, filename: str = "config.json", *, token: str | None = None,
                revision: str | None = None, timeout: float = 10.0) -> dict[str, Any]:
