@@ -25,6 +25,7 @@ demo: install
 
 test: install
 	$(BIN)/ruff check auditor tests tools bench fixtures
+	$(BIN)/ruff format --check auditor tests tools bench fixtures
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n auto  # the suite's ~11k tests on every core (pytest-xdist)
 

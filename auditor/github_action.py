@@ -49,16 +49,30 @@ def run(env: Mapping[str, str] | None = None) -> int:
         if not target:
             raise UsageError("the action needs a target: a checkpoint path or a Hub repo id")
         policy = load(env.get("INPUT_POLICY") or env.get("ST_AUDIT_POLICY") or None, near=[target])
-        overrides = {"fail_on": env.get("INPUT_FAIL_ON") or None, "lock": env.get("INPUT_LOCK") or None,
-                     "ignore": [c for c in re.split(r"[\s,]+", env.get("INPUT_IGNORE", "")) if c] or None}
+        overrides = {
+            "fail_on": env.get("INPUT_FAIL_ON") or None,
+            "lock": env.get("INPUT_LOCK") or None,
+            "ignore": [c for c in re.split(r"[\s,]+", env.get("INPUT_IGNORE", "")) if c] or None,
+        }
         policy = policy.merged(overrides, origin="the action's inputs")
-        report = gated_audit(target, policy, env=env, revision=env.get("INPUT_REVISION") or None,
-                             token=env.get("HF_TOKEN") or None, progress=lambda m: print(printable(m), file=sys.stderr))
+        report = gated_audit(
+            target,
+            policy,
+            env=env,
+            revision=env.get("INPUT_REVISION") or None,
+            token=env.get("HF_TOKEN") or None,
+            progress=lambda m: print(printable(m), file=sys.stderr),
+        )
     except AuditError as e:
         return _could_not(env, target, str(e), e.exit_code, "could not audit")
     except Exception as e:  # noqa: BLE001 - a bug: the job still gets its outputs and exit code 4
-        return _could_not(env, target, f"{type(e).__name__}: {e}", EXIT_INTERNAL,
-                          "hit an internal error (a bug in st-audit; please report it)")
+        return _could_not(
+            env,
+            target,
+            f"{type(e).__name__}: {e}",
+            EXIT_INTERNAL,
+            "hit an internal error (a bug in st-audit; please report it)",
+        )
     sys.stdout.write(formatter("table")(report))
     for f in report.failing:
         print(f"::error title=st-audit {f.code}::{_escape(f.message)}", flush=True)
@@ -68,8 +82,11 @@ def run(env: Mapping[str, str] | None = None) -> int:
             Path(env[var]).parent.mkdir(parents=True, exist_ok=True)
             Path(env[var]).write_text(formatter(fmt)(report), encoding="utf-8")
     totals = report.total_counts()
-    _append(outputs, f"verdict={report.verdict}\nexit-code={report.exit_code}\n"
-                     f"parameters={totals['parameters']}\ntensors={totals['tensors']}\n")
+    _append(
+        outputs,
+        f"verdict={report.verdict}\nexit-code={report.exit_code}\n"
+        f"parameters={totals['parameters']}\ntensors={totals['tensors']}\n",
+    )
     sys.stdout.flush()
     return report.exit_code
 
@@ -79,11 +96,18 @@ def _could_not(env: Mapping[str, str], target: str, message: str, code: int, wha
     so later steps (test reporters, artifact uploads) find what they expect."""
     print(f"::error title=st-audit::{_escape(message)}", flush=True)
     print(printable(f"st-audit: error: {message}"), file=sys.stderr, flush=True)
-    _append(env.get("GITHUB_STEP_SUMMARY"), f"## ❌ st-audit: {markdown_code(target)}\n\nst-audit {what}: {markdown(message)}\n")
+    _append(
+        env.get("GITHUB_STEP_SUMMARY"),
+        f"## ❌ st-audit: {markdown_code(target)}\n\nst-audit {what}: {markdown(message)}\n",
+    )
     _append(env.get("GITHUB_OUTPUT"), f"verdict=error\nexit-code={code}\n")
-    for var, text in (("INPUT_JUNIT", _junit_error(target, message)),
-                      ("INPUT_JSON", json.dumps({"target": target, "verdict": "error", "exit_code": code,
-                                                 "error": message}, indent=2) + "\n")):
+    for var, text in (
+        ("INPUT_JUNIT", _junit_error(target, message)),
+        (
+            "INPUT_JSON",
+            json.dumps({"target": target, "verdict": "error", "exit_code": code, "error": message}, indent=2) + "\n",
+        ),
+    ):
         if env.get(var):
             try:
                 Path(env[var]).parent.mkdir(parents=True, exist_ok=True)
@@ -95,6 +119,7 @@ def _could_not(env: Mapping[str, str], target: str, message: str, code: int, wha
 
 def _junit_error(target: str, message: str) -> str:
     from .formats.junit import document, error_suite
+
     return document([error_suite(f"st-audit {printable(target)}", message)])
 
 

@@ -34,8 +34,9 @@ if str(ROOT) not in sys.path:  # run as a script: the repository root, for tests
 def _run(args: list[str], env: dict[str, str]) -> tuple[float, int, dict[str, Any]]:
     """Wall seconds, exit code and summary line of one ``st-audit audit`` run."""
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "auditor", "audit", *args, "-q"], env=env, capture_output=True,
-                          text=True, timeout=3600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "auditor", "audit", *args, "-q"], env=env, capture_output=True, text=True, timeout=3600
+    )
     wall = time.perf_counter() - started
     if proc.returncode not in (0, 1):
         raise SystemExit(f"bench/fleet.py: st-audit exited {proc.returncode}: {proc.stderr[-500:]}")
@@ -52,6 +53,7 @@ def _peak_child_mib() -> float:
 def hub_fleet(repos: int, latency: float, work: Path) -> dict[str, Any]:
     from tests.support import build
     from tests.support.hubstub import HubStub
+
     model = build.build_layout(work / "model", "Qwen__Qwen3-0.6B")
     with HubStub(latency=latency) as hub:
         for i in range(repos):
@@ -69,6 +71,7 @@ def hub_fleet(repos: int, latency: float, work: Path) -> dict[str, Any]:
 def memory(targets: int, work: Path) -> dict[int, tuple[float, float]]:
     """Peak MiB of the largest process and wall seconds, for ``targets`` and a tenth of them."""
     from tests.support import build
+
     model = build.build_layout(work / "small", "Qwen__Qwen3-0.6B")
     names = work / "names"
     names.mkdir()
@@ -79,10 +82,12 @@ def memory(targets: int, work: Path) -> dict[int, tuple[float, float]]:
         listed = work / f"list-{count}.txt"
         listed.write_text("".join(f"{names / f'm{i:05d}'}\n" for i in range(count)))
         # each size in a fresh child of a fresh child, so RUSAGE_CHILDREN holds only that run's processes
-        code = (f"import resource,subprocess,sys,time;t=time.perf_counter();"
-                f"p=subprocess.run([sys.executable,'-m','auditor','audit','--from',{str(listed)!r},'-f','jsonl','-o',"
-                f"{str(work / f'out-{count}.jsonl')!r},'-q']);"
-                f"print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024,time.perf_counter()-t,p.returncode)")
+        code = (
+            f"import resource,subprocess,sys,time;t=time.perf_counter();"
+            f"p=subprocess.run([sys.executable,'-m','auditor','audit','--from',{str(listed)!r},'-f','jsonl','-o',"
+            f"{str(work / f'out-{count}.jsonl')!r},'-q']);"
+            f"print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024,time.perf_counter()-t,p.returncode)"
+        )
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=7200, cwd=ROOT)
         peak, wall, rc = proc.stdout.split()
         if rc not in ("0", "1"):
@@ -105,12 +110,16 @@ def main() -> None:
         one, fleet = results["one at a time (--jobs 1)"], results["fleet (default --jobs)"]
         jobs = max(16, 2 * (os.cpu_count() or 1))
         ideal = fleet["requests"] * args.latency / jobs
-        print(f"{args.repos} Hub repos (Qwen3-0.6B layout) on the stand-in Hub, {args.latency * 1000:.0f} ms per "
-              f"request, {os.cpu_count()} cores")
+        print(
+            f"{args.repos} Hub repos (Qwen3-0.6B layout) on the stand-in Hub, {args.latency * 1000:.0f} ms per "
+            f"request, {os.cpu_count()} cores"
+        )
         print(f"{'run':34} {'wall s':>8} {'requests':>9} {'vs one at a time':>17} {'vs ideal':>9}")
         for name, r in results.items():
-            print(f"{name:34} {r['wall']:8.2f} {r['requests']:9,} {one['wall'] / r['wall']:16.1f}x "
-                  f"{r['wall'] / ideal:8.1f}x")
+            print(
+                f"{name:34} {r['wall']:8.2f} {r['requests']:9,} {one['wall'] / r['wall']:16.1f}x "
+                f"{r['wall'] / ideal:8.1f}x"
+            )
         print(f"{'ideal (requests x latency / ' + str(jobs) + ')':34} {ideal:8.2f}")
         speedup = one["wall"] / fleet["wall"]
         print(f"goal: >= 8x faster than one at a time ({speedup:.1f}x: {'met' if speedup >= 8 else 'MISSED'})")

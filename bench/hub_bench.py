@@ -47,6 +47,7 @@ def build_repo(directory: Path, shards: int) -> Path:
         result = deepseek_v3_fp8(directory)
         return Path(result) if result is not None else directory
     from tests.support import build
+
     return build.build_layout(directory, "deepseek-ai__DeepSeek-V3", shards=shards)
 
 
@@ -68,10 +69,11 @@ def _isolate(home: Path, endpoint: str) -> None:
     no_proxy = ",".join(filter(None, [os.environ.get("NO_PROXY", ""), "127.0.0.1,localhost"]))
     os.environ["NO_PROXY"] = os.environ["no_proxy"] = no_proxy
     from huggingface_hub import constants
+
     old_home = constants.HF_HOME
     for name, value in list(vars(constants).items()):
         if isinstance(value, str) and value.startswith(old_home):
-            setattr(constants, name, str(home) + value[len(old_home):])
+            setattr(constants, name, str(home) + value[len(old_home) :])
     constants.ENDPOINT = endpoint
     constants.HUGGINGFACE_CO_URL_TEMPLATE = endpoint + "/{repo_id}/resolve/{revision}/{filename}"
     constants.HF_HUB_DISABLE_TELEMETRY = True
@@ -86,6 +88,7 @@ def _shard_traffic(hub: Any) -> tuple[int, int]:
 def run_st_audit(hub: Any, home: Path, *, use_cache: bool = False) -> dict[str, Any]:
     from auditor.read.sources.hub import HubSource
     from auditor.run.audit import audit
+
     _isolate(home, hub.url)
     hub.reset_log()
     marks: dict[str, float] = {}
@@ -100,14 +103,25 @@ def run_st_audit(hub: Any, home: Path, *, use_cache: bool = False) -> dict[str, 
     wall = time.perf_counter() - start
     hub.wait_idle(10)
     shard_requests, shard_bytes = _shard_traffic(hub)
-    return {"wall": wall, "fetch_wall": marks.get("fetched", wall), "requests": hub.request_count,
-            "bytes": hub.bytes_sent, "client_requests": source.traffic.requests, "client_bytes": source.traffic.bytes,
-            "shard_requests": shard_requests, "shard_bytes": shard_bytes, "exit_code": report.exit_code,
-            "tensors": report.totals.tensors, "findings": len(report.findings), "cache_hits": source.cache_hits}
+    return {
+        "wall": wall,
+        "fetch_wall": marks.get("fetched", wall),
+        "requests": hub.request_count,
+        "bytes": hub.bytes_sent,
+        "client_requests": source.traffic.requests,
+        "client_bytes": source.traffic.bytes,
+        "shard_requests": shard_requests,
+        "shard_bytes": shard_bytes,
+        "exit_code": report.exit_code,
+        "tensors": report.totals.tensors,
+        "findings": len(report.findings),
+        "cache_hits": source.cache_hits,
+    }
 
 
 def run_hf(hub: Any, home: Path) -> dict[str, Any]:
     from huggingface_hub import HfApi
+
     _isolate(home, hub.url)
     hub.reset_log()
     start = time.perf_counter()
@@ -115,21 +129,38 @@ def run_hf(hub: Any, home: Path) -> dict[str, Any]:
     wall = time.perf_counter() - start
     hub.wait_idle(10)
     shard_requests, shard_bytes = _shard_traffic(hub)
-    return {"wall": wall, "fetch_wall": wall, "requests": hub.request_count, "bytes": hub.bytes_sent,
-            "shard_requests": shard_requests,
-            "shard_bytes": shard_bytes, "tensors": sum(len(f.tensors) for f in meta.files_metadata.values())}
+    return {
+        "wall": wall,
+        "fetch_wall": wall,
+        "requests": hub.request_count,
+        "bytes": hub.bytes_sent,
+        "shard_requests": shard_requests,
+        "shard_bytes": shard_bytes,
+        "tensors": sum(len(f.tensors) for f in meta.files_metadata.values()),
+    }
 
 
 def run_cli(hub: Any, home: Path) -> dict[str, Any]:
     env = hub.hf_env(home)
     hub.reset_log()
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "auditor", "audit", REPO, "--format", "json", "--no-cache"],
-                          env=env, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "auditor", "audit", REPO, "--format", "json", "--no-cache"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
     wall = time.perf_counter() - start
     source = json.loads(proc.stdout)["source"] if proc.stdout.startswith("{") else {}
-    return {"wall": wall, "exit_code": proc.returncode, "requests": hub.request_count,
-            "reported": source.get("http"), "stderr": proc.stderr.strip().splitlines()[-1:] }
+    return {
+        "wall": wall,
+        "exit_code": proc.returncode,
+        "requests": hub.request_count,
+        "reported": source.get("http"),
+        "stderr": proc.stderr.strip().splitlines()[-1:],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -148,11 +179,14 @@ def main(argv: list[str] | None = None) -> int:
         sizes = header_sizes(directory)
         header_total = sum(sizes.values())
         index_bytes = (directory / "model.safetensors.index.json").stat().st_size
-        print(f"repo: {REPO}-shaped, {len(sizes)} shards, headers {header_total / MB:.2f} MB in total, "
-              f"index {index_bytes / MB:.2f} MB (built in {time.perf_counter() - t0:.1f} s); "
-              f"{args.latency * 1000:.0f} ms added per request")
+        print(
+            f"repo: {REPO}-shaped, {len(sizes)} shards, headers {header_total / MB:.2f} MB in total, "
+            f"index {index_bytes / MB:.2f} MB (built in {time.perf_counter() - t0:.1f} s); "
+            f"{args.latency * 1000:.0f} ms added per request"
+        )
 
         from auditor.run.audit import audit
+
         t1 = time.perf_counter()
         audit(directory)
         local_wall = time.perf_counter() - t1
@@ -177,39 +211,54 @@ def main(argv: list[str] | None = None) -> int:
         ("st-audit, server ignores Range", ignoring),
     ]
     print()
-    print(f"{'':34} {'wall s':>7} {'fetch s':>8} {'requests':>9} {'bytes MB':>9} {'shard reqs':>11} "
-          f"{'shard MB':>9}")
+    print(f"{'':34} {'wall s':>7} {'fetch s':>8} {'requests':>9} {'bytes MB':>9} {'shard reqs':>11} {'shard MB':>9}")
     for label, r in rows:
-        print(f"{label:34} {r['wall']:7.2f} {r['fetch_wall']:8.2f} {r['requests']:9d} {r['bytes'] / MB:9.2f} "
-              f"{r['shard_requests']:11d} {r['shard_bytes'] / MB:9.2f}")
+        print(
+            f"{label:34} {r['wall']:7.2f} {r['fetch_wall']:8.2f} {r['requests']:9d} {r['bytes'] / MB:9.2f} "
+            f"{r['shard_requests']:11d} {r['shard_bytes'] / MB:9.2f}"
+        )
     print("  (fetch s: until every header is fetched and validated; wall s adds inventory and reconciliation)")
-    print(f"{'st-audit CLI (subprocess, cold)':34} {cli['wall']:7.2f} {cli['requests']:9d}   "
-          f"(reported {cli['reported']})")
+    print(
+        f"{'st-audit CLI (subprocess, cold)':34} {cli['wall']:7.2f} {cli['requests']:9d}   (reported {cli['reported']})"
+    )
     print()
-    print(f"st-audit: {ours['tensors']:,} tensors, exit {ours['exit_code']}, {ours['findings']} findings; "
-          f"client counted {ours['client_requests']} requests / {ours['client_bytes'] / MB:.2f} MB "
-          f"(server: {ours['requests']} / {ours['bytes'] / MB:.2f} MB)")
+    print(
+        f"st-audit: {ours['tensors']:,} tensors, exit {ours['exit_code']}, {ours['findings']} findings; "
+        f"client counted {ours['client_requests']} requests / {ours['client_bytes'] / MB:.2f} MB "
+        f"(server: {ours['requests']} / {ours['bytes'] / MB:.2f} MB)"
+    )
     print(f"huggingface_hub: {theirs['tensors']:,} tensors")
     print(f"the same audit of the local directory takes {local_wall:.2f} s (no network at all)")
 
     checks = [
         (f"st-audit wall {ours['wall']:.2f} s <= 1.0 s", ours["wall"] <= 1.0),
         (f"st-audit fetch+validate {ours['fetch_wall']:.2f} s <= 1.0 s", ours["fetch_wall"] <= 1.0),
-        (f"header bytes {ours['shard_bytes'] / MB:.2f} MB <= 1.2 x {header_total / MB:.2f} MB "
-         f"(= {ours['shard_bytes'] / header_total:.3f}x)", ours["shard_bytes"] <= 1.2 * header_total),
-        (f"Range ignored: {ignoring['bytes'] / MB:.2f} MB sent by the server < 64 MB "
-         f"(client read {ignoring['client_bytes'] / MB:.2f} MB)", ignoring["bytes"] < 64 * MB),
+        (
+            f"header bytes {ours['shard_bytes'] / MB:.2f} MB <= 1.2 x {header_total / MB:.2f} MB "
+            f"(= {ours['shard_bytes'] / header_total:.3f}x)",
+            ours["shard_bytes"] <= 1.2 * header_total,
+        ),
+        (
+            f"Range ignored: {ignoring['bytes'] / MB:.2f} MB sent by the server < 64 MB "
+            f"(client read {ignoring['client_bytes'] / MB:.2f} MB)",
+            ignoring["bytes"] < 64 * MB,
+        ),
         (f"same commit again: {warm['shard_requests']} header requests == 0", warm["shard_requests"] == 0),
-        (f"st-audit <= 0.5x huggingface_hub's metadata fetch ({theirs['wall']:.2f} s): "
-         f"{ours['wall'] / theirs['wall']:.2f}x", ours["wall"] <= 0.5 * theirs["wall"]),
+        (
+            f"st-audit <= 0.5x huggingface_hub's metadata fetch ({theirs['wall']:.2f} s): "
+            f"{ours['wall'] / theirs['wall']:.2f}x",
+            ours["wall"] <= 0.5 * theirs["wall"],
+        ),
     ]
     print()
     for text, ok in checks:
         print(f"  [{'ok' if ok else 'MISS'}] {text}")
     total_ratio = ours["bytes"] / header_total
-    print(f"  (all traffic incl. listing, index and config: {ours['bytes'] / MB:.2f} MB = {total_ratio:.2f}x "
-          "the header sizes; the index alone is "
-          f"{index_bytes / MB:.2f} MB)")
+    print(
+        f"  (all traffic incl. listing, index and config: {ours['bytes'] / MB:.2f} MB = {total_ratio:.2f}x "
+        "the header sizes; the index alone is "
+        f"{index_bytes / MB:.2f} MB)"
+    )
     return 1 if args.strict and not all(ok for _, ok in checks) else 0
 
 

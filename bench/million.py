@@ -40,11 +40,12 @@ def build(directory: Path, target: int) -> tuple[Path, int, int]:
     base = [(n, d, list(s)) for n, d, s in layout["tensors"]]
     layers = config["num_hidden_layers"]
     src = f"model.layers.{layers - 1}."
-    template = [(n[len(src):], d, s) for n, d, s in base if n.startswith(src)]
+    template = [(n[len(src) :], d, s) for n, d, s in base if n.startswith(src)]
     per_layer = 2 * len(template)  # weights + their FP8 scale_inv, roughly
     extra = max(0, (target - 92_000) // per_layer)
-    grown = base + [(f"model.layers.{layer}.{n}", d, s) for layer in range(layers, layers + extra)
-                    for n, d, s in template]
+    grown = base + [
+        (f"model.layers.{layer}.{n}", d, s) for layer in range(layers, layers + extra) for n, d, s in template
+    ]
     config["num_hidden_layers"] = layers + extra
     mtp = deepseek_mtp_layer(layers + extra, layers + extra - 1, grown, config["hidden_size"], config["vocab_size"])
     tensors = fp8_block_quantize(grown + mtp, tuple(config["quantization_config"]["weight_block_size"]))
@@ -52,8 +53,9 @@ def build(directory: Path, target: int) -> tuple[Path, int, int]:
     marker = directory / "model.safetensors.index.json"
     if not marker.exists():
         parts = fb.shard(tensors, shards)
-        weight_map = {t[0]: f"model-{i + 1:05d}-of-{len(parts):05d}.safetensors"
-                      for i, part in enumerate(parts) for t in part}
+        weight_map = {
+            t[0]: f"model-{i + 1:05d}-of-{len(parts):05d}.safetensors" for i, part in enumerate(parts) for t in part
+        }
         fb.build_checkpoint(directory, tensors, config=config, weight_map=weight_map)
     return directory, len(tensors), shards
 
@@ -82,22 +84,37 @@ def main(argv: list[str] | None = None) -> None:
             codes.add(out.split(":")[0])
             theirs.append(run([py, "-c", SAFE_OPEN, str(ckpt)])[:2])
             floor.append(run([py, "-c", FLOOR, str(ckpt)])[0])
-        rows.append((count, shards, statistics.median(w for w, _ in ours), max(r for _, r in ours) / 2**20,
-                     statistics.median(w for w, _ in theirs), max(r for _, r in theirs) / 2**20,
-                     statistics.median(floor), codes))
+        rows.append(
+            (
+                count,
+                shards,
+                statistics.median(w for w, _ in ours),
+                max(r for _, r in ours) / 2**20,
+                statistics.median(w for w, _ in theirs),
+                max(r for _, r in theirs) / 2**20,
+                statistics.median(floor),
+                codes,
+            )
+        )
     print(f"Scale: DeepSeek-V3 layout grown to more layers, median of {ROUNDS} interleaved runs")
-    print(f"{'tensors':>10} {'shards':>7} {'st-audit s':>11} {'peak MiB':>9} {'safe_open s':>12} {'peak MiB':>9} "
-          f"{'ratio':>6}  {'st-audit per 100k':>18}  {'floor':>6}  verdict")
+    print(
+        f"{'tensors':>10} {'shards':>7} {'st-audit s':>11} {'peak MiB':>9} {'safe_open s':>12} {'peak MiB':>9} "
+        f"{'ratio':>6}  {'st-audit per 100k':>18}  {'floor':>6}  verdict"
+    )
     for count, shards, ours_w, ours_m, theirs_w, theirs_m, floor_w, codes in rows:
-        print(f"{count:>10,} {shards:>7,} {ours_w:>11.2f} {ours_m:>9.0f} {theirs_w:>12.2f} {theirs_m:>9.0f} "
-              f"{ours_w / theirs_w:>5.2f}x  {ours_w / count * 1e5:>16.2f} s  {floor_w / theirs_w:>5.2f}x  "
-              f"{'/'.join(sorted(codes))}")
+        print(
+            f"{count:>10,} {shards:>7,} {ours_w:>11.2f} {ours_m:>9.0f} {theirs_w:>12.2f} {theirs_m:>9.0f} "
+            f"{ours_w / theirs_w:>5.2f}x  {ours_w / count * 1e5:>16.2f} s  {floor_w / theirs_w:>5.2f}x  "
+            f"{'/'.join(sorted(codes))}"
+        )
     print("floor: any one-process Python audit's share of the work (bench/run.py's FLOOR), vs safe_open")
     count, _, ours_w, ours_m, theirs_w, _, _, codes = rows[-1]
-    print(f"targets at {count:,} tensors: <= 3x safe_open ({ours_w / theirs_w:.2f}x: "
-          f"{'met' if ours_w <= 3 * theirs_w else 'NOT met'}), < 600 MiB ({ours_m:.0f} MiB: "
-          f"{'met' if ours_m < 600 else 'NOT met'}), healthy checkpoint passes ({'/'.join(sorted(codes))}: "
-          f"{'met' if codes == {'PASS'} else 'NOT met'})")
+    print(
+        f"targets at {count:,} tensors: <= 3x safe_open ({ours_w / theirs_w:.2f}x: "
+        f"{'met' if ours_w <= 3 * theirs_w else 'NOT met'}), < 600 MiB ({ours_m:.0f} MiB: "
+        f"{'met' if ours_m < 600 else 'NOT met'}), healthy checkpoint passes ({'/'.join(sorted(codes))}: "
+        f"{'met' if codes == {'PASS'} else 'NOT met'})"
+    )
 
 
 if __name__ == "__main__":

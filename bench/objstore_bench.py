@@ -34,10 +34,15 @@ KEY = "meta-llama/Meta-Llama-3-8B"
 def build_model(bucket: Path) -> Path:
     """The release's files, header-only: its index's weight_map decides which shard holds which tensor."""
     from tests.support import build
+
     layout = build.load_layout(LAYOUT)
     index = json.loads(INDEX.read_text())
-    folder = build.build_checkpoint(bucket / KEY, [tuple(t) for t in layout["tensors"]],
-                                    config=build.load_config(layout["config_file"]), weight_map=index["weight_map"])
+    folder = build.build_checkpoint(
+        bucket / KEY,
+        [tuple(t) for t in layout["tensors"]],
+        config=build.load_config(layout["config_file"]),
+        weight_map=index["weight_map"],
+    )
     built = json.loads((folder / "model.safetensors.index.json").read_text())["metadata"]["total_size"]
     assert built == index["metadata"]["total_size"], (built, index["metadata"]["total_size"])  # the release's bytes
     return folder
@@ -57,14 +62,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true", help="exit 1 when the target is missed")
     args = parser.parse_args(argv)
     from tests.support.s3files import S3Files
+
     with tempfile.TemporaryDirectory(prefix="st-audit-s3bench-") as tmp:
         bucket = Path(tmp) / "bucket"
         folder = build_model(bucket)
         headers = header_sizes(folder)
         with S3Files(bucket, bucket="models", latency=args.latency) as s3:
             started = time.perf_counter()
-            proc = subprocess.run([sys.executable, "-m", "auditor", "audit", f"s3://models/{KEY}", "-f", "json"],
-                                  capture_output=True, text=True, env=s3.env(), timeout=600)
+            proc = subprocess.run(
+                [sys.executable, "-m", "auditor", "audit", f"s3://models/{KEY}", "-f", "json"],
+                capture_output=True,
+                text=True,
+                env=s3.env(),
+                timeout=600,
+            )
             wall = time.perf_counter() - started
             reads = s3.requests
     if proc.returncode != 0 or not proc.stdout:
@@ -76,14 +87,22 @@ def main(argv: list[str] | None = None) -> int:
     header_total = sum(headers.values())
     total_bytes = sum(r.body_bytes for r in reads)
     ratio = shard_bytes / header_total
-    print(f"object store (S3 stand-in, {args.latency * 1000:.0f} ms per request): Meta-Llama-3-8B, "
-          f"{len(headers)} shards, {report['totals']['parameters']:,} parameters, verdict {report['verdict']}")
-    print(f"  st-audit audit s3://...: {wall:.2f} s wall (CLI, Python start-up and s3fs import included), "
-          f"{len(reads)} requests ({sum(r.method == 'HEAD' for r in reads)} HEAD), {total_bytes:,} bytes received")
-    print(f"  shard headers: {len(shard_reads)} ranged reads, {shard_bytes:,} bytes received for {header_total:,} "
-          f"header bytes = {ratio:.3f}x (target <= 1.1x: {'met' if ratio <= 1.1 else 'NOT met'})")
-    print(f"  client counted {report['source']['http']['requests']} reads / {report['source']['http']['bytes']:,} "
-          "bytes (listing bodies not counted)")
+    print(
+        f"object store (S3 stand-in, {args.latency * 1000:.0f} ms per request): Meta-Llama-3-8B, "
+        f"{len(headers)} shards, {report['totals']['parameters']:,} parameters, verdict {report['verdict']}"
+    )
+    print(
+        f"  st-audit audit s3://...: {wall:.2f} s wall (CLI, Python start-up and s3fs import included), "
+        f"{len(reads)} requests ({sum(r.method == 'HEAD' for r in reads)} HEAD), {total_bytes:,} bytes received"
+    )
+    print(
+        f"  shard headers: {len(shard_reads)} ranged reads, {shard_bytes:,} bytes received for {header_total:,} "
+        f"header bytes = {ratio:.3f}x (target <= 1.1x: {'met' if ratio <= 1.1 else 'NOT met'})"
+    )
+    print(
+        f"  client counted {report['source']['http']['requests']} reads / {report['source']['http']['bytes']:,} "
+        "bytes (listing bodies not counted)"
+    )
     return 1 if args.strict and ratio > 1.1 else 0
 
 

@@ -93,6 +93,7 @@ def build_deepseek(directory: Path) -> Path:
         from tests.support.realistic import deepseek_v3_fp8
     except ImportError:  # pragma: no cover - the FP8 builder ships with the MoE fixtures
         from tests.support.build import build_layout
+
         return build_layout(directory, "deepseek-ai__DeepSeek-V3", shards=163)
     return deepseek_v3_fp8(directory)
 
@@ -140,12 +141,16 @@ def main() -> None:
         print(f"{name:38} {wall:8.3f} {wall / base:12.2f}x {peak:9.1f}")
     ours = statistics.median(w for w, _ in results["st-audit audit --format json"])
     peak = max(r for _, r in results["st-audit audit --format json"]) / 2**20
-    print(f"targets (issue 14): st-audit <= 1.5x safe_open wall ({ours / base:.2f}x: "
-          f"{'met' if ours <= 1.5 * base else 'NOT met'}; then 1.0x), peak < 150 MiB ({peak:.0f} MiB: "
-          f"{'met' if peak < 150 else 'NOT met'})")
+    print(
+        f"targets (issue 14): st-audit <= 1.5x safe_open wall ({ours / base:.2f}x: "
+        f"{'met' if ours <= 1.5 * base else 'NOT met'}; then 1.0x), peak < 150 MiB ({peak:.0f} MiB: "
+        f"{'met' if peak < 150 else 'NOT met'})"
+    )
     floor = statistics.median(w for w, _ in results["floor: Python read+parse+check+group"])
-    print(f"floor of any one-process Python audit (headers and index read, parsed, extents checked, names grouped; "
-          f"nothing reconciled or reported): {floor / base:.2f}x safe_open")
+    print(
+        f"floor of any one-process Python audit (headers and index read, parsed, extents checked, names grouped; "
+        f"nothing reconciled or reported): {floor / base:.2f}x safe_open"
+    )
     print()
     hub = ROOT / "bench" / "hub_bench.py"
     if hub.exists():

@@ -56,13 +56,13 @@ def build(cache: Path, repo: str, shards: int) -> tuple[Path, dict[str, tuple[Pa
     snapshot = folder / "snapshots" / commit
     manifest = folder / "bench-manifest.json"
     if manifest.exists():
-        files: dict[str, tuple[Path, str]] = {
-            k: (Path(p), d) for k, (p, d) in json.loads(manifest.read_text()).items()}
+        files: dict[str, tuple[Path, str]] = {k: (Path(p), d) for k, (p, d) in json.loads(manifest.read_text()).items()}
         return snapshot, files
     import numpy as np
     from safetensors import TensorSpec, serialize_file
 
     from tests.support.build import load_config, load_layout, shard
+
     layout = load_layout(LAYOUT)
     (folder / "blobs").mkdir(parents=True, exist_ok=True)
     snapshot.mkdir(parents=True, exist_ok=True)
@@ -70,17 +70,21 @@ def build(cache: Path, repo: str, shards: int) -> tuple[Path, dict[str, tuple[Pa
     (folder / "refs" / "main").write_text(commit)
     rng = np.random.default_rng(12)
     parts = shard(layout["tensors"], shards) if shards > 1 else [layout["tensors"]]
-    names = (["model.safetensors"] if shards == 1 else
-             [f"model-{i + 1:05d}-of-{len(parts):05d}.safetensors" for i in range(len(parts))])
+    names = (
+        ["model.safetensors"]
+        if shards == 1
+        else [f"model-{i + 1:05d}-of-{len(parts):05d}.safetensors" for i in range(len(parts))]
+    )
     contents: list[tuple[str, Path | bytes]] = []
     weight_map, total = {}, 0
     for name, part in zip(names, parts, strict=True):
         # random BF16 bit patterns with the top exponent bit cleared: every value finite, |x| < 2
-        arrays = {t: rng.integers(0, 1 << 16, size=shape, dtype=np.uint16) & np.uint16(0xBFFF)
-                  for t, _, shape in part}
+        arrays = {t: rng.integers(0, 1 << 16, size=shape, dtype=np.uint16) & np.uint16(0xBFFF) for t, _, shape in part}
         tmp = folder / "blobs" / f"{name}.tmp"
-        specs = {t: TensorSpec(dtype="bfloat16", shape=a.shape, data_ptr=a.ctypes.data, data_len=a.nbytes)
-                 for t, a in arrays.items()}
+        specs = {
+            t: TensorSpec(dtype="bfloat16", shape=a.shape, data_ptr=a.ctypes.data, data_len=a.nbytes)
+            for t, a in arrays.items()
+        }
         serialize_file(specs, str(tmp), metadata={"format": "pt"})
         total += sum(a.nbytes for a in arrays.values())
         weight_map.update(dict.fromkeys(arrays, name))
@@ -122,8 +126,13 @@ def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int, int, st
     err = proc.stderr.read() if proc.stderr else b""
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
-    return (wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status),
-            err.decode(errors="replace")[-300:])
+    return (
+        wall,
+        usage.ru_utime + usage.ru_stime,
+        usage.ru_maxrss * 1024,
+        os.waitstatus_to_exitcode(status),
+        err.decode(errors="replace")[-300:],
+    )
 
 
 def bench(repo: str, shards: int) -> None:
@@ -149,8 +158,16 @@ def bench(repo: str, shards: int) -> None:
             "sha256sum": ["sha256sum", *paths],
             "hf cache verify": [str(bindir / "hf"), "cache", "verify", repo],
             "st-audit verify": [str(bindir / "st-audit"), "verify", str(snapshot), "--format", "json", "-q"],
-            "st-audit verify --jobs 1": [str(bindir / "st-audit"), "verify", str(snapshot), "--format", "json",
-                                         "-q", "--jobs", "1"],
+            "st-audit verify --jobs 1": [
+                str(bindir / "st-audit"),
+                "verify",
+                str(snapshot),
+                "--format",
+                "json",
+                "-q",
+                "--jobs",
+                "1",
+            ],
         }
         results: dict[str, list[tuple[float, int]]] = {k: [] for k in contenders}
         cpu: dict[str, list[float]] = {k: [] for k in contenders}
@@ -163,21 +180,27 @@ def bench(repo: str, shards: int) -> None:
                 cpu[name].append(seconds)
     floor = statistics.median(w for w, _ in results["hashlib floor (1 thread)"])
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    print(f"Verify {total / 1e9:.2f} GB in {len(files)} files ({LAYOUT} layout, random BF16, "
-          f"{'one model.safetensors' if shards == 1 else f'{shards} shards'}, page cache warm), {cores} cores, "
-          f"load {os.getloadavg()[0]:.1f}; median of {ROUNDS} interleaved runs")
+    print(
+        f"Verify {total / 1e9:.2f} GB in {len(files)} files ({LAYOUT} layout, random BF16, "
+        f"{'one model.safetensors' if shards == 1 else f'{shards} shards'}, page cache warm), {cores} cores, "
+        f"load {os.getloadavg()[0]:.1f}; median of {ROUNDS} interleaved runs"
+    )
     print(f"{'contender':28} {'wall s':>8} {'GB/s':>7} {'vs floor':>9} {'CPU s':>7} {'peak MiB':>9}")
     for name, rows in results.items():
         wall = statistics.median(w for w, _ in rows)
         peak = max(r for _, r in rows) / 2**20
-        print(f"{name:28} {wall:8.2f} {total / wall / 1e9:7.2f} {wall / floor:8.2f}x "
-              f"{statistics.median(cpu[name]):7.2f} {peak:9.1f}")
+        print(
+            f"{name:28} {wall:8.2f} {total / wall / 1e9:7.2f} {wall / floor:8.2f}x "
+            f"{statistics.median(cpu[name]):7.2f} {peak:9.1f}"
+        )
     ours = statistics.median(w for w, _ in results["st-audit verify"])
     peers = min(statistics.median(w for w, _ in results[k]) for k in ("sha256sum", "hf cache verify"))
     peak = max(r for _, r in results["st-audit verify"]) / 2**20
-    print(f"targets: <= 1.3x floor ({ours / floor:.2f}x: {'met' if ours <= 1.3 * floor else 'NOT met'}), "
-          f"below both peers ({ours:.2f} s vs {peers:.2f} s: {'met' if ours < peers else 'NOT met'}), "
-          f"peak < 300 MiB ({peak:.0f} MiB: {'met' if peak < 300 else 'NOT met'})")
+    print(
+        f"targets: <= 1.3x floor ({ours / floor:.2f}x: {'met' if ours <= 1.3 * floor else 'NOT met'}), "
+        f"below both peers ({ours:.2f} s vs {peers:.2f} s: {'met' if ours < peers else 'NOT met'}), "
+        f"peak < 300 MiB ({peak:.0f} MiB: {'met' if peak < 300 else 'NOT met'})"
+    )
     print()
 
 

@@ -55,6 +55,7 @@ def make_checkpoint(tmp_path: Path) -> Callable[..., Path]:
 
     def make(tensors: Sequence[build.TensorSpec], **kw: Any) -> Path:
         return build.build_checkpoint(tmp_path / f"ckpt{next(counter)}", tensors, **kw)
+
     return make
 
 
@@ -65,6 +66,7 @@ def layout_checkpoint(tmp_path: Path) -> Callable[..., Path]:
 
     def make(name: str, **kw: Any) -> Path:
         return build.build_layout(tmp_path / f"{name}-{next(counter)}", name, **kw)
+
     return make
 
 
@@ -83,12 +85,13 @@ def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         monkeypatch.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)
         monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
         monkeypatch.setattr(constants, "ENDPOINT", stub.url)
-        monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE",
-                            stub.url + "/{repo_id}/resolve/{revision}/{filename}")
+        monkeypatch.setattr(
+            constants, "HUGGINGFACE_CO_URL_TEMPLATE", stub.url + "/{repo_id}/resolve/{revision}/{filename}"
+        )
         old_home = constants.HF_HOME
         for name, value in list(vars(constants).items()):
             if isinstance(value, str) and value.startswith(old_home):
-                monkeypatch.setattr(constants, name, str(home) + value[len(old_home):])
+                monkeypatch.setattr(constants, name, str(home) + value[len(old_home) :])
         yield stub
 
 

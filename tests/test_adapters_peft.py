@@ -61,8 +61,10 @@ def test_real_peft_adapter_is_explained(case: str, tmp_path: Path) -> None:
         assert summary["share_of_base"] == pytest.approx(doc["adapter_parameters"] / doc["base_parameters"])
 
 
-@pytest.mark.parametrize("case", ["llama-qv", "llama-all-linear-rank-pattern", "gpt2-fan-in-fan-out",
-                                  "llama-dora-rslora", "llama-embedding-head"])
+@pytest.mark.parametrize(
+    "case",
+    ["llama-qv", "llama-all-linear-rank-pattern", "gpt2-fan-in-fan-out", "llama-dora-rslora", "llama-embedding-head"],
+)
 def test_a_lost_lora_b_is_found(case: str, tmp_path: Path) -> None:
     doc = load(case)
     victim = next(t for t in doc["tensors"] if ".lora_B." in t[0] or t[0].endswith("lora_embedding_B"))
@@ -110,8 +112,10 @@ def test_shapes_are_checked_against_the_base_layers(tmp_path: Path) -> None:
 def test_stray_tensor_and_typo_target(tmp_path: Path) -> None:
     doc = load("llama-qv")
     config = dict(doc["adapter_config"], target_modules=["q_proj", "v_proj", "V_proj"])
-    tensors = doc["tensors"] + [["base_model.model.model.layers.0.mlp.up_proj.lora_A.weight", "F32", [8, 64]],
-                                ["base_model.model.model.norm.weight", "F32", [64]]]
+    tensors = doc["tensors"] + [
+        ["base_model.model.model.layers.0.mlp.up_proj.lora_A.weight", "F32", [8, 64]],
+        ["base_model.model.model.norm.weight", "F32", [64]],
+    ]
     adapter, base = make(tmp_path, doc, tensors=tensors, config=config)
     report = audit_target(str(adapter), base=str(base))
     assert isinstance(report, Report)
@@ -161,7 +165,10 @@ def test_base_from_config_beside_the_adapter_and_from_the_hub(tmp_path: Path, mo
     report = audit_target(str(adapter))
     assert isinstance(report, Report)
     assert report.extra["adapter"]["base_source"] == "config.json beside the adapter"
-    assert "adapter-base-unknown" not in codes(report) and report.extra["adapter"]["base_parameters"] == doc["base_parameters"]
+    assert (
+        "adapter-base-unknown" not in codes(report)
+        and report.extra["adapter"]["base_parameters"] == doc["base_parameters"]
+    )
     # a Hub repo id that cannot be reached: structural checks and a note, never a traceback or a hang
     (adapter / "config.json").unlink()
     config = dict(doc["adapter_config"], base_model_name_or_path="some-org/some-base")
@@ -173,8 +180,10 @@ def test_base_from_config_beside_the_adapter_and_from_the_hub(tmp_path: Path, mo
 
 
 def test_biases_trained_with_bias_all_or_lora_only_must_be_stored(tmp_path: Path) -> None:
-    for case, victim in (("gpt2-bias-lora-only", "transformer.h.1.attn.c_attn.base_layer.bias"),
-                         ("gpt2-bias-all", "transformer.h.0.ln_2.bias")):
+    for case, victim in (
+        ("gpt2-bias-lora-only", "transformer.h.1.attn.c_attn.base_layer.bias"),
+        ("gpt2-bias-all", "transformer.h.0.ln_2.bias"),
+    ):
         doc = load(case)
         kept = [t for t in doc["tensors"] if not t[0].endswith(victim)]
         assert len(kept) == len(doc["tensors"]) - 1
@@ -190,7 +199,9 @@ def test_all_linear_shorthand_leaves_the_output_layer_alone(tmp_path: Path) -> N
     report = audit_target(str(adapter), base=str(base))
     assert report.verdict == "pass" and not report.active_findings
     kept = [t for t in doc["tensors"] if ".layers.0.mlp.down_proj." not in t[0]]
-    adapter, base = make(tmp_path / "lost", doc, tensors=kept, config=dict(doc["adapter_config"], target_modules="all-linear"))
+    adapter, base = make(
+        tmp_path / "lost", doc, tensors=kept, config=dict(doc["adapter_config"], target_modules="all-linear")
+    )
     report = audit_target(str(adapter), base=str(base))
     assert [f.code for f in report.active_findings] == ["missing-tensor"]
 
@@ -203,7 +214,9 @@ def test_base_names_aligned_with_the_wrapped_task_class(tmp_path: Path) -> None:
     report = audit_target(str(adapter), base=str(base))
     assert report.verdict == "pass" and not report.active_findings
     # and a formula that names nothing the adapter has: structural check and a note, not false errors
-    odd = [[n.replace("base_model.model.model.layers.", "base_model.model.blocks."), d, s] for n, d, s in doc["tensors"]]
+    odd = [
+        [n.replace("base_model.model.model.layers.", "base_model.model.blocks."), d, s] for n, d, s in doc["tensors"]
+    ]
     adapter, base = make(tmp_path / "odd", doc, tensors=odd)
     report = audit_target(str(adapter), base=str(base))
     assert [f.code for f in report.active_findings] == ["adapter-base-unknown"] and report.verdict == "pass"

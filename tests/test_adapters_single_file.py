@@ -41,8 +41,14 @@ def kind(name: str) -> dict[str, Any]:
     return next(t for t in data()["type"] if t["name"] == name)
 
 
-def write(path: Path, layout: dict[str, Any], extra: Sequence[tuple[str, str, tuple[int, ...]]] = (),
-          drop: tuple[str, ...] = (), reshape: dict[str, tuple[int, ...]] | None = None, prefix: str = "") -> Path:
+def write(
+    path: Path,
+    layout: dict[str, Any],
+    extra: Sequence[tuple[str, str, tuple[int, ...]]] = (),
+    drop: tuple[str, ...] = (),
+    reshape: dict[str, tuple[int, ...]] | None = None,
+    prefix: str = "",
+) -> Path:
     reshape = reshape or {}
     tensors = [(prefix + n, "F16", tuple(reshape.get(n, s))) for n, s in layout.items() if n not in drop]
     build.write_file(path, tensors + list(extra))
@@ -74,6 +80,7 @@ def test_data_implies_exactly_the_converters_layout(name: str) -> None:
 @pytest.mark.parametrize("name", TYPES)
 def test_each_truth_layout_is_recognised_as_its_type(name: str, tmp_path: Path) -> None:
     from auditor.read.header import Tensor
+
     stored = {n: Tensor(n, "F16", tuple(s), 0, "f", 0, 0) for n, s in truth(name)["original"].items()}
     found = detect(stored)
     assert found is not None and found[0]["name"] == name and found[1] == ""
@@ -90,13 +97,15 @@ def test_healthy_file_passes_with_the_exact_count_per_component(name: str, tmp_p
     assert doc["expected"]["parameters"] == total == doc["ledger"]["model"]
     # every stored element: the parameters and the persistent buffers the loader reads (SD3's pos_embed)
     assert doc["totals"]["parameters"] == sum(math.prod(s) for s in t["original"].values())
-    assert doc["single_file"]["components"] == {c: {"expected": stored(v), "actual": stored(v)}
-                                                for c, v in t["components"].items()}
+    assert doc["single_file"]["components"] == {
+        c: {"expected": stored(v), "actual": stored(v)} for c, v in t["components"].items()
+    }
     assert doc["kind"]["detail"].startswith(f"single-file {kind(name)['label']}")
 
 
-@pytest.mark.parametrize("name,count", [("flux-dev", 11_901_408_320), ("flux-fill", 11_902_391_360),
-                                        ("flux-depth", 11_901_604_928)])
+@pytest.mark.parametrize(
+    "name,count", [("flux-dev", 11_901_408_320), ("flux-fill", 11_902_391_360), ("flux-depth", 11_901_604_928)]
+)
 def test_comfyui_style_flux_with_model_prefix(name: str, count: int, tmp_path: Path) -> None:
     path = write(tmp_path / f"{name}-comfy.safetensors", truth(name)["original"], prefix="model.diffusion_model.")
     doc = audit_target(str(path)).to_dict()
@@ -110,9 +119,14 @@ def test_released_sd15_extras_are_notes_not_errors(tmp_path: Path) -> None:
     t = truth("sd15")
     unet = {n: s for n, s in t["original"].items() if n.startswith("model.diffusion_model.")}
     ema = [("model_ema." + "".join(n.split(".")[1:]), "F32", tuple(s)) for n, s in unet.items()]
-    extras = [("betas", "F32", (1000,)), ("alphas_cumprod", "F32", (1000,)), ("posterior_mean_coef2", "F32", (1000,)),
-              ("model_ema.decay", "F32", ()), ("model_ema.num_updates", "I32", ()),
-              ("cond_stage_model.transformer.text_model.embeddings.position_ids", "I64", (1, 77))]
+    extras = [
+        ("betas", "F32", (1000,)),
+        ("alphas_cumprod", "F32", (1000,)),
+        ("posterior_mean_coef2", "F32", (1000,)),
+        ("model_ema.decay", "F32", ()),
+        ("model_ema.num_updates", "I32", ()),
+        ("cond_stage_model.transformer.text_model.embeddings.position_ids", "I64", (1, 77)),
+    ]
     path = write(tmp_path / "v1-5-pruned.safetensors", t["original"], extra=extras + ema)
     doc = audit_target(str(path)).to_dict()
     assert doc["verdict"] == "pass" and {f["code"] for f in doc["findings"]} == {"buffer-stored"}
@@ -146,14 +160,26 @@ def test_sd3_position_table_is_a_buffer_the_loader_reads(tmp_path: Path) -> None
     a 2 x 1536 adaLN)."""
     t = truth("sd3-medium")
     assert t["original"]["model.diffusion_model.pos_embed"] == [1, 192 * 192, 1536]
-    assert t["original"]["model.diffusion_model.joint_blocks.23.context_block.adaLN_modulation.1.weight"] == [3072, 1536]
+    assert t["original"]["model.diffusion_model.joint_blocks.23.context_block.adaLN_modulation.1.weight"] == [
+        3072,
+        1536,
+    ]
     assert "model.diffusion_model.joint_blocks.23.context_block.mlp.fc1.weight" not in t["original"]
     doc = audit_target(str(write(tmp_path / "sd3_medium.safetensors", t["original"]))).to_dict()
     assert doc["verdict"] == "pass" and doc["ledger"]["buffers"] == 192 * 192 * 1536
-    assert doc["single_file"]["components"] == {"transformer": {"expected": 2_028_328_000, "actual": 2_028_328_000},
-                                                "vae": {"expected": 83_819_683, "actual": 83_819_683}}
-    doc = audit_target(str(write(tmp_path / "bad.safetensors", t["original"],
-                                 reshape={"model.diffusion_model.x_embedder.proj.weight": (1536, 4, 2, 2)}))).to_dict()
+    assert doc["single_file"]["components"] == {
+        "transformer": {"expected": 2_028_328_000, "actual": 2_028_328_000},
+        "vae": {"expected": 83_819_683, "actual": 83_819_683},
+    }
+    doc = audit_target(
+        str(
+            write(
+                tmp_path / "bad.safetensors",
+                t["original"],
+                reshape={"model.diffusion_model.x_embedder.proj.weight": (1536, 4, 2, 2)},
+            )
+        )
+    ).to_dict()
     assert errors(doc) == [("shape-mismatch", ["model.diffusion_model.x_embedder.proj.weight"])]
 
 
@@ -163,10 +189,13 @@ def test_sd3_with_clips_and_their_extras(tmp_path: Path) -> None:
     same file without the encoders is sd3-medium."""
     t = truth("sd3-medium-clips")
     assert t["components"]["text_encoder"]["supplied"] == {"text_projection.weight": [768, 768]}
-    extras = [("text_encoders.clip_l.transformer.text_projection.weight", "F16", (768, 768)),
-              ("text_encoders.clip_g.transformer.text_model.embeddings.position_ids", "I64", (1, 77))]
-    doc = audit_target(str(write(tmp_path / "sd3_medium_incl_clips.safetensors", t["original"],
-                                 extra=extras))).to_dict()
+    extras = [
+        ("text_encoders.clip_l.transformer.text_projection.weight", "F16", (768, 768)),
+        ("text_encoders.clip_g.transformer.text_model.embeddings.position_ids", "I64", (1, 77)),
+    ]
+    doc = audit_target(
+        str(write(tmp_path / "sd3_medium_incl_clips.safetensors", t["original"], extra=extras))
+    ).to_dict()
     assert doc["verdict"] == "pass" and {f["code"] for f in doc["findings"]} == {"buffer-stored"}
     assert doc["single_file"]["type"] == "sd3-medium-clips"
     assert doc["single_file"]["components"]["text_encoder"] == {"expected": 123_060_480, "actual": 123_060_480}
@@ -202,59 +231,126 @@ def errors(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
     return [(f["code"], f["tensors"]) for f in doc["findings"] if f["severity"] == "error"]
 
 
-@pytest.mark.parametrize("name,dropped,reshaped,shape", [
-    ("sd15", "model.diffusion_model.input_blocks.4.1.proj_in.weight", "first_stage_model.decoder.conv_out.weight",
-     (3, 64, 3, 3)),
-    ("sd15-inpainting", "cond_stage_model.transformer.text_model.final_layer_norm.bias",
-     "model.diffusion_model.out.2.weight", (9, 320, 3, 3)),
-    ("sd2-inpainting", "model.diffusion_model.middle_block.1.proj_out.bias", "first_stage_model.post_quant_conv.weight",
-     (4, 4, 3, 3)),
-    ("sd3-medium", "model.diffusion_model.joint_blocks.23.context_block.attn.qkv.bias",
-     "model.diffusion_model.joint_blocks.5.x_block.attn.qkv.weight", (1536, 1536)),
-    ("sd3-medium-clips", "text_encoders.clip_g.transformer.text_projection.weight",
-     "text_encoders.clip_l.transformer.text_model.encoder.layers.11.mlp.fc1.weight", (3072, 1280)),
-    ("sd3-medium-clips-t5", "text_encoders.t5xxl.transformer.encoder.block.23.layer.1.DenseReluDense.wo.weight",
-     "text_encoders.t5xxl.transformer.encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight", (64, 64)),
-    ("sd35-large", "model.diffusion_model.joint_blocks.20.x_block.attn.ln_q.weight",
-     "model.diffusion_model.joint_blocks.37.context_block.adaLN_modulation.1.weight", (14592, 2432)),
-    ("sd35-medium", "model.diffusion_model.joint_blocks.12.x_block.attn2.qkv.bias",
-     "model.diffusion_model.joint_blocks.13.x_block.adaLN_modulation.1.weight", (13824, 1536)),
-    ("instruct-pix2pix", "first_stage_model.quant_conv.bias", "model.diffusion_model.time_embed.0.weight",
-     (1280, 8)),
-    ("sdxl-base", "conditioner.embedders.1.model.transformer.resblocks.31.attn.in_proj_bias",
-     "model.diffusion_model.label_emb.0.0.weight", (1280, 2048)),
-    ("sdxl-inpainting", "model.diffusion_model.input_blocks.0.0.bias",
-     "conditioner.embedders.0.transformer.text_model.embeddings.token_embedding.weight", (49408, 1280)),
-    ("sdxl-refiner", "conditioner.embedders.0.model.text_projection",
-     "model.diffusion_model.output_blocks.5.1.transformer_blocks.3.attn2.to_k.weight", (1536, 2048)),
-    ("sd2", "cond_stage_model.model.transformer.resblocks.22.mlp.c_fc.bias",
-     "cond_stage_model.model.transformer.resblocks.0.attn.in_proj_weight", (3 * 1280, 1024)),
-    ("flux-dev", "single_blocks.37.linear2.weight", "double_blocks.3.img_attn.qkv.weight", (3072, 3072)),
-    ("flux-schnell", "txt_in.bias", "single_blocks.0.linear1.weight", (18432, 3072)),
-    ("flux-fill", "double_blocks.18.txt_mlp.2.bias", "final_layer.linear.weight", (384, 3072)),
-    ("flux-depth", "guidance_in.out_layer.weight", "final_layer.linear.weight", (128, 3072)),
-    ("flux-vae", "decoder.up.0.block.2.conv2.weight", "encoder.mid.attn_1.q.weight", (512, 512)),
-])
-def test_broken_file_names_the_original_tensors(name: str, dropped: str, reshaped: str, shape: tuple[int, ...],
-                                                tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "name,dropped,reshaped,shape",
+    [
+        (
+            "sd15",
+            "model.diffusion_model.input_blocks.4.1.proj_in.weight",
+            "first_stage_model.decoder.conv_out.weight",
+            (3, 64, 3, 3),
+        ),
+        (
+            "sd15-inpainting",
+            "cond_stage_model.transformer.text_model.final_layer_norm.bias",
+            "model.diffusion_model.out.2.weight",
+            (9, 320, 3, 3),
+        ),
+        (
+            "sd2-inpainting",
+            "model.diffusion_model.middle_block.1.proj_out.bias",
+            "first_stage_model.post_quant_conv.weight",
+            (4, 4, 3, 3),
+        ),
+        (
+            "sd3-medium",
+            "model.diffusion_model.joint_blocks.23.context_block.attn.qkv.bias",
+            "model.diffusion_model.joint_blocks.5.x_block.attn.qkv.weight",
+            (1536, 1536),
+        ),
+        (
+            "sd3-medium-clips",
+            "text_encoders.clip_g.transformer.text_projection.weight",
+            "text_encoders.clip_l.transformer.text_model.encoder.layers.11.mlp.fc1.weight",
+            (3072, 1280),
+        ),
+        (
+            "sd3-medium-clips-t5",
+            "text_encoders.t5xxl.transformer.encoder.block.23.layer.1.DenseReluDense.wo.weight",
+            "text_encoders.t5xxl.transformer.encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight",
+            (64, 64),
+        ),
+        (
+            "sd35-large",
+            "model.diffusion_model.joint_blocks.20.x_block.attn.ln_q.weight",
+            "model.diffusion_model.joint_blocks.37.context_block.adaLN_modulation.1.weight",
+            (14592, 2432),
+        ),
+        (
+            "sd35-medium",
+            "model.diffusion_model.joint_blocks.12.x_block.attn2.qkv.bias",
+            "model.diffusion_model.joint_blocks.13.x_block.adaLN_modulation.1.weight",
+            (13824, 1536),
+        ),
+        (
+            "instruct-pix2pix",
+            "first_stage_model.quant_conv.bias",
+            "model.diffusion_model.time_embed.0.weight",
+            (1280, 8),
+        ),
+        (
+            "sdxl-base",
+            "conditioner.embedders.1.model.transformer.resblocks.31.attn.in_proj_bias",
+            "model.diffusion_model.label_emb.0.0.weight",
+            (1280, 2048),
+        ),
+        (
+            "sdxl-inpainting",
+            "model.diffusion_model.input_blocks.0.0.bias",
+            "conditioner.embedders.0.transformer.text_model.embeddings.token_embedding.weight",
+            (49408, 1280),
+        ),
+        (
+            "sdxl-refiner",
+            "conditioner.embedders.0.model.text_projection",
+            "model.diffusion_model.output_blocks.5.1.transformer_blocks.3.attn2.to_k.weight",
+            (1536, 2048),
+        ),
+        (
+            "sd2",
+            "cond_stage_model.model.transformer.resblocks.22.mlp.c_fc.bias",
+            "cond_stage_model.model.transformer.resblocks.0.attn.in_proj_weight",
+            (3 * 1280, 1024),
+        ),
+        ("flux-dev", "single_blocks.37.linear2.weight", "double_blocks.3.img_attn.qkv.weight", (3072, 3072)),
+        ("flux-schnell", "txt_in.bias", "single_blocks.0.linear1.weight", (18432, 3072)),
+        ("flux-fill", "double_blocks.18.txt_mlp.2.bias", "final_layer.linear.weight", (384, 3072)),
+        ("flux-depth", "guidance_in.out_layer.weight", "final_layer.linear.weight", (128, 3072)),
+        ("flux-vae", "decoder.up.0.block.2.conv2.weight", "encoder.mid.attn_1.q.weight", (512, 512)),
+    ],
+)
+def test_broken_file_names_the_original_tensors(
+    name: str, dropped: str, reshaped: str, shape: tuple[int, ...], tmp_path: Path
+) -> None:
     t = truth(name)
     assert dropped in t["original"] and reshaped in t["original"]
-    path = write(tmp_path / f"{name}.safetensors", t["original"], drop=(dropped,), reshape={reshaped: shape},
-                 extra=[("stray.weight", "F16", (4,))])
+    path = write(
+        tmp_path / f"{name}.safetensors",
+        t["original"],
+        drop=(dropped,),
+        reshape={reshaped: shape},
+        extra=[("stray.weight", "F16", (4,))],
+    )
     doc = audit_target(str(path)).to_dict()
     assert doc["verdict"] == "fail"
-    assert errors(doc) == [("missing-tensor", [dropped]), ("shape-mismatch", [reshaped]),
-                           ("unexpected-tensor", ["stray.weight"])]
+    assert errors(doc) == [
+        ("missing-tensor", [dropped]),
+        ("shape-mismatch", [reshaped]),
+        ("unexpected-tensor", ["stray.weight"]),
+    ]
     message = next(f["message"] for f in doc["findings"] if f["code"] == "shape-mismatch")
     assert f"{reshaped} {list(shape)}, expected {t['original'][reshaped]}" in message
 
 
 def test_a_whole_component_missing_is_said_once(tmp_path: Path) -> None:
     t = truth("sd15")
-    path = write(tmp_path / "no-vae.safetensors", t["original"],
-                 drop=tuple(n for n in t["original"] if n.startswith("first_stage_model.")))
+    path = write(
+        tmp_path / "no-vae.safetensors",
+        t["original"],
+        drop=tuple(n for n in t["original"] if n.startswith("first_stage_model.")),
+    )
     doc = audit_target(str(path)).to_dict()
-    (code, _), = errors(doc)
+    ((code, _),) = errors(doc)
     assert code == "missing-tensor" and doc["findings"][0]["count"] == 248
     assert "the vae component is missing entirely (248 tensors)" in doc["findings"][0]["message"]
 
@@ -262,8 +358,11 @@ def test_a_whole_component_missing_is_said_once(tmp_path: Path) -> None:
 def test_other_original_files_keep_the_structural_check(tmp_path: Path) -> None:
     """A 1024-wide cross-attention UNet beside SD 1.x's CLIP (no OpenCLIP-H) and partial files are no exact type."""
     t = truth("sd15")
-    path = write(tmp_path / "v2.safetensors", t["original"],
-                 reshape={"model.diffusion_model.input_blocks.2.1.transformer_blocks.0.attn2.to_k.weight": (320, 1024)})
+    path = write(
+        tmp_path / "v2.safetensors",
+        t["original"],
+        reshape={"model.diffusion_model.input_blocks.2.1.transformer_blocks.0.attn2.to_k.weight": (320, 1024)},
+    )
     doc = audit_target(str(path)).to_dict()
     assert doc["verdict"] == "pass" and "single_file" not in doc
     assert doc["kind"]["detail"].startswith("single-file Stable Diffusion checkpoint (original layout")
@@ -274,8 +373,12 @@ def test_sd2_inpainting_is_reconciled_exactly(tmp_path: Path) -> None:
     sd2 layout with a 9-channel conv_in is it, with its OpenCLIP-H extras as notes."""
     t = truth("sd2-inpainting")
     extras = [(n, "F16", tuple(s)) for n, s in t["unread"].items()]
-    path = write(tmp_path / "512-inpainting-ema.safetensors", truth("sd2")["original"], extra=extras,
-                 reshape={"model.diffusion_model.input_blocks.0.0.weight": (320, 9, 3, 3)})
+    path = write(
+        tmp_path / "512-inpainting-ema.safetensors",
+        truth("sd2")["original"],
+        extra=extras,
+        reshape={"model.diffusion_model.input_blocks.0.0.weight": (320, 9, 3, 3)},
+    )
     doc = audit_target(str(path)).to_dict()
     assert doc["verdict"] == "pass" and {f["code"] for f in doc["findings"]} == {"buffer-stored"}
     assert doc["single_file"]["type"] == "sd2-inpainting" and doc["single_file"]["model_type"] == "inpainting_v2"
@@ -296,5 +399,9 @@ def test_cli_as_a_user_runs_it(tmp_path: Path) -> None:
     assert errors(doc) == [("missing-tensor", ["encoder.conv_in.bias"])]
     schema = json.loads((Path(__file__).resolve().parent.parent / "auditor/schema/report.schema.json").read_text())
     jsonschema.validate(doc, schema)
-    assert doc["single_file"] == {"type": "flux-vae", "model_type": None, "prefix": "",
-                                  "components": {"vae": {"expected": 83_819_683, "actual": 83_819_555}}}
+    assert doc["single_file"] == {
+        "type": "flux-vae",
+        "model_type": None,
+        "prefix": "",
+        "components": {"vae": {"expected": 83_819_683, "actual": 83_819_555}},
+    }

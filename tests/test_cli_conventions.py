@@ -45,9 +45,15 @@ def test_every_command_has_quiet_and_shows_choices_not_types(command: str) -> No
 
 def test_quiet_leaves_stderr_empty(clean: Path, tmp_path: Path) -> None:
     lock = tmp_path / "l.json"
-    for args in (["audit", str(clean), "-q", "-f", "json"], ["lock", str(clean), "-q", "-o", str(lock)],
-                 ["diff", str(clean), str(lock), "-q"], ["formula", str(ROOT / "fixtures/configs/Qwen__Qwen3-8B.json"), "-q"],
-                 ["codes", "-q"], ["explain", "tied-head", "-q"], ["precommit", str(clean / "model.safetensors"), "-q"]):
+    for args in (
+        ["audit", str(clean), "-q", "-f", "json"],
+        ["lock", str(clean), "-q", "-o", str(lock)],
+        ["diff", str(clean), str(lock), "-q"],
+        ["formula", str(ROOT / "fixtures/configs/Qwen__Qwen3-8B.json"), "-q"],
+        ["codes", "-q"],
+        ["explain", "tied-head", "-q"],
+        ["precommit", str(clean / "model.safetensors"), "-q"],
+    ):
         proc = run_cli(*args)
         assert proc.returncode == 0 and proc.stderr == "", (args, proc.stderr)
 
@@ -55,10 +61,16 @@ def test_quiet_leaves_stderr_empty(clean: Path, tmp_path: Path) -> None:
 def _in_a_terminal(*args: str, env: dict[str, str] | None = None) -> str:
     """stdout of the CLI when it is a terminal (a pseudo-terminal here)."""
     import pty
+
     master, slave = pty.openpty()
     try:
-        subprocess.run([sys.executable, "-m", "auditor", *args], stdout=slave, stderr=subprocess.DEVNULL,
-                       env={**os.environ, "TERM": "xterm", **(env or {})}, timeout=120)
+        subprocess.run(
+            [sys.executable, "-m", "auditor", *args],
+            stdout=slave,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "TERM": "xterm", **(env or {})},
+            timeout=120,
+        )
         os.close(slave)
         chunks = []
         while True:
@@ -118,28 +130,60 @@ def test_st_audit_format_applies_only_where_the_command_has_it(clean: Path, tmp_
 
 
 def test_internal_error_is_exit_4_in_cli_action_and_precommit(clean: Path, tmp_path: Path) -> None:
-    boom = ("import sys, auditor.run.audit, auditor.run.dispatch\n"
-            "def broken(*args, **kw):\n    raise RuntimeError('simulated bug')\n"
-            "sys.modules['auditor.run.audit'].audit = sys.modules['auditor.run.dispatch'].audit = broken\n")
-    cli = subprocess.run([sys.executable, "-c", boom + "import sys; sys.argv[0] = 'st-audit'\n"
-                          "from auditor.cli import main; main()", "audit", str(clean)],
-                         capture_output=True, text=True, timeout=120)
+    boom = (
+        "import sys, auditor.run.audit, auditor.run.dispatch\n"
+        "def broken(*args, **kw):\n    raise RuntimeError('simulated bug')\n"
+        "sys.modules['auditor.run.audit'].audit = sys.modules['auditor.run.dispatch'].audit = broken\n"
+    )
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            boom + "import sys; sys.argv[0] = 'st-audit'\nfrom auditor.cli import main; main()",
+            "audit",
+            str(clean),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert cli.returncode == 4 and "internal error" in cli.stderr and "simulated bug" in cli.stderr
     assert "Traceback" not in cli.stderr
-    hook = subprocess.run([sys.executable, "-c", boom + "from auditor.cli import main; main()", "precommit",
-                           str(clean / "model.safetensors")], capture_output=True, text=True, timeout=120)
+    hook = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            boom + "from auditor.cli import main; main()",
+            "precommit",
+            str(clean / "model.safetensors"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert hook.returncode == 4 and "internal error" in hook.stdout
     outputs, summary, junit = tmp_path / "out", tmp_path / "summary.md", tmp_path / "ci" / "junit.xml"
-    env = {**os.environ, "INPUT_TARGET": str(clean), "GITHUB_OUTPUT": str(outputs), "GITHUB_STEP_SUMMARY": str(summary),
-           "INPUT_JUNIT": str(junit)}
-    action = subprocess.run([sys.executable, "-c", boom + "from auditor.github_action import main; main()"],
-                            capture_output=True, text=True, env=env, timeout=120)
+    env = {
+        **os.environ,
+        "INPUT_TARGET": str(clean),
+        "GITHUB_OUTPUT": str(outputs),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "INPUT_JUNIT": str(junit),
+    }
+    action = subprocess.run(
+        [sys.executable, "-c", boom + "from auditor.github_action import main; main()"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert action.returncode == 4
     assert "verdict=error" in outputs.read_text() and "exit-code=4" in outputs.read_text()
     assert "simulated bug" in summary.read_text() and 'errors="1"' in junit.read_text()
     env["INPUT_TARGET"] = str(tmp_path / "nowhere")  # could not audit: 3, outputs written all the same
-    action = subprocess.run([sys.executable, "-m", "auditor.github_action"], capture_output=True, text=True, env=env,
-                            timeout=120)
+    action = subprocess.run(
+        [sys.executable, "-m", "auditor.github_action"], capture_output=True, text=True, env=env, timeout=120
+    )
     assert action.returncode == 3 and "exit-code=3" in outputs.read_text() and junit.exists()
 
 
@@ -171,20 +215,28 @@ def test_codes_and_explain() -> None:
     proc = run_cli("codes")
     assert proc.returncode == 0 and all(code in proc.stdout for code in CODES)
     listed = json.loads(run_cli("codes", "-f", "json").stdout)
-    assert [c["code"] for c in listed] == list(CODES) and {c["severity"] for c in listed} <= {"error", "warning", "info"}
+    assert [c["code"] for c in listed] == list(CODES) and {c["severity"] for c in listed} <= {
+        "error",
+        "warning",
+        "info",
+    }
     proc = run_cli("explain", "index-shard-missing")
     assert proc.returncode == 0 and "error by default" in proc.stdout and "--ignore index-shard-missing" in proc.stdout
     proc = run_cli("explain", "missing-tensr")
     assert proc.returncode == 2 and "did you mean missing-tensor" in proc.stderr
 
 
-def test_policy_expect_model_parameters_and_dtype_aliases(layout_checkpoint: Callable[..., Path], tmp_path: Path) -> None:
+def test_policy_expect_model_parameters_and_dtype_aliases(
+    layout_checkpoint: Callable[..., Path], tmp_path: Path
+) -> None:
     ckpt = layout_checkpoint("Qwen__Qwen3-8B")
     policy = tmp_path / "st-audit.toml"
     policy.write_text('expect_model_parameters = "8.19B"\nallowed_dtypes = ["bfloat16"]\n')
     code, doc = run_json("audit", str(ckpt), "--policy", str(policy))
     assert code == 0, doc["findings"]
-    code, doc = run_json("audit", str(ckpt), "--no-policy", "--expect-model-parameters", "8.3B", "--allow-dtype", "Bf16")
+    code, doc = run_json(
+        "audit", str(ckpt), "--no-policy", "--expect-model-parameters", "8.3B", "--allow-dtype", "Bf16"
+    )
     [v] = [f for f in doc["findings"] if f["code"] == "policy-violation"]
     assert code == 1 and "expect_model_parameters" in v["message"]
     assert v["expected"] == 8_300_000_000 and v["actual"] == 8_190_735_360
@@ -200,8 +252,12 @@ def test_plurals_and_digit_grouping(make_checkpoint: Callable[..., Path]) -> Non
 
 
 def test_group_table_shows_holes_in_the_pattern(make_checkpoint: Callable[..., Path]) -> None:
-    tensors = [(f"model.layers.{layer}.mlp.experts.{e}.w", "BF16", [4]) for layer in range(3) for e in range(20)
-               if (layer, e) != (1, 17)]
+    tensors = [
+        (f"model.layers.{layer}.mlp.experts.{e}.w", "BF16", [4])
+        for layer in range(3)
+        for e in range(20)
+        if (layer, e) != (1, 17)
+    ]
     proc = run_cli("audit", str(make_checkpoint(tensors)))
     assert "model.layers.1.mlp.experts.{0..16,18..19}.w" in proc.stdout
     assert "model.layers.{0,2}.mlp.experts.{0..19}.w" in proc.stdout
@@ -264,18 +320,23 @@ def test_one_shard_of_a_sharded_checkpoint(layout_checkpoint: Callable[..., Path
 
 def _header_tensors(path: Path) -> list:
     from auditor.read.sources.local import read_local_header
+
     return read_local_header(path, path.name).tensors
 
 
 def test_path_like_targets_are_no_such_file(tmp_path: Path) -> None:
     (tmp_path / "dangling").symlink_to(tmp_path / "gone")
     (tmp_path / "loop").symlink_to(tmp_path / "loop")
-    for target, needle in (("./nope", "./nope: no such file or directory"), ("../nope", "no such file or directory"),
-                           ("a/b/c", "a/b/c: no such file or directory"), ("/abs/nope", "no such file or directory"),
-                           ("model.safetensors", "no such file or directory"),
-                           (str(tmp_path / "dangling"), "dangling symbolic link"),
-                           (str(tmp_path / "loop"), "symbolic link loop"),
-                           ("gpt2", "pass --hub")):
+    for target, needle in (
+        ("./nope", "./nope: no such file or directory"),
+        ("../nope", "no such file or directory"),
+        ("a/b/c", "a/b/c: no such file or directory"),
+        ("/abs/nope", "no such file or directory"),
+        ("model.safetensors", "no such file or directory"),
+        (str(tmp_path / "dangling"), "dangling symbolic link"),
+        (str(tmp_path / "loop"), "symbolic link loop"),
+        ("gpt2", "pass --hub"),
+    ):
         proc = run_cli("audit", target, cwd=tmp_path)
         assert proc.returncode == 3 and needle in proc.stderr, (target, proc.stderr)
         assert "Hub" not in proc.stderr.replace("Hub model", "") and len(proc.stderr.splitlines()) == 1
@@ -298,8 +359,9 @@ def test_odd_entries_inside_a_checkpoint_are_named_and_never_abort(make_checkpoi
     assert "/nonexistent/blob" in root["message"]
 
 
-def test_config_json_that_is_a_directory_or_missing_from_a_directory(make_checkpoint: Callable[..., Path],
-                                                                     tmp_path: Path) -> None:
+def test_config_json_that_is_a_directory_or_missing_from_a_directory(
+    make_checkpoint: Callable[..., Path], tmp_path: Path
+) -> None:
     ckpt = make_checkpoint(TENSORS)
     (ckpt / "config.json").mkdir()
     code, doc = run_json("audit", str(ckpt))
@@ -331,8 +393,13 @@ def test_usage_doc_matches_help() -> None:
         aliases = dict(re.findall(r"^\s+(-[a-zA-Z]), (--[a-z][a-z-]*)", helptext, re.M))
         offered = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-[a-zA-Z])\b", helptext)) - {"--help"}
         assert shown <= offered, (command, shown - offered)
-        missing = {o for o in offered if o not in shown and o not in aliases and
-                   not any(long == o and short in shown for short, long in aliases.items())}
+        missing = {
+            o
+            for o in offered
+            if o not in shown
+            and o not in aliases
+            and not any(long == o and short in shown for short, long in aliases.items())
+        }
         assert not missing, (command, missing)
     assert "st-audit --version" in usage and "docs/usage.md" in (ROOT / "README.md").read_text()
 
@@ -363,6 +430,7 @@ def test_a_folder_of_files_no_loader_would_use_says_so(make_checkpoint: Callable
     # the single-checkpoint stage still says it when handed such a folder as one checkpoint
     (ckpt / "model.safetensors").rename(ckpt / "cnn.safetensors")
     from auditor.run.audit import audit as audit_checkpoint
+
     [note] = [f for f in audit_checkpoint(ckpt).findings if f.code == "loose-files"]
     assert note.severity == "info" and "no loader would use these 2 files" in note.message
 
@@ -376,15 +444,17 @@ def test_formula_of_an_unreachable_hub_repo_is_one_sentence(tmp_path: Path) -> N
     assert "Retry" not in proc.stderr and ("org/model" in lines[0] or "Hub" in lines[0])
 
 
-def test_one_missing_target_does_not_throw_the_others_away(make_checkpoint: Callable[..., Path],
-                                                           tmp_path: Path) -> None:
+def test_one_missing_target_does_not_throw_the_others_away(
+    make_checkpoint: Callable[..., Path], tmp_path: Path
+) -> None:
     ckpt = make_checkpoint(TENSORS)
     proc = run_cli("audit", str(ckpt), str(tmp_path / "missing"), "--format", "json", "-q")
     doc = json.loads(proc.stdout)
     assert proc.returncode == 3 and [s["name"] for s in doc["sections"]] == [str(ckpt)]
     jsonschema.validate(doc, SCHEMA)
-    assert doc["errors"] == [{"target": str(tmp_path / "missing"), "error": f"{tmp_path / 'missing'}: no such file "
-                                                                           "or directory"}]
+    assert doc["errors"] == [
+        {"target": str(tmp_path / "missing"), "error": f"{tmp_path / 'missing'}: no such file or directory"}
+    ]
     assert proc.stderr.strip().splitlines() == [f"st-audit: error: {tmp_path / 'missing'}: no such file or directory"]
     assert run_cli("audit", str(tmp_path / "missing"), str(tmp_path / "gone")).returncode == 3
 
@@ -414,8 +484,9 @@ def test_help_lists_every_command_uncut_and_offers_completion() -> None:
     assert "--install-completion" in text
 
 
-def test_summary_is_one_line_per_target_and_one_for_the_whole(make_checkpoint: Callable[..., Path],
-                                                               tmp_path: Path) -> None:
+def test_summary_is_one_line_per_target_and_one_for_the_whole(
+    make_checkpoint: Callable[..., Path], tmp_path: Path
+) -> None:
     one, two = make_checkpoint(TENSORS), make_checkpoint(TENSORS)
     pipe = build.build_folder_dump("tiny-sd-pipeline", tmp_path / "sd")
     lines = run_cli("audit", str(one), str(two), str(pipe), "-f", "summary", "-q").stdout.splitlines()
@@ -444,11 +515,15 @@ def test_polish_of_the_table(tmp_path: Path) -> None:
     """issue 24 point 9: no "12 layers layers x"; the spec and the formula are two different labels; an adapter's
     ledger row names the adapter, not a missing formula."""
     from tests.support.truth import CASES, write_case
+
     text = run_cli("audit", str(write_case(CASES / "clip_text_model" / "CLIPTextModel-default", tmp_path / "c"))).stdout
     assert "layers layers" not in text and "12 layers x (attention" in text
-    assert [line.split(":")[0] for line in text.splitlines() if line.startswith(("spec:", "formula:"))] == \
-        ["spec", "formula"]
+    assert [line.split(":")[0] for line in text.splitlines() if line.startswith(("spec:", "formula:"))] == [
+        "spec",
+        "formula",
+    ]
     from tests.support.peft import load, make
+
     adapter, base = make(tmp_path / "a", load("llama-qv"))
     text = run_cli("audit", str(adapter), "--base", str(base)).stdout
     assert "adapter (its own tensors)" in text and "no formula applies" not in text
@@ -466,11 +541,13 @@ def test_ci_snippets_pin_a_commit_that_exists() -> None:
     """The Action and pre-commit snippets name a version that exists: a commit of this repository's history."""
     import re
     import subprocess
+
     text = (ROOT / "README.md").read_text() + (ROOT / "docs" / "ci.md").read_text()
     pins = set(re.findall(r"uses: st-audit/st-audit@(\S+)", text)) | set(re.findall(r"^\s+rev: (\S+)", text, re.M))
     assert pins and all(re.fullmatch(r"[0-9a-f]{40}", p) for p in pins), pins
-    shallow = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--is-shallow-repository"], capture_output=True,
-                             text=True)
+    shallow = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--is-shallow-repository"], capture_output=True, text=True
+    )
     if shallow.returncode == 0 and shallow.stdout.strip() == "false":  # a full history: the commit is in it
         for pin in pins:
             assert subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{pin}^{{commit}}"]).returncode == 0

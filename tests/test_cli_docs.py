@@ -76,14 +76,16 @@ def transcripts() -> list[Transcript]:
 NEEDS: dict[str, str] = {
     "st-audit diff Qwen/Qwen3-4B ./my-finetune": "a real Hub repo",
     "st-audit audit Desmason__llama-lora__lora-adapter --base meta-llama/Llama-3.2-1B": "the base model's config from "
-                                                                                        "the real Hub",
+    "the real Hub",
 }
 DURATION = re.compile(r"\bin [0-9.]+ s\b")
 
 
 def _pattern(line: str) -> re.Pattern[str]:
     """A shown line as a pattern: "..." stands for anything, runs of spaces for any (tables), durations vary."""
-    parts = [r"\s+".join(re.escape(word) for word in piece.split()) for piece in DURATION.sub("in N s", line).split("...")]
+    parts = [
+        r"\s+".join(re.escape(word) for word in piece.split()) for piece in DURATION.sub("in N s", line).split("...")
+    ]
     return re.compile(r"\s*" + ".*".join(parts) + r"\s*$")
 
 
@@ -98,8 +100,10 @@ def assert_shows(transcript: Transcript, printed: str) -> None:
             continue
         pattern = _pattern(want)
         found = next((i for i in range(at, len(lines)) if pattern.match(lines[i])), None)
-        assert found is not None, f"{transcript}\nthe docs show:\n  {want}\nst-audit printed (from line {at + 1}):\n" \
-            + "\n".join(f"  {line}" for line in lines[at:at + 60])
+        assert found is not None, (
+            f"{transcript}\nthe docs show:\n  {want}\nst-audit printed (from line {at + 1}):\n"
+            + "\n".join(f"  {line}" for line in lines[at : at + 60])
+        )
         at = found + 1
 
 
@@ -109,8 +113,9 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> subpr
     full = {**os.environ, "COLUMNS": "120", **(env or {})}  # the width the README's fleet table was made at
     full.pop("ST_AUDIT_FORMAT", None)
     full["PYTHONPATH"] = os.pathsep.join(p for p in (NETGUARD, full.get("PYTHONPATH", "")) if p)
-    return subprocess.run([sys.executable, "-m", "auditor", *argv[1:]], capture_output=True, text=True, cwd=cwd,
-                          env=full, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "auditor", *argv[1:]], capture_output=True, text=True, cwd=cwd, env=full, timeout=300
+    )
 
 
 @pytest.fixture(scope="module")
@@ -132,13 +137,17 @@ def _toml_block(doc: str, first: str) -> str:
     """The docs' TOML block whose first line is ``first`` (the policy they show)."""
     text = (ROOT / doc).read_text()
     start = text.index(f"```toml\n{first}\n") + len("```toml\n")
-    return text[start:text.index("```", start)]
+    return text[start : text.index("```", start)]
 
 
-@pytest.mark.parametrize("transcript", [t for t in transcripts() if not t.doc.startswith("docs/kinds")
-                                        and not t.doc.startswith("docs/checks")], ids=str)
-def test_a_transcript_shows_what_st_audit_prints(transcript: Transcript, shared: Path, tmp_path: Path,
-                                                 hub: Any) -> None:
+@pytest.mark.parametrize(
+    "transcript",
+    [t for t in transcripts() if not t.doc.startswith("docs/kinds") and not t.doc.startswith("docs/checks")],
+    ids=str,
+)
+def test_a_transcript_shows_what_st_audit_prints(
+    transcript: Transcript, shared: Path, tmp_path: Path, hub: Any
+) -> None:
     """README.md, docs/ci.md, docs/fleet.md ...: run against the demo (and the Hub stand-in for the README's Hub
     example, which it says comes from it)."""
     if transcript.argv[:1] != ["st-audit"]:  # `$ cat models.txt`: the file the next command reads
@@ -154,8 +163,10 @@ def test_a_transcript_shows_what_st_audit_prints(transcript: Transcript, shared:
     if "--policy st-audit.toml" in transcript.command:  # "demo/Qwen3-8B-broken; the lock is of demo/Qwen3-8B"
         (ws / "model").symlink_to(shared / "Qwen3-8B-broken", target_is_directory=True)
         (ws / "st-audit.toml").write_text(_toml_block(transcript.doc, "# st-audit.toml"))
-        assert _run(["st-audit", "lock", "demo/Qwen3-8B", "-o", "st-audit.lock.json", "-q", "--no-policy"],
-                    ws).returncode == 0
+        assert (
+            _run(["st-audit", "lock", "demo/Qwen3-8B", "-o", "st-audit.lock.json", "-q", "--no-policy"], ws).returncode
+            == 0
+        )
     if "my-model" in transcript.command or "my-finetune" in transcript.command:
         (ws / "my-model").symlink_to(shared / "Qwen3-8B", target_is_directory=True)
         if "--lock st-audit.lock.json" in transcript.command or transcript.argv[1] == "diff":
@@ -173,8 +184,9 @@ def test_a_transcript_shows_what_st_audit_prints(transcript: Transcript, shared:
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize("transcript", [t for t in transcripts() if t.doc.startswith(("docs/kinds", "docs/checks"))],
-                         ids=str)
+@pytest.mark.parametrize(
+    "transcript", [t for t in transcripts() if t.doc.startswith(("docs/kinds", "docs/checks"))], ids=str
+)
 def test_a_corpus_transcript_shows_what_st_audit_prints(transcript: Transcript, tmp_path: Path) -> None:
     """docs/kinds.md and docs/checks.md show real releases of the corpus beside the repository (rebuilt header-only)."""
     if transcript.command.split("#")[0].strip() in NEEDS:
@@ -191,8 +203,9 @@ def test_every_transcript_runs_or_says_why_not() -> None:
     """No transcript is silently left out: each runs above, or needs what is named in NEEDS (and those exist)."""
     commands = {t.command.split("#")[0].strip() for t in transcripts()}
     assert set(NEEDS) <= commands, set(NEEDS) - commands
-    assert all(t.argv[:1] in (["st-audit"], ["cat"]) for t in transcripts()), \
-        [str(t) for t in transcripts() if t.argv[:1] not in (["st-audit"], ["cat"])]
+    assert all(t.argv[:1] in (["st-audit"], ["cat"]) for t in transcripts()), [
+        str(t) for t in transcripts() if t.argv[:1] not in (["st-audit"], ["cat"])
+    ]
 
 
 # -- every option a documented command line uses exists --------------------------------------------------------------
@@ -219,8 +232,9 @@ def documented_commands() -> list[tuple[str, str, list[str]]]:
                 text = line.split("#", 1)[0]
             else:
                 continue
-            options = re.findall(r"(?<![\w-])--[a-z][a-z-]*", text.replace("--forbid-unexplained | ",
-                                                                            "--forbid-unexplained "))
+            options = re.findall(
+                r"(?<![\w-])--[a-z][a-z-]*", text.replace("--forbid-unexplained | ", "--forbid-unexplained ")
+            )
             out.append((f"{path.relative_to(ROOT).as_posix()}:{number}", command, options))
     return out
 
@@ -237,6 +251,7 @@ def test_every_documented_option_exists() -> None:
 
 
 # -- claims ------------------------------------------------------------------------------------------------------------
+
 
 def test_the_policy_is_looked_for_where_the_docs_say(shared: Path, tmp_path: Path) -> None:
     """docs/ci.md: --policy (or ST_AUDIT_POLICY), else st-audit.toml or a pyproject.toml [tool.st-audit] in the
@@ -279,11 +294,15 @@ def test_a_lock_is_what_the_docs_say(shared: Path, tmp_path: Path) -> None:
     assert "`st_audit_version`" in text and "no timestamps or paths" in text
     here, there = tmp_path / "a.json", tmp_path / "b.json"
     demo.clean(tmp_path / "copy")  # the same checkpoint elsewhere (built: a copy would write 16 GB of holes)
-    assert _run(["st-audit", "lock", str(shared / "Qwen3-8B"), "-o", str(here), "-q", "--no-policy"], tmp_path).returncode == 0
+    assert (
+        _run(["st-audit", "lock", str(shared / "Qwen3-8B"), "-o", str(here), "-q", "--no-policy"], tmp_path).returncode
+        == 0
+    )
     assert _run(["st-audit", "lock", "copy", "-o", str(there), "-q", "--no-policy"], tmp_path).returncode == 0
     assert here.read_bytes() == there.read_bytes()
     doc = json.loads(here.read_text())
     from auditor.core.version import __version__
+
     assert doc["st_audit_version"] == __version__
     doc["st_audit_version"] = "0.0.1"
     here.write_text(json.dumps(doc))
@@ -300,8 +319,9 @@ def test_offline_with_the_12_characters_st_audit_prints(hub: Any, shared: Path, 
     short = re.search(r"\(commit ([0-9a-f]{12})\)", online.stderr)
     assert online.returncode == 0 and short, online.stderr
     hub.reset_log()
-    offline = _run(["st-audit", "audit", f"org/qwen@{short[1]}", "--no-policy"], tmp_path,
-                   {**env, "HF_HUB_OFFLINE": "1"})
+    offline = _run(
+        ["st-audit", "audit", f"org/qwen@{short[1]}", "--no-policy"], tmp_path, {**env, "HF_HUB_OFFLINE": "1"}
+    )
     assert offline.returncode == 0, offline.stderr
     assert offline.stdout.splitlines()[-1].startswith(f"PASS: org/qwen@{short[1]} ") and hub.requests == []
 
@@ -320,29 +340,39 @@ def test_variant_files_are_audited_as_the_docs_say(tmp_path: Path) -> None:
     assert "variant fp16 (audited beside the default weights, not counted): FAIL" in proc.stdout
     doc = json.loads(_run(["st-audit", "audit", "qwen", "--no-policy", "-f", "json"], tmp_path).stdout)
     assert doc["variants"]["audited"] == [None, "fp16"] and doc["totals"]["tensors"] == 399
-    counted = json.loads(_run(["st-audit", "audit", "qwen", "--variant", "fp16", "--no-policy", "-f", "json"],
-                              tmp_path).stdout)
+    counted = json.loads(
+        _run(["st-audit", "audit", "qwen", "--variant", "fp16", "--no-policy", "-f", "json"], tmp_path).stdout
+    )
     assert counted["variants"]["counted"] == "fp16" and counted["totals"]["tensors"] < 399
 
 
 def test_the_deepseek_v3_page_is_the_size_the_docs_say(tmp_path: Path) -> None:
     """docs/ci.md: "DeepSeek-V3 (92k tensors) is ~N kB" for the released layout (FP8 + MTP), within a fifth."""
     from tests.support.realistic import deepseek_v3_fp8
+
     claim = re.search(r"DeepSeek-V3 \(92k tensors\) is ~(\d+) kB", (ROOT / "docs" / "ci.md").read_text())
     assert claim
     deepseek_v3_fp8(tmp_path / "dsv3")
     page = tmp_path / "dsv3.html"
-    assert _run(["st-audit", "audit", "dsv3", "-f", "html", "-o", str(page), "-q", "--no-policy"],
-                tmp_path).returncode == 0
+    assert (
+        _run(["st-audit", "audit", "dsv3", "-f", "html", "-o", str(page), "-q", "--no-policy"], tmp_path).returncode
+        == 0
+    )
     assert abs(page.stat().st_size / 1000 - int(claim[1])) <= int(claim[1]) / 5, page.stat().st_size
 
 
 def test_the_python_example_of_the_ci_docs_runs(shared: Path, tmp_path: Path) -> None:
     text = (ROOT / "docs" / "ci.md").read_text()
-    code = text[text.index("```python\n") + len("```python\n"):]
-    code = code[:code.index("```")]
+    code = text[text.index("```python\n") + len("```python\n") :]
+    code = code[: code.index("```")]
     (tmp_path / "model").symlink_to(shared / "Qwen3-8B-broken", target_is_directory=True)
     (tmp_path / "st-audit.toml").write_text('allowed_dtypes = ["BF16"]\n')
-    proc = subprocess.run([sys.executable, "-c", code + "\nprint(report.exit_code, report.verdict)"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.run(
+        [sys.executable, "-c", code + "\nprint(report.exit_code, report.verdict)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert proc.returncode == 0 and proc.stdout.split() == ["1", "fail"], proc.stderr

@@ -56,13 +56,16 @@ def test_ignore_and_fail_on(truncated: Path, clean: Path) -> None:
     assert code == 1 and report["findings"][0]["code"] == "config-missing"
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["audit", "X", "--format", "yaml"], "yaml"),
-    (["audit", "X", "--fail-on", "sometimes"], "--fail-on"),
-    (["audit", "X", "--ignore", "no-such-code"], "no-such-code"),
-    (["audit", "X", "--bogus"], "--bogus"),
-    (["audit"], "Missing argument"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["audit", "X", "--format", "yaml"], "yaml"),
+        (["audit", "X", "--fail-on", "sometimes"], "--fail-on"),
+        (["audit", "X", "--ignore", "no-such-code"], "no-such-code"),
+        (["audit", "X", "--bogus"], "--bogus"),
+        (["audit"], "Missing argument"),
+    ],
+)
 def test_exit_2_usage(clean: Path, args: list[str], needle: str) -> None:
     proc = run_cli(*[str(clean) if a == "X" else a for a in args])
     assert proc.returncode == 2, proc.stderr
@@ -126,6 +129,7 @@ def test_formula_command_on_a_config(tmp_path: Path) -> None:
 
 def test_unreadable_directory_and_special_files_exit_3(tmp_path: Path) -> None:
     import os
+
     fifo = tmp_path / "model.safetensors"
     os.mkfifo(fifo)
     proc = run_cli("audit", str(fifo))
@@ -145,6 +149,7 @@ def test_unreadable_directory_and_special_files_exit_3(tmp_path: Path) -> None:
 
 def test_fifo_inside_a_checkpoint_never_hangs(make_checkpoint: Callable[..., Path]) -> None:
     import os
+
     path = make_checkpoint(TENSORS)
     os.mkfifo(path / "extra.safetensors")
     proc = run_cli("audit", str(path), "--format", "json")

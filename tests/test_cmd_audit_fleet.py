@@ -29,8 +29,9 @@ SCHEMAS = ROOT / "auditor" / "schema"
 def _validator() -> Draft202012Validator:
     report = json.loads((SCHEMAS / "report.schema.json").read_text())
     fleet = json.loads((SCHEMAS / "fleet.schema.json").read_text())
-    registry = Registry().with_resources([(report["$id"], Resource.from_contents(report)),
-                                          (fleet["$id"], Resource.from_contents(fleet))])
+    registry = Registry().with_resources(
+        [(report["$id"], Resource.from_contents(report)), (fleet["$id"], Resource.from_contents(fleet))]
+    )
     return Draft202012Validator(fleet, registry=registry)
 
 
@@ -68,8 +69,16 @@ def test_each_target_is_one_valid_line_equal_to_its_own_audit(fleet: dict[str, P
         errors = sorted(validator.iter_errors(doc), key=str)
         assert not errors, (doc.get("target"), [e.message[:200] for e in errors[:3]])
     *targets, summary = docs
-    assert summary["summary"] == {**summary["summary"], "targets": 4, "audited": 4, "pass": 2, "fail": 1,
-                                  "error": 1, "verdict": "error", "exit_code": 3}
+    assert summary["summary"] == {
+        **summary["summary"],
+        "targets": 4,
+        "audited": 4,
+        "pass": 2,
+        "fail": 1,
+        "error": 1,
+        "verdict": "error",
+        "exit_code": 3,
+    }
     assert proc.returncode == 3
     by_target = {d["fleet"]["target"]: d for d in targets}
     assert set(by_target) == {str(fleet[k]) for k in ("good", "broken", "pipeline", "missing")}
@@ -89,6 +98,7 @@ def test_one_process_and_one_process_per_core_give_the_same_lines(fleet: dict[st
 
     def keyed(text: str) -> dict[str, dict[str, Any]]:
         return {d["fleet"]["target"]: _without_timings(d) for d in _lines(text) if "fleet" in d}
+
     assert keyed(threads.stdout) == keyed(processes.stdout)
 
 
@@ -104,6 +114,7 @@ def test_summary_lines_show_the_targets_text_safely(tmp_path: Path) -> None:
     that could not be audited (its error quoting the name) show their newlines, escapes and workflow commands as
     visible escapes, one line each (tests/support/hostile.py)."""
     from tests.support import hostile
+
     folder = hostile.build(tmp_path)
     missing = tmp_path / f"missing-{hostile.FILE_TEXT}"
     proc = run_cli("audit", str(folder), str(missing), "--from", "/dev/null", "-f", "summary", "--no-policy")
@@ -115,13 +126,16 @@ def test_summary_lines_show_the_targets_text_safely(tmp_path: Path) -> None:
     assert any(line.startswith("ERROR: ") and "no such file or directory" in line for line in lines)
 
 
-@pytest.mark.parametrize(("args", "said"), [
-    (["-f", "table"], "a fleet run streams one line per target"),
-    (["--resume"], "--resume needs -o FILE"),
-    (["--ray-address", "127.0.0.1:1"], "--ray-address applies to --engine ray"),
-    (["--engine", "spark"], "--engine 'spark'"),
-    (["--limit", "3"], "--hub-filter and --limit apply to --hub-author"),
-])
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["-f", "table"], "a fleet run streams one line per target"),
+        (["--resume"], "--resume needs -o FILE"),
+        (["--ray-address", "127.0.0.1:1"], "--ray-address applies to --engine ray"),
+        (["--engine", "spark"], "--engine 'spark'"),
+        (["--limit", "3"], "--hub-filter and --limit apply to --hub-author"),
+    ],
+)
 def test_fleet_usage_errors_are_one_line(fleet: dict[str, Path], args: list[str], said: str) -> None:
     proc = run_cli("audit", "--from", str(fleet["list"]), *args)
     assert proc.returncode == 2, proc.stderr
@@ -137,7 +151,7 @@ def test_html_pages_per_target_and_the_fleet_page(fleet: dict[str, Path], tmp_pa
     table = run_cli("report", str(out))
     assert table.returncode == 3
     lines = table.stdout.splitlines()
-    rows = lines[lines.index(next(line for line in lines if line.startswith("-----"))) + 1:]
+    rows = lines[lines.index(next(line for line in lines if line.startswith("-----"))) + 1 :]
     assert [r.split()[3] for r in rows] == ["ERROR", "FAIL", "PASS", "PASS"]  # failing first
     assert "ERROR: 4 targets: 2 pass, 1 fail, 1 could not be audited" in table.stdout
     page = tmp_path / "site" / "fleet.html"
@@ -148,6 +162,7 @@ def test_html_pages_per_target_and_the_fleet_page(fleet: dict[str, Path], tmp_pa
 
 
 # -- resume --------------------------------------------------------------------------------------------------
+
 
 def _slow_hub(tmp_path: Path, repos: int) -> tuple[HubStub, dict[str, str]]:
     model = build.build_layout(tmp_path / "model", "Qwen__Qwen3-0.6B", shards=2)
@@ -179,7 +194,7 @@ def test_resume_after_ctrl_c_loses_no_target_and_repeats_none(tmp_path: Path) ->
         docs = _lines(out.read_text())
         targets = [d["fleet"]["target"] for d in docs if "fleet" in d]
         assert sorted(targets) == [f"hf://acme/m{i:02d}" for i in range(12)]  # each once
-        assert docs[:len(first)] == first  # the finished lines kept as they were
+        assert docs[: len(first)] == first  # the finished lines kept as they were
         summary = docs[-1]["summary"]
         assert summary["already_reported"] == len(first) and summary["audited"] == 12 - len(first)
         assert summary["pass"] == 12 and summary["exit_code"] == 0
@@ -214,8 +229,13 @@ def test_a_few_hundred_repos_are_audited_many_at_a_time(tmp_path: Path) -> None:
         for i in range(240):
             hub.add_repo_from_dir(f"acme/m{i:03d}", model)
         env = {**hub.hf_env(tmp_path / "hf"), "PYTHONPATH": NETGUARD}
-        proc = subprocess.run([sys.executable, "-m", "auditor", "audit", "hf://acme", "-j", "16", "--no-cache"],
-                              env=env, capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            [sys.executable, "-m", "auditor", "audit", "hf://acme", "-j", "16", "--no-cache"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert proc.returncode == 0, proc.stderr[-2000:]
         docs = _lines(proc.stdout)
         assert sorted(d["fleet"]["target"] for d in docs[:-1]) == [f"hf://acme/m{i:03d}" for i in range(240)]
@@ -229,6 +249,7 @@ def test_a_fleet_under_an_object_store_prefix_resumes_by_etag(tmp_path: Path) ->
     """Every model folder under an S3 prefix (moto's server through the real s3fs client), then ``--resume``: the
     same objects are not audited again, a rewritten one is."""
     from tests.support.s3 import S3Stub
+
     tiny = build.build_layout(tmp_path / "tiny", "tiny-qwen3_moe", shards=2)
     with S3Stub() as s3:
         s3.bucket("ckpts")
@@ -236,8 +257,18 @@ def test_a_fleet_under_an_object_store_prefix_resumes_by_etag(tmp_path: Path) ->
             s3.put_folder("ckpts", f"run-7/{step}/", tiny)
         env = {**s3.env(), "PYTHONPATH": NETGUARD}
         out = tmp_path / "fleet.jsonl"
-        args = [sys.executable, "-m", "auditor", "audit", "s3://ckpts/run-7", "--recursive", "-o", str(out), "-f",
-                "jsonl"]
+        args = [
+            sys.executable,
+            "-m",
+            "auditor",
+            "audit",
+            "s3://ckpts/run-7",
+            "--recursive",
+            "-o",
+            str(out),
+            "-f",
+            "jsonl",
+        ]
         first = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
         assert first.returncode == 0, first.stderr
         docs = _lines(out.read_text())
@@ -261,17 +292,33 @@ def test_several_targets_on_the_command_line_are_audited_at_once_and_reported_in
             hub.add_repo_from_dir(f"acme/m{i:02d}", model)
         env = {**hub.hf_env(tmp_path / "hf"), "PYTHONPATH": NETGUARD}
         targets = [f"acme/m{i:02d}" for i in reversed(range(12))]
-        proc = subprocess.run([sys.executable, "-m", "auditor", "audit", *targets, "-f", "summary", "--no-cache"],
-                              env=env, capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            [sys.executable, "-m", "auditor", "audit", *targets, "-f", "summary", "--no-cache"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert proc.returncode == 0, proc.stderr
         lines = proc.stdout.splitlines()
         assert [line.split()[1] for line in lines[:-1]] == targets  # one line each, in the order given
         assert hub.peak_in_flight >= 6  # not one repo at a time
-        one = subprocess.run([sys.executable, "-m", "auditor", "audit", *targets, "-f", "json", "--no-cache", "-j",
-                              "1"], env=env, capture_output=True, text=True, timeout=300)
-        many = subprocess.run([sys.executable, "-m", "auditor", "audit", *targets, "-f", "json", "--no-cache"],
-                              env=env, capture_output=True, text=True, timeout=300)
+        one = subprocess.run(
+            [sys.executable, "-m", "auditor", "audit", *targets, "-f", "json", "--no-cache", "-j", "1"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        many = subprocess.run(
+            [sys.executable, "-m", "auditor", "audit", *targets, "-f", "json", "--no-cache"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
 
         def comparable(text: str) -> list[dict[str, Any]]:
             return [_without_timings(s["report"]) for s in json.loads(text)["sections"]]
+
         assert comparable(one.stdout) == comparable(many.stdout)

@@ -31,12 +31,16 @@ def _pointers(folder: Path, names: list[str] | None = None) -> None:
 
 # -- composite targets: one line per healthy section, each component read once, one traffic line ----------------
 
+
 def test_a_pipeline_shows_its_failing_section_and_a_line_for_each_other(tmp_path: Path) -> None:
     pipe = build_folder_dump("tiny-sd-pipeline", tmp_path / "sd")
     proc = run_cli("audit", str(pipe), "--no-policy")
     assert proc.returncode == 0 and "=== section" not in proc.stdout
-    assert [line.split(":")[1].split()[0] for line in proc.stdout.splitlines() if line.startswith("  PASS: ")] == \
-        ["text_encoder", "unet", "vae"]
+    assert [line.split(":")[1].split()[0] for line in proc.stdout.splitlines() if line.startswith("  PASS: ")] == [
+        "text_encoder",
+        "unet",
+        "vae",
+    ]
     assert len(proc.stdout.splitlines()) < 10  # 233 lines when every section was printed in full
     # each component's headers announced once: its fp16 weights are read next, said on the same line
     reading = [line for line in proc.stderr.splitlines() if line.startswith("reading ")]
@@ -45,8 +49,9 @@ def test_a_pipeline_shows_its_failing_section_and_a_line_for_each_other(tmp_path
     os.truncate(shard, shard.stat().st_size - 100)
     proc = run_cli("audit", str(pipe), "--no-policy")
     out = proc.stdout.splitlines()
-    assert proc.returncode == 1 and [line for line in out if line.startswith("=== ")] == \
-        ["=== section unet (diffusers-component, UNet2DConditionModel) ==="]
+    assert proc.returncode == 1 and [line for line in out if line.startswith("=== ")] == [
+        "=== section unet (diffusers-component, UNet2DConditionModel) ==="
+    ]
     assert any(line.startswith("  FAIL: unet (diffusers-component, UNet2DConditionModel): 208 tensors") for line in out)
     assert sum(line.startswith("  PASS: ") for line in out) == 2
     assert run_cli("audit", str(pipe), "--no-policy", "-v").stdout.count("=== section ") == 3  # -v: all in full
@@ -59,7 +64,8 @@ def test_a_pipeline_on_the_hub_says_its_traffic_once(hub: Any, tmp_path: Path) -
     assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.splitlines()
     assert [line for line in lines if line.startswith("reading ")] == [
-        f"reading 1 header from org/tiny-sd/{c} (then variant fp16)" for c in ("text_encoder", "unet", "vae")]
+        f"reading 1 header from org/tiny-sd/{c} (then variant fp16)" for c in ("text_encoder", "unet", "vae")
+    ]
     traffic = [line for line in lines if line.startswith("hub: ")]
     assert len(traffic) == 1 and traffic[0].startswith("hub: org/tiny-sd@default branch (commit ")
     requests = int(traffic[0].split("): ")[1].split()[0])
@@ -67,6 +73,7 @@ def test_a_pipeline_on_the_hub_says_its_traffic_once(hub: Any, tmp_path: Path) -
 
 
 # -- files that could not be read: one true thing, once ----------------------------------------------------------
+
 
 def test_a_checkpoint_of_git_lfs_pointers_shows_its_finding_first(tmp_path: Path) -> None:
     clean, _ = demo.build(tmp_path)
@@ -90,20 +97,24 @@ def test_one_pointer_shard_is_said_once(tmp_path: Path) -> None:
     messages = {f["code"]: f["message"] for f in doc["findings"]}
     assert code == 1 and f"{held} tensors in it could not be checked" in messages["not-safetensors"]
     assert "none of its tensors could be checked" not in messages["not-safetensors"]
-    assert "could not be read itself" in messages["partial-checkpoint"] and "were checked" not in messages[
-        "partial-checkpoint"]
+    assert (
+        "could not be read itself" in messages["partial-checkpoint"]
+        and "were checked" not in messages["partial-checkpoint"]
+    )
 
 
 # -- the truncated shard names its damaged tensors; a short file on the Hub is no download ------------------------
+
 
 def _past_the_end(path: Path) -> list[str]:
     """The tensors whose data a short file lacks, from its header's JSON read with the standard library."""
     raw = path.read_bytes()
     n = int.from_bytes(raw[:8], "little")
-    entries = {k: v for k, v in json.loads(raw[8:8 + n]).items() if k != "__metadata__"}
+    entries = {k: v for k, v in json.loads(raw[8 : 8 + n]).items() if k != "__metadata__"}
     data = len(raw) - 8 - n
-    return [k for k, v in sorted(entries.items(), key=lambda kv: kv[1]["data_offsets"][0])
-            if v["data_offsets"][1] > data]
+    return [
+        k for k, v in sorted(entries.items(), key=lambda kv: kv[1]["data_offsets"][0]) if v["data_offsets"][1] > data
+    ]
 
 
 def test_the_truncated_shard_names_its_damaged_tensors(tmp_path: Path) -> None:
@@ -133,12 +144,14 @@ def test_a_short_file_on_the_hub_is_not_an_incomplete_download(hub: Any, tmp_pat
     assert "download the file again" in local and "upload the file again" in remote
     assert "download" not in remote.replace("downloading it again gives the same bytes", "")
     from auditor.core.findings import remedy  # what a format shows as the next step, by the report's source kind
+
     fix_remote, fix_local = remedy("file-truncated", remote=True), remedy("file-truncated")
     assert fix_remote is not None and fix_local is not None
     assert fix_remote in remote and fix_local in local
 
 
 # -- one accident, one error: the Action's annotations ------------------------------------------------------------
+
 
 def test_one_accident_is_one_error_in_the_action(tmp_path: Path) -> None:
     """The README's gate: the broken demo under a policy and the clean demo's lock. Three accidents (a lost k_norm,
@@ -148,14 +161,17 @@ def test_one_accident_is_one_error_in_the_action(tmp_path: Path) -> None:
     clean, broken = demo.build(work / "demo")
     (work / "model").symlink_to(broken, target_is_directory=True)
     assert run_cli("lock", str(clean), "-o", str(work / "st-audit.lock.json"), "-q", "--no-policy").returncode == 0
-    (work / "st-audit.toml").write_text('expect_parameters = "8.19B"\nallowed_dtypes = ["BF16"]\n'
-                                        'lock = "st-audit.lock.json"\n')
+    (work / "st-audit.toml").write_text(
+        'expect_parameters = "8.19B"\nallowed_dtypes = ["BF16"]\nlock = "st-audit.lock.json"\n'
+    )
     proc, summary, out = run_action(tmp_path, cwd=work, target="model", json=str(tmp_path / "report.json"))
     annotations = [line for line in proc.stdout.splitlines() if line.startswith("::")]
     assert proc.returncode == 1 and out["verdict"] == "fail"
     assert [a.split("::")[1] for a in annotations] == [
-        "error title=st-audit file-truncated", "error title=st-audit missing-tensor",
-        "error title=st-audit policy-violation"]
+        "error title=st-audit file-truncated",
+        "error title=st-audit missing-tensor",
+        "error title=st-audit policy-violation",
+    ]
     assert not any(str(tmp_path) in a for a in annotations) and "(st-audit.toml)" in annotations[2]
     assert str(tmp_path) not in proc.stdout and "policy: st-audit.toml (4 rules" in proc.stdout
     doc = json.loads((tmp_path / "report.json").read_text())
@@ -167,6 +183,7 @@ def test_one_accident_is_one_error_in_the_action(tmp_path: Path) -> None:
 
 # -- -f summary: why each failing target fails ---------------------------------------------------------------------
 
+
 def test_summary_lines_name_the_root_finding(tmp_path: Path) -> None:
     clean, broken = demo.build(tmp_path / "demo")
     pointers = demo.clean(tmp_path / "pointers")
@@ -176,8 +193,10 @@ def test_summary_lines_name_the_root_finding(tmp_path: Path) -> None:
     assert proc.returncode == 1 and len(lines) == 4
     assert lines[0].startswith("PASS: ") and "root finding" not in lines[0]
     assert "; root finding: file-truncated: model-00005-of-00005.safetensors: file is" in lines[1]
-    assert "0 tensors, 0 parameters" in lines[2] and \
-        "; root finding: not-safetensors: 5 of 5 files could not be read" in lines[2]
+    assert (
+        "0 tensors, 0 parameters" in lines[2]
+        and "; root finding: not-safetensors: 5 of 5 files could not be read" in lines[2]
+    )
     listing = tmp_path / "targets.txt"
     listing.write_text(f"{clean}\n{broken}\n{pointers}\n")
     streamed = run_cli("audit", "--from", str(listing), "-f", "summary", "--no-policy", "-j", "1").stdout.splitlines()
@@ -186,12 +205,14 @@ def test_summary_lines_name_the_root_finding(tmp_path: Path) -> None:
 
 # -- a parent folder, policy files, completion -----------------------------------------------------------------------
 
+
 def test_a_parent_folder_names_the_model_folders_below_it(tmp_path: Path) -> None:
     demo.build(tmp_path / "demo")
     proc = run_cli("audit", "demo", "--no-policy", cwd=tmp_path)
     assert proc.returncode == 3 and proc.stderr.strip().endswith(
         "demo contains no .safetensors file or safetensors index; 2 model folders are below it (demo/Qwen3-8B, "
-        "demo/Qwen3-8B-broken): `st-audit audit --recursive demo` audits each")
+        "demo/Qwen3-8B-broken): `st-audit audit --recursive demo` audits each"
+    )
     assert run_cli("audit", "--recursive", "demo", "--no-policy", cwd=tmp_path).returncode == 1  # as suggested
 
 
@@ -202,10 +223,13 @@ def test_a_policy_file_takes_what_the_command_line_takes(tmp_path: Path) -> None
     code, doc = run_json("audit", str(clean), "--policy", str(policy))
     flag_code, flags = run_json("audit", str(clean), "--no-policy", "--fail-on", "warn")
     assert code == flag_code == 0 and doc["fail_on"] == flags["fail_on"] == "warning"
-    for text, said in (('fail_on = "warnig"', "did you mean warning"), ('fail-on = "error"', "did you mean fail_on"),
-                       ('ignore = ["missing-tensr"]', "did you mean missing-tensor"),
-                       ('allowed_dtypes = ["BF61"]', "did you mean BF16"),
-                       ('expected_parameters = "8B"', "did you mean expect_parameters")):
+    for text, said in (
+        ('fail_on = "warnig"', "did you mean warning"),
+        ('fail-on = "error"', "did you mean fail_on"),
+        ('ignore = ["missing-tensr"]', "did you mean missing-tensor"),
+        ('allowed_dtypes = ["BF61"]', "did you mean BF16"),
+        ('expected_parameters = "8B"', "did you mean expect_parameters"),
+    ):
         policy.write_text(text + "\n")
         proc = run_cli("audit", str(clean), "--policy", str(policy))
         assert proc.returncode == 2 and said in proc.stderr, (text, proc.stderr)
@@ -223,9 +247,11 @@ def test_shell_completion(tmp_path: Path) -> None:
     assert (bin_dir / "st-audit").exists()
 
     def complete(*words: str) -> list[str]:
-        script = ("source <(st-audit --show-completion bash)\n"
-                  f"COMP_WORDS=({' '.join(words)}); COMP_CWORD={len(words) - 1}\n"
-                  "_st_audit_completion st-audit; printf '%s\\n' \"${COMPREPLY[@]}\"\n")
+        script = (
+            "source <(st-audit --show-completion bash)\n"
+            f"COMP_WORDS=({' '.join(words)}); COMP_CWORD={len(words) - 1}\n"
+            "_st_audit_completion st-audit; printf '%s\\n' \"${COMPREPLY[@]}\"\n"
+        )
         env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
         proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, timeout=60)
         return proc.stdout.split()

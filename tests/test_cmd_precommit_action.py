@@ -23,6 +23,7 @@ GOOD = [("embed.weight", "BF16", [100, 16]), ("layers.0.w", "BF16", [16, 16]), (
 
 # -- environment defaults ---------------------------------------------------------------------------------------
 
+
 def test_environment_defaults(make_checkpoint: Callable[..., Path], tmp_path: Path) -> None:
     ckpt = make_checkpoint(GOOD)
     proc = run_cli("audit", str(ckpt), env={"ST_AUDIT_FORMAT": "junit"})
@@ -31,10 +32,11 @@ def test_environment_defaults(make_checkpoint: Callable[..., Path], tmp_path: Pa
     assert code == 1  # the config-missing note now fails
     assert run_cli("audit", str(ckpt), "--fail-on", "error", env={"ST_AUDIT_FAIL_ON": "info"}).returncode == 0
     policy = tmp_path / "p.toml"
-    policy.write_text('max_shard_bytes = 100\n')
+    policy.write_text("max_shard_bytes = 100\n")
     code, doc = run_json("audit", str(ckpt), env={"ST_AUDIT_POLICY": str(policy)})
-    assert code == 1 and any(f["code"] == "policy-violation" and f["files"] == ["model.safetensors"]
-                             for f in doc["findings"])
+    assert code == 1 and any(
+        f["code"] == "policy-violation" and f["files"] == ["model.safetensors"] for f in doc["findings"]
+    )
     assert run_cli("audit", str(ckpt), env={"ST_AUDIT_FAIL_ON": "sometimes"}).returncode == 2
 
 
@@ -48,23 +50,35 @@ def run_hook(*files: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     (hook,) = HOOKS
     program, *args = hook["entry"].split()
     assert program == "st-audit"
-    return subprocess.run([sys.executable, "-m", "auditor", *args, *map(str, files)], capture_output=True,
-                          text=True, cwd=cwd, timeout=300, env={**os.environ})
+    return subprocess.run(
+        [sys.executable, "-m", "auditor", *args, *map(str, files)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+        env={**os.environ},
+    )
 
 
 def test_hook_definition() -> None:
     (hook,) = HOOKS
     assert hook["id"] == "st-audit" and hook["language"] == "python" and hook.get("pass_filenames", True)
     files = re.compile(hook["files"])
-    for name in ("model.safetensors", "ckpt/model-00001-of-00002.safetensors", "ckpt/model.safetensors.index.json",
-                 "ckpt/config.json", "config.json"):
+    for name in (
+        "model.safetensors",
+        "ckpt/model-00001-of-00002.safetensors",
+        "ckpt/model.safetensors.index.json",
+        "ckpt/config.json",
+        "config.json",
+    ):
         assert files.search(name), name
     for name in ("README.md", "ckpt/tokenizer.json", "ckpt/generation_config.json", "model.bin"):
         assert not files.search(name), name
 
 
-def test_hook_audits_each_directory_once(make_checkpoint: Callable[..., Path], layout_checkpoint: Callable[..., Path],
-                                         tmp_path: Path) -> None:
+def test_hook_audits_each_directory_once(
+    make_checkpoint: Callable[..., Path], layout_checkpoint: Callable[..., Path], tmp_path: Path
+) -> None:
     good = layout_checkpoint("Qwen__Qwen3-0.6B", shards=2)
     broken = layout_checkpoint("Qwen__Qwen3-0.6B", drop=["model.norm.weight"])
     notes = tmp_path / "README.md"
@@ -72,8 +86,9 @@ def test_hook_audits_each_directory_once(make_checkpoint: Callable[..., Path], l
     proc = run_hook(*sorted(good.glob("*")), cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count("PASS: ") == 1 and str(good) in proc.stdout
-    proc = run_hook(*good.glob("*.safetensors"), broken / "model.safetensors", broken / "config.json", notes,
-                    cwd=tmp_path)
+    proc = run_hook(
+        *good.glob("*.safetensors"), broken / "model.safetensors", broken / "config.json", notes, cwd=tmp_path
+    )
     assert proc.returncode == 1
     assert proc.stdout.count("PASS: ") == 1 and proc.stdout.count("FAIL: ") == 1
     assert "missing-tensor" in proc.stdout and "model.norm.weight" in proc.stdout
@@ -105,6 +120,7 @@ def test_hook_broken_file_is_a_finding(tmp_path: Path) -> None:
 
 
 # -- the GitHub Action's script ---------------------------------------------------------------------------------
+
 
 def test_action_definition() -> None:
     assert ACTION["runs"]["using"] == "composite"
@@ -161,6 +177,7 @@ def test_action_lock_drift_and_errors(make_checkpoint: Callable[..., Path], tmp_
 @pytest.mark.parametrize("name", ["docs/ci.md"])
 def test_docs_show_workflow_and_every_policy_key(name: str) -> None:
     from auditor.gate.policy import FLAGS, KEYS
+
     text = (ROOT / name).read_text()
     workflow = re.search(r"```yaml\n(name: checkpoint.*?)```", text, re.S)
     assert workflow is not None

@@ -15,7 +15,7 @@ from tests.support.browser import Page, find_chromium
 from tests.support.cli import run_cli
 from tests.support.resources import absent
 
-HOSTILE = '<img src=x onerror="document.title=\'pwned\'">\n::warning::injected|`x`'
+HOSTILE = "<img src=x onerror=\"document.title='pwned'\">\n::warning::injected|`x`"
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +31,9 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     listed += [broken, root / "missing"]
     (root / "targets.txt").write_text("".join(f"{t}\n" for t in listed))
     out = root / "fleet.jsonl"
-    proc = run_cli("audit", "--from", str(root / "targets.txt"), "-o", str(out), "--html-dir", str(root / "pages"),
-                   "-q")
+    proc = run_cli(
+        "audit", "--from", str(root / "targets.txt"), "-o", str(out), "--html-dir", str(root / "pages"), "-q"
+    )
     assert proc.returncode == 3, proc.stderr
     return out
 
@@ -42,7 +43,7 @@ def test_the_table_fits_the_terminal_and_puts_failures_first(run: Path) -> None:
     assert proc.returncode == 3
     lines = proc.stdout.splitlines()
     assert lines[0] == "ERROR: 6 targets: 4 pass, 1 fail, 1 could not be audited"
-    rows = lines[lines.index(next(line for line in lines if line.startswith("-----"))) + 1:]
+    rows = lines[lines.index(next(line for line in lines if line.startswith("-----"))) + 1 :]
     assert [r.split()[3] for r in rows] == ["ERROR", "FAIL", "PASS", "PASS", "PASS", "PASS"]
     assert "file-truncated" in rows[1] and rows[1].split()[0].endswith("/broken")
     assert all(len(line) <= 100 for line in lines)
@@ -76,8 +77,9 @@ def test_the_page_sorts_filters_and_links_each_target(run: Path, tmp_path: Path)
     docs = [json.loads(line) for line in run.read_text().splitlines()]
     bad = next(d for d in docs if d.get("verdict") == "error")
     hostile = tmp_path / "fleet.jsonl"
-    hostile.write_text(run.read_text() + json.dumps({**bad, "error": HOSTILE,
-                                                     "fleet": {**bad["fleet"], "target": "other"}}) + "\n")
+    hostile.write_text(
+        run.read_text() + json.dumps({**bad, "error": HOSTILE, "fleet": {**bad["fleet"], "target": "other"}}) + "\n"
+    )
     assert run_cli("report", str(hostile), "-f", "html", "-o", str(page_file)).returncode == 3
     with Page(_chromium()) as page:
         page.load(page_file)
@@ -87,11 +89,13 @@ def test_the_page_sorts_filters_and_links_each_target(run: Path, tmp_path: Path)
         assert page.evaluate(f"{rows}.length") == 7
         assert page.evaluate(f"{rows}.map(r => r.dataset.verdict)") == ["error", "error", "fail"] + ["pass"] * 4
         # filter by verdict, then by text
-        page.evaluate("{const v = document.getElementById('verdict'); v.value = 'pass';"
-                      "v.dispatchEvent(new Event('change'))}")
+        page.evaluate(
+            "{const v = document.getElementById('verdict'); v.value = 'pass';v.dispatchEvent(new Event('change'))}"
+        )
         assert page.evaluate(f"{rows}.length") == 4
-        page.evaluate("{const q = document.getElementById('q'); q.value = 'healthy-2';"
-                      "q.dispatchEvent(new Event('input'))}")
+        page.evaluate(
+            "{const q = document.getElementById('q'); q.value = 'healthy-2';q.dispatchEvent(new Event('input'))}"
+        )
         assert page.evaluate(f"{rows}.length") == 1
         assert page.evaluate("document.getElementById('shown').textContent") == "1"
         # every audited target links to its own page, which exists where the link says
@@ -99,14 +103,18 @@ def test_the_page_sorts_filters_and_links_each_target(run: Path, tmp_path: Path)
         assert len(links) == 5
         assert all((page_file.parent / link).is_file() for link in links)
         # sorting by parameters: one click ascending, the next descending
-        page.evaluate("{const v = document.getElementById('verdict'); v.value = '';"
-                      "v.dispatchEvent(new Event('change'));"
-                      "const q = document.getElementById('q'); q.value = ''; q.dispatchEvent(new Event('input'));"
-                      "document.querySelectorAll('#rows th')[3].click()}")
-        keys = page.evaluate("Array.from(document.querySelectorAll('#rows tbody tr td:nth-child(4)'))"
-                             ".map(td => Number(td.dataset.key))")
+        page.evaluate(
+            "{const v = document.getElementById('verdict'); v.value = '';"
+            "v.dispatchEvent(new Event('change'));"
+            "const q = document.getElementById('q'); q.value = ''; q.dispatchEvent(new Event('input'));"
+            "document.querySelectorAll('#rows th')[3].click()}"
+        )
+        keys = page.evaluate(
+            "Array.from(document.querySelectorAll('#rows tbody tr td:nth-child(4)')).map(td => Number(td.dataset.key))"
+        )
         assert keys == sorted(keys) and keys[-1] > 0
         page.evaluate("document.querySelectorAll('#rows th')[3].click()")
-        keys = page.evaluate("Array.from(document.querySelectorAll('#rows tbody tr td:nth-child(4)'))"
-                             ".map(td => Number(td.dataset.key))")
+        keys = page.evaluate(
+            "Array.from(document.querySelectorAll('#rows tbody tr td:nth-child(4)')).map(td => Number(td.dataset.key))"
+        )
         assert keys == sorted(keys, reverse=True)

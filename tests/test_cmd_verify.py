@@ -22,8 +22,17 @@ from tests.support.hubstub import HubStub
 from tests.support.paths import ROOT
 
 SCHEMA = json.loads((ROOT / "auditor" / "schema" / "report.schema.json").read_text())
-BITS = {"BF16": np.uint16, "F16": np.uint16, "F32": np.uint32, "F64": np.uint64, "F8_E4M3": np.uint8,
-        "F8_E5M2": np.uint8, "F8_E4M3FNUZ": np.uint8, "F8_E5M2FNUZ": np.uint8, "F8_E8M0": np.uint8}
+BITS = {
+    "BF16": np.uint16,
+    "F16": np.uint16,
+    "F32": np.uint32,
+    "F64": np.uint64,
+    "F8_E4M3": np.uint8,
+    "F8_E5M2": np.uint8,
+    "F8_E4M3FNUZ": np.uint8,
+    "F8_E5M2FNUZ": np.uint8,
+    "F8_E8M0": np.uint8,
+}
 
 
 def verify(*args: str, **kw) -> tuple[int, dict, str]:
@@ -54,6 +63,7 @@ def test_clean_checkpoint_has_no_findings_and_hashes_every_file(clean_dir: Path)
     assert code == 0 and report["findings"] == [], report["findings"]
     files = {f["name"]: f for f in report["verify"]["files"]}
     import hashlib
+
     for name in ("model.safetensors", "config.json"):
         assert files[name]["sha256"] == hashlib.sha256((clean_dir / name).read_bytes()).hexdigest()
         assert files[name]["status"] == "unchecked"  # no Hub digests to compare with
@@ -82,19 +92,43 @@ def _set(arrays: dict, name: str, index: tuple[int, ...], bits: int) -> None:
     arrays[name] = (arrays[name][0], a)
 
 
-@pytest.mark.parametrize("change,code,tensor,detail", [
-    (lambda a: _set(a, "model.layers.0.mlp.up_proj.weight", (3, 5), 0x7FC0), "tensor-nan",
-     "model.layers.0.mlp.up_proj.weight", "1 NaN of 32,768 values, the first at index [3, 5]"),
-    (lambda a: _set(a, "model.layers.1.self_attn.o_proj.weight", (0, 7), 0xFF80), "tensor-inf",
-     "model.layers.1.self_attn.o_proj.weight", "1 infinite value of 16,384, the first at index [0, 7]"),
-    (lambda a: a.update({"model.layers.1.mlp.down_proj.weight":
-                         ("BF16", np.zeros((128, 256), np.uint16))}), "tensor-all-zero",
-     "model.layers.1.mlp.down_proj.weight", "entirely zero"),
-    (lambda a: a.update({"model.layers.1.self_attn.q_proj.weight": a["model.layers.0.self_attn.q_proj.weight"]}),
-     "tensor-duplicate", "model.layers.1.self_attn.q_proj.weight", "identical bytes"),
-], ids=["nan", "inf", "all-zero", "duplicate"])
-def test_each_broken_value_gives_exactly_its_finding(tmp_path: Path, change, code: str, tensor: str,  # noqa: ANN001
-                                                     detail: str) -> None:
+@pytest.mark.parametrize(
+    "change,code,tensor,detail",
+    [
+        (
+            lambda a: _set(a, "model.layers.0.mlp.up_proj.weight", (3, 5), 0x7FC0),
+            "tensor-nan",
+            "model.layers.0.mlp.up_proj.weight",
+            "1 NaN of 32,768 values, the first at index [3, 5]",
+        ),
+        (
+            lambda a: _set(a, "model.layers.1.self_attn.o_proj.weight", (0, 7), 0xFF80),
+            "tensor-inf",
+            "model.layers.1.self_attn.o_proj.weight",
+            "1 infinite value of 16,384, the first at index [0, 7]",
+        ),
+        (
+            lambda a: a.update({"model.layers.1.mlp.down_proj.weight": ("BF16", np.zeros((128, 256), np.uint16))}),
+            "tensor-all-zero",
+            "model.layers.1.mlp.down_proj.weight",
+            "entirely zero",
+        ),
+        (
+            lambda a: a.update({"model.layers.1.self_attn.q_proj.weight": a["model.layers.0.self_attn.q_proj.weight"]}),
+            "tensor-duplicate",
+            "model.layers.1.self_attn.q_proj.weight",
+            "identical bytes",
+        ),
+    ],
+    ids=["nan", "inf", "all-zero", "duplicate"],
+)
+def test_each_broken_value_gives_exactly_its_finding(
+    tmp_path: Path,
+    change,
+    code: str,
+    tensor: str,  # noqa: ANN001
+    detail: str,
+) -> None:
     rc, report, _ = verify(str(broken(tmp_path, change)))
     assert codes(report) == [code], report["findings"]
     f = report["findings"][0]
@@ -109,6 +143,7 @@ def test_zero_norms_and_biases_are_not_flagged(tmp_path: Path) -> None:
     def change(a: dict) -> None:
         for name in ("model.norm.weight", "model.layers.0.self_attn.q_proj.bias"):
             a[name] = ("BF16", np.zeros_like(a[name][1]))
+
     _, report, _ = verify(str(broken(tmp_path, change)))
     assert report["findings"] == []
 
@@ -126,13 +161,20 @@ def test_tied_head_copy_that_differs(tmp_path: Path) -> None:
     assert f["tensors"] == ["lm_head.weight", "model.embed_tokens.weight"]
 
 
-@pytest.mark.parametrize("dtype,nan,inf", [
-    ("F16", 0x7E00, 0xFC00), ("F32", 0x7FC00000, 0x7F800000), ("F64", 0x7FF8000000000000, 0xFFF0000000000000),
-    ("F8_E4M3", 0xFF, None), ("F8_E5M2", 0x7E, 0x7C),
-    ("F8_E4M3FNUZ", 0x80, None), ("F8_E5M2FNUZ", 0x80, None), ("F8_E8M0", 0xFF, None),
-])
-def test_nan_and_inf_by_bit_pattern_in_every_float_dtype(tmp_path: Path, dtype: str, nan: int,
-                                                         inf: int | None) -> None:
+@pytest.mark.parametrize(
+    "dtype,nan,inf",
+    [
+        ("F16", 0x7E00, 0xFC00),
+        ("F32", 0x7FC00000, 0x7F800000),
+        ("F64", 0x7FF8000000000000, 0xFFF0000000000000),
+        ("F8_E4M3", 0xFF, None),
+        ("F8_E5M2", 0x7E, 0x7C),
+        ("F8_E4M3FNUZ", 0x80, None),
+        ("F8_E5M2FNUZ", 0x80, None),
+        ("F8_E8M0", 0xFF, None),
+    ],
+)
+def test_nan_and_inf_by_bit_pattern_in_every_float_dtype(tmp_path: Path, dtype: str, nan: int, inf: int | None) -> None:
     """Special values as the IEEE 754 / OCP FP8 specs encode them; one each, at known places."""
     bits = (np.arange(4096, dtype=np.uint64) % 3 + 1).astype(BITS[dtype]).reshape(64, 64)  # tiny, finite, non-zero
     bits[10, 20] = nan
@@ -149,8 +191,10 @@ def test_nan_and_inf_by_bit_pattern_in_every_float_dtype(tmp_path: Path, dtype: 
 def test_zero_integer_and_fp8_weights(tmp_path: Path) -> None:
     """All-zero applies to packed/int weights and FP8 too (as bytes or values); E8M0 scales have no zero."""
     arrays: dict[str, tuple[str, np.ndarray]] = {
-        "a.weight": ("I32", np.zeros((8, 8), np.int32)), "b.weight": ("F8_E4M3", np.zeros((8, 8), np.uint8)),
-              "c.weight": ("F8_E8M0", np.zeros((8, 8), np.uint8))}
+        "a.weight": ("I32", np.zeros((8, 8), np.int32)),
+        "b.weight": ("F8_E4M3", np.zeros((8, 8), np.uint8)),
+        "c.weight": ("F8_E8M0", np.zeros((8, 8), np.uint8)),
+    }
     _, report, _ = verify(str(write(tmp_path / "z", arrays, None)))
     (zero,) = [f for f in report["findings"] if f["code"] == "tensor-all-zero"]
     assert zero["tensors"] == ["a.weight", "b.weight"]
@@ -160,8 +204,15 @@ def test_statistics_with_tensors(tmp_path: Path) -> None:
     values = np.array([[0.0, -2.0], [0.5, 1.5]], np.float32)
     rc, report, _ = verify(str(write(tmp_path / "s", {"w.weight": ("BF16", bf16(values))}, None)), "--tensors")
     stats = report["tensors"][0]["stats"]
-    assert stats == {"complete": True, "nan": 0, "inf": 0, "zero_fraction": 0.25, "min": -2.0, "max": 1.5,
-                     "mean_abs": 1.0}
+    assert stats == {
+        "complete": True,
+        "nan": 0,
+        "inf": 0,
+        "zero_fraction": 0.25,
+        "min": -2.0,
+        "max": 1.5,
+        "mean_abs": 1.0,
+    }
 
 
 def test_large_tensor_split_across_chunks_and_threads(tmp_path: Path) -> None:
@@ -171,13 +222,16 @@ def test_large_tensor_split_across_chunks_and_threads(tmp_path: Path) -> None:
     big[1500, 7] = 0x7FC0
     big[2000, 9] = 0x7FC1
     small = bf16(rng.standard_normal((3, 5)))  # 30 bytes: the copy below starts at another alignment
-    path = write(tmp_path / "big", {"a.weight": ("BF16", big), "b.weight": ("BF16", small),
-                                    "c.weight": ("BF16", big)}, None)
+    path = write(
+        tmp_path / "big", {"a.weight": ("BF16", big), "b.weight": ("BF16", small), "c.weight": ("BF16", big)}, None
+    )
     from auditor.verify import engine
+
     old = engine.CHUNK
     try:
         engine.CHUNK = 1024 * 1024 + 6  # an odd chunk size: elements must still never be split
         from auditor.verify import verify as run_verify
+
         report = run_verify(str(path), jobs=3, chunk=engine.CHUNK)
     finally:
         engine.CHUNK = old
@@ -212,6 +266,7 @@ def test_against_hub_listing(clean_dir: Path, tmp_path: Path) -> None:
         assert rc == 1 and codes(report) == ["file-not-on-hub", "hash-mismatch", "hub-file-missing"]
         mismatch = next(f for f in report["findings"] if f["code"] == "hash-mismatch")
         import hashlib
+
         listed = hashlib.sha256((clean_dir / "model.safetensors").read_bytes()).hexdigest()
         actual = hashlib.sha256((local / "model.safetensors").read_bytes()).hexdigest()
         assert mismatch["files"] == ["model.safetensors"]
@@ -263,11 +318,13 @@ def test_mtp_copy_of_the_embedding_must_match(tmp_path: Path) -> None:
     """DeepSeek-V3 stores the MTP module as model.layers.N with its own copy of the embedding (README_WEIGHTS);
     the layout is transformers' tiny DeepSeek-V3 plus that module as tests/support/realistic.py builds it."""
     from tests.support.realistic import deepseek_mtp_layer
+
     layout = load_layout("tiny-deepseek_v3")
     cfg = {**load_config(layout["config_file"]), "num_nextn_predict_layers": 1}
     tensors = layout["tensors"]
-    tensors = tensors + deepseek_mtp_layer(cfg["num_hidden_layers"], cfg["num_hidden_layers"] - 1, tensors,
-                                           cfg["hidden_size"], cfg["vocab_size"])
+    tensors = tensors + deepseek_mtp_layer(
+        cfg["num_hidden_layers"], cfg["num_hidden_layers"] - 1, tensors, cfg["hidden_size"], cfg["vocab_size"]
+    )
     rng = np.random.default_rng(3)
     arrays = {name: ("BF16", bf16(rng.standard_normal(shape) * 0.02)) for name, _, shape in tensors}
     copy = f"model.layers.{cfg['num_hidden_layers']}.embed_tokens.weight"
@@ -288,6 +345,7 @@ def test_progress_bar_on_a_terminal_and_jobs_validation(clean_dir: Path) -> None
 
     from auditor.verify.engine import Progress
     from auditor.verify.progress import Display
+
     counter = Progress(4_000_000_000)
     stream = io.StringIO()
     with Display(counter, stream, tty=True, interval=0.01):
@@ -310,8 +368,10 @@ def test_hf_download_local_dir_metadata(clean_dir: Path, tmp_path: Path) -> None
         hub.reset_log()
         rc, report, _ = verify(str(local), env=env)
         assert rc == 0 and report["findings"] == [] and hub.request_count == 0
-        assert {f["name"]: f["status"] for f in report["verify"]["files"]} == {"model.safetensors": "match",
-                                                                                "config.json": "match"}
+        assert {f["name"]: f["status"] for f in report["verify"]["files"]} == {
+            "model.safetensors": "match",
+            "config.json": "match",
+        }
         flip_byte(local / "model.safetensors")
         rc, report, _ = verify(str(local), env=env)
         assert rc == 1 and codes(report) == ["hash-mismatch"]

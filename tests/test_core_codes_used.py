@@ -10,7 +10,14 @@ from auditor.core.findings import CODES
 from tests.support.paths import ROOT
 
 PACKAGE = ROOT / "auditor"
-CALLS = {"finding", "fail", "Finding", "unread_reason", "_merge_roots", "explain"}  # their first argument is a finding code
+CALLS = {
+    "finding",
+    "fail",
+    "Finding",
+    "unread_reason",
+    "_merge_roots",
+    "explain",
+}  # their first argument is a finding code
 
 
 def _literals(node: ast.AST) -> Iterator[str]:
@@ -23,8 +30,9 @@ def _literals(node: ast.AST) -> Iterator[str]:
 
 
 def _is_code(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Attribute) and node.attr == "code") or (isinstance(node, ast.Name)
-                                                                          and node.id == "code")
+    return (isinstance(node, ast.Attribute) and node.attr == "code") or (
+        isinstance(node, ast.Name) and node.id == "code"
+    )
 
 
 def codes_named(tree: ast.AST) -> Iterator[tuple[int, str]]:

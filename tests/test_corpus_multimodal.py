@@ -30,8 +30,8 @@ pytestmark = pytest.mark.corpus  # the real-world corpus beside the repository (
 MEDGEMMA = "Ibtasam-98__medgemma-27b-it"
 LLAVA_REMOTE = "wyler-max__llava-v1.5-7b"
 GEMMA4 = "victortorresa94-del__gemma4"
-MINICPMV2 = "HwwwwwwwH__MiniCPM-V-2"            # remote code: MiniCPMV, shards as Git LFS pointers
-OCR2 = "sen-ye__DeepSeek-OCR2-query-ablation"    # remote code: DeepseekOCR2ForCausalLM, an index-only folder
+MINICPMV2 = "HwwwwwwwH__MiniCPM-V-2"  # remote code: MiniCPMV, shards as Git LFS pointers
+OCR2 = "sen-ye__DeepSeek-OCR2-query-ablation"  # remote code: DeepseekOCR2ForCausalLM, an index-only folder
 
 
 @pytest.fixture(scope="module")
@@ -44,8 +44,15 @@ def rebuilt(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _medgemma_by_hand(config: dict) -> tuple[int, int, int]:
     """(text model, vision tower, projector) parameters from the modeling code, tied head counted once."""
     t, v = config["text_config"], config["vision_config"]
-    d, n, ff, h, kv, hd, vocab = (t["hidden_size"], t["num_hidden_layers"], t["intermediate_size"],
-                                  t["num_attention_heads"], t["num_key_value_heads"], t["head_dim"], t["vocab_size"])
+    d, n, ff, h, kv, hd, vocab = (
+        t["hidden_size"],
+        t["num_hidden_layers"],
+        t["intermediate_size"],
+        t["num_attention_heads"],
+        t["num_key_value_heads"],
+        t["head_dim"],
+        t["vocab_size"],
+    )
     # q,o + k,v + gate/up/down + 4 RMSNorms + q_norm/k_norm (head_dim)
     layer = 2 * d * h * hd + 2 * d * kv * hd + 3 * d * ff + 4 * d + 2 * hd
     text = vocab * d + n * layer + d
@@ -53,14 +60,16 @@ def _medgemma_by_hand(config: dict) -> tuple[int, int, int]:
     # SiglipEncoderLayer: q/k/v/out with biases, fc1/fc2 with biases, two LayerNorms
     block = 4 * (w * w + w) + (i * w + i) + (w * i + w) + 4 * w
     embeddings = w * v["num_channels"] * p * p + w + (v["image_size"] // p) ** 2 * w
-    vision = embeddings + v["num_hidden_layers"] * block + 2 * w       # + post_layernorm; vision_use_head false
-    projector = w * d + w                                              # mm_input_projection_weight + RMSNorm
+    vision = embeddings + v["num_hidden_layers"] * block + 2 * w  # + post_layernorm; vision_use_head false
+    projector = w * d + w  # mm_input_projection_weight + RMSNorm
     return text, vision, projector
 
 
 def _config_and_index(folder: Path) -> tuple[dict, dict]:
-    return (json.loads((folder / "config.json").read_text()),
-            json.loads((folder / "model.safetensors.index.json").read_text()))
+    return (
+        json.loads((folder / "config.json").read_text()),
+        json.loads((folder / "model.safetensors.index.json").read_text()),
+    )
 
 
 def _required(config: dict, stored: set[str]) -> tuple[str, set[str]]:
@@ -69,8 +78,9 @@ def _required(config: dict, stored: set[str]) -> tuple[str, set[str]]:
     spec, cfg = select(config)
     assert spec is not None
     layout = best_layout(expand(spec, cfg), stored)
-    return layout.layout, {n for n, e in layout.tensors.items()
-                           if e.kind in ("param", "state") or (e.kind == "head" and not e.tied)}
+    return layout.layout, {
+        n for n, e in layout.tensors.items() if e.kind in ("param", "state") or (e.kind == "head" and not e.tied)
+    }
 
 
 def test_medgemma_expected_count_includes_the_vision_tower(rebuilt: Path) -> None:
@@ -88,25 +98,37 @@ def test_medgemma_expected_count_includes_the_vision_tower(rebuilt: Path) -> Non
     # the published names are the released layout, tensor for tensor
     stored = set(index["weight_map"])
     layout, required = _required(config, stored)
-    assert layout == "released" and required == stored     # the tied head is not stored, as in the index
+    assert layout == "released" and required == stored  # the tied head is not stored, as in the index
 
 
 def _gemma4_by_hand(config: dict) -> tuple[int, int, int]:
     """(text model, vision tower, vision embedder) parameters from modeling_gemma4.py, tied head counted once;
     the learned persistent buffers (layer_scalar, std_bias / std_scale) are not parameters (num_parameters())."""
     t, v = config["text_config"], config["vision_config"]
-    d, ff, h, kv, hd, vocab = (t["hidden_size"], t["intermediate_size"], t["num_attention_heads"],
-                               t["num_key_value_heads"], t["head_dim"], t["vocab_size"])
+    d, ff, h, kv, hd, vocab = (
+        t["hidden_size"],
+        t["intermediate_size"],
+        t["num_attention_heads"],
+        t["num_key_value_heads"],
+        t["head_dim"],
+        t["vocab_size"],
+    )
     ghd, gkv = t["global_head_dim"], t["num_global_key_value_heads"]
-    text = vocab * d + d                                               # embed_tokens + final norm (no PLE here)
+    text = vocab * d + d  # embed_tokens + final norm (no PLE here)
     for layer_type in t["layer_types"]:
-        if layer_type == "full_attention":   # global head_dim, attention_k_eq_v: gkv K heads and no v_proj
+        if layer_type == "full_attention":  # global head_dim, attention_k_eq_v: gkv K heads and no v_proj
             text += 2 * d * h * ghd + d * gkv * ghd + 2 * ghd
         else:
             text += 2 * d * h * hd + 2 * d * kv * hd + 2 * hd
-        text += 3 * d * ff + 4 * d                                     # gated MLP, 4 RMSNorms (layer_scalar: a buffer)
-    w, i, p, hv, kvv, hdv = (v["hidden_size"], v["intermediate_size"], v["patch_size"], v["num_attention_heads"],
-                             v["num_key_value_heads"], v["head_dim"])
+        text += 3 * d * ff + 4 * d  # gated MLP, 4 RMSNorms (layer_scalar: a buffer)
+    w, i, p, hv, kvv, hdv = (
+        v["hidden_size"],
+        v["intermediate_size"],
+        v["patch_size"],
+        v["num_attention_heads"],
+        v["num_key_value_heads"],
+        v["head_dim"],
+    )
     layer = 2 * w * hv * hdv + 2 * w * kvv * hdv + 2 * hdv + 3 * w * i + 4 * w
     vision = 3 * p * p * w + 2 * v["position_embedding_size"] * w + v["num_hidden_layers"] * layer  # std_*: buffers
     return text, vision, d * w

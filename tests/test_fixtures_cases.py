@@ -21,8 +21,27 @@ from tests.support.truth import split_consistency
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "fixtures" / "cases"
 CONFIG_CLASSES = ROOT / "fixtures" / "config-classes"
-ST_DTYPES = {"BOOL", "U8", "I8", "U16", "I16", "F16", "BF16", "U32", "I32", "F32", "U64", "I64", "F64",
-             "F8_E4M3", "F8_E5M2", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2"}
+ST_DTYPES = {
+    "BOOL",
+    "U8",
+    "I8",
+    "U16",
+    "I16",
+    "F16",
+    "BF16",
+    "U32",
+    "I32",
+    "F32",
+    "U64",
+    "I64",
+    "F64",
+    "F8_E4M3",
+    "F8_E5M2",
+    "F8_E8M0",
+    "F4",
+    "F6_E2M3",
+    "F6_E3M2",
+}
 VARIANT = re.compile(r"^(default|default except .+|perturbed: .+)$")
 
 

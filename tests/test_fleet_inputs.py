@@ -36,7 +36,7 @@ def test_shards_are_disjoint_and_cover_the_list(count: int) -> None:
     seen = Counter(t for share in shares for t in share)
     assert set(seen) == set(targets) and set(seen.values()) == {1}
     mean = len(targets) / count  # balanced as a uniform hash is: every share within 5 standard deviations
-    assert all(abs(len(s) - mean) <= 5 * mean ** 0.5 for s in shares), [len(s) for s in shares]
+    assert all(abs(len(s) - mean) <= 5 * mean**0.5 for s in shares), [len(s) for s in shares]
 
 
 def test_a_target_keeps_its_shard_when_the_list_grows() -> None:
@@ -72,9 +72,15 @@ def test_targets_can_come_from_stdin(tmp_path: Path) -> None:
     import sys
 
     from tests.support.cli import NETGUARD
-    proc = subprocess.run([sys.executable, "-m", "auditor", "audit", "--from", "-", "-f", "summary"],
-                          input=f"# from a pipe\n{model}\n", capture_output=True, text=True, timeout=120,
-                          env={**__import__("os").environ, "PYTHONPATH": NETGUARD})
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "auditor", "audit", "--from", "-", "-f", "summary"],
+        input=f"# from a pipe\n{model}\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**__import__("os").environ, "PYTHONPATH": NETGUARD},
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(f"PASS: {model}")
     assert "PASS: 1 targets: 1 pass, 0 fail" in proc.stderr
@@ -91,7 +97,9 @@ def test_an_organisation_is_listed_through_the_hub_api_page_by_page(hub, tmp_pat
     assert listed == [f"hf://acme/model-{i:02d}" for i in range(23)]
     pages = [r for r in hub.requests if r.path.startswith("/api/models?")]
     assert len(pages) == 4  # 7 + 7 + 7 + 2: the Link header was followed
-    assert list_hub_models(HubListing("acme", ("safetensors",))) == [f"hf://acme/model-{i:02d}" for i in range(1, 23, 2)]
+    assert list_hub_models(HubListing("acme", ("safetensors",))) == [
+        f"hf://acme/model-{i:02d}" for i in range(1, 23, 2)
+    ]
     assert list_hub_models(HubListing("acme", limit=3)) == [f"hf://acme/model-{i:02d}" for i in range(3)]
 
 

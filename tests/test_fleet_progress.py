@@ -26,11 +26,14 @@ def test_the_progress_line_is_redrawn_then_replaced_by_the_summary(tmp_path: Pat
             hub.add_repo_from_dir(f"acme/m{i:02d}", model)
         env = {**hub.hf_env(tmp_path / "hf"), "PYTHONPATH": NETGUARD}
         out = tmp_path / "fleet.jsonl"
-        command = (f"cd {shlex.quote(str(ROOT))} && {sys.executable} -m auditor audit hf://acme -j 2 --no-cache "
-                   f"-o {shlex.quote(str(out))} --color never; echo exit=$?")
+        command = (
+            f"cd {shlex.quote(str(ROOT))} && {sys.executable} -m auditor audit hf://acme -j 2 --no-cache "
+            f"-o {shlex.quote(str(out))} --color never; echo exit=$?"
+        )
         with Pane(command, tmp_path, width=100, env=env) as pane:
-            during = pane.wait_for(lambda lines: any(PROGRESS.match(line) and not line.startswith("[ 0")
-                                                     for line in lines))
+            during = pane.wait_for(
+                lambda lines: any(PROGRESS.match(line) and not line.startswith("[ 0") for line in lines)
+            )
             line = next(line for line in during if PROGRESS.match(line))
             assert "pass" in line and len(line) <= 100
             final = [line for line in pane.finish() if line.strip()]

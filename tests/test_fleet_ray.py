@@ -51,10 +51,23 @@ def cluster() -> Iterator[str]:
     # Ray's unix sockets live under --temp-dir, and a socket path must stay under ~107 bytes: not pytest's tmp_path
     temp = tempfile.mkdtemp(prefix="st-audit-ray-", dir="/tmp")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "RAY_"))}
-    head = subprocess.Popen([ray, "start", "--head", "--block", f"--port={port}", "--num-cpus=2",
-                             "--include-dashboard=false", "--disable-usage-stats",
-                             f"--temp-dir={temp}"], env={**env, **LOOPBACK},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    head = subprocess.Popen(
+        [
+            ray,
+            "start",
+            "--head",
+            "--block",
+            f"--port={port}",
+            "--num-cpus=2",
+            "--include-dashboard=false",
+            "--disable-usage-stats",
+            f"--temp-dir={temp}",
+        ],
+        env={**env, **LOOPBACK},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     address = f"127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
@@ -98,8 +111,14 @@ def test_the_ray_engine_gives_the_local_engines_lines(cluster: str, tmp_path: Pa
         runs = {}
         for name, extra in (("local", []), ("ray", ["--engine", "ray", "--ray-address", cluster])):
             out = tmp_path / f"{name}.jsonl"
-            proc = subprocess.run([sys.executable, "-m", "auditor", "audit", "--from", str(listed), "-o", str(out),
-                                   *extra], env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+            proc = subprocess.run(
+                [sys.executable, "-m", "auditor", "audit", "--from", str(listed), "-o", str(out), *extra],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+                cwd=tmp_path,
+            )
             assert proc.returncode == 3, proc.stderr
             assert "ERROR: 6 targets: 4 pass, 1 fail, 1 could not be audited (exit 3)" in proc.stderr, proc.stderr
             assert SECRET not in out.read_text() + proc.stderr + proc.stdout
@@ -108,9 +127,25 @@ def test_the_ray_engine_gives_the_local_engines_lines(cluster: str, tmp_path: Pa
         assert runs["ray"]["hf://acme/m2"]["verdict"] == "pass"  # read with the driver's token, on the cluster
         # the same file resumed on the cluster: nothing left to audit, the same exit code
         hub.reset_log()
-        again = subprocess.run([sys.executable, "-m", "auditor", "audit", "--from", str(listed), "-o",
-                                str(tmp_path / "ray.jsonl"), "--resume", "--engine", "ray"],
-                               env={**env, "RAY_ADDRESS": cluster}, capture_output=True, text=True, timeout=300,
-                               cwd=tmp_path)
+        again = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "auditor",
+                "audit",
+                "--from",
+                str(listed),
+                "-o",
+                str(tmp_path / "ray.jsonl"),
+                "--resume",
+                "--engine",
+                "ray",
+            ],
+            env={**env, "RAY_ADDRESS": cluster},
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+        )
         assert again.returncode == 3 and "(5 already reported)" in again.stderr, again.stderr
         assert not [r for r in hub.requests if "/resolve/" in r.path]  # no header fetched again

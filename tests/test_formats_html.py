@@ -62,15 +62,20 @@ def test_tree_adds_up_to_the_json_report(reports: dict[str, tuple[Path, AnyRepor
             row = sums.setdefault((g.template, g.dtype, g.shape), [0, 0, 0])
             for i, key in enumerate(("count", "parameters", "bytes")):
                 row[i] += d[key]
-        assert {(leaf.template, leaf.dtype, leaf.shape): [leaf.tensors, leaf.parameters, leaf.bytes]
-                for leaf in root.leaves() if leaf.dtype is not None} == sums
+        assert {
+            (leaf.template, leaf.dtype, leaf.shape): [leaf.tensors, leaf.parameters, leaf.bytes]
+            for leaf in root.leaves()
+            if leaf.dtype is not None
+        } == sums
 
 
 def test_layer_chart_keys_only_the_looks_it_has(reports: dict[str, tuple[Path, AnyReport]]) -> None:
     """The per-layer chart says what hatched / dashed / red bars mean only where it draws them."""
+
     def keys(name: str) -> set[str]:
         page = formatter("html")(reports[name][1])
         return set(re.findall(r"(hatched|dashed|amber|red|grey): ", page.split(">Per layer</h2>", 1)[1]))
+
     assert keys("dense") == set()
     assert "red" in keys("broken") and "dashed" not in keys("broken")
     assert "dashed" in keys("unread")
@@ -79,14 +84,23 @@ def test_layer_chart_keys_only_the_looks_it_has(reports: dict[str, tuple[Path, A
 def _layer_bars(page: str) -> dict[int, tuple[str, int, int | None]]:
     """The first per-layer chart's bars: layer -> (status, its value, the formula's line or None)."""
     chart = page.split(">Per layer</h2>", 1)[1].split("</svg>", 1)[0]
-    return {int(m["i"]): (m["status"], int(m["value"].replace(",", "")),
-                          int(m["expected"].replace(",", "")) if m["expected"] else None)
-            for m in re.finditer(r'class="bar (?P<status>\w+)"[^>]*><title>layer (?P<i>\d+) [^:]*: (?:stored|encoded) '
-                                 r'(?P<value>[\d,]+)(?:, expected (?P<expected>[\d,]+))?;', chart)}
+    return {
+        int(m["i"]): (
+            m["status"],
+            int(m["value"].replace(",", "")),
+            int(m["expected"].replace(",", "")) if m["expected"] else None,
+        )
+        for m in re.finditer(
+            r'class="bar (?P<status>\w+)"[^>]*><title>layer (?P<i>\d+) [^:]*: (?:stored|encoded) '
+            r"(?P<value>[\d,]+)(?:, expected (?P<expected>[\d,]+))?;",
+            chart,
+        )
+    }
 
 
-def test_packed_layers_are_compared_with_their_formula(reports: dict[str, tuple[Path, AnyReport]],
-                                                       tmp_path: Path) -> None:
+def test_packed_layers_are_compared_with_their_formula(
+    reports: dict[str, tuple[Path, AnyReport]], tmp_path: Path
+) -> None:
     """A GPTQ export stores 8 4-bit values per int32 ``qweight``: each layer's bar counts the parameters its
     packed weights encode (scales, zeros and g_idx are not parameters), so a healthy export matches its formula
     line in every layer and a lost or misshapen ``qweight`` flags exactly its layer."""
@@ -109,8 +123,9 @@ def test_packed_layers_are_compared_with_their_formula(reports: dict[str, tuple[
     assert f"1 of 32 layers differs: layer <b>{layer}</b>" in formatter("html")(broken)
     # a qweight one row short: it encodes 8 x 4096 values too few, its layer alone is red
     bad = "model.layers.9.self_attn.o_proj.qweight"  # [4096 // 32 * 4, 4096] = [512, 4096]
-    misshapen = auditor.audit(str(gptq.gptq_checkpoint(tmp_path / "bad", GPTQ_LAYOUT,
-                                                   replace={bad: (bad, "I32", [511, 4096])})))
+    misshapen = auditor.audit(
+        str(gptq.gptq_checkpoint(tmp_path / "bad", GPTQ_LAYOUT, replace={bad: (bad, "I32", [511, 4096])}))
+    )
     bars = _layer_bars(formatter("html")(misshapen))
     assert {i: s for i, (s, _, _) in bars.items() if s != "ok"} == {9: "error"}
     assert bars[9][1] == bars[9][2] - 8 * 4096  # type: ignore[operator]
@@ -170,8 +185,8 @@ def test_markdown_has_a_mermaid_pie_of_the_components(reports: dict[str, tuple[P
     report = reports["dense"][1]
     assert isinstance(report, Report)
     md = formatter("markdown")(report)
-    block = md[md.index("```mermaid"):]
-    block = block[:block.index("```", 3) + 3]
+    block = md[md.index("```mermaid") :]
+    block = block[: block.index("```", 3) + 3]
     lines = block.splitlines()
     assert lines[1].startswith("pie showData title ")
     values = [re.fullmatch(r'    "[^"]+" : (\d+)', line) for line in lines[2:-1]]
@@ -197,8 +212,15 @@ def test_cli_html_output_diff_and_open(reports: dict[str, tuple[Path, AnyReport]
     assert proc.returncode == 2 and "-f html" in proc.stderr
     # diff: the two trees side by side, what changed highlighted
     case = CASES / "qwen3" / "Qwen3ForCausalLM-small"
-    other = write_case(case, tmp_path / "other", [t for t in tensors(case) if not t[0].endswith("layers.1.mlp.up_proj.weight")
-                                                  and not t[0].startswith("lm_head.")])
+    other = write_case(
+        case,
+        tmp_path / "other",
+        [
+            t
+            for t in tensors(case)
+            if not t[0].endswith("layers.1.mlp.up_proj.weight") and not t[0].startswith("lm_head.")
+        ],
+    )
     page = tmp_path / "diff.html"
     proc = run_cli("diff", str(dense), str(other), "-f", "html", "-o", str(page))
     assert proc.returncode == 1, proc.stderr
@@ -210,9 +232,13 @@ def test_cli_html_output_diff_and_open(reports: dict[str, tuple[Path, AnyReport]
 
 def _rows(page: str) -> dict[str, tuple[str, str]]:
     """The files view's rows: file -> (its class, its severity mark)."""
-    return {m["name"]: (m["cls"], m["sev"]) for m in re.finditer(
-        r'<tr class="file(?P<cls>[^"]*?)(?: quiet)?" id="[^"]+" data-file="(?P<name>[^"]+)" data-sev="(?P<sev>\w+)">',
-        page)}
+    return {
+        m["name"]: (m["cls"], m["sev"])
+        for m in re.finditer(
+            r'<tr class="file(?P<cls>[^"]*?)(?: quiet)?" id="[^"]+" data-file="(?P<name>[^"]+)" data-sev="(?P<sev>\w+)">',
+            page,
+        )
+    }
 
 
 def test_files_view_marks_the_files_findings_name(reports: dict[str, tuple[Path, AnyReport]]) -> None:
@@ -225,8 +251,14 @@ def test_files_view_marks_the_files_findings_name(reports: dict[str, tuple[Path,
     rows = _rows(formatter("html")(report))
     named = {name for f in doc["findings"] for name in f["files"]}
     assert set(rows) == {f["name"] for f in doc["files"]} | set(doc["ignored_files"]) | named
-    worst = {name: max((f["severity"] for f in doc["findings"] if name in f["files"]),
-                       key=["info", "warning", "error"].index, default="none") for name in rows}
+    worst = {
+        name: max(
+            (f["severity"] for f in doc["findings"] if name in f["files"]),
+            key=["info", "warning", "error"].index,
+            default="none",
+        )
+        for name in rows
+    }
     assert {name: sev for name, (_, sev) in rows.items()} == worst
     assert rows["model-00002-of-00005.safetensors"] == (" unread", "error")  # the pointer
     assert rows["model-00004-of-00005.safetensors"] == (" missing", "error")  # in the index, not on disk
@@ -237,7 +269,7 @@ def test_files_view_marks_the_files_findings_name(reports: dict[str, tuple[Path,
     assert layers.unchecked_values == set(range(6, 13)) | set(range(23, 30)) and layers.severity == "error"
     page = formatter("html")(report)
     assert "Layers not checked (their file could not be read): 5..13,22..30" in page
-    assert 'class="bar missing"' not in page and "tag-missing\"> (index" not in page
+    assert 'class="bar missing"' not in page and 'tag-missing"> (index' not in page
     # the broken demo: its truncated last shard is a file-level finding, now on the files view
     broken = reports["broken"][1]
     assert isinstance(broken, Report)
@@ -256,7 +288,9 @@ def test_pipeline_has_one_fold_per_section(reports: dict[str, tuple[Path, AnyRep
             assert bool(opened) == (s.report.verdict == "fail"), s.part.name
             counts = s.report.severity_counts()
             assert f">{s.report.verdict.upper()}</span><code>{s.part.name}</code>" in summary
-            assert f"{counts['error']:,} error" in summary and f"{int(s.report.total_counts()['tensors']):,} tensors" \
-                in summary
+            assert (
+                f"{counts['error']:,} error" in summary
+                and f"{int(s.report.total_counts()['tensors']):,} tensors" in summary
+            )
         failing = [s.part.name for s in report.sections if s.report.verdict == "fail"]
         assert failing == ([] if name == "pipeline" else ["vae"])  # its default and its fp16 weights

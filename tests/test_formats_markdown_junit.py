@@ -17,6 +17,7 @@ GOOD = [("embed.weight", "BF16", [100, 16]), ("layers.0.w", "BF16", [16, 16]), (
 
 # -- markdown -------------------------------------------------------------------------------------------------
 
+
 def test_markdown_summary_findings_components(layout_checkpoint: Callable[..., Path], tmp_path: Path) -> None:
     ckpt = layout_checkpoint("Qwen__Qwen3-8B", drop=["model.layers.5.mlp.up_proj.weight"])
     policy = tmp_path / "p.toml"
@@ -44,6 +45,7 @@ def test_markdown_escapes_table_cells(make_checkpoint: Callable[..., Path]) -> N
 
 
 # -- JUnit ----------------------------------------------------------------------------------------------------
+
 
 def junit(*args: str, **kw: Any) -> tuple[int, ET.Element]:
     proc = run_cli("audit", *args, "--format", "junit", **kw)
@@ -101,8 +103,9 @@ def _outcomes(root: ET.Element) -> dict[str, str]:
     out = {}
     for case in root.iter("testcase"):
         child = next((c for c in case if c.tag in ("failure", "error", "skipped")), None)
-        out[case.get("name") or ""] = "passed" if child is None else \
-            child.tag if child.tag != "skipped" else f"skipped: {child.get('message')}"
+        out[case.get("name") or ""] = (
+            "passed" if child is None else child.tag if child.tag != "skipped" else f"skipped: {child.get('message')}"
+        )
     return out
 
 
@@ -111,6 +114,7 @@ def test_junit_never_passes_a_check_that_did_not_run(tmp_path: Path) -> None:
     skipped with why, never passed; ``verify`` runs the content checks; ``--lock`` runs lock-drift. Checkpoints
     written by the safetensors library."""
     from tests.support.arrays import config, tiny_arrays, write
+
     model = write(tmp_path / "model", tiny_arrays(), config())
     code, root = junit(str(model), "--no-policy")
     assert code == 0

@@ -32,8 +32,14 @@ def _tmux() -> str:
     return found
 
 
-def _screen(args: list[str], tmp_path: Path, width: int = WIDTH, joined: bool = False,
-            options: tuple[str, ...] = ("--no-policy", "--color", "never"), cwd: Path = ROOT) -> list[str]:
+def _screen(
+    args: list[str],
+    tmp_path: Path,
+    width: int = WIDTH,
+    joined: bool = False,
+    options: tuple[str, ...] = ("--no-policy", "--color", "never"),
+    cwd: Path = ROOT,
+) -> list[str]:
     """The lines a ``width``-column terminal shows for ``st-audit ARGS`` (long enough that nothing scrolls away);
     ``joined``: a line the terminal wrapped is one line again (tmux -J), so a line wider than ``width`` is one that
     was too wide for it."""
@@ -43,16 +49,22 @@ def _screen(args: list[str], tmp_path: Path, width: int = WIDTH, joined: bool = 
     command = " ".join([sys.executable, "-m", "auditor", *args, *options])
     script = f"cd {cwd} && {command}; touch {done}; sleep 60"
     socket = ["-L", session]
-    subprocess.run([tmux, *socket, "new-session", "-d", "-s", session, "-x", str(width), "-y", "400", script],
-                   check=True, env={**{k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")},
-                                    "TERM": "xterm"})  # the size is the pane's, not the one pytest was given
+    subprocess.run(
+        [tmux, *socket, "new-session", "-d", "-s", session, "-x", str(width), "-y", "400", script],
+        check=True,
+        env={**{k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}, "TERM": "xterm"},
+    )  # the size is the pane's, not the one pytest was given
     try:
         deadline = time.monotonic() + 60
         while not done.exists() and time.monotonic() < deadline:
             time.sleep(0.1)
         assert done.exists(), "st-audit did not finish in the terminal"
-        screen = subprocess.run([tmux, *socket, "capture-pane", "-p", *(["-J"] if joined else []), "-S", "-", "-t",
-                                 session], check=True, capture_output=True, text=True).stdout
+        screen = subprocess.run(
+            [tmux, *socket, "capture-pane", "-p", *(["-J"] if joined else []), "-S", "-", "-t", session],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
     finally:
         subprocess.run([tmux, *socket, "kill-server"], capture_output=True)
     return screen.rstrip("\n").splitlines()
@@ -81,6 +93,7 @@ def test_a_checkpoints_escape_sequences_do_not_drive_the_terminal(tmp_path: Path
     (tests/support/hostile.py, found by --recursive): on the screen the output starts at its first line (nothing
     was cleared), the escapes are visible text, and no line starts with a CI command."""
     from tests.support import hostile
+
     hostile.build(tmp_path / "models")
     lines = _screen(["audit", "--recursive", str(tmp_path / "models"), "--tensors"], tmp_path)
     assert lines[0].startswith("reading 2 headers from ")  # the screen was not cleared under it
@@ -112,7 +125,9 @@ def test_the_demo_fits_80_columns(tmp_path: Path) -> None:
     assert any(line.startswith("qk_norm ") and line.rstrip().endswith("-128") for line in lines)
     text = " ".join(" ".join(lines).split())
     assert "ERROR file-truncated: model-00005-of-00005.safetensors: file is 3,273,832,168 bytes" in text
-    assert "37 tensors lie past the end of the file: lm_head.weight, model.layers.0.self_attn.rotary_emb.inv_freq" in text
+    assert (
+        "37 tensors lie past the end of the file: lm_head.weight, model.layers.0.self_attn.rotary_emb.inv_freq" in text
+    )
     piped = run_cli("audit", str(broken), "--no-policy").stdout  # a pipe: the whole table
     assert next(line for line in piped.splitlines() if line.startswith("component ")).split()[-1] == "share"
 
@@ -124,7 +139,7 @@ def test_the_long_view_wraps_tensor_patterns(tmp_path: Path) -> None:
     _fits(lines, 60)
     start = next(i for i, line in enumerate(lines) if line.startswith("tensor pattern"))
     assert lines[start].split()[-3:] == ["count", "dtype", "shape"]
-    table = "".join(line.split()[0] for line in lines[start + 2:] if line and not line.startswith(" "))
+    table = "".join(line.split()[0] for line in lines[start + 2 :] if line and not line.startswith(" "))
     assert "model.layers.{0..35}.self_attn.rotary_emb.inv_freq" in table  # the wrapped pieces, joined
 
 
@@ -134,8 +149,11 @@ def test_a_healthy_pipeline_is_one_line_per_section(tmp_path: Path) -> None:
     lines = _screen(["audit", "sd"], tmp_path, NARROW, joined=True, cwd=tmp_path)
     _fits(lines, NARROW)
     assert not any(line.startswith("=== section") for line in lines)
-    assert [line.split(":")[1].split()[0] for line in lines if line.startswith("  PASS: ")] == \
-        ["text_encoder", "unet", "vae"]
+    assert [line.split(":")[1].split()[0] for line in lines if line.startswith("  PASS: ")] == [
+        "text_encoder",
+        "unet",
+        "vae",
+    ]
     assert lines[-1].startswith(("PASS: ", "    ")) and len(lines) < 25
 
 

@@ -100,6 +100,7 @@ def _markdown_html(md: str) -> _Elements:
     """``md`` rendered by a CommonMark renderer with GitHub's tables and strike-through, raw HTML let through (the
     strictest reading: GitHub sanitizes some), read back as elements and text."""
     from markdown_it import MarkdownIt
+
     renderer = MarkdownIt("commonmark", {"html": True}).enable("table").enable("strikethrough")
     return _parsed(renderer.render(md))
 
@@ -125,10 +126,22 @@ def test_github_action_log_annotations_and_summary(target: Path, tmp_path: Path)
     ``::`` is a workflow command; the only ones are st-audit's own annotations, each one line."""
     folder = next(target.iterdir())
     summary, outputs = tmp_path / "summary.md", tmp_path / "outputs"
-    env = {**os.environ, "INPUT_TARGET": str(folder), "GITHUB_STEP_SUMMARY": str(summary),
-           "GITHUB_OUTPUT": str(outputs), "PYTHONPATH": NETGUARD, "ST_AUDIT_POLICY": ""}
-    proc = subprocess.run([sys.executable, "-m", "auditor.github_action"], capture_output=True, text=True, env=env,
-                          cwd=tmp_path, timeout=300)
+    env = {
+        **os.environ,
+        "INPUT_TARGET": str(folder),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_OUTPUT": str(outputs),
+        "PYTHONPATH": NETGUARD,
+        "ST_AUDIT_POLICY": "",
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "auditor.github_action"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert proc.returncode == 1, proc.stderr
     commands = [line for line in proc.stdout.splitlines() if line.lstrip().startswith("::")]
     assert commands and all(line.startswith("::error title=st-audit ") for line in commands)
@@ -153,8 +166,10 @@ def test_html_in_a_browser(target: Path, tmp_path: Path) -> None:
     assert hostile.SHOWN in text and hostile.SHOWN_FILE in text
     chromium = find_chromium()
     if chromium is None:
-        absent("no Chromium to load the page in (apt-get install chromium, or set ST_AUDIT_CHROMIUM)",
-               "ST_AUDIT_REQUIRE_BROWSER")
+        absent(
+            "no Chromium to load the page in (apt-get install chromium, or set ST_AUDIT_CHROMIUM)",
+            "ST_AUDIT_REQUIRE_BROWSER",
+        )
     with Page(chromium) as page:
         page.load(page_file)
         assert page.errors == [], page.errors
@@ -166,8 +181,9 @@ def test_html_in_a_browser(target: Path, tmp_path: Path) -> None:
         # the search box over tensor names finds the author's tensor by its text, and runs none of it
         page.evaluate("document.getElementById('tsearch').focus()")
         page.call("Input.insertText", {"text": "<script>"})
-        leaves = page.evaluate("[...document.querySelectorAll('.tree .row.leaf')].filter(e => e.offsetParent)"
-                               ".map(e => e.dataset.t)")
+        leaves = page.evaluate(
+            "[...document.querySelectorAll('.tree .row.leaf')].filter(e => e.offsetParent).map(e => e.dataset.t)"
+        )
         assert len(leaves) == 1 and hostile.SHOWN in leaves[0]  # as the page shows it: control characters escaped
         assert page.evaluate("document.title").startswith("st-audit")
         assert page.errors == [], page.errors
@@ -190,6 +206,7 @@ def test_diff(target: Path, tmp_path: Path) -> None:
     """``diff`` against the same model without the author's extras: the added tensor and the files, shown safely
     in the table and in Markdown; JSON names the tensor exactly."""
     from tests.support.truth import write_case
+
     folder = next(target.iterdir())
     plain = write_case(hostile.CASE, tmp_path / "plain")
     table = run_cli("diff", str(plain), str(folder))
@@ -248,6 +265,7 @@ def test_an_alternate_variant_in_the_lock_refusal_and_the_diff(variants: Path, t
     clean fp16 variant names the author's tensor as added in ``(fp16)``: both shown safely."""
     from tests.support import build
     from tests.support.truth import tensors, write_case
+
     folder = next(variants.iterdir())
     refused = run_cli("lock", str(folder), "--no-policy", "-o", str(tmp_path / "lock.json"))
     assert refused.returncode == 1 and not (tmp_path / "lock.json").exists()
@@ -259,7 +277,8 @@ def test_an_alternate_variant_in_the_lock_refusal_and_the_diff(variants: Path, t
     assert table.returncode == 1, table.stderr
     hostile.inert(table.stdout)
     assert hostile.SHOWN in table.stdout.partition(" (fp16)")[2]
-    assert hostile.SHOWN in _assert_markdown_inert(run_cli("diff", str(plain), str(folder), "--format",
-                                                           "markdown").stdout)
+    assert hostile.SHOWN in _assert_markdown_inert(
+        run_cli("diff", str(plain), str(folder), "--format", "markdown").stdout
+    )
     doc = json.loads(run_cli("diff", str(plain), str(folder), "--format", "json").stdout)
     assert {s["name"]: s["added"]["tensors"] for s in doc["sections"]}["(fp16)"] == [hostile.TENSOR]

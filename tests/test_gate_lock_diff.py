@@ -17,10 +17,16 @@ from auditor.run.audit import audit
 from tests.support import build
 from tests.support.cli import run_cli, run_json
 
-BASE: list[build.TensorSpec] = [("embed.weight", "BF16", [100, 16]), ("layers.0.attn.weight", "BF16", [16, 16]),
-        ("layers.1.attn.weight", "BF16", [16, 16]), ("layers.2.attn.weight", "BF16", [16, 16]),
-        ("layers.0.norm.weight", "F32", [16]), ("layers.1.norm.weight", "F32", [16]),
-        ("layers.2.norm.weight", "F32", [16]), ("head.weight", "BF16", [100, 16])]
+BASE: list[build.TensorSpec] = [
+    ("embed.weight", "BF16", [100, 16]),
+    ("layers.0.attn.weight", "BF16", [16, 16]),
+    ("layers.1.attn.weight", "BF16", [16, 16]),
+    ("layers.2.attn.weight", "BF16", [16, 16]),
+    ("layers.0.norm.weight", "F32", [16]),
+    ("layers.1.norm.weight", "F32", [16]),
+    ("layers.2.norm.weight", "F32", [16]),
+    ("head.weight", "BF16", [100, 16]),
+]
 
 
 def replaced(name: str, dtype: str | None = None, shape: list[int] | None = None) -> list[build.TensorSpec]:
@@ -29,13 +35,17 @@ def replaced(name: str, dtype: str | None = None, shape: list[int] | None = None
 
 # -- index encoding --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("indices", [
-    [(i,) for i in range(36)],
-    [(0,), (1,), (2,), (5,), (7,), (8,)],
-    [(layer, e) for layer in range(3, 61) for e in range(256)],
-    [(layer, e) for layer in range(4) for e in range(8) if (layer, e) != (2, 5)],
-    [(a, b, c) for a in range(3) for b in range(2) for c in range(4) if not (a == 1 and c == 3)],
-])
+
+@pytest.mark.parametrize(
+    "indices",
+    [
+        [(i,) for i in range(36)],
+        [(0,), (1,), (2,), (5,), (7,), (8,)],
+        [(layer, e) for layer in range(3, 61) for e in range(256)],
+        [(layer, e) for layer in range(4) for e in range(8) if (layer, e) != (2, 5)],
+        [(a, b, c) for a in range(3) for b in range(2) for c in range(4) if not (a == 1 and c == 3)],
+    ],
+)
 def test_indices_round_trip(indices: list[tuple[int, ...]]) -> None:
     encoded = lock.encode_indices(indices)
     assert sorted(lock.decode_indices(encoded)) == sorted(indices)
@@ -52,6 +62,7 @@ def test_indices_are_compact() -> None:
 
 # -- lock determinism and content --------------------------------------------------------------------------
 
+
 def test_lock_is_deterministic(layout_checkpoint: Callable[..., Path], tmp_path: Path) -> None:
     a = layout_checkpoint("Qwen__Qwen3-8B", shards=4)
     b = layout_checkpoint("Qwen__Qwen3-8B", shards=4)  # same checkpoint in another directory
@@ -66,8 +77,9 @@ def test_lock_is_deterministic(layout_checkpoint: Callable[..., Path], tmp_path:
     assert str(tmp_path) not in text and "Qwen__Qwen3-8B" not in text  # no paths
     doc = json.loads(text)
     assert doc["st_audit_lock"] == 1
-    assert doc["totals"]["parameters"] == sum(build.nbytes(d, s) // 2 for _, d, s in
-                                              build.load_layout("Qwen__Qwen3-8B")["tensors"])
+    assert doc["totals"]["parameters"] == sum(
+        build.nbytes(d, s) // 2 for _, d, s in build.load_layout("Qwen__Qwen3-8B")["tensors"]
+    )
     assert [f["name"] for f in doc["files"]] == sorted(p.name for p in a.glob("*.safetensors"))
     assert set(doc["ledger"]) >= {"model", "unexplained"} and "expected" in doc
     templates = [(g["template"], g["dtype"], g["shape"]) for g in doc["groups"]]
@@ -88,8 +100,10 @@ def test_lock_names_every_tensor_of_a_holed_moe(layout_checkpoint: Callable[...,
 
 # -- drift --------------------------------------------------------------------------------------------------
 
-def drift_findings(make_checkpoint: Callable[..., Path], tmp_path: Path,
-                   tensors: list[build.TensorSpec]) -> tuple[int, list[dict[str, Any]]]:
+
+def drift_findings(
+    make_checkpoint: Callable[..., Path], tmp_path: Path, tensors: list[build.TensorSpec]
+) -> tuple[int, list[dict[str, Any]]]:
     base = make_checkpoint(BASE)
     lock_file = tmp_path / "base.lock.json"
     assert run_cli("lock", str(base), "-o", str(lock_file), "-q").returncode == 0
@@ -154,8 +168,16 @@ def test_policy_lock_key_relative_to_policy(make_checkpoint: Callable[..., Path]
     assert any(f["code"] == "lock-drift" and f["tensors"] == ["head.weight"] for f in doc["findings"])
 
 
-@pytest.mark.parametrize("content", [None, "{not json", '{"groups": []}', '{"st_audit_lock": 1, "groups": 3}',
-                                     '{"st_audit_lock": 1, "groups": [{"template": "a.{}.b"}]}'])
+@pytest.mark.parametrize(
+    "content",
+    [
+        None,
+        "{not json",
+        '{"groups": []}',
+        '{"st_audit_lock": 1, "groups": 3}',
+        '{"st_audit_lock": 1, "groups": [{"template": "a.{}.b"}]}',
+    ],
+)
 def test_bad_lock_is_usage_error(make_checkpoint: Callable[..., Path], tmp_path: Path, content: str | None) -> None:
     ckpt = make_checkpoint(BASE)
     lock_file = tmp_path / "x.lock.json"
@@ -167,6 +189,7 @@ def test_bad_lock_is_usage_error(make_checkpoint: Callable[..., Path], tmp_path:
 
 
 # -- diff ---------------------------------------------------------------------------------------------------
+
 
 def test_diff_two_real_shaped_checkpoints(layout_checkpoint: Callable[..., Path]) -> None:
     small = layout_checkpoint("Qwen__Qwen3-4B", shards=2)
@@ -223,12 +246,16 @@ def test_diff_identical_across_shardings_and_locks(layout_checkpoint: Callable[.
 
 def test_diff_dtype_and_removed_markdown(make_checkpoint: Callable[..., Path]) -> None:
     a = make_checkpoint(BASE)
-    b = make_checkpoint([(n, "F16" if d == "BF16" and n.startswith("layers.") else d, s)
-                         for n, d, s in BASE if n != "head.weight"])
+    b = make_checkpoint(
+        [(n, "F16" if d == "BF16" and n.startswith("layers.") else d, s) for n, d, s in BASE if n != "head.weight"]
+    )
     changes = compare(lock.snapshot(audit(a)), lock.snapshot(audit(b)))
     assert changes.removed == ["head.weight"] and not changes.added
-    assert sorted(n for n, _, _ in changes.retyped) == ["layers.0.attn.weight", "layers.1.attn.weight",
-                                                        "layers.2.attn.weight"]
+    assert sorted(n for n, _, _ in changes.retyped) == [
+        "layers.0.attn.weight",
+        "layers.1.attn.weight",
+        "layers.2.attn.weight",
+    ]
     md = format_diff(changes, "a", "b", "markdown")
     assert md.startswith("## st-audit diff: `a` -> `b` (different)")
     assert "- `layers.{0..2}.attn.weight` BF16 -> F16" in md and "### removed (1 tensor)" in md
@@ -252,8 +279,9 @@ def test_diff_bad_side_is_error(tmp_path: Path, make_checkpoint: Callable[..., P
     assert proc.returncode == 3
 
 
-def test_diff_shows_config_changes_beside_tensor_changes(layout_checkpoint: Callable[..., Path],
-                                                         tmp_path: Path) -> None:
+def test_diff_shows_config_changes_beside_tensor_changes(
+    layout_checkpoint: Callable[..., Path], tmp_path: Path
+) -> None:
     a = layout_checkpoint("Qwen__Qwen3-0.6B")
     b = layout_checkpoint("Qwen__Qwen3-0.6B")
     config = json.loads((b / "config.json").read_text())
@@ -270,10 +298,12 @@ def test_diff_shows_config_changes_beside_tensor_changes(layout_checkpoint: Call
 
 # -- files that could not be read: named as such, their tensors "not compared" (issue 28, item 4) ----------
 
+
 @pytest.fixture
 def sharded(tmp_path: Path) -> Path:
     """transformers' tiny Qwen2 layout in two shards with an index, written by the safetensors library."""
     from tests.support.arrays import config, tiny_arrays, write_sharded
+
     return write_sharded(tmp_path / "model", tiny_arrays(), config())
 
 
@@ -282,6 +312,7 @@ def _checkout(source: Path, dest: Path, pointers: list[str]) -> Path:
     import shutil
 
     from tests.support.arrays import lfs_pointer
+
     shutil.copytree(source, dest)
     for name in pointers:
         lfs_pointer(dest / name)
@@ -308,7 +339,8 @@ def test_diff_names_git_lfs_pointers_and_removes_nothing(sharded: Path, tmp_path
     assert (doc["identical"], doc["complete"], doc["removed"]["count"], doc["added"]["count"]) == (False, False, 0, 0)
     assert sorted(doc["not_compared"]["tensors"]) == sorted(_weight_map(sharded))
     assert [(u["side"], u["file"], u["code"], u["is"]) for u in doc["unread"]] == [
-        ("b", name, "not-safetensors", "git-lfs-pointer") for name in SHARDS]
+        ("b", name, "not-safetensors", "git-lfs-pointer") for name in SHARDS
+    ]
     assert doc["content_changes"] == [] and doc["file_changes"] == []  # pointers are not "changed content"
     # the other way round: nothing "added" either
     back = json.loads(run_cli("diff", str(checkout), str(sharded), "--format", "json").stdout)
@@ -324,6 +356,7 @@ def test_diff_of_one_pointer_shard_compares_the_rest(sharded: Path, tmp_path: Pa
     """Shard 2 a pointer, and a real change in shard 1 (one tensor gone, as a re-export that dropped it): the
     index's names for shard 2 are not compared, the lost tensor of shard 1 is removed, exactly."""
     from tests.support.arrays import config, tiny_arrays, write
+
     checkout = _checkout(sharded, tmp_path / "checkout", SHARDS[1:])
     weight_map = _weight_map(sharded)
     first = [n for n, f in weight_map.items() if f == SHARDS[0]]
@@ -339,6 +372,7 @@ def test_diff_of_a_missing_shard_and_of_a_single_pointer_file(sharded: Path, tmp
     """A shard the index names that is absent is named as absent; a lone model.safetensors that is a pointer (no
     index says what it holds) leaves every tensor of the other side not compared."""
     import shutil
+
     gone = tmp_path / "gone"
     shutil.copytree(sharded, gone)
     (gone / SHARDS[1]).unlink()
@@ -348,6 +382,7 @@ def test_diff_of_a_missing_shard_and_of_a_single_pointer_file(sharded: Path, tmp
     assert "a shard named by the index does not exist" in run_cli("diff", str(sharded), str(gone)).stdout
 
     from tests.support.arrays import config, tiny_arrays, write
+
     single = write(tmp_path / "single", tiny_arrays(), config())
     pointer = _checkout(single, tmp_path / "pointer", ["model.safetensors"])
     doc = json.loads(run_cli("diff", str(single), str(pointer), "--format", "json").stdout)
@@ -385,6 +420,7 @@ def test_an_unread_variant_is_locked_beside_the_counted_weights_and_not_compared
     import shutil
 
     from tests.support.arrays import lfs_pointer
+
     full = build.build_folder_dump("tiny-sd-pipeline", tmp_path / "full") / "unet"
     pointer = tmp_path / "pointer" / "unet"
     shutil.copytree(full, pointer)
@@ -407,13 +443,16 @@ def test_an_unread_variant_is_locked_beside_the_counted_weights_and_not_compared
     assert (alternate["complete"], alternate["removed"]["count"], alternate["added"]["count"]) == (False, 0, 0)
     assert alternate["not_compared"]["count"] > 0 and alternate["unread"][0]["is"] == "git-lfs-pointer"
     text = run_cli("diff", str(pointer_lock), str(full)).stdout
-    assert f"{pointer_lock} (fp16) -> {full} (fp16): incomplete: 1 file of {pointer_lock} (fp16) could not be read" \
-        in text and text.rstrip().splitlines()[-1].endswith(": incomplete (variant fp16)")
+    assert (
+        f"{pointer_lock} (fp16) -> {full} (fp16): incomplete: 1 file of {pointer_lock} (fp16) could not be read" in text
+        and text.rstrip().splitlines()[-1].endswith(": incomplete (variant fp16)")
+    )
 
     code, audited = run_json("audit", str(pointer), "--lock", str(full_lock), "-q", "--no-policy")
     assert code == 1
     drift = [f for f in audited["findings"] if f["code"] == "lock-drift"]
-    assert drift and all(f.get("variant") == "fp16" and f["severity"] == "info" and f["caused_by"] == "not-safetensors"
-                         for f in drift)
+    assert drift and all(
+        f.get("variant") == "fp16" and f["severity"] == "info" and f["caused_by"] == "not-safetensors" for f in drift
+    )
     assert not any("no longer stored" in f["message"] for f in drift)
     assert [f["code"] for f in audited["findings"] if f["severity"] == "error"] == ["not-safetensors"]

@@ -26,8 +26,11 @@ def write(path: Path, text: str) -> Path:
 
 # -- parsing -------------------------------------------------------------------------------------------------
 
+
 def test_every_key_parses(tmp_path: Path) -> None:
-    f = write(tmp_path / "st-audit.toml", """
+    f = write(
+        tmp_path / "st-audit.toml",
+        """
 expect_parameters = "8.19B"
 tolerance = "0.1%"
 allowed_dtypes = ["BF16", "F32"]
@@ -37,7 +40,8 @@ forbid_unexplained = true
 tied_head = "required"
 max_shard_bytes = "5GB"
 lock = "locks/model.lock.json"
-""")
+""",
+    )
     p = pol.load(f)
     assert p.expect_parameters == 8_190_000_000
     assert p.tolerance == Tolerance(relative=0.001)
@@ -51,15 +55,18 @@ lock = "locks/model.lock.json"
     assert p.origin == str(f)
 
 
-@pytest.mark.parametrize(("value", "count", "rounding"), [
-    (8190735360, 8190735360, 0),
-    ('"8190735360"', 8190735360, 0),
-    ('"8,190,735,360"', 8190735360, 0),
-    ('"8.19B"', 8_190_000_000, 5_000_000),
-    ('"596M"', 596_000_000, 500_000),
-    ('"1.5k"', 1500, 50),
-    ('"0.6B"', 600_000_000, 50_000_000),
-])
+@pytest.mark.parametrize(
+    ("value", "count", "rounding"),
+    [
+        (8190735360, 8190735360, 0),
+        ('"8190735360"', 8190735360, 0),
+        ('"8,190,735,360"', 8190735360, 0),
+        ('"8.19B"', 8_190_000_000, 5_000_000),
+        ('"596M"', 596_000_000, 500_000),
+        ('"1.5k"', 1500, 50),
+        ('"0.6B"', 600_000_000, 50_000_000),
+    ],
+)
 def test_expect_parameters_forms(tmp_path: Path, value: object, count: int, rounding: int) -> None:
     p = pol.load(write(tmp_path / "p.toml", f"expect_parameters = {value}\n"))
     assert p.expect_parameters == count
@@ -73,13 +80,16 @@ def test_explicit_tolerance_beats_rounding(tmp_path: Path) -> None:
     assert p.tolerance == Tolerance(absolute=2_000_000)
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ('max_shard_bytes = 5000000000', 5_000_000_000),
-    ('max_shard_bytes = "5GB"', 5_000_000_000),
-    ('max_shard_bytes = "4.5GiB"', int(4.5 * 2**30)),
-    ('max_shard_bytes = "500MB"', 500_000_000),
-    ('max_shard_bytes = "100"', 100),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("max_shard_bytes = 5000000000", 5_000_000_000),
+        ('max_shard_bytes = "5GB"', 5_000_000_000),
+        ('max_shard_bytes = "4.5GiB"', int(4.5 * 2**30)),
+        ('max_shard_bytes = "500MB"', 500_000_000),
+        ('max_shard_bytes = "100"', 100),
+    ],
+)
 def test_byte_sizes(tmp_path: Path, text: str, expected: int) -> None:
     assert pol.load(write(tmp_path / "p.toml", text + "\n")).max_shard_bytes == expected
 
@@ -138,10 +148,13 @@ def test_missing_policy_file_is_usage_error(tmp_path: Path) -> None:
         pol.load(tmp_path / "nope.toml")
 
 
-@pytest.mark.parametrize(("text", "key"), [MALFORMED[0], ("max_shard_bytes = 'huge'", "max_shard_bytes"),
-                                           ("tied_head = 'maybe'", "tied_head")])
-def test_malformed_policy_exits_2_via_cli(make_checkpoint: Callable[..., Path], tmp_path: Path, text: str,
-                                          key: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [MALFORMED[0], ("max_shard_bytes = 'huge'", "max_shard_bytes"), ("tied_head = 'maybe'", "tied_head")],
+)
+def test_malformed_policy_exits_2_via_cli(
+    make_checkpoint: Callable[..., Path], tmp_path: Path, text: str, key: str
+) -> None:
     ckpt = make_checkpoint([("w", "F32", [2, 2])])
     f = write(tmp_path / "bad.toml", text + "\n")
     proc = run_cli("audit", str(ckpt), "--policy", str(f))
@@ -159,6 +172,7 @@ def test_malformed_pyproject_table_names_it(tmp_path: Path) -> None:
 
 # -- discovery and precedence -----------------------------------------------------------------------------
 
+
 def test_discovery_order(tmp_path: Path) -> None:
     assert pol.load(cwd=tmp_path).is_empty
     write(tmp_path / "pyproject.toml", '[project]\nname = "x"\n')
@@ -173,11 +187,16 @@ def test_discovery_order(tmp_path: Path) -> None:
 
 
 def test_flags_override_file() -> None:
-    base = Policy(fail_on="never", ignore=("range-gap",), expect_parameters=10, tolerance=Tolerance(relative=0.5),
-                  origin="x.toml")
+    base = Policy(
+        fail_on="never", ignore=("range-gap",), expect_parameters=10, tolerance=Tolerance(relative=0.5), origin="x.toml"
+    )
     p = base.merged({"fail_on": "warning", "ignore": None, "expect_parameters": "20"})
-    assert (p.fail_on, p.ignore, p.expect_parameters, p.tolerance) == ("warning", ("range-gap",), 20,
-                                                                       Tolerance(relative=0.5))
+    assert (p.fail_on, p.ignore, p.expect_parameters, p.tolerance) == (
+        "warning",
+        ("range-gap",),
+        20,
+        Tolerance(relative=0.5),
+    )
     with pytest.raises(UsageError, match="--max-shard-bytes"):
         base.merged({"max_shard_bytes": "big"})
 
@@ -188,17 +207,21 @@ def test_flag_count_replaces_file_rounding(tmp_path: Path) -> None:
     exact = p.merged({"expect_parameters": "8190735360"})
     assert (exact.expect_parameters, exact.tolerance) == (8190735360, None)  # exact now: no leftover slack
     assert exact.origin_of("expect_parameters") == "the command line" and exact.origin_of("fail_on") == str(
-        tmp_path / "p.toml")
+        tmp_path / "p.toml"
+    )
     kept = pol.load(write(tmp_path / "q.toml", 'expect_parameters = "8.19B"\ntolerance = "1%"\n')).merged(
-        {"expect_parameters": "8.2B"})
+        {"expect_parameters": "8.2B"}
+    )
     assert kept.tolerance == Tolerance(relative=0.01)  # an explicit tolerance stays
 
 
 def test_settings_precedence() -> None:
     assert pol.settings(Policy(), env={}) == ("error", ())
     assert pol.settings(Policy(), env={"ST_AUDIT_FAIL_ON": "warning"}) == ("warning", ())
-    assert pol.settings(Policy(fail_on="info", ignore=("range-gap",)),
-                        env={"ST_AUDIT_FAIL_ON": "warning"}) == ("info", ("range-gap",))
+    assert pol.settings(Policy(fail_on="info", ignore=("range-gap",)), env={"ST_AUDIT_FAIL_ON": "warning"}) == (
+        "info",
+        ("range-gap",),
+    )
     with pytest.raises(UsageError, match="ST_AUDIT_FAIL_ON"):
         pol.settings(Policy(), env={"ST_AUDIT_FAIL_ON": "loud"})
 
@@ -213,8 +236,9 @@ def test_cli_discovers_policy_and_flags_override(layout_checkpoint: Callable[...
     assert [f["code"] for f in doc["findings"]].count("policy-violation") == 1
     code, doc = run_json("audit", str(ckpt), "--fail-on", "error", cwd=work)
     assert code == 1 and doc["verdict"] == "fail"
-    code, doc = run_json("audit", str(ckpt), "--fail-on", "error", "--expect-parameters", str(QWEN3_8B_PARAMS),
-                         cwd=work)
+    code, doc = run_json(
+        "audit", str(ckpt), "--fail-on", "error", "--expect-parameters", str(QWEN3_8B_PARAMS), cwd=work
+    )
     assert code == 0 and "policy-violation" not in [f["code"] for f in doc["findings"]]
     code, doc = run_json("audit", str(ckpt), "--fail-on", "error", "--no-policy", cwd=work)
     assert code == 0 and "policy-violation" not in [f["code"] for f in doc["findings"]]
@@ -235,6 +259,7 @@ def test_env_policy_and_fail_on(layout_checkpoint: Callable[..., Path], tmp_path
 
 # -- rules --------------------------------------------------------------------------------------------------
 
+
 def violations(ckpt: Path, **rules: object) -> list[dict[str, Any]]:
     report = gated_audit(str(ckpt), pol.Policy().merged(rules, origin="test"), env={})
     return [f.to_dict() for f in report.active_findings if f.code == "policy-violation"]
@@ -244,10 +269,13 @@ def test_expect_parameters_and_tolerance(layout_checkpoint: Callable[..., Path])
     ckpt = layout_checkpoint("Qwen__Qwen3-8B")
     assert violations(ckpt, expect_parameters=QWEN3_8B_PARAMS) == []
     assert violations(ckpt, expect_parameters="8.19B") == []  # within its rounding (8.19B +- 5M)
-    assert violations(ckpt, expect_parameters="8.2B") == []   # one decimal: 8.2B +- 50M
+    assert violations(ckpt, expect_parameters="8.2B") == []  # one decimal: 8.2B +- 50M
     off = violations(ckpt, expect_parameters="8.19B", tolerance=0)
-    assert len(off) == 1 and f"{QWEN3_8B_PARAMS:,}" in str(off[0]["message"]) and "expect_parameters" in str(
-        off[0]["message"])
+    assert (
+        len(off) == 1
+        and f"{QWEN3_8B_PARAMS:,}" in str(off[0]["message"])
+        and "expect_parameters" in str(off[0]["message"])
+    )
     assert violations(ckpt, expect_parameters="8.20B") != []  # 8.20B +- 5M misses 8,190,735,360
     assert violations(ckpt, expect_parameters="8.20B", tolerance="0.2%") == []
     assert violations(ckpt, expect_parameters=QWEN3_8B_PARAMS + 1001, tolerance=1000) != []
@@ -272,7 +300,7 @@ def test_forbid_unexplained(layout_checkpoint: Callable[..., Path]) -> None:
 
 def test_tied_head(layout_checkpoint: Callable[..., Path]) -> None:
     untied = layout_checkpoint("Qwen__Qwen3-8B")  # stores lm_head.weight
-    tied = layout_checkpoint("Qwen__Qwen3-4B")    # ties the head to the embeddings
+    tied = layout_checkpoint("Qwen__Qwen3-4B")  # ties the head to the embeddings
     assert violations(untied, tied_head="forbidden") == []
     (v,) = violations(untied, tied_head="required")
     assert v["tensors"] == ["lm_head.weight"]
@@ -290,9 +318,11 @@ def test_tied_head_knows_heads_by_the_formula_not_by_name(tmp_path: Path) -> Non
     musicgen = write_case(case, tmp_path / "musicgen")
     (v,) = violations(musicgen, tied_head="required")
     assert v["tensors"] and all(str(n).startswith("lm_heads.") for n in v["tensors"])
-    unknown = build.build_checkpoint(tmp_path / "unknown", [("layers.0.w.weight", "F16", [4, 4]),
-                                                             ("language_model.lm_head.weight", "F16", [8, 4])],
-                                     config={"model_type": "no-such-family"})
+    unknown = build.build_checkpoint(
+        tmp_path / "unknown",
+        [("layers.0.w.weight", "F16", [4, 4]), ("language_model.lm_head.weight", "F16", [8, 4])],
+        config={"model_type": "no-such-family"},
+    )
     (v,) = violations(unknown, tied_head="required")
     assert v["tensors"] == ["language_model.lm_head.weight"]
 
@@ -325,10 +355,10 @@ def test_the_policy_is_found_walking_up_as_ruff_finds_its_config(tmp_path: Path)
     sub.mkdir(parents=True)
     write(repo / "st-audit.toml", 'fail_on = "warning"\n')
     assert pol.load(cwd=sub).fail_on == "warning"
-    assert pol.load(cwd=tmp_path, near=[str(sub)]).fail_on == "warning"          # found from the target
-    assert pol.find(tmp_path) is None                                          # nothing above the repository
+    assert pol.load(cwd=tmp_path, near=[str(sub)]).fail_on == "warning"  # found from the target
+    assert pol.find(tmp_path) is None  # nothing above the repository
     write(sub / "pyproject.toml", '[tool.st-audit]\nfail_on = "info"\n')
-    assert pol.load(cwd=tmp_path, near=[str(sub)]).fail_on == "info"             # the nearest wins
+    assert pol.load(cwd=tmp_path, near=[str(sub)]).fail_on == "info"  # the nearest wins
     outside = tmp_path / "elsewhere"
     (outside / ".git").mkdir(parents=True)
     write(outside / "st-audit.toml", 'fail_on = "never"\n')
@@ -336,8 +366,9 @@ def test_the_policy_is_found_walking_up_as_ruff_finds_its_config(tmp_path: Path)
     assert pol.load(cwd=outside, near=[str(repo / "models")]).fail_on == "warning"  # the target's repository first
 
 
-def test_the_cli_applies_the_same_policy_from_any_directory(layout_checkpoint: Callable[..., Path],
-                                                           tmp_path: Path) -> None:
+def test_the_cli_applies_the_same_policy_from_any_directory(
+    layout_checkpoint: Callable[..., Path], tmp_path: Path
+) -> None:
     """issue 24: with st-audit.toml at the repository root, `cd sub && st-audit audit ../model` used to pass."""
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
@@ -352,16 +383,21 @@ def test_the_cli_applies_the_same_policy_from_any_directory(layout_checkpoint: C
 
 def test_every_format_says_which_policy_applied(layout_checkpoint: Callable[..., Path], tmp_path: Path) -> None:
     import jsonschema
+
     ckpt = layout_checkpoint("Qwen__Qwen3-8B")
     rules = write(tmp_path / "st-audit.toml", 'expect_parameters = "1B"\nfail_on = "never"\n')
     code, doc = run_json("audit", str(ckpt), cwd=tmp_path)
     jsonschema.validate(doc, json.loads((Path(__file__).parents[1] / "auditor/schema/report.schema.json").read_text()))
     # found in the working directory: named as a person there would (and every CI annotation then says it so)
     assert doc["policy"]["path"] == "st-audit.toml" and [r["key"] for r in doc["policy"]["rules"]] == [
-        "expect_parameters", "tolerance", "fail_on"]
+        "expect_parameters",
+        "tolerance",
+        "fail_on",
+    ]
     table = run_cli("audit", str(ckpt), cwd=tmp_path).stdout
     assert "policy: st-audit.toml (3 rules: expect_parameters, tolerance, fail_on)" in table.splitlines()[1]
     from auditor.core.untrusted import markdown
+
     md = run_cli("audit", str(ckpt), "-f", "markdown", "--policy", str(rules), cwd=tmp_path).stdout  # as given
     assert f"_policy: {markdown(str(rules))} (3 rules" in md  # a path's "_" would end the emphasis: escaped
     assert "policy" not in run_json("audit", str(ckpt), "--no-policy", cwd=tmp_path)[1]
@@ -370,17 +406,21 @@ def test_every_format_says_which_policy_applied(layout_checkpoint: Callable[...,
 
 
 def test_rounding_of_a_count_binds_only_that_count_from_a_file_and_from_flags(
-        layout_checkpoint: Callable[..., Path], tmp_path: Path) -> None:
-    """"8.19B" allows +- 5M on the stored total, and not on the model's own count, whether it comes from a policy file
+    layout_checkpoint: Callable[..., Path], tmp_path: Path
+) -> None:
+    """ "8.19B" allows +- 5M on the stored total, and not on the model's own count, whether it comes from a policy file
     or from the command line (the policy says so in a field, ``tolerance_is_rounding``, not in the origin's words)."""
     ckpt = layout_checkpoint("Qwen__Qwen3-8B")
     from_file = pol.load(write(tmp_path / "p.toml", 'expect_parameters = "8.19B"\n'))
     from_flags = Policy().merged({"expect_parameters": "8.19B"})
     assert from_file.tolerance_is_rounding and from_flags.tolerance_is_rounding
     assert not from_flags.merged({"tolerance": "1%"}).tolerance_is_rounding
-    assert not pol.load(write(tmp_path / "q.toml", 'expect_parameters = "8.19B"\ntolerance = 5000000\n')) \
-        .tolerance_is_rounding
+    assert not pol.load(
+        write(tmp_path / "q.toml", 'expect_parameters = "8.19B"\ntolerance = 5000000\n')
+    ).tolerance_is_rounding
     off = violations(ckpt, expect_parameters="8.19B", expect_model_parameters=QWEN3_8B_PARAMS + 1000)
     assert [v["expected"] for v in off] == [QWEN3_8B_PARAMS + 1000]  # the total is within 5M; the model count exact
-    assert violations(ckpt, expect_parameters="8.19B", expect_model_parameters=QWEN3_8B_PARAMS + 1000,
-                      tolerance=5_000_000) == []  # an explicit tolerance binds both
+    assert (
+        violations(ckpt, expect_parameters="8.19B", expect_model_parameters=QWEN3_8B_PARAMS + 1000, tolerance=5_000_000)
+        == []
+    )  # an explicit tolerance binds both

@@ -81,8 +81,23 @@ def test_the_cycle_check_finds_a_cycle() -> None:
 
 # The stage packages, bottom to top (docs/design.md, "The house"): a module may import its own package and the
 # packages below it, never one above. The entry files (the package itself, __main__, cli, github_action) sit on top.
-LAYERS = ["core", "specs", "read", "kinds", "inventory", "quant", "reconcile", "adapters", "report", "gate", "run",
-          "verify", "formats", "fleet", "commands"]
+LAYERS = [
+    "core",
+    "specs",
+    "read",
+    "kinds",
+    "inventory",
+    "quant",
+    "reconcile",
+    "adapters",
+    "report",
+    "gate",
+    "run",
+    "verify",
+    "formats",
+    "fleet",
+    "commands",
+]
 ENTRY_FILES = {"auditor", "auditor.__main__", "auditor.cli", "auditor.github_action"}
 
 
@@ -92,9 +107,12 @@ def _layer(module: str) -> int:
 
 
 def _upward(graph: dict[str, set[str]]) -> list[str]:
-    return sorted(f"{m} -> {d}" for m, deps in graph.items() for d in deps
-                  if d.split(".")[:2] != m.split(".")[:2] and _layer(d) >= _layer(m)
-                  and not {m, d} <= ENTRY_FILES)
+    return sorted(
+        f"{m} -> {d}"
+        for m, deps in graph.items()
+        for d in deps
+        if d.split(".")[:2] != m.split(".")[:2] and _layer(d) >= _layer(m) and not {m, d} <= ENTRY_FILES
+    )
 
 
 def test_every_module_sits_in_a_stage_package() -> None:
@@ -126,8 +144,12 @@ def _strings(tree: ast.AST) -> Iterator[tuple[int, str]]:
     """Every string of a module but its docstrings, f-strings with their computed parts as holes."""
     skip: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body \
-                and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
+        if (
+            isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        ):
             skip.add(id(node.body[0].value))
         elif isinstance(node, ast.JoinedStr):
             skip.update(id(v) for v in ast.walk(node) if v is not node)
@@ -146,15 +168,24 @@ def _conventions_in_code(source: str) -> list[str]:
 
 
 def test_file_name_conventions_are_data() -> None:
-    found = [f"{path.relative_to(ROOT.parent)}:{hit}" for path in sorted(ROOT.rglob("*.py"))
-             for hit in _conventions_in_code(path.read_text(encoding="utf-8"))]
+    found = [
+        f"{path.relative_to(ROOT.parent)}:{hit}"
+        for path in sorted(ROOT.rglob("*.py"))
+        for hit in _conventions_in_code(path.read_text(encoding="utf-8"))
+    ]
     assert found == []
 
 
 def test_the_conventions_check_finds_a_file_name() -> None:
-    source = ('"""Reads model_index.json (a docstring may say so)."""\n'
-              'A = "adapter_config.json"\nB = f"model.{v}.safetensors"\nC = f"{stem}.safetensors"\n'
-              'D = "config.json"\nE = "lora_te1_"\nF = f"{p}-{i:05d}-of-{n}.safetensors"\nG = "*.safetensors.index*.json"\n'
-              'H = f"no {name} beside params.json"\nI = "lora_only"\n')
-    assert _conventions_in_code(source) == ["2: adapter_config.json", "3: model.{}.safetensors", "6: lora_te1_",
-                                            "9: params.json"]
+    source = (
+        '"""Reads model_index.json (a docstring may say so)."""\n'
+        'A = "adapter_config.json"\nB = f"model.{v}.safetensors"\nC = f"{stem}.safetensors"\n'
+        'D = "config.json"\nE = "lora_te1_"\nF = f"{p}-{i:05d}-of-{n}.safetensors"\nG = "*.safetensors.index*.json"\n'
+        'H = f"no {name} beside params.json"\nI = "lora_only"\n'
+    )
+    assert _conventions_in_code(source) == [
+        "2: adapter_config.json",
+        "3: model.{}.safetensors",
+        "6: lora_te1_",
+        "9: params.json",
+    ]

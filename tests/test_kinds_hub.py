@@ -38,13 +38,18 @@ def test_pipeline_from_the_hub_matches_the_local_audit(hub: Any, tmp_path: Path)
     hub.add_repo("org/tiny-sd", _files(local))
     remote = audit_target("org/tiny-sd", source=source("org/tiny-sd")).to_dict()
     here = audit_target(str(local)).to_dict()
-    assert remote["verdict"] == "pass" and [s["name"] for s in remote["sections"]] == [s["name"] for s in here["sections"]]
+    assert remote["verdict"] == "pass" and [s["name"] for s in remote["sections"]] == [
+        s["name"] for s in here["sections"]
+    ]
     assert _strip(remote) == _strip(here)
     assert remote["source"]["kind"] == "hub"
 
 
-def test_adapter_base_config_fetched_from_the_hub(hub: Any, tmp_path: Path,  # noqa: F811
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_adapter_base_config_fetched_from_the_hub(
+    hub: Any,
+    tmp_path: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     doc = load("llama-qv")
     adapter, base = make(tmp_path, doc)
     config = dict(doc["adapter_config"], base_model_name_or_path="org/tiny-llama")
@@ -63,6 +68,7 @@ def test_adapter_base_config_fetched_from_the_hub(hub: Any, tmp_path: Path,  # n
 def test_kind_discovery_costs_no_extra_hub_request(hub: Any, tmp_path: Path) -> None:  # noqa: F811
     from auditor.run.audit import audit
     from tests.support import build
+
     model = build.build_layout(tmp_path / "qwen", "Qwen__Qwen3-0.6B", shards=2)
     hub.add_repo("org/qwen-a", _files(model))  # two repos: neither audit finds the other's downloads cached
     hub.add_repo("org/qwen-b", _files(model))

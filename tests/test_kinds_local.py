@@ -40,13 +40,19 @@ def test_pipeline_is_audited_component_by_component(tmp_path: Path) -> None:
     assert doc["kind"]["kind"] == "diffusers-pipeline" and doc["verdict"] == "pass" and codes(doc) == []
     # one section per component; its fp16 weights are an alternate of it, audited and not counted
     assert [(s["name"], s["role"]) for s in doc["sections"]] == [
-        ("text_encoder", "CLIPTextModel"), ("unet", "UNet2DConditionModel"), ("vae", "AutoencoderKL")]
+        ("text_encoder", "CLIPTextModel"),
+        ("unet", "UNet2DConditionModel"),
+        ("vae", "AutoencoderKL"),
+    ]
     by_name = {s["name"]: s["report"] for s in doc["sections"]}
     for name, rep in by_name.items():
         assert rep["variants"]["counted"] is None and rep["variants"]["audited"] == [None, "fp16"], name
         [fp16] = rep["variants"]["alternates"]
-        assert fp16["variant"] == "fp16" and fp16["verdict"] == "pass" and set(fp16["report"]["totals"]["by_dtype"]) \
-            == {"F16"}
+        assert (
+            fp16["variant"] == "fp16"
+            and fp16["verdict"] == "pass"
+            and set(fp16["report"]["totals"]["by_dtype"]) == {"F16"}
+        )
         assert fp16["report"]["totals"]["parameters"] == rep["totals"]["parameters"] > 0
         assert set(rep["totals"]["by_dtype"]) == {"F32"}
     assert by_name["unet"]["architecture"] == "UNet2DConditionModel"
@@ -57,8 +63,12 @@ def test_pipeline_is_audited_component_by_component(tmp_path: Path) -> None:
             assert rep["expected"]["parameters"] == rep["totals"]["parameters"] == rep["ledger"]["model"], name
     # the pipeline counts each component once: what the default files diffusers wrote hold, element by element
     files = build.load_folder_dump("tiny-sd-pipeline")["files"]
-    written = sum(math.prod(shape) for rel, f in files.items() if rel.endswith("/model.safetensors")
-                  or rel.endswith("/diffusion_pytorch_model.safetensors") for _, _, shape in f["tensors"])
+    written = sum(
+        math.prod(shape)
+        for rel, f in files.items()
+        if rel.endswith("/model.safetensors") or rel.endswith("/diffusion_pytorch_model.safetensors")
+        for _, _, shape in f["tensors"]
+    )
     assert doc["totals"]["parameters"] == sum(r["totals"]["parameters"] for r in by_name.values()) == written
 
 
@@ -75,8 +85,9 @@ def test_a_broken_component_fails_the_pipeline_and_only_its_section(tmp_path: Pa
     vae = next(s["report"] for s in doc["sections"] if s["name"] == "vae")
     assert [(a["variant"], a["verdict"]) for a in vae["variants"]["alternates"]] == [("fp16", "fail")]
     assert [f["code"] for f in doc["findings"] if "section" not in f] == ["component-missing"]  # the whole's own
-    assert [(f["code"], f["section"], f["variant"], f["files"]) for f in doc["findings"] if "section" in f] == \
-        [("file-truncated", "vae", "fp16", ["diffusion_pytorch_model.fp16.safetensors"])]
+    assert [(f["code"], f["section"], f["variant"], f["files"]) for f in doc["findings"] if "section" in f] == [
+        ("file-truncated", "vae", "fp16", ["diffusion_pytorch_model.fp16.safetensors"])
+    ]
     assert "text_encoder (CLIPTextModel)" in doc["findings"][0]["message"]
 
 
@@ -124,8 +135,10 @@ def test_sentence_transformers_widths_must_chain(tmp_path: Path) -> None:
     (model / "1_Pooling" / "config.json").write_text(json.dumps(dict(pooling, pooling_mode=["mean", "max"])))
     doc = audit_target(str(model)).to_dict()
     assert [f["code"] for f in doc["findings"]] == ["config-mismatch"]
-    assert "2_Dense/config.json expects embeddings of width 16 but 1_Pooling/config.json passes 32" \
+    assert (
+        "2_Dense/config.json expects embeddings of width 16 but 1_Pooling/config.json passes 32"
         in doc["findings"][0]["message"]
+    )
 
 
 def test_diffusers_lora_file(tmp_path: Path) -> None:
@@ -147,8 +160,12 @@ def test_diffusers_lora_file(tmp_path: Path) -> None:
 
 
 def test_timm_and_diffusers_configs_are_recognised() -> None:
-    timm = {"architecture": "resnet50", "num_classes": 1000, "num_features": 2048,
-            "pretrained_cfg": {"tag": "a1_in1k", "input_size": [3, 224, 224]}}
+    timm = {
+        "architecture": "resnet50",
+        "num_classes": 1000,
+        "num_features": 2048,
+        "pretrained_cfg": {"tag": "a1_in1k", "input_size": [3, 224, 224]},
+    }
     assert classify_config(timm) == "timm-model"
     assert classify_config({"_class_name": "AutoencoderKL", "latent_channels": 4}) == "diffusers-component"
     assert classify_config({"model_type": "llama"}) == "transformers-model"
@@ -179,6 +196,7 @@ def test_sectioned_reports_in_every_format(tmp_path: Path) -> None:
 
     from auditor.formats import FORMATS, formatter
     from auditor.formats.common import summary_line
+
     pipe = rebuild("tiny-sd-pipeline", tmp_path / "sd")
     victim = pipe / "vae" / "diffusion_pytorch_model.fp16.safetensors"
     victim.write_bytes(b"version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 12\n")
@@ -187,14 +205,19 @@ def test_sectioned_reports_in_every_format(tmp_path: Path) -> None:
     assert json.loads(outputs["json"])["verdict"] == "fail"
     suites = ET.fromstring(outputs["junit"].split("\n", 1)[1]).findall("testsuite")
     assert len(suites) == 6 and sum(int(s.get("failures", "0")) for s in suites) == 1
-    assert [s.get("name", "").split(" :: ", 1)[1] for s in suites if s.get("failures") != "0"] == \
-        ["vae (diffusers-component, AutoencoderKL) :: variant fp16"]
+    assert [s.get("name", "").split(" :: ", 1)[1] for s in suites if s.get("failures") != "0"] == [
+        "vae (diffusers-component, AutoencoderKL) :: variant fp16"
+    ]
     from auditor.core.untrusted import markdown
+
     for name in ("table", "markdown"):
         text = outputs[name]
         shown = markdown if name == "markdown" else str  # Markdown escapes its punctuation ("text\\_encoder")
-        assert text.splitlines()[0].endswith(shown(": diffusers pipeline: StableDiffusionPipeline: text_encoder, "
-                                                   "unet, vae (+ scheduler without weights)"))
+        assert text.splitlines()[0].endswith(
+            shown(
+                ": diffusers pipeline: StableDiffusionPipeline: text_encoder, unet, vae (+ scheduler without weights)"
+            )
+        )
         assert text.rstrip().splitlines()[-1] == shown(summary_line(report))
         assert "3 sections (+ 3 variants audited, not counted)" in summary_line(report)
     # Markdown (a step summary) shows every section; a terminal only the failing one, the healthy ones in one line
@@ -204,10 +227,13 @@ def test_sectioned_reports_in_every_format(tmp_path: Path) -> None:
     text = outputs["table"]
     assert text.count("=== section ") == 1 and "=== section vae (diffusers-component, AutoencoderKL) ===" in text
     assert text.count("variant fp16 (") == 1 and "not counted): FAIL" in text
-    assert "  FAIL: vae (diffusers-component, AutoencoderKL): 124 tensors, 43,711 parameters (43.71K), expected " \
+    assert (
+        "  FAIL: vae (diffusers-component, AutoencoderKL): 124 tensors, 43,711 parameters (43.71K), expected "
         "43,711; variant fp16: fail (audited, not counted); 1 error" in text
+    )
     assert "  PASS: unet (diffusers-component, UNet2DConditionModel): 208 tensors" in text
     from auditor.formats.common import root_note
+
     assert outputs["summary"] == summary_line(report) + root_note(report) + "\n"
     assert "; root finding: not-safetensors: vae (fp16): " in outputs["summary"]
 
@@ -223,9 +249,13 @@ def test_a_lock_applies_to_one_target_only(tmp_path: Path) -> None:
 def test_single_file_stable_diffusion_checkpoint_is_named(tmp_path: Path) -> None:
     folder = tmp_path / "sd"
     folder.mkdir()
-    build.write_file(folder / "v1-5-pruned-emaonly.safetensors",
-                     [("model.diffusion_model.input_blocks.0.0.weight", "F16", (320, 4, 3, 3)),
-                      ("first_stage_model.decoder.conv_in.weight", "F16", (512, 4, 3, 3))])
+    build.write_file(
+        folder / "v1-5-pruned-emaonly.safetensors",
+        [
+            ("model.diffusion_model.input_blocks.0.0.weight", "F16", (320, 4, 3, 3)),
+            ("first_stage_model.decoder.conv_in.weight", "F16", (512, 4, 3, 3)),
+        ],
+    )
     doc = audit_target(str(folder / "v1-5-pruned-emaonly.safetensors")).to_dict()
     assert doc["kind"]["detail"].startswith("single-file Stable Diffusion checkpoint") and doc["verdict"] == "pass"
 
@@ -233,8 +263,13 @@ def test_single_file_stable_diffusion_checkpoint_is_named(tmp_path: Path) -> Non
 def test_sentence_transformers_transformer_in_its_own_folder(tmp_path: Path) -> None:
     model = rebuild("tiny-sentence-transformers", tmp_path / "st")
     (model / "0_Transformer").mkdir()
-    for name in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json",
-                 "sentence_bert_config.json"):
+    for name in (
+        "config.json",
+        "model.safetensors",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "sentence_bert_config.json",
+    ):
         if (model / name).exists():
             (model / name).rename(model / "0_Transformer" / name)
     modules = json.loads((model / "modules.json").read_text())
@@ -246,8 +281,10 @@ def test_sentence_transformers_transformer_in_its_own_folder(tmp_path: Path) -> 
     hidden = json.loads((model / "0_Transformer" / "config.json").read_text())
     (model / "0_Transformer" / "config.json").write_text(json.dumps(dict(hidden, hidden_size=24)))
     doc = audit_target(str(model)).to_dict()
-    assert "1_Pooling/config.json expects embeddings of width 16 but 0_Transformer/config.json passes 24" in \
-        [f["message"] for f in doc["findings"]][0]
+    assert (
+        "1_Pooling/config.json expects embeddings of width 16 but 0_Transformer/config.json passes 24"
+        in [f["message"] for f in doc["findings"]][0]
+    )
 
 
 def test_kohya_lora_file_written_by_diffusers(tmp_path: Path) -> None:

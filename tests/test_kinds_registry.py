@@ -23,7 +23,7 @@ SCHEMA = json.loads((ROOT / "auditor" / "schema" / "report.schema.json").read_te
 
 # a kind of its own: a folder whose bundle.toy.json lists independent files, each a section; a listed file that is
 # not there is a finding of the whole
-TOY = '''
+TOY = """
 from auditor.core.findings import finding
 from auditor.kinds.base import TargetKind
 from auditor.kinds.discover import FILE, Kind, Part
@@ -44,8 +44,8 @@ class Bundle(TargetKind):
         present = source.list_files()
         return [finding("component-missing", f"bundle.toy.json lists {n} but it is not there", files=[n])
                 for n in kind.manifest["files"] if n not in present]
-'''
-PROGRAM = '''
+"""
+PROGRAM = """
 import sys
 from auditor.run.dispatch import register_kind
 from toykind import Bundle
@@ -53,7 +53,7 @@ register_kind(Bundle(), before="diffusers-component")
 from auditor.cli import main
 sys.argv[0] = "st-audit"
 main()
-'''
+"""
 
 
 def _run_toy(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -61,8 +61,9 @@ def _run_toy(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "st_audit_toy.py").write_text(PROGRAM)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([NETGUARD, str(tmp_path), str(ROOT)])}
     env.pop("ST_AUDIT_FORMAT", None)
-    return subprocess.run([sys.executable, str(tmp_path / "st_audit_toy.py"), *args], capture_output=True, text=True,
-                          env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, str(tmp_path / "st_audit_toy.py"), *args], capture_output=True, text=True, env=env, timeout=300
+    )
 
 
 def test_a_kind_registered_outside_the_package_is_discovered_and_audited(tmp_path: Path) -> None:
@@ -80,8 +81,13 @@ def test_a_kind_registered_outside_the_package_is_discovered_and_audited(tmp_pat
     assert [f["files"] for f in missing] == [["c.safetensors"]]
     assert doc["verdict"] == "fail" and proc.returncode == 1
     # without the registration the same folder is what it was: independent files, nothing missing
-    plain = subprocess.run([sys.executable, "-m", "auditor", "audit", str(bundle), "-f", "json", "-q"],
-                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": NETGUARD}, timeout=300)
+    plain = subprocess.run(
+        [sys.executable, "-m", "auditor", "audit", str(bundle), "-f", "json", "-q"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": NETGUARD},
+        timeout=300,
+    )
     assert json.loads(plain.stdout)["kind"]["kind"] == "safetensors-files"
 
 
@@ -91,13 +97,15 @@ def test_the_schema_names_every_registered_kind() -> None:
 
 def test_every_kind_is_registered_under_its_name_and_has_a_label() -> None:
     from auditor.core.conventions import KIND_LABELS
+
     for name, kind in KINDS.items():
         assert isinstance(kind, TargetKind) and kind.name == name and kind_of(name) is kind
     assert sorted(KINDS) == sorted(KIND_LABELS)
 
 
 def test_register_kind_places_a_kind_before_another_and_replaces_one_of_its_name(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr("auditor.run.dispatch.KINDS", dict(KINDS))
     from auditor.run import dispatch
 

@@ -30,8 +30,9 @@ def _sections(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 def _variants(report: dict[str, Any]) -> list[tuple[str | None, dict[str, Any]]]:
     """(variant, report) of a checkpoint's counted weights and of each alternate variant of them."""
     counted = (report.get("variants") or {}).get("counted")
-    return [(counted, report)] + [(a["variant"], a["report"])
-                                  for a in (report.get("variants") or {}).get("alternates", [])]
+    return [(counted, report)] + [
+        (a["variant"], a["report"]) for a in (report.get("variants") or {}).get("alternates", [])
+    ]
 
 
 def _problems(doc: dict[str, Any]) -> list[str]:
@@ -65,10 +66,16 @@ def test_a_release_layout_passes_exactly(case: str, tmp_path: Path) -> None:
     # each folder with weights is one section, and the model is counted once: its default weights when there are
     # any (a folder of only fp16 weights counts those), element by element as the writer wrote them
     assert {n for n, _ in sections} == set(truth)
+
     def folder_of(rel: str) -> str:
         return rel.rsplit("/", 1)[0] if "/" in rel else ""
-    counted = {rel for rel in written if ".fp16" not in rel or not any(
-        ".fp16" not in other and folder_of(other) == folder_of(rel) for other in written)}
+
+    counted = {
+        rel
+        for rel in written
+        if ".fp16" not in rel
+        or not any(".fp16" not in other and folder_of(other) == folder_of(rel) for other in written)
+    }
     stored = sum(math.prod(shape) for rel in counted for _, _, shape in dump["files"][rel]["tensors"])
     assert doc["totals"]["parameters"] == stored == sum(r["totals"]["parameters"] for _, r in sections)
     assert sum(r["expected"]["parameters"] for _, r in sections) == sum(truth.values())
@@ -93,8 +100,9 @@ def test_a_truly_absent_shard_is_still_one_error_naming_it(case: str, tmp_path: 
 
 def test_a_stray_shard_beside_a_sharded_component_is_reported(tmp_path: Path) -> None:
     folder = build.build_folder_dump("release-flux-pipeline", tmp_path / "flux")
-    build.write_file(folder / "transformer" / "diffusion_pytorch_model-00001-of-00001.safetensors",
-                     [("extra.weight", "F32", [4])])
+    build.write_file(
+        folder / "transformer" / "diffusion_pytorch_model-00001-of-00001.safetensors", [("extra.weight", "F32", [4])]
+    )
     code, doc = run_json("audit", str(folder))
     [(name, report)] = [(n, r) for n, r in _sections(doc) if n == "transformer" and r["kind"].get("variant") is None]
     assert "shard-unreferenced" in {f["code"] for f in report["findings"]}
@@ -115,7 +123,9 @@ def test_variant_picks_each_components_variant_files(tmp_path: Path) -> None:
     assert code == 0
     names = [s["name"] for s in doc["sections"]]
     assert names == ["text_encoder", "text_encoder_2", "transformer", "vae"]
-    assert [r["variants"] for _, r in _sections(doc)] == [{"counted": "fp16", "audited": ["fp16"], "alternates": []}] * 4
+    assert [r["variants"] for _, r in _sections(doc)] == [
+        {"counted": "fp16", "audited": ["fp16"], "alternates": []}
+    ] * 4
     assert {dtype for _, r in _sections(doc) for dtype in r["totals"]["by_dtype"]} == {"F16"}
 
 

@@ -62,8 +62,9 @@ def test_a_variant_short_of_a_tensor_fails_and_the_default_weights_count(tmp_pat
     written = sum(math.prod(s) for _, _, s in _tensors("unet/diffusion_pytorch_model.safetensors"))
     assert doc["totals"]["parameters"] == written
     fp16 = _alternate(doc, "fp16")
-    assert [(f["code"], f["tensors"]) for f in fp16["findings"] if f["severity"] != "info"] == \
-        [("missing-tensor", ["conv_out.weight"])]
+    assert [(f["code"], f["tensors"]) for f in fp16["findings"] if f["severity"] != "info"] == [
+        ("missing-tensor", ["conv_out.weight"])
+    ]
     assert [(f["code"], f["variant"]) for f in doc["findings"]] == [("missing-tensor", "fp16")]
     assert doc["counts"]["error"] == 1 and doc["exit_code"] == 1
 
@@ -74,25 +75,38 @@ def test_variants_that_disagree_without_a_formula_are_told_apart(tmp_path: Path)
     copy naming its file; the default weights are counted and pass."""
     folder = tmp_path / "weights"
     folder.mkdir()
-    build.write_file(folder / "model.safetensors", [("a.weight", "F32", [4, 4]), ("b.weight", "F32", [4]),
-                                                    ("c.weight", "F32", [2, 2])])
-    build.write_file(folder / "model.fp16.safetensors", [("a.weight", "F16", [4, 5]), ("b.weight", "F16", [4]),
-                                                         ("d.weight", "F16", [3])])
+    build.write_file(
+        folder / "model.safetensors",
+        [("a.weight", "F32", [4, 4]), ("b.weight", "F32", [4]), ("c.weight", "F32", [2, 2])],
+    )
+    build.write_file(
+        folder / "model.fp16.safetensors",
+        [("a.weight", "F16", [4, 5]), ("b.weight", "F16", [4]), ("d.weight", "F16", [3])],
+    )
     code, doc = run_json("audit", str(folder))
     jsonschema.validate(doc, SCHEMA)
     assert code == 1 and doc["totals"]["parameters"] == 24 and _own(doc) == []
-    found = [(f["severity"], f["tensors"], f["files"]) for f in _alternate(doc, "fp16")["findings"]
-             if f["code"] == "variant-differs"]
-    assert found == [("error", ["c.weight"], ["model.fp16.safetensors"]),
-                     ("error", ["a.weight"], ["model.fp16.safetensors"]),
-                     ("warning", ["d.weight"], ["model.fp16.safetensors"])]
+    found = [
+        (f["severity"], f["tensors"], f["files"])
+        for f in _alternate(doc, "fp16")["findings"]
+        if f["code"] == "variant-differs"
+    ]
+    assert found == [
+        ("error", ["c.weight"], ["model.fp16.safetensors"]),
+        ("error", ["a.weight"], ["model.fp16.safetensors"]),
+        ("warning", ["d.weight"], ["model.fp16.safetensors"]),
+    ]
     messages = [f["message"] for f in doc["findings"] if f["code"] == "variant-differs"]
     assert "variant fp16 lacks 1 tensor of the default weights: c.weight" in messages
-    assert "variant fp16 stores 1 tensor in another shape than the default weights: a.weight [4, 5] (not [4, 4])" \
+    assert (
+        "variant fp16 stores 1 tensor in another shape than the default weights: a.weight [4, 5] (not [4, 4])"
         in messages
+    )
     # dtypes are what a precision variant changes: the same tensors in F16 are no difference
-    build.write_file(folder / "model.fp16.safetensors", [("a.weight", "F16", [4, 4]), ("b.weight", "F16", [4]),
-                                                         ("c.weight", "F16", [2, 2])])
+    build.write_file(
+        folder / "model.fp16.safetensors",
+        [("a.weight", "F16", [4, 4]), ("b.weight", "F16", [4]), ("c.weight", "F16", [2, 2])],
+    )
     code, doc = run_json("audit", str(folder))
     assert code == 0 and [f["code"] for f in doc["findings"] if f["code"] != "config-missing"] == []
 
@@ -116,7 +130,9 @@ def test_an_unreadable_variant_is_one_root_finding(tmp_path: Path) -> None:
     (pipe / "unet" / "diffusion_pytorch_model.fp16.safetensors").write_bytes(LFS_POINTER)
     code, doc = run_json("audit", str(pipe))
     assert code == 1
-    errors = [(f["section"], f.get("variant"), f["code"], f["files"]) for f in doc["findings"] if f["severity"] == "error"]
+    errors = [
+        (f["section"], f.get("variant"), f["code"], f["files"]) for f in doc["findings"] if f["severity"] == "error"
+    ]
     assert errors == [("unet", "fp16", "not-safetensors", ["diffusion_pytorch_model.fp16.safetensors"])]
 
 

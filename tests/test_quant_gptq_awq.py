@@ -21,10 +21,13 @@ from tests.support import build, gptq
 from tests.support.cli import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
-PUBLISHED = {e["config_file"]: e["published_params"]
-             for e in json.loads((ROOT / "fixtures" / "published-counts.json").read_text())}
+PUBLISHED = {
+    e["config_file"]: e["published_params"]
+    for e in json.loads((ROOT / "fixtures" / "published-counts.json").read_text())
+}
 LLAMA3_8B = "meta-llama__Meta-Llama-3-8B"
 QWEN25_7B = "Qwen__Qwen2.5-7B"
+
 
 # (in_features, out_features) of the seven linears of one decoder layer, from config.json:
 # q, k, v, o, gate, up, down with hidden d, kv width h_kv * h_d and MLP width d_ff.
@@ -32,8 +35,8 @@ def _linears(d: int, kv: int, d_ff: int) -> list[tuple[int, int]]:
     return [(d, d), (d, kv), (d, kv), (d, d), (d, d_ff), (d, d_ff), (d_ff, d)]
 
 
-LLAMA3_LINEARS = _linears(4096, 8 * 128, 14336)   # 32 layers
-QWEN25_LINEARS = _linears(3584, 4 * 128, 18944)   # 28 layers
+LLAMA3_LINEARS = _linears(4096, 8 * 128, 14336)  # 32 layers
+QWEN25_LINEARS = _linears(3584, 4 * 128, 18944)  # 28 layers
 
 
 def _gptq_bookkeeping(linears: list[tuple[int, int]], layers: int, bits: int = 4, group: int = 128) -> int:
@@ -56,6 +59,7 @@ def _hits(report: auditor.Report, code: str, tensor: str) -> list[Finding]:
 
 
 # --- clean exports -------------------------------------------------------------------------------------------
+
 
 def test_hand_computations() -> None:
     """The figures the tests below rely on, written out: Llama-3-8B per layer, GPTQ 4-bit group 128.
@@ -90,7 +94,8 @@ def test_gptq_llama3_8b(tmp_path: Path) -> None:
     assert cats["model.layers.0.mlp.down_proj.g_idx"] == "quantization"
     assert cats["lm_head.weight"] == cats["model.embed_tokens.weight"] == cats["model.norm.weight"] == "model"
     assert {c.component: c.actual - c.expected for c in rec.components} == dict.fromkeys(
-        [c.component for c in rec.components], 0)
+        [c.component for c in rec.components], 0
+    )
 
 
 def test_gptq_llama3_8b_zero_biases(tmp_path: Path) -> None:
@@ -193,10 +198,12 @@ def test_gptq_cli_exit_zero(tmp_path: Path) -> None:
 
 # --- broken exports ------------------------------------------------------------------------------------------
 
+
 def test_gptq_wrong_qweight_shape(tmp_path: Path) -> None:
     bad = "model.layers.5.mlp.down_proj.qweight"  # [14336 // 32 * 4, 4096] = [1792, 4096]
-    report = auditor.audit(str(gptq.gptq_checkpoint(tmp_path / "bad", LLAMA3_8B,
-                                                replace={bad: (bad, "I32", [1791, 4096])})))
+    report = auditor.audit(
+        str(gptq.gptq_checkpoint(tmp_path / "bad", LLAMA3_8B, replace={bad: (bad, "I32", [1791, 4096])}))
+    )
     assert isinstance(report, Report)
     hits = _hits(report, "quantization-scale-mismatch", bad)
     assert report.verdict == "fail" and hits and hits[0].severity == "error"
@@ -206,8 +213,9 @@ def test_gptq_wrong_qweight_shape(tmp_path: Path) -> None:
 
 def test_gptq_wrong_scales_group_count(tmp_path: Path) -> None:
     bad = "model.layers.7.self_attn.o_proj.scales"  # [ceil(4096 / 128), 4096] = [32, 4096]
-    report = auditor.audit(str(gptq.gptq_checkpoint(tmp_path / "bad", LLAMA3_8B,
-                                                replace={bad: (bad, "F16", [33, 4096])})))
+    report = auditor.audit(
+        str(gptq.gptq_checkpoint(tmp_path / "bad", LLAMA3_8B, replace={bad: (bad, "F16", [33, 4096])}))
+    )
     assert isinstance(report, Report)
     hits = _hits(report, "quantization-scale-mismatch", bad)
     assert report.verdict == "fail" and hits and hits[0].severity == "error"
@@ -217,8 +225,9 @@ def test_gptq_wrong_scales_group_count(tmp_path: Path) -> None:
 
 def test_awq_wrong_scales_group_count(tmp_path: Path) -> None:
     bad = "model.layers.0.mlp.down_proj.scales"  # [14336 // 128, 4096] = [112, 4096]
-    report = auditor.audit(str(gptq.awq_checkpoint(tmp_path / "bad", LLAMA3_8B,
-                                               replace={bad: (bad, "F16", [56, 4096])})))
+    report = auditor.audit(
+        str(gptq.awq_checkpoint(tmp_path / "bad", LLAMA3_8B, replace={bad: (bad, "F16", [56, 4096])}))
+    )
     assert isinstance(report, Report)
     hits = _hits(report, "quantization-scale-mismatch", bad)
     assert report.verdict == "fail" and hits and "[112, 4096]" in hits[0].message
@@ -273,8 +282,9 @@ def test_quantized_names_without_gptq_config_are_one_error(tmp_path: Path) -> No
     """Without quant_method gptq/awq a loader cannot read these tensors: one root cause, one error naming them
     (quantization-config-missing), not a missing weight and an unexpected tensor for each."""
     layout = gptq.quantize(build.load_layout("tiny-llama-bias")["tensors"], "gptq")
-    report = auditor.audit(str(build.build_checkpoint(tmp_path / "noconfig", layout,
-                                                  config=build.load_config("tiny-llama-bias.json"))))
+    report = auditor.audit(
+        str(build.build_checkpoint(tmp_path / "noconfig", layout, config=build.load_config("tiny-llama-bias.json")))
+    )
     assert isinstance(report, Report)
     errors = [f for f in report.findings if f.severity == "error"]
     assert report.verdict == "fail" and [f.code for f in errors] == ["quantization-config-missing"]

@@ -37,10 +37,12 @@ def load_case(case: str) -> dict[str, Any]:
     return doc  # configs exactly as the libraries wrote them (Qwen3-MoE: num_local_experts, a spec alias)
 
 
-def _build(tmp: Path, doc: dict[str, Any], tensors: list[Any] | None = None,
-           config: dict[str, Any] | None = None) -> Path:
-    return build.build_checkpoint(tmp, [tuple(t) for t in (tensors or doc["tensors"])],
-                                  config=doc["config"] if config is None else config)
+def _build(
+    tmp: Path, doc: dict[str, Any], tensors: list[Any] | None = None, config: dict[str, Any] | None = None
+) -> Path:
+    return build.build_checkpoint(
+        tmp, [tuple(t) for t in (tensors or doc["tensors"])], config=doc["config"] if config is None else config
+    )
 
 
 def _elements(tensors: list[Any]) -> int:
@@ -57,9 +59,25 @@ def _hits(report: Report | CompositeReport, code: str, tensor: str | None = None
 
 def test_every_scheme_has_a_library_written_case() -> None:
     schemes = {c.split("-", 1)[1] for c in CASES}
-    assert {"ct-w4a16", "ct-w4a16-asym", "ct-w8a16", "ct-w3a16", "ct-w4a16-channel-asym", "ct-w4a16-tensor",
-            "ct-w8a8", "ct-fp8", "ct-fp8-dynamic", "ct-fp8-block", "ct-nvfp4", "ct-nvfp4a16", "ct-mxfp4",
-            "bnb-nf4", "bnb-fp4", "bnb-nf4-dq", "bnb-int8"} <= schemes
+    assert {
+        "ct-w4a16",
+        "ct-w4a16-asym",
+        "ct-w8a16",
+        "ct-w3a16",
+        "ct-w4a16-channel-asym",
+        "ct-w4a16-tensor",
+        "ct-w8a8",
+        "ct-fp8",
+        "ct-fp8-dynamic",
+        "ct-fp8-block",
+        "ct-nvfp4",
+        "ct-nvfp4a16",
+        "ct-mxfp4",
+        "bnb-nf4",
+        "bnb-fp4",
+        "bnb-nf4-dq",
+        "bnb-int8",
+    } <= schemes
     assert {c.split("-", 1)[0] for c in CASES} == {"llama", "qwen3", "qwen3_moe"}
 
 
@@ -82,8 +100,13 @@ def test_library_written_checkpoint_reconciles(tmp_path: Path, case: str) -> Non
 def _victim(doc: dict[str, Any]) -> list[Any]:
     """A scale of layer 1's q_proj (weight_scale, absmax, SCB, ...)."""
     module = "model.layers.1.self_attn.q_proj."
-    return next(t for t in doc["tensors"] if t[0].startswith(module) and not t[0].endswith(PACKED_SUFFIXES)
-                and any(k in t[0] for k in ("scale", "absmax", "SCB")))
+    return next(
+        t
+        for t in doc["tensors"]
+        if t[0].startswith(module)
+        and not t[0].endswith(PACKED_SUFFIXES)
+        and any(k in t[0] for k in ("scale", "absmax", "SCB"))
+    )
 
 
 @pytest.mark.parametrize("case", LLAMA_CASES)
@@ -121,11 +144,13 @@ def test_qwen3_uneven_fp8_blocks(tmp_path: Path) -> None:
 
 # --- the config is the authority: layers stored in another form ---------------------------------------------
 
+
 def test_layer_in_full_precision_where_config_quantizes(tmp_path: Path) -> None:
     doc = load_case("llama-ct-w4a16")
     module = "model.layers.1.self_attn.q_proj"
-    tensors = [t for t in doc["tensors"] if not t[0].startswith(module + ".")] + [(f"{module}.weight", "BF16",
-                                                                                   [256, 256])]
+    tensors = [t for t in doc["tensors"] if not t[0].startswith(module + ".")] + [
+        (f"{module}.weight", "BF16", [256, 256])
+    ]
     report = auditor.audit(str(_build(tmp_path / "fp", doc, tensors)))
     assert isinstance(report, Report)
     hits = _hits(report, "quantization-coverage", f"{module}.weight")
@@ -155,8 +180,9 @@ def test_ignore_list_respected(tmp_path: Path) -> None:
     report = auditor.audit(str(_build(tmp_path / "bad", doc, config=config)))
     assert isinstance(report, Report)
     hits = _hits(report, "quantization-coverage")
-    assert len(hits) == 1 and set(hits[0].tensors) == {f"model.layers.0.mlp.{p}.weight"
-                                                       for p in ("gate_proj", "up_proj", "down_proj")}
+    assert len(hits) == 1 and set(hits[0].tensors) == {
+        f"model.layers.0.mlp.{p}.weight" for p in ("gate_proj", "up_proj", "down_proj")
+    }
 
 
 @pytest.mark.parametrize("case", ["llama-ct-fp8", "llama-ct-w4a16", "llama-bnb-nf4"])
@@ -181,8 +207,10 @@ def test_dtype_differs_from_config(tmp_path: Path) -> None:
     assert isinstance(report, Report)
     hits = _hits(report, "dtype-config-mismatch")
     assert report.exit_code == 0 and len(hits) == 1 and hits[0].severity == "warning"
-    assert f"stored F32, config says bfloat16: {floats * 4 / 1e6:.1f} MB instead of {floats * 2 / 1e6:.1f} MB" \
+    assert (
+        f"stored F32, config says bfloat16: {floats * 4 / 1e6:.1f} MB instead of {floats * 2 / 1e6:.1f} MB"
         in hits[0].message
+    )
 
 
 # --- ModelOpt and MLX, derived from the libraries' source ---------------------------------------------------
@@ -214,8 +242,9 @@ def test_modelopt_fp8_and_bad_scale(tmp_path: Path) -> None:
     assert good.exit_code == 0 and good.reconciliation.ledger["model"] == good.reconciliation.expected_parameters
     path = quant_derived.write_modelopt(tmp_path / "bad", QWEN3_06B)
     bad = "model.layers.3.mlp.up_proj.weight_scale_2"
-    layout = [(n, d, [2] if n == bad else s) for n, d, s in quant_derived.modelopt(
-        build.load_layout(QWEN3_06B)["tensors"])]
+    layout = [
+        (n, d, [2] if n == bad else s) for n, d, s in quant_derived.modelopt(build.load_layout(QWEN3_06B)["tensors"])
+    ]
     build.build_checkpoint(path, layout, config=build.load_config(build.load_layout(QWEN3_06B)["config_file"]))
     hits = _hits(auditor.audit(str(path)), "quantization-scale-mismatch", bad)
     assert hits and f"{bad}: shape [2], expected [] or [1]" in hits[0].message
@@ -232,8 +261,9 @@ def test_modelopt_excluded_layers_stay_full_precision(tmp_path: Path) -> None:
 def test_mlx_affine(tmp_path: Path) -> None:
     layout = build.load_layout(QWEN3_06B)
     config = quant_derived.mlx_config(build.load_config(layout["config_file"]))
-    report = auditor.audit(str(build.build_checkpoint(tmp_path / "mlx", quant_derived.mlx(layout["tensors"]),
-                                                  config=config)))
+    report = auditor.audit(
+        str(build.build_checkpoint(tmp_path / "mlx", quant_derived.mlx(layout["tensors"]), config=config))
+    )
     assert isinstance(report, Report)
     rec = report.reconciliation
     assert report.exit_code == 0 and _problems(report) == []
@@ -247,8 +277,9 @@ def test_mlx_per_layer_override(tmp_path: Path) -> None:
     cfg = build.load_config(layout["config_file"])
     per_layer = {"model.layers.0.mlp.down_proj": {"bits": 8, "group_size": 64}}
     tensors = quant_derived.mlx(layout["tensors"], per_layer=per_layer)
-    ok = auditor.audit(str(build.build_checkpoint(tmp_path / "ok", tensors,
-                                              config=quant_derived.mlx_config(cfg, per_layer=per_layer))))
+    ok = auditor.audit(
+        str(build.build_checkpoint(tmp_path / "ok", tensors, config=quant_derived.mlx_config(cfg, per_layer=per_layer)))
+    )
     assert isinstance(ok, Report)
     assert ok.exit_code == 0 and ok.reconciliation.ledger["model"] == 596_049_920
     bad = auditor.audit(str(build.build_checkpoint(tmp_path / "bad", tensors, config=quant_derived.mlx_config(cfg))))
@@ -259,6 +290,7 @@ def test_mlx_per_layer_override(tmp_path: Path) -> None:
 
 # --- GPTQ Marlin ---------------------------------------------------------------------------------------------
 
+
 def test_gptq_marlin(tmp_path: Path) -> None:
     """AutoGPTQ ``qlinear_marlin.QuantLinear`` (4-bit; it needs in % 128 == 0 and out % 256 == 0, as Qwen3-0.6B
     has): B int32 [in / 16, out * 16 / 8], s float16 [in / group_size, out]."""
@@ -268,13 +300,21 @@ def test_gptq_marlin(tmp_path: Path) -> None:
         if len(shape) == 2 and ".layers." in name and name.endswith(".weight"):
             out_f, in_f = shape
             module = name[: -len(".weight")]
-            tensors += [(f"{module}.B", "I32", [in_f // 16, out_f * 16 // 8]), (f"{module}.s", "F16",
-                                                                                  [in_f // 128, out_f])]
+            tensors += [
+                (f"{module}.B", "I32", [in_f // 16, out_f * 16 // 8]),
+                (f"{module}.s", "F16", [in_f // 128, out_f]),
+            ]
         else:
             tensors.append((name, dtype, shape))
     config = build.load_config(layout["config_file"])
-    config["quantization_config"] = {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False,
-                                     "sym": True, "checkpoint_format": "marlin"}
+    config["quantization_config"] = {
+        "quant_method": "gptq",
+        "bits": 4,
+        "group_size": 128,
+        "desc_act": False,
+        "sym": True,
+        "checkpoint_format": "marlin",
+    }
     report = auditor.audit(str(build.build_checkpoint(tmp_path / "marlin", tensors, config=config)))
     assert isinstance(report, Report)
     rec = report.reconciliation
@@ -285,16 +325,35 @@ def test_gptq_marlin(tmp_path: Path) -> None:
 
 def test_scheme_files_load_and_malformed_ones_are_refused() -> None:
     from auditor.quant.schemes import SchemeError, _scheme, all_schemes
+
     schemes = all_schemes()
     assert len({s.name for s in schemes}) == len(schemes) >= 16
-    assert {s.method for s in schemes} == {"compressed-tensors", "bitsandbytes", "gptq", "awq", "fp8", "fbgemm_fp8",
-                                           "mxfp4", "modelopt", "mlx"}
-    two_weights = {"name": "x", "method": "m", "tensor": [{"name": "{weight}", "dtype": ["U8"], "role": "weight"},
-                                                         {"name": "{weight}.a", "dtype": ["U8"], "role": "weight"}]}
+    assert {s.method for s in schemes} == {
+        "compressed-tensors",
+        "bitsandbytes",
+        "gptq",
+        "awq",
+        "fp8",
+        "fbgemm_fp8",
+        "mxfp4",
+        "modelopt",
+        "mlx",
+    }
+    two_weights = {
+        "name": "x",
+        "method": "m",
+        "tensor": [
+            {"name": "{weight}", "dtype": ["U8"], "role": "weight"},
+            {"name": "{weight}.a", "dtype": ["U8"], "role": "weight"},
+        ],
+    }
     with pytest.raises(SchemeError, match="exactly one tensor"):
         _scheme(two_weights, "bad.toml")
-    unsafe = {"name": "x", "method": "m", "tensor": [{"name": "{weight}", "dtype": ["U8"], "role": "weight",
-                                                      "shape": ["__import__('os').getpid()"]}]}
+    unsafe = {
+        "name": "x",
+        "method": "m",
+        "tensor": [{"name": "{weight}", "dtype": ["U8"], "role": "weight", "shape": ["__import__('os').getpid()"]}],
+    }
     with pytest.raises(SchemeError, match="not allowed|only"):
         _scheme(unsafe, "bad.toml")
 
@@ -315,15 +374,20 @@ def test_cli_json_on_nvfp4_and_a_broken_copy(tmp_path: Path) -> None:
 def test_gptqmodel_dynamic_skip_and_override(tmp_path: Path) -> None:
     """GPTQModel's ``dynamic``: "-:regex" leaves modules unquantized, "+:regex" overrides bits / group_size."""
     from tests.support import gptq
+
     base = build.load_layout("tiny-llama-bias")["tensors"]
     down = [t for t in base if ".down_proj." in t[0]]
     rest = [t for t in base if ".down_proj." not in t[0]]
-    layout = gptq.quantize(rest, "gptq", modules_to_not_convert=["model.layers.1.mlp"]) + gptq.quantize(
-        [t for t in down if "layers.1." not in t[0]], "gptq", bits=8, group_size=64) + [
-        (n, "F16", s) for n, _, s in down if "layers.1." in n]
+    layout = (
+        gptq.quantize(rest, "gptq", modules_to_not_convert=["model.layers.1.mlp"])
+        + gptq.quantize([t for t in down if "layers.1." not in t[0]], "gptq", bits=8, group_size=64)
+        + [(n, "F16", s) for n, _, s in down if "layers.1." in n]
+    )
     config = gptq.gptq_config(build.load_config("tiny-llama-bias.json"))
-    config["quantization_config"]["dynamic"] = {r"-:model\.layers\.1\.mlp\..*": {},
-                                                r"+:.*down_proj": {"bits": 8, "group_size": 64}}
+    config["quantization_config"]["dynamic"] = {
+        r"-:model\.layers\.1\.mlp\..*": {},
+        r"+:.*down_proj": {"bits": 8, "group_size": 64},
+    }
     report = auditor.audit(str(build.build_checkpoint(tmp_path / "dyn", layout, config=config)))
     assert isinstance(report, Report)
     assert report.exit_code == 0 and _problems(report) == []
@@ -345,8 +409,11 @@ def test_moe_with_quantized_experts(tmp_path: Path) -> None:
     shapes = {n: (d, s) for n, d, s in doc["tensors"]}
 
     def packed(module: str, rows: int, cols: int) -> list[tuple[str, str, list[int]]]:
-        return [(f"{module}.weight_packed", "I32", [rows, math.ceil(cols * 4 / 32)]),
-                (f"{module}.weight_scale", "BF16", [rows, cols // 128]), (f"{module}.weight_shape", "I64", [2])]
+        return [
+            (f"{module}.weight_packed", "I32", [rows, math.ceil(cols * 4 / 32)]),
+            (f"{module}.weight_scale", "BF16", [rows, cols // 128]),
+            (f"{module}.weight_shape", "I64", [2]),
+        ]
 
     for name, (_dtype, shape) in shapes.items():
         if name.endswith(".weight_packed"):

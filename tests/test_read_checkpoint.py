@@ -26,9 +26,14 @@ def codes(report: Report | CompositeReport) -> dict[str, list[str]]:
 
 
 def sharded(make_checkpoint: Callable[..., Path]) -> Path:
-    return make_checkpoint(TENSORS, weight_map={"a.weight": "model-00001-of-00002.safetensors",
-                                                "b.weight": "model-00001-of-00002.safetensors",
-                                                "c.weight": "model-00002-of-00002.safetensors"})
+    return make_checkpoint(
+        TENSORS,
+        weight_map={
+            "a.weight": "model-00001-of-00002.safetensors",
+            "b.weight": "model-00001-of-00002.safetensors",
+            "c.weight": "model-00002-of-00002.safetensors",
+        },
+    )
 
 
 def edit_index(path: Path, change: Callable[[dict], None]) -> None:
@@ -57,23 +62,39 @@ def test_single_file_target_and_directory(make_checkpoint: Callable[..., Path]) 
         assert report.totals.tensors == 3 and report.verdict == "pass"
 
 
-@pytest.mark.parametrize("change,code,named", [
-    (lambda ix: ix["weight_map"].update({"ghost.weight": "model-00001-of-00002.safetensors"}),
-     "index-tensor-missing", "ghost.weight"),
-    (lambda ix: ix["weight_map"].pop("b.weight"), "index-tensor-unlisted", "b.weight"),
-    (lambda ix: ix["weight_map"].update({"b.weight": "model-00002-of-00002.safetensors"}),
-     "index-tensor-misplaced", "b.weight"),
-    (lambda ix: ix["weight_map"].update({"z.weight": "model-00003-of-00003.safetensors"}),
-     "index-shard-missing", "z.weight"),
-    (lambda ix: ix["weight_map"].update({"z.weight": "../outside.safetensors"}), "index-path-unsafe", "z.weight"),
-    (lambda ix: ix["weight_map"].update({"z.weight": "/etc/passwd"}), "index-path-unsafe", "z.weight"),
-    (lambda ix: ix["metadata"].update({"total_size": 12345}), "index-total-size-mismatch",
-     "model.safetensors.index.json"),
-    (lambda ix: ix.pop("metadata"), "index-metadata-missing", "model.safetensors.index.json"),
-    (lambda ix: ix.pop("weight_map"), "index-invalid", "model.safetensors.index.json"),
-])
-def test_index_inconsistencies(make_checkpoint: Callable[..., Path], change: Callable[[dict], None], code: str,
-                               named: str) -> None:
+@pytest.mark.parametrize(
+    "change,code,named",
+    [
+        (
+            lambda ix: ix["weight_map"].update({"ghost.weight": "model-00001-of-00002.safetensors"}),
+            "index-tensor-missing",
+            "ghost.weight",
+        ),
+        (lambda ix: ix["weight_map"].pop("b.weight"), "index-tensor-unlisted", "b.weight"),
+        (
+            lambda ix: ix["weight_map"].update({"b.weight": "model-00002-of-00002.safetensors"}),
+            "index-tensor-misplaced",
+            "b.weight",
+        ),
+        (
+            lambda ix: ix["weight_map"].update({"z.weight": "model-00003-of-00003.safetensors"}),
+            "index-shard-missing",
+            "z.weight",
+        ),
+        (lambda ix: ix["weight_map"].update({"z.weight": "../outside.safetensors"}), "index-path-unsafe", "z.weight"),
+        (lambda ix: ix["weight_map"].update({"z.weight": "/etc/passwd"}), "index-path-unsafe", "z.weight"),
+        (
+            lambda ix: ix["metadata"].update({"total_size": 12345}),
+            "index-total-size-mismatch",
+            "model.safetensors.index.json",
+        ),
+        (lambda ix: ix.pop("metadata"), "index-metadata-missing", "model.safetensors.index.json"),
+        (lambda ix: ix.pop("weight_map"), "index-invalid", "model.safetensors.index.json"),
+    ],
+)
+def test_index_inconsistencies(
+    make_checkpoint: Callable[..., Path], change: Callable[[dict], None], code: str, named: str
+) -> None:
     path = sharded(make_checkpoint)
     edit_index(path, change)
     report = auditor.audit(str(path))
@@ -139,6 +160,7 @@ def test_model_safetensors_wins_over_index(make_checkpoint: Callable[..., Path])
 
 def test_other_index_names(tmp_path: Path) -> None:
     from tests.support.build import build_checkpoint
+
     path = build_checkpoint(tmp_path / "mistral", TENSORS, shards=2, prefix="consolidated")
     report = auditor.audit(str(path))
     assert isinstance(report, Report)
@@ -167,6 +189,7 @@ def test_pickle_beside_safetensors_is_listed(make_checkpoint: Callable[..., Path
 
 # grouping
 
+
 def test_split_and_ranges() -> None:
     assert split_name("model.layers.10.mlp.experts.7.w") == ("model.layers.{}.mlp.experts.{}.w", (10, 7))
     assert split_name("h.0.attn.bias") == ("h.{}.attn.bias", (0,))
@@ -177,33 +200,40 @@ def test_split_and_ranges() -> None:
 
 
 def test_groups_collapse_layers_and_experts(make_checkpoint: Callable[..., Path]) -> None:
-    tensors = [(f"model.layers.{layer}.mlp.experts.{e}.down_proj.weight", "BF16", [8, 4])
-               for layer in range(3, 6) for e in range(4) if not (layer == 4 and e == 2)]
+    tensors = [
+        (f"model.layers.{layer}.mlp.experts.{e}.down_proj.weight", "BF16", [8, 4])
+        for layer in range(3, 6)
+        for e in range(4)
+        if not (layer == 4 and e == 2)
+    ]
     tensors += [(f"model.layers.{layer}.mlp.down_proj.weight", "BF16", [8, 16]) for layer in range(3)]
     report = auditor.audit(str(make_checkpoint(tensors)))
     assert isinstance(report, Report)
     patterns = {g.pattern: g.count for g in report.groups}
     # the hole (expert 2 of layer 4) shows in the patterns themselves, each count exact
-    assert patterns == {"model.layers.{3,5}.mlp.experts.{0..3}.down_proj.weight": 8,
-                        "model.layers.4.mlp.experts.{0..1,3}.down_proj.weight": 3,
-                        "model.layers.{0..2}.mlp.down_proj.weight": 3}
+    assert patterns == {
+        "model.layers.{3,5}.mlp.experts.{0..3}.down_proj.weight": 8,
+        "model.layers.4.mlp.experts.{0..1,3}.down_proj.weight": 3,
+        "model.layers.{0..2}.mlp.down_proj.weight": 3,
+    }
     gap = [f for f in report.findings if f.code == "range-gap"]
     assert gap and gap[0].tensors == ("model.layers.4.mlp.experts.2.down_proj.weight",)
 
 
 def test_groups_split_on_shape_and_dtype() -> None:
     from auditor.read.header import Tensor
+
     tensors = [Tensor(f"l.{i}.w", "BF16", (4, 4), 16, "f", 0, 32) for i in range(4)]
     tensors[2] = Tensor("l.2.w", "F32", (4, 4), 16, "f", 0, 64)
     groups = group_tensors(tensors)
     assert [(g.pattern, g.dtype, g.count) for g in groups] == [("l.{0..1,3}.w", "BF16", 3), ("l.2.w", "F32", 1)]
 
 
-
 def test_group_indices_past_64_bits_are_kept_exactly() -> None:
     """Indices are stored in a 64-bit array; a crafted name's index past that switches the group to plain ints
     with nothing lost or reordered."""
     from auditor.read.header import Tensor
+
     huge = 2**70
     tensors = [Tensor(f"l.{i}.e.{j}.w", "BF16", (4,), 4, "f", 0, 8) for i, j in ((0, 1), (1, huge), (2, 3))]
     (group,) = group_tensors(tensors)
@@ -212,9 +242,12 @@ def test_group_indices_past_64_bits_are_kept_exactly() -> None:
     assert group.pattern == "l.{0..2}.e.{1,3," + str(huge) + "}.w"
     assert not group.full_grid  # 3 names, 3 x 3 combinations
 
-def test_tensor_budget_stops_reading_and_says_so(make_checkpoint: Callable[..., Path],
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+
+def test_tensor_budget_stops_reading_and_says_so(
+    make_checkpoint: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import auditor.read.checkpoint
+
     monkeypatch.setattr(auditor.read.checkpoint, "MAX_TENSORS", 5)
     path = make_checkpoint([(f"t{i}.w", "F32", [1]) for i in range(30)], shards=3)
     index_path = path / "model.safetensors.index.json"
@@ -230,11 +263,13 @@ def test_tensor_budget_stops_reading_and_says_so(make_checkpoint: Callable[..., 
     assert report.exit_code == 1 and report.totals.tensors == 10
 
 
-def test_limits_scale_with_the_checkpoint(make_checkpoint: Callable[..., Path],
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_limits_scale_with_the_checkpoint(
+    make_checkpoint: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A large healthy checkpoint is never failed by a fixed cap: the index may grow with the shards listed
     beside it, and the tensor budget with the tensors the index names."""
     import auditor.read.checkpoint
+
     path = make_checkpoint([(f"t{i}.w", "F32", [1]) for i in range(30)], shards=3)
     index_size = (path / "model.safetensors.index.json").stat().st_size
     monkeypatch.setattr(auditor.read.checkpoint, "MAX_SMALL_FILE", 64)
@@ -250,8 +285,9 @@ def test_limits_scale_with_the_checkpoint(make_checkpoint: Callable[..., Path],
 
 
 @pytest.mark.parametrize("declared,flagged", [(333_312, True), ("8B", True), (None, False), (36, False)])
-def test_index_total_parameters_is_checked(make_checkpoint: Callable[..., Path], declared: object,
-                                           flagged: bool) -> None:
+def test_index_total_parameters_is_checked(
+    make_checkpoint: Callable[..., Path], declared: object, flagged: bool
+) -> None:
     path = sharded(make_checkpoint)  # 36 parameters stored
     if declared is not None:
         edit_index(path, lambda ix: ix["metadata"].update({"total_parameters": declared}))
@@ -267,14 +303,23 @@ def test_patterns_from_the_groups_equal_patterns_from_splitting_each_name() -> N
     a template named in part, a template split over two shapes, and a name no group holds."""
     from auditor.inventory.patterns import patterns, split_holes
     from auditor.read.header import Tensor
-    tensors = [Tensor(f"m.{layer}.e.{e}.w", "BF16", (4,), 4, "f", 0, 8)
-               for layer in range(4) for e in range(3) if (layer, e) != (2, 1)]
+
+    tensors = [
+        Tensor(f"m.{layer}.e.{e}.w", "BF16", (4,), 4, "f", 0, 8)
+        for layer in range(4)
+        for e in range(3)
+        if (layer, e) != (2, 1)
+    ]
     tensors += [Tensor(f"m.{layer}.n", "F32" if layer else "BF16", (2,), 2, "f", 0, 8) for layer in range(3)]
     tensors += [Tensor(f"m.{layer}.s", "F32", (1,), 1, "f", 0, 4) for layer in range(5)]
     groups = split_holes(group_tensors(tensors))
     named = [t.name for t in tensors]
-    for names in (named, named[::-1], [n for n in named if not n.endswith(".s") or "m.3." in n],
-                  [*named, "m.9.e.0.w", "other.w"]):
+    for names in (
+        named,
+        named[::-1],
+        [n for n in named if not n.endswith(".s") or "m.3." in n],
+        [*named, "m.9.e.0.w", "other.w"],
+    ):
         assert patterns(names, groups) == patterns(names)
     assert patterns(named, groups)[:2] == ["m.{0..1,3}.e.{0..2}.w", "m.2.e.{0,2}.w"]
 
@@ -283,14 +328,24 @@ def test_numbered_shard_sets_read_deepseeks_six_digit_totals(make_checkpoint: Ca
     """DeepSeek-V3 names its shards -00001-of-000163: a numbered set like save_pretrained's -of-00005, whose
     missing member is named as the set writes its names."""
     from auditor.read.checkpoint import numbered_shards, promised_numbers
-    sets = numbered_shards(["model-00001-of-000163.safetensors", "model-00163-of-000163.safetensors",
-                            "sub/model-00002-of-00002.safetensors", "model.safetensors"])
-    assert sets == {("model", "000163"): {1: "model-00001-of-000163.safetensors",
-                                          163: "model-00163-of-000163.safetensors"},
-                    ("model", "00002"): {2: "sub/model-00002-of-00002.safetensors"}}
+
+    sets = numbered_shards(
+        [
+            "model-00001-of-000163.safetensors",
+            "model-00163-of-000163.safetensors",
+            "sub/model-00002-of-00002.safetensors",
+            "model.safetensors",
+        ]
+    )
+    assert sets == {
+        ("model", "000163"): {1: "model-00001-of-000163.safetensors", 163: "model-00163-of-000163.safetensors"},
+        ("model", "00002"): {2: "sub/model-00002-of-00002.safetensors"},
+    }
     assert promised_numbers(163, [1, 163]) == set(range(1, 164)) and promised_numbers(2, [0, 2]) == {0, 1, 2}
     assert promised_numbers(413, [0, 412]) == set(range(413))  # MiniMax-M1: 0..N-1 (tests/test_specs_remote_llm.py)
-    shards = {name: f"model-0000{i}-of-000003.safetensors" for i, name in enumerate(("a.weight", "b.weight", "c.weight"), 1)}
+    shards = {
+        name: f"model-0000{i}-of-000003.safetensors" for i, name in enumerate(("a.weight", "b.weight", "c.weight"), 1)
+    }
     path = make_checkpoint([(n, "F32", [2]) for n in shards], weight_map=shards)
     (path / "model-00003-of-000003.safetensors").unlink()
     index = json.loads((path / "model.safetensors.index.json").read_text())

@@ -46,14 +46,30 @@ CASES: dict[str, tuple[bytes, str, bool]] = {
     "BOM": (frame("\ufeff{}"), "header-invalid-json", True),
     "trailing NUL padding": (frame(b"{}\x00\x00"), "header-invalid-json", True),
     "zero-length header": (frame(b""), "header-invalid-json", True),
-    "duplicate tensor, same info": (frame('{"a":' + json.dumps(entry()) + ',"a":' + json.dumps(entry()) + "}", 8),
-                                   "header-duplicate-key", False),
-    "duplicate tensor, other offsets": (frame('{"a":' + json.dumps(entry(offsets=[0, 8])) + ',"b":'
-                                              + json.dumps(entry(offsets=[8, 16])) + ',"a":'
-                                              + json.dumps(entry(offsets=[8, 16])) + "}", 16),
-                                        "header-duplicate-key", True),
-    "duplicate field in entry": (frame('{"a":{"dtype":"F32","dtype":"F32","shape":[2],"data_offsets":[0,8]}}', 8),
-                                 "header-duplicate-key", True),
+    "duplicate tensor, same info": (
+        frame('{"a":' + json.dumps(entry()) + ',"a":' + json.dumps(entry()) + "}", 8),
+        "header-duplicate-key",
+        False,
+    ),
+    "duplicate tensor, other offsets": (
+        frame(
+            '{"a":'
+            + json.dumps(entry(offsets=[0, 8]))
+            + ',"b":'
+            + json.dumps(entry(offsets=[8, 16]))
+            + ',"a":'
+            + json.dumps(entry(offsets=[8, 16]))
+            + "}",
+            16,
+        ),
+        "header-duplicate-key",
+        True,
+    ),
+    "duplicate field in entry": (
+        frame('{"a":{"dtype":"F32","dtype":"F32","shape":[2],"data_offsets":[0,8]}}', 8),
+        "header-duplicate-key",
+        True,
+    ),
     "duplicate __metadata__": (frame('{"__metadata__":{},"__metadata__":{}}'), "header-duplicate-key", True),
     "metadata not strings": (frame(hdr(__metadata__={"x": 1})), "metadata-invalid", True),
     "tensor named __metadata__": (frame(hdr(__metadata__=entry()), 8), "metadata-invalid", True),
@@ -63,26 +79,42 @@ CASES: dict[str, tuple[bytes, str, bool]] = {
     "float in shape": (frame(hdr(a=entry(shape=[2.0])), 8), "tensor-entry-invalid", True),  # type: ignore[list-item]
     "negative shape": (frame(hdr(a=entry(shape=[-2])), 8), "tensor-entry-invalid", True),
     "bool in shape": (frame(hdr(a=entry(shape=[True])), 8), "tensor-entry-invalid", True),  # type: ignore[list-item]
-    "three offsets": (frame(hdr(a={"dtype": "F32", "shape": [2], "data_offsets": [0, 8, 8]}), 8),
-                      "tensor-entry-invalid", True),
-    "offsets object": (frame(hdr(a={"dtype": "F32", "shape": [2], "data_offsets": {"a": 0}}), 8),
-                       "tensor-entry-invalid", True),
+    "three offsets": (
+        frame(hdr(a={"dtype": "F32", "shape": [2], "data_offsets": [0, 8, 8]}), 8),
+        "tensor-entry-invalid",
+        True,
+    ),
+    "offsets object": (
+        frame(hdr(a={"dtype": "F32", "shape": [2], "data_offsets": {"a": 0}}), 8),
+        "tensor-entry-invalid",
+        True,
+    ),
     "entry not an object": (frame(hdr(a=5)), "tensor-entry-invalid", True),
     "unknown dtype": (frame(hdr(a=entry(dtype="F128")), 8), "dtype-unknown", True),
     "lowercase dtype": (frame(hdr(a=entry(dtype="f32")), 8), "dtype-unknown", True),
     "size mismatch": (frame(hdr(a=entry(shape=[3])), 8), "tensor-size-mismatch", True),
     "odd F4 count": (frame(hdr(a=entry(dtype="F4", shape=[3], offsets=[0, 1])), 1), "tensor-size-mismatch", True),
-    "F6 with 5 elements": (frame(hdr(a=entry(dtype="F6_E2M3", shape=[5], offsets=[0, 3])), 3),
-                           "tensor-size-mismatch", True),
-    "shape overflow": (frame(hdr(a=entry(dtype="U8", shape=[2**64 - 1, 2], offsets=[0, 0]))),
-                       "tensor-size-mismatch", True),
+    "F6 with 5 elements": (
+        frame(hdr(a=entry(dtype="F6_E2M3", shape=[5], offsets=[0, 3])), 3),
+        "tensor-size-mismatch",
+        True,
+    ),
+    "shape overflow": (
+        frame(hdr(a=entry(dtype="U8", shape=[2**64 - 1, 2], offsets=[0, 0]))),
+        "tensor-size-mismatch",
+        True,
+    ),
     "end before start": (frame(hdr(a=entry(offsets=[8, 0])), 8), "tensor-size-mismatch", True),
     "gap at start": (frame(hdr(a=entry(offsets=[8, 16])), 16), "offsets-invalid", True),
     "gap between": (frame(hdr(a=entry(offsets=[0, 8]), b=entry(offsets=[12, 20])), 20), "offsets-invalid", True),
     "overlap": (frame(hdr(a=entry(offsets=[0, 8]), b=entry(offsets=[4, 12])), 12), "offsets-invalid", True),
     "truncated data": (frame(hdr(a=entry()), 4), "file-truncated", True),
     "trailing bytes": (frame(hdr(a=entry()), 12), "file-trailing-bytes", True),
-    "git lfs pointer": (b"version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 123\n", "not-safetensors", True),
+    "git lfs pointer": (
+        b"version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 123\n",
+        "not-safetensors",
+        True,
+    ),
     "html error page": (b"<!DOCTYPE html><html><body>502 Bad Gateway</body></html>", "not-safetensors", True),
     "zip (torch.save)": (b"PK\x03\x04" + bytes(60), "not-safetensors", True),
     "pickle": (b"\x80\x02}q\x00(X\x01\x00\x00\x00aq\x01" + bytes(40), "not-safetensors", True),
@@ -126,10 +158,12 @@ ACCEPTED: dict[str, bytes] = {
     "leading and trailing whitespace": frame(" \t\n{}\r\n  "),
     "extra entry fields": frame(hdr(a={**entry(), "foo": 1}), 8),
     "name order differs from offset order": frame(hdr(b=entry(offsets=[8, 16]), a=entry(offsets=[0, 8])), 16),
-    "unaligned offsets": frame(hdr(a=entry(dtype="I8", shape=[3], offsets=[0, 3]),
-                                   b=entry(dtype="F32", shape=[1], offsets=[3, 7])), 7),
-    "zero-size tensors sharing an offset": frame(hdr(a=entry(shape=[0], offsets=[0, 0]),
-                                                     b=entry(shape=[4, 0], offsets=[0, 0]))),
+    "unaligned offsets": frame(
+        hdr(a=entry(dtype="I8", shape=[3], offsets=[0, 3]), b=entry(dtype="F32", shape=[1], offsets=[3, 7])), 7
+    ),
+    "zero-size tensors sharing an offset": frame(
+        hdr(a=entry(shape=[0], offsets=[0, 0]), b=entry(shape=[4, 0], offsets=[0, 0]))
+    ),
     "scalar": frame(hdr(a=entry(shape=[], offsets=[0, 4])), 4),
     "empty and unicode names": frame(json.dumps({"": entry(offsets=[0, 8]), "ß.λ": entry(offsets=[8, 16])}), 16),
     "F4 even count": frame(hdr(a=entry(dtype="F4", shape=[4], offsets=[0, 2])), 2),
@@ -185,20 +219,29 @@ def test_fixture_writer_output_is_valid_for_the_reference(tmp_path: Path) -> Non
     assert read_local_header(path, "w.safetensors").findings == []
 
 
-
-@pytest.mark.parametrize("text, fast", [
-    ('{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"__metadata__":{"format":"pt"}}', True),
-    ('{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}', False),
-    ('{"w":{"dtype":"F32","dtype":"F32","shape":[2],"data_offsets":[0,8]}}', False),
-    ('{"a:b":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}', False),   # a colon inside a name: exact path
-    ('{"w" : {"dtype":"F32","shape":[2],"data_offsets":[0,8]}}', True),    # whitespace changes nothing
-    ('{"w":{"dtype":"F32","shape":[18446744073709551616],"data_offsets":[0,8]}}', True),
-    ('{"w":{"x":{"y":1,"y":2}}}', False),                                   # deeper objects: exact path
-    ('{"w":NaN}', False), ('{"w":"\\ud800"}', False), ('[1]', False), ('{"a":1,"a":2}', False),
-])
+@pytest.mark.parametrize(
+    "text, fast",
+    [
+        ('{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"__metadata__":{"format":"pt"}}', True),
+        (
+            '{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}',
+            False,
+        ),
+        ('{"w":{"dtype":"F32","dtype":"F32","shape":[2],"data_offsets":[0,8]}}', False),
+        ('{"a:b":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}', False),  # a colon inside a name: exact path
+        ('{"w" : {"dtype":"F32","shape":[2],"data_offsets":[0,8]}}', True),  # whitespace changes nothing
+        ('{"w":{"dtype":"F32","shape":[18446744073709551616],"data_offsets":[0,8]}}', True),
+        ('{"w":{"x":{"y":1,"y":2}}}', False),  # deeper objects: exact path
+        ('{"w":NaN}', False),
+        ('{"w":"\\ud800"}', False),
+        ("[1]", False),
+        ('{"a":1,"a":2}', False),
+    ],
+)
 def test_fast_json_path_is_used_only_when_it_provably_agrees(text, fast):
     """The orjson path gives the stdlib's result or steps aside; every duplicate goes to the exact path."""
     from auditor.read import header as header_module
+
     doc = header_module._fast_loads(text.encode())
     assert (doc is not None) == (fast and header_module._orjson is not None)
     if doc is not None:
@@ -211,6 +254,7 @@ def test_fast_json_path_is_used_only_when_it_provably_agrees(text, fast):
 
 def _exact(text: str) -> list:
     from auditor.read import header as header_module
+
     saved, header_module._orjson = header_module._orjson, None  # type: ignore[assignment]  # orjson switched off
     try:
         return parse_header("x.safetensors", text.encode(), None).findings

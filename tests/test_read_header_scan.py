@@ -35,12 +35,12 @@ def test_a_valid_header_ends_where_its_json_does_and_never_stops(name: str) -> N
     raw = VALID[name]
     scan = HeaderScan().feed(raw)
     assert scan.stop is None and scan.end == len(raw.rstrip(b" \t\r\n"))
-    assert json.loads(raw[:scan.end]) == json.loads(raw)
+    assert json.loads(raw[: scan.end]) == json.loads(raw)
 
 
 def test_any_pieces_give_the_same_answer() -> None:
     rng = random.Random(7)
-    for raw in [*VALID.values(), entries(20) + b"  \x00garbage", b"  {\"a\": [1, {\"b\": \"}\"}]}  ]", b"\x01{}"]:
+    for raw in [*VALID.values(), entries(20) + b"  \x00garbage", b'  {"a": [1, {"b": "}"}]}  ]', b"\x01{}"]:
         whole = HeaderScan().feed(raw)
         for _ in range(30):
             scan = HeaderScan()
@@ -59,8 +59,10 @@ def as_the_hub_reads_it(raw: bytes) -> list[tuple[str, str]]:
     character at most), with the declared length."""
     stop = HeaderScan().feed(raw).stop
     assert stop is not None
-    return [(f.code, f.message) for f in parse_header("f", raw[:stop + 4], None,
-                                                      Header("f", header_length=len(raw))).findings]
+    return [
+        (f.code, f.message)
+        for f in parse_header("f", raw[: stop + 4], None, Header("f", header_length=len(raw))).findings
+    ]
 
 
 JUNK = {
@@ -89,8 +91,11 @@ def test_the_promise_holds_for_random_junk_after_real_headers() -> None:
     alphabet = b' \t\r\n{}[]",:0a\\\x00\xff\xc3\xa9'
     checked = 0
     for _ in range(400):
-        raw = rng.choice(list(VALID.values()))[: rng.randint(1, 400)] if rng.random() < 0.2 else rng.choice(
-            list(VALID.values()))
+        raw = (
+            rng.choice(list(VALID.values()))[: rng.randint(1, 400)]
+            if rng.random() < 0.2
+            else rng.choice(list(VALID.values()))
+        )
         raw += bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
         if HeaderScan().feed(raw).stop is None:
             continue

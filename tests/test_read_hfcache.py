@@ -24,8 +24,10 @@ NEW = "abcdef1234561111111111111111111111111112"  # shares 12 characters with OL
 @pytest.fixture(scope="module")
 def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("hfcache")
-    return {"old": build.build_layout(root / "old", "tiny-qwen3_moe", shards=3),
-            "new": build.build_layout(root / "new", "tiny-mixtral", shards=2)}
+    return {
+        "old": build.build_layout(root / "old", "tiny-qwen3_moe", shards=3),
+        "new": build.build_layout(root / "new", "tiny-mixtral", shards=2),
+    }
 
 
 @pytest.fixture
@@ -51,8 +53,9 @@ def _findings(doc: dict[str, Any]) -> list[tuple[str, str]]:
     return [(f["code"], f["message"]) for f in doc["findings"]]
 
 
-def test_a_cache_repo_folder_and_a_snapshot_folder_are_audit_targets(cached: tuple[HubStub, dict[str, str], Path],
-                                                                    models: dict[str, Path]) -> None:
+def test_a_cache_repo_folder_and_a_snapshot_folder_are_audit_targets(
+    cached: tuple[HubStub, dict[str, str], Path], models: dict[str, Path]
+) -> None:
     hub, env, folder = cached
     code, doc, err = _json(str(folder), env=env)
     assert code == 0, err
@@ -73,13 +76,15 @@ def test_a_cache_repo_folder_and_a_snapshot_folder_are_audit_targets(cached: tup
     assert hub.request_count == 0  # the cache is read, the Hub never asked
 
 
-def test_the_cache_line_on_stderr_shows_its_path_safely(cached: tuple[HubStub, dict[str, str], Path],
-                                                       tmp_path: Path) -> None:
+def test_the_cache_line_on_stderr_shows_its_path_safely(
+    cached: tuple[HubStub, dict[str, str], Path], tmp_path: Path
+) -> None:
     """The progress line naming a cache snapshot's folder goes to a terminal or a CI log: a folder name with a
     newline, a workflow command and a terminal escape is shown with visible escapes (tests/support/hostile.py)."""
     import shutil
 
     from tests.support import hostile
+
     _, env, folder = cached
     moved = tmp_path / hostile.FOLDER / "models--org--m"
     shutil.copytree(folder, moved, symlinks=True)
@@ -104,8 +109,9 @@ def test_lock_and_diff_take_cache_folders(cached: tuple[HubStub, dict[str, str],
     assert proc.returncode == 1 and json.loads(proc.stdout)["identical"] is False, proc.stderr
 
 
-def test_offline_a_complete_cached_snapshot_is_audited_and_says_so(cached: tuple[HubStub, dict[str, str], Path],
-                                                                   models: dict[str, Path]) -> None:
+def test_offline_a_complete_cached_snapshot_is_audited_and_says_so(
+    cached: tuple[HubStub, dict[str, str], Path], models: dict[str, Path]
+) -> None:
     hub, env, folder = cached
     offline = {**env, "HF_HUB_OFFLINE": "1"}
     code, doc, err = _json("org/m", env=offline)
@@ -125,7 +131,9 @@ def test_offline_a_complete_cached_snapshot_is_audited_and_says_so(cached: tuple
     assert hub.request_count == 0
 
 
-def test_offline_an_incomplete_snapshot_is_not_audited_as_the_repo(cached: tuple[HubStub, dict[str, str], Path]) -> None:
+def test_offline_an_incomplete_snapshot_is_not_audited_as_the_repo(
+    cached: tuple[HubStub, dict[str, str], Path],
+) -> None:
     """A shard missing from the snapshot (an interrupted download): the snapshot is not the repo, so offline mode
     says what it always said rather than reporting a missing shard the repo does not lack."""
     hub, env, folder = cached
@@ -153,10 +161,12 @@ def test_the_commit_st_audit_prints_can_be_pasted_back_offline(models: dict[str,
         assert hub.request_count == 0
 
 
-def test_resolver_kinds_without_a_request(cached: tuple[HubStub, dict[str, str], Path],
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_resolver_kinds_without_a_request(
+    cached: tuple[HubStub, dict[str, str], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """What each string resolves to (the library's view of the same rules)."""
     from auditor.read.targets import CacheTarget, HubTarget, LocalTarget, StoreTarget, resolve
+
     hub, env, folder = cached
     for key in ("HF_HOME", "HF_ENDPOINT"):
         monkeypatch.setenv(key, env[key])

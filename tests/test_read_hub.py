@@ -61,8 +61,13 @@ def test_hub_audit_equals_local_audit(hub, qwen):
     remote = audit("Qwen/Qwen3-8B", source=src)
     assert comparable(remote) == comparable(local)
     assert remote.exit_code == local.exit_code == 0
-    assert remote.source == {"kind": "hub", "repo": "Qwen/Qwen3-8B", "revision": None, "commit": repo.commit,
-                             "http": {"requests": hub.request_count, "bytes": hub.bytes_sent}}
+    assert remote.source == {
+        "kind": "hub",
+        "repo": "Qwen/Qwen3-8B",
+        "revision": None,
+        "commit": repo.commit,
+        "http": {"requests": hub.request_count, "bytes": hub.bytes_sent},
+    }
     assert src.lfs_sha256["model-00001-of-00005.safetensors"] and len(src.lfs_sha256) == 5
 
 
@@ -86,6 +91,7 @@ def test_the_cli_path_parses_the_index_once_and_sizes_each_range_from_it(hub, qw
     requests from it with ranges sized by the names it lists: still one request per shard, few bytes."""
     from auditor.read.sources import hub as hub_module
     from auditor.run.dispatch import audit_target
+
     hub.add_repo_from_dir("Qwen/Qwen3-8B", qwen)
     parsed: list[int] = []
     real_loads = hub_module.loads
@@ -215,6 +221,7 @@ def test_one_flipped_bit_in_a_cached_header_is_refetched_not_reported(hub, qwen,
 def test_cache_entry_fetched_for_another_file_version_is_stale(hub, qwen):
     """An entry records the size and LFS sha256 it was fetched for; a listing that says otherwise refetches."""
     from auditor.read.sources.hubcache import HeaderCache
+
     hub.add_repo_from_dir("Qwen/Qwen3-8B", qwen)
     src = source("Qwen/Qwen3-8B")
     audit("Qwen/Qwen3-8B", source=src)
@@ -284,12 +291,16 @@ def test_a_listing_that_disagrees_with_the_served_size_stops_the_audit(hub, qwen
     so nothing of it is parsed, reported or cached (exit 3), rather than a trailing-bytes finding that is not the
     repo's."""
     from auditor.read.sources.huberrors import FileChanged
+
     shard = qwen / "model-00001-of-00005.safetensors"
     files = {p.name: RepoFile(path=p) for p in qwen.iterdir()}
     files[shard.name] = RepoFile(path=shard, listed_size=shard.stat().st_size + 64)
     hub.add_repo("Qwen/Qwen3-8B", files)
-    with pytest.raises(FileChanged, match=rf"the server's {shard.name} of Qwen/Qwen3-8B has [\d,]+ bytes, but the "
-                                          r"listing of commit \w+ says [\d,]+") as caught:
+    with pytest.raises(
+        FileChanged,
+        match=rf"the server's {shard.name} of Qwen/Qwen3-8B has [\d,]+ bytes, but the "
+        r"listing of commit \w+ says [\d,]+",
+    ) as caught:
         audit("Qwen/Qwen3-8B", source=source("Qwen/Qwen3-8B"))
     assert int(caught.value.served) == int(caught.value.expected) - 64 and caught.value.exit_code == 3
     assert not list(Path(constants.HF_ASSETS_CACHE).rglob(shard.name))
@@ -385,8 +396,11 @@ def test_shard_missing_from_server_is_a_finding(hub, qwen):
     src = source("Qwen/Qwen3-8B")
     listed = src.list_files()
     del hub.repos["Qwen/Qwen3-8B"].files["model-00005-of-00005.safetensors"]  # listed, then gone
-    headers = src.read_headers(["model-00005-of-00005.safetensors"],
-                               {"model-00005-of-00005.safetensors": listed["model-00005-of-00005.safetensors"]}, {})
+    headers = src.read_headers(
+        ["model-00005-of-00005.safetensors"],
+        {"model-00005-of-00005.safetensors": listed["model-00005-of-00005.safetensors"]},
+        {},
+    )
     (h,) = headers.values()
     assert [f.code for f in h.findings] == ["file-unreadable"]
 
@@ -394,12 +408,17 @@ def test_shard_missing_from_server_is_a_finding(hub, qwen):
 def test_progress_and_traffic_summary(hub, qwen):
     hub.add_repo_from_dir("Qwen/Qwen3-8B", qwen)
     lines: list[str] = []
-    audit("Qwen/Qwen3-8B", progress=lines.append,
-          source=source("Qwen/Qwen3-8B", workers=1, progress=lines.append, progress_interval=0))
+    audit(
+        "Qwen/Qwen3-8B",
+        progress=lines.append,
+        source=source("Qwen/Qwen3-8B", workers=1, progress=lines.append, progress_interval=0),
+    )
     assert lines[0] == "reading 5 headers from Qwen/Qwen3-8B"
     assert "  4/5 headers" in [line.split(" (")[0] for line in lines]
-    assert lines[-1].startswith(f"hub: Qwen/Qwen3-8B@default branch (commit {hub.repos['Qwen/Qwen3-8B'].commit[:12]}): "
-                                f"{hub.request_count} requests, ")
+    assert lines[-1].startswith(
+        f"hub: Qwen/Qwen3-8B@default branch (commit {hub.repos['Qwen/Qwen3-8B'].commit[:12]}): "
+        f"{hub.request_count} requests, "
+    )
 
 
 # -- the command line ------------------------------------------------------------------------------------
@@ -424,13 +443,16 @@ def test_cli_audit_json_and_exit_codes(tmp_path, qwen):
         assert fresh.returncode == 0 and len(shard_gets(stub)) == 5
 
 
-@pytest.mark.parametrize(("setup", "extra_env", "message"), [
-    ("missing", {}, "org/x was not found"),
-    ("gated", {}, "is a gated repo: accept its terms"),
-    ("pickle", {}, "only pytorch_model.bin"),
-    ("down", {}, "cannot reach the Hub at http://127.0.0.1:9"),
-    ("offline", {"HF_HUB_OFFLINE": "1"}, "offline mode is on (HF_HUB_OFFLINE=1)"),
-])
+@pytest.mark.parametrize(
+    ("setup", "extra_env", "message"),
+    [
+        ("missing", {}, "org/x was not found"),
+        ("gated", {}, "is a gated repo: accept its terms"),
+        ("pickle", {}, "only pytorch_model.bin"),
+        ("down", {}, "cannot reach the Hub at http://127.0.0.1:9"),
+        ("offline", {"HF_HUB_OFFLINE": "1"}, "offline mode is on (HF_HUB_OFFLINE=1)"),
+    ],
+)
 def test_cli_errors_exit_3_with_one_line(tmp_path, qwen, setup, extra_env, message):
     with HubStub() as stub:
         if setup == "gated":
@@ -462,11 +484,17 @@ def test_cli_formula_reads_only_config(tmp_path, qwen):
 
 def test_huggingface_hub_is_imported_only_for_hub_targets(qwen):
     root = Path(__file__).resolve().parent.parent / "auditor"
-    importers = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py")
-                       if re.search(r"^\s*(from|import)\s+huggingface_hub", p.read_text(encoding="utf-8"), re.M))
-    assert "read/sources/hub.py" in importers and all(p.startswith("read/sources/hub") for p in importers)  # the Hub source
-    code = ("import sys; from auditor.run.audit import audit; audit(sys.argv[1]); "
-            "print('huggingface_hub' in sys.modules)")
+    importers = sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*.py")
+        if re.search(r"^\s*(from|import)\s+huggingface_hub", p.read_text(encoding="utf-8"), re.M)
+    )
+    assert "read/sources/hub.py" in importers and all(
+        p.startswith("read/sources/hub") for p in importers
+    )  # the Hub source
+    code = (
+        "import sys; from auditor.run.audit import audit; audit(sys.argv[1]); print('huggingface_hub' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code, str(qwen)], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "False", out.stderr
 
@@ -477,9 +505,15 @@ def test_cli_subprocesses_cannot_reach_the_network() -> None:
     import sys
 
     from tests.support.cli import NETGUARD
+
     code = "import socket; s = socket.socket(); s.settimeout(1); s.connect(('192.0.2.1', 443))"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                          env={"PYTHONPATH": NETGUARD, "PATH": ""})
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PYTHONPATH": NETGUARD, "PATH": ""},
+    )
     assert proc.returncode != 0 and "tried to reach the network" in proc.stderr
 
 

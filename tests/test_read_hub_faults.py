@@ -50,8 +50,10 @@ def healthy(hub: HubStub, qwen: Path) -> dict:
 def comparable(report) -> dict:
     """A report's JSON without where it was read, and with a Hub repo's words for its own broken files (upload it
     again, not download it again: decided on the source's kind) as a local audit says them."""
-    doc = json.loads(json.dumps(report.to_dict()), object_hook=lambda d: {
-        k: said_locally(v) if k == "message" else v for k, v in d.items()})
+    doc = json.loads(
+        json.dumps(report.to_dict()),
+        object_hook=lambda d: {k: said_locally(v) if k == "message" else v for k, v in d.items()},
+    )
     doc.pop("target"), doc.pop("source")
     return doc
 
@@ -59,6 +61,7 @@ def comparable(report) -> dict:
 def said_locally(message: str) -> str:
     from auditor.read.header import SHORT_FILE
     from auditor.report.rootcause import ROOT_CODES, advice
+
     for code in ROOT_CODES:
         message = message.replace(f"; {advice(code, True)}", f"; {advice(code, False)}")
     return message.replace(SHORT_FILE[True], SHORT_FILE[False])
@@ -72,8 +75,9 @@ def gets(hub: HubStub, name: str) -> list:
     return [r for r in hub.requests if r.method == "GET" and r.path.split("?")[0].endswith("/" + name)]
 
 
-def after_the_fault(hub: HubStub, healthy: dict, *, refetched: set[str] | None = None,
-                    racing: frozenset[str] = frozenset()) -> None:
+def after_the_fault(
+    hub: HubStub, healthy: dict, *, refetched: set[str] | None = None, racing: frozenset[str] = frozenset()
+) -> None:
     """The fault is over: the next audit, with the same cache, gives the healthy verdict; ``refetched``: the only
     files it had to fetch again (everything else came from the cache), ``racing`` those that may also have been
     (config.json, fetched beside an index that failed, may not have been cached yet when the audit stopped)."""
@@ -100,13 +104,17 @@ def test_an_html_page_answered_with_200_is_retried_never_parsed_or_cached(hub, h
 @pytest.mark.parametrize("name", [SHARD, INDEX])
 def test_an_html_page_that_lasts_is_one_error_naming_the_file_and_nothing_is_cached(hub, healthy, name):
     hub.inject(Fault("html", file=name, times=None))
-    with pytest.raises(HubError, match=rf"could not read {name} from {REPO} at .*: the server answered HTTP 200 with "
-                                       r"a \d+-byte HTML page instead of the file \(5 attempts\)") as caught:
+    with pytest.raises(
+        HubError,
+        match=rf"could not read {name} from {REPO} at .*: the server answered HTTP 200 with "
+        r"a \d+-byte HTML page instead of the file \(5 attempts\)",
+    ) as caught:
         audit(REPO, source=source(REPO))
     assert caught.value.exit_code == 3 and "not-safetensors" not in str(caught.value)
     assert len(gets(hub, name)) == 5 and cached(name) == []
-    after_the_fault(hub, healthy, refetched={name} if name == SHARD else {name, *SHARDS},
-                    racing=frozenset({"config.json"}))  # no shard without the index
+    after_the_fault(
+        hub, healthy, refetched={name} if name == SHARD else {name, *SHARDS}, racing=frozenset({"config.json"})
+    )  # no shard without the index
 
 
 def test_an_html_page_on_the_listing_is_retried(hub, healthy):
@@ -121,8 +129,11 @@ def test_an_index_cut_short_is_never_cached(hub, healthy, qwen):
     """A body whole by its own Content-Length but shorter than the listed file: retried, then one error."""
     size = (qwen / INDEX).stat().st_size
     hub.inject(Fault("short", file=INDEX, keep=1000, times=None))
-    with pytest.raises(HubError, match=rf"could not read {INDEX} from {REPO} .*: the server sent 1,000 bytes where "
-                                       rf"the listing says {size:,} \(5 attempts\)"):
+    with pytest.raises(
+        HubError,
+        match=rf"could not read {INDEX} from {REPO} .*: the server sent 1,000 bytes where "
+        rf"the listing says {size:,} \(5 attempts\)",
+    ):
         audit(REPO, source=source(REPO))
     assert cached(INDEX) == []
     after_the_fault(hub, healthy, refetched={INDEX, *SHARDS}, racing=frozenset({"config.json"}))
@@ -153,8 +164,11 @@ def test_a_branch_that_moves_mid_audit_stops_it_naming_both_commits(hub, healthy
     a = hub.repos[REPO].commit
     b = moved(tmp_path)
     hub.inject(Fault("commit", repo=b, skip=skip, times=None))
-    with pytest.raises(RevisionMoved, match=rf"{REPO} changed while it was being audited: \S+ was answered from "
-                                            rf"commit {b.commit}, not {a} \(the commit this audit reads\)") as caught:
+    with pytest.raises(
+        RevisionMoved,
+        match=rf"{REPO} changed while it was being audited: \S+ was answered from "
+        rf"commit {b.commit}, not {a} \(the commit this audit reads\)",
+    ) as caught:
         audit(REPO, source=source(REPO, workers=1))
     assert (caught.value.expected, caught.value.served) == (a, b.commit) and caught.value.exit_code == 3
     for entry in Path(constants.HF_ASSETS_CACHE).rglob("*.safetensors"):  # whatever was cached is A's
@@ -197,10 +211,16 @@ def other_version(tmp_path: Path) -> RepoFile:
 def test_two_versions_of_one_file_across_its_ranges_are_never_stitched(hub, big, tmp_path):
     path, healthy = big
     hub.inject(Fault("version", file="model.safetensors", data=other_version(tmp_path), skip=1, times=None))
-    with pytest.raises(FileChanged, match=r"model.safetensors of org/qwen changed while it was being read: its first "
-                                          r"range is version [0-9a-f]{64}, a later one e{64}"):
+    with pytest.raises(
+        FileChanged,
+        match=r"model.safetensors of org/qwen changed while it was being read: its first "
+        r"range is version [0-9a-f]{64}, a later one e{64}",
+    ):
         audit(REPO, source=source(REPO))
-    assert [r.range for r in gets(hub, "model.safetensors")] == ["bytes=0-65535", f"bytes=65536-{path.stat().st_size - 65}"]
+    assert [r.range for r in gets(hub, "model.safetensors")] == [
+        "bytes=0-65535",
+        f"bytes=65536-{path.stat().st_size - 65}",
+    ]
     assert cached("model.safetensors") == []
     after_the_fault(hub, healthy, refetched={"model.safetensors"})
 
@@ -208,8 +228,11 @@ def test_two_versions_of_one_file_across_its_ranges_are_never_stitched(hub, big,
 def test_another_version_than_the_listing_says_is_not_read(hub, big, tmp_path):
     _, healthy = big
     hub.inject(Fault("version", file="model.safetensors", data=other_version(tmp_path), times=None))
-    with pytest.raises(FileChanged, match=r"the server answered model.safetensors of org/qwen with version e{64}, but "
-                                          r"the listing of commit \w{12} gives [0-9a-f]{64}"):
+    with pytest.raises(
+        FileChanged,
+        match=r"the server answered model.safetensors of org/qwen with version e{64}, but "
+        r"the listing of commit \w{12} gives [0-9a-f]{64}",
+    ):
         audit(REPO, source=source(REPO))
     assert len(gets(hub, "model.safetensors")) == 1 and cached("model.safetensors") == []
     after_the_fault(hub, healthy, refetched={"model.safetensors"})
@@ -306,8 +329,11 @@ def test_a_trickling_server_is_cut_off_at_the_request_deadline(hub, healthy):
     it. Two attempts, then one error naming the file."""
     hub.inject(Fault("trickle", file=SHARD, interval=0.05, times=None))
     start = time.monotonic()
-    with pytest.raises(HubError, match=rf"could not read {SHARD} from {REPO} .*: no whole answer within 0.5 s \(the "
-                                       r"per-request timeout\) \(2 attempts\)"):
+    with pytest.raises(
+        HubError,
+        match=rf"could not read {SHARD} from {REPO} .*: no whole answer within 0.5 s \(the "
+        r"per-request timeout\) \(2 attempts\)",
+    ):
         audit(REPO, source=source(REPO, timeout=0.5, max_retries=1))
     elapsed = time.monotonic() - start
     assert 1.0 <= elapsed < 2.0
@@ -351,8 +377,9 @@ def test_a_reset_on_one_of_six_files_names_that_file_not_the_network(hub, health
     with pytest.raises(HubError) as caught:
         audit(REPO, source=source(REPO, workers=1))
     message = str(caught.value)
-    assert message.startswith(f"could not read {SHARD} from {REPO} at {hub.url}: the connection was reset "
-                              "(5 attempts); ")
+    assert message.startswith(
+        f"could not read {SHARD} from {REPO} at {hub.url}: the connection was reset (5 attempts); "
+    )
     assert "of it had been read: try again later" in message and "cannot reach" not in message
     assert len(gets(hub, SHARD)) == 5 and cached(SHARD) == []
     after_the_fault(hub, healthy, refetched={SHARD})
@@ -376,8 +403,11 @@ def test_a_503_storm_on_the_shards_is_retried_then_named(hub, healthy, qwen):
     files = src.list_files()
     src.read_small(INDEX), src.read_small("config.json")  # read_json would start the header fetches already
     hub.fail_first = 1000
-    with pytest.raises(HubError, match=rf"could not read model-00001-of-00004.safetensors from {REPO} .*: the server "
-                                       r"answered HTTP 503 \(3 attempts\); 2 other files of it had been read"):
+    with pytest.raises(
+        HubError,
+        match=rf"could not read model-00001-of-00004.safetensors from {REPO} .*: the server "
+        r"answered HTTP 503 \(3 attempts\); 2 other files of it had been read",
+    ):
         src.read_headers(["model-00001-of-00004.safetensors"], files, {})
     hub.fail_first = 0
 
@@ -398,8 +428,9 @@ def test_lfs_files_redirected_to_a_cdn_get_no_token(hub, qwen):
     assert comparable(report) == comparable(audit(qwen))
     cdn = [r for r in hub.requests if r.path.startswith("/cdn/")]
     assert len(cdn) == 4 and all("authorization" not in r.headers for r in cdn)
-    assert all(r.headers.get("authorization") == f"Bearer {DEFAULT_TOKEN}" for r in hub.requests
-               if "/resolve/" in r.path)
+    assert all(
+        r.headers.get("authorization") == f"Bearer {DEFAULT_TOKEN}" for r in hub.requests if "/resolve/" in r.path
+    )
 
 
 def test_a_fault_on_the_cdn_is_retried(hub, qwen):
@@ -418,8 +449,9 @@ def test_a_cached_entry_that_is_not_a_whole_header_is_fetched_again(hub, healthy
     src = source(REPO)
     audit(REPO, source=src)
     (entry,) = cached(SHARD)
-    HeaderCache(entry.parent).store(SHARD, b"<!DOCTYPE html><html>502</html>", size=src._files[SHARD],
-                                    etag=src.lfs_sha256[SHARD])
+    HeaderCache(entry.parent).store(
+        SHARD, b"<!DOCTYPE html><html>502</html>", size=src._files[SHARD], etag=src.lfs_sha256[SHARD]
+    )
     after_the_fault(hub, healthy, refetched={SHARD})
     assert b"<!DOCTYPE" not in entry.read_bytes()
 
@@ -428,8 +460,9 @@ def test_a_cached_index_that_does_not_parse_is_fetched_again(hub, healthy, qwen)
     src = source(REPO)
     audit(REPO, source=src)
     (entry,) = cached(INDEX)
-    HeaderCache(entry.parent).store(INDEX, (qwen / INDEX).read_bytes()[:500], size=src._files[INDEX],
-                                    etag=src.git_sha1[INDEX])
+    HeaderCache(entry.parent).store(
+        INDEX, (qwen / INDEX).read_bytes()[:500], size=src._files[INDEX], etag=src.git_sha1[INDEX]
+    )
     after_the_fault(hub, healthy, refetched={INDEX})
 
 
@@ -467,8 +500,10 @@ def test_a_429_pauses_the_workers_already_running(hub, qwen):
     hub.latency = 0.02
     hub.fail_first, hub.fail_status, hub.retry_after = 1, 429, "0.5"
     reports = {}
-    threads = [threading.Thread(target=lambda r=repo: reports.update({r: audit(r, source=source(r, workers=2))}))
-               for repo in ("org/a", "org/b")]
+    threads = [
+        threading.Thread(target=lambda r=repo: reports.update({r: audit(r, source=source(r, workers=2))}))
+        for repo in ("org/a", "org/b")
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -488,8 +523,10 @@ def test_the_gate_is_one_budget_for_every_source(hub, qwen, monkeypatch):
         hub.add_repo_from_dir(repo, qwen)
     hub.latency = 0.03
     reports = []
-    threads = [threading.Thread(target=lambda r=repo: reports.append(audit(r, source=source(r, use_cache=False))))
-               for repo in ("org/a", "org/b", "org/c")]
+    threads = [
+        threading.Thread(target=lambda r=repo: reports.append(audit(r, source=source(r, use_cache=False))))
+        for repo in ("org/a", "org/b", "org/c")
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -501,10 +538,13 @@ def test_the_gate_is_one_budget_for_every_source(hub, qwen, monkeypatch):
 # -- Hub errors are the Hub's --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("setup", "says"), [
-    ("gated", "is a gated repo: accept its terms"),
-    ("rate-limited", "is rate-limiting requests (HTTP 429, retry after 3600 s)"),
-])
+@pytest.mark.parametrize(
+    ("setup", "says"),
+    [
+        ("gated", "is a gated repo: accept its terms"),
+        ("rate-limited", "is rate-limiting requests (HTTP 429, retry after 3600 s)"),
+    ],
+)
 def test_a_hub_shaped_target_gets_the_hubs_error_not_no_such_file(hub, qwen, setup, says):
     if setup == "gated":
         hub.add_repo_from_dir(REPO, qwen, gated=True)
@@ -533,6 +573,7 @@ def test_a_base_models_config_lookup_is_bounded_too(hub, qwen, monkeypatch):
     """The one lookup outside a source (a PEFT adapter's base config.json) has a deadline as well: the adapter's audit
     goes on without it, on time."""
     from auditor.read.sources.hub import fetch_json
+
     hub.add_repo_from_dir(REPO, qwen)
     monkeypatch.setenv("HF_ENDPOINT", hub.url)
     assert fetch_json(REPO, timeout=2)["model_type"] == "qwen3"

@@ -32,15 +32,18 @@ def _commits_asked(stub: HubStub) -> list[str]:
     return [r.path for r in stub.requests if r.path.startswith("/api/models/")]
 
 
-@pytest.mark.parametrize("target,revision", [
-    ("org/model", None),
-    ("org/model@v1", "v1"),
-    ("hf://org/model", None),
-    ("hf://org/model@refs/pr/3", "refs/pr/3"),
-    ("https://huggingface.co/org/model", None),
-    ("https://huggingface.co/org/model/tree/v1", "v1"),
-    ("https://huggingface.co/org/model/tree/refs%2Fpr%2F3", "refs/pr/3"),
-])
+@pytest.mark.parametrize(
+    "target,revision",
+    [
+        ("org/model", None),
+        ("org/model@v1", "v1"),
+        ("hf://org/model", None),
+        ("hf://org/model@refs/pr/3", "refs/pr/3"),
+        ("https://huggingface.co/org/model", None),
+        ("https://huggingface.co/org/model/tree/v1", "v1"),
+        ("https://huggingface.co/org/model/tree/refs%2Fpr%2F3", "refs/pr/3"),
+    ],
+)
 def test_hub_target_forms(stub: HubStub, tmp_path: Path, target: str, revision: str | None) -> None:
     proc = run_cli("audit", target, "-f", "json", env=stub.hf_env(tmp_path / "home"), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr

@@ -34,9 +34,12 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     with open(broken / "model-00002-of-00003.safetensors", "r+b") as f:
         f.truncate((broken / "model-00002-of-00003.safetensors").stat().st_size - 100)
     (broken / "model-00003-of-00003.safetensors").unlink()
-    return {"sharded": sharded, "broken": broken,
-            "pipeline": build.build_folder_dump("tiny-sd-pipeline", root / "pipeline"),
-            "sentence": build.build_folder_dump("tiny-sentence-transformers", root / "sentence")}
+    return {
+        "sharded": sharded,
+        "broken": broken,
+        "pipeline": build.build_folder_dump("tiny-sd-pipeline", root / "pipeline"),
+        "sentence": build.build_folder_dump("tiny-sentence-transformers", root / "sentence"),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +62,11 @@ def _without_source(doc: Any) -> Any:
     advice of a root finding and the cause of a short file, which depend on it: a bucket's own file is not a download
     to repeat."""
     if isinstance(doc, dict):
-        return {k: _without_source(_advice_out(v) if k == "message" else v) for k, v in doc.items()
-                if k not in ("source", "target")}
+        return {
+            k: _without_source(_advice_out(v) if k == "message" else v)
+            for k, v in doc.items()
+            if k not in ("source", "target")
+        }
     if isinstance(doc, list):
         return [_without_source(v) for v in doc]
     return doc
@@ -69,6 +75,7 @@ def _without_source(doc: Any) -> Any:
 def _advice_out(message: str) -> str:
     from auditor.read.header import SHORT_FILE
     from auditor.report.rootcause import advice
+
     for code in ("index-shard-missing", "not-safetensors"):
         for remote in (False, True):
             message = message.replace(f"; {advice(code, remote)}", "")
@@ -81,8 +88,9 @@ def _header_size(path: Path) -> int:
 
 
 @pytest.mark.parametrize("name", ["sharded", "pipeline", "broken", "sentence"])
-def test_same_report_as_the_folder_on_disk(s3: S3Stub, folders: dict[str, Path], uploaded: dict[str, str],
-                                           name: str) -> None:
+def test_same_report_as_the_folder_on_disk(
+    s3: S3Stub, folders: dict[str, Path], uploaded: dict[str, str], name: str
+) -> None:
     s3.reset_log()
     code, remote, err = _json(uploaded[name], env=s3.env())
     reads = s3.requests
@@ -104,8 +112,9 @@ def test_same_report_as_the_folder_on_disk(s3: S3Stub, folders: dict[str, Path],
         assert {"file-truncated", "index-shard-missing"} <= codes, codes
 
 
-def test_requests_and_bytes_are_bounded_as_the_hub_sources(s3: S3Stub, folders: dict[str, Path],
-                                                           uploaded: dict[str, str]) -> None:
+def test_requests_and_bytes_are_bounded_as_the_hub_sources(
+    s3: S3Stub, folders: dict[str, Path], uploaded: dict[str, str]
+) -> None:
     """One listing, each small file whole in one read, each header in one read sized from the index."""
     s3.reset_log()
     code, _, err = _json(uploaded["sharded"], env=s3.env())
@@ -142,8 +151,9 @@ def test_a_header_larger_than_its_first_range_takes_exactly_two_reads(s3: S3Stub
     assert _without_source(json.loads(proc.stdout)) == _without_source(json.loads(local.stdout))
 
 
-def test_a_file_replaced_between_the_two_reads_of_its_header_is_an_error(s3: S3Stub, tmp_path: Path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_replaced_between_the_two_reads_of_its_header_is_an_error(
+    s3: S3Stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The second read is pinned to the listed ETag (If-Match): the server refuses it once the object changed, and
     the audit stops with one sentence instead of parsing a header stitched from two versions."""
     from auditor.core.errors import AuditError
@@ -172,6 +182,7 @@ def test_a_file_replaced_between_the_two_reads_of_its_header_is_an_error(s3: S3S
                 if name.endswith(".safetensors") and len(calls) == 1:
                     s3.put("models", f"org/moving/{name}", (other / "model.safetensors").read_bytes())
                 return data
+
             inner.read = read
             return inner
 
@@ -183,9 +194,11 @@ def test_a_file_replaced_between_the_two_reads_of_its_header_is_an_error(s3: S3S
     assert (second.range or "").startswith("bytes=65536-") and second.status == 412 and second.if_match
 
 
-def test_recursive_lists_the_model_folders_under_a_prefix(s3: S3Stub, folders: dict[str, Path], tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_recursive_lists_the_model_folders_under_a_prefix(
+    s3: S3Stub, folders: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from auditor.read.targets import under
+
     tree = tmp_path / "fleet"
     for name in ("sharded", "pipeline"):
         shutil.copytree(folders[name], tree / "team" / name)
@@ -196,11 +209,14 @@ def test_recursive_lists_the_model_folders_under_a_prefix(s3: S3Stub, folders: d
     code, remote, err = _json("--recursive", "s3://models/fleet", env=s3.env())
     local_code, local, _ = _json("--recursive", str(tree))
     assert code == local_code == 0, err
-    assert [s["name"].replace(str(tree), "s3://models/fleet") for s in local["sections"]] == \
-        [s["name"] for s in remote["sections"]] == \
-        ["s3://models/fleet/sentence", "s3://models/fleet/team/pipeline", "s3://models/fleet/team/sharded"]
-    assert [_without_source(s["report"]) for s in remote["sections"]] == \
-        [_without_source(s["report"]) for s in local["sections"]]
+    assert (
+        [s["name"].replace(str(tree), "s3://models/fleet") for s in local["sections"]]
+        == [s["name"] for s in remote["sections"]]
+        == ["s3://models/fleet/sentence", "s3://models/fleet/team/pipeline", "s3://models/fleet/team/sharded"]
+    )
+    assert [_without_source(s["report"]) for s in remote["sections"]] == [
+        _without_source(s["report"]) for s in local["sections"]
+    ]
     # the function a fleet calls: a generator over the same folders, one listing request for the whole prefix
     for key, value in s3.env().items():
         monkeypatch.setenv(key, value)
@@ -210,8 +226,9 @@ def test_recursive_lists_the_model_folders_under_a_prefix(s3: S3Stub, folders: d
     assert len(s3.requests) == 1
 
 
-def test_one_object_of_a_sharded_prefix_is_shard_k_of_n(s3: S3Stub, folders: dict[str, Path],
-                                                        uploaded: dict[str, str]) -> None:
+def test_one_object_of_a_sharded_prefix_is_shard_k_of_n(
+    s3: S3Stub, folders: dict[str, Path], uploaded: dict[str, str]
+) -> None:
     name = "model-00002-of-00003.safetensors"
     code, remote, err = _json(f"{uploaded['sharded']}/{name}", env=s3.env())
     local_code, local, _ = _json(str(folders["sharded"] / name))
@@ -220,8 +237,9 @@ def test_one_object_of_a_sharded_prefix_is_shard_k_of_n(s3: S3Stub, folders: dic
     assert _without_source(remote) == _without_source(local)
 
 
-def test_every_entry_point_reads_object_stores(s3: S3Stub, folders: dict[str, Path], uploaded: dict[str, str],
-                                               tmp_path: Path) -> None:
+def test_every_entry_point_reads_object_stores(
+    s3: S3Stub, folders: dict[str, Path], uploaded: dict[str, str], tmp_path: Path
+) -> None:
     env = s3.env()
     url = uploaded["sharded"]
     lock = tmp_path / "s3.lock.json"
@@ -235,8 +253,13 @@ def test_every_entry_point_reads_object_stores(s3: S3Stub, folders: dict[str, Pa
     local = run_cli("formula", str(folders["sharded"]), "--format", "json")
     assert proc.returncode == 0 and json.loads(proc.stdout) == json.loads(local.stdout), proc.stderr
     out = tmp_path / "out"
-    action_env = {**env, "INPUT_TARGET": url, "INPUT_JSON": str(out / "r.json"),
-                  "GITHUB_STEP_SUMMARY": str(out / "summary.md"), "GITHUB_OUTPUT": str(out / "outputs")}
+    action_env = {
+        **env,
+        "INPUT_TARGET": url,
+        "INPUT_JSON": str(out / "r.json"),
+        "GITHUB_STEP_SUMMARY": str(out / "summary.md"),
+        "GITHUB_OUTPUT": str(out / "outputs"),
+    }
     out.mkdir()
     proc = run_cli_module("auditor.github_action", env=action_env, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -246,9 +269,11 @@ def test_every_entry_point_reads_object_stores(s3: S3Stub, folders: dict[str, Pa
     assert proc.returncode == 2 and "verify reads every byte of local files" in proc.stderr
 
 
-def test_the_library_reads_object_stores(s3: S3Stub, folders: dict[str, Path], uploaded: dict[str, str],
-                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_library_reads_object_stores(
+    s3: S3Stub, folders: dict[str, Path], uploaded: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import auditor
+
     for key, value in s3.env().items():
         monkeypatch.setenv(key, value)
     report = auditor.audit(uploaded["broken"])
@@ -262,6 +287,7 @@ def test_the_library_reads_object_stores(s3: S3Stub, folders: dict[str, Path], u
     short = next(f for f in report.findings if f.code == "file-truncated")
     assert "stored short" in short.message and "incomplete download" not in short.message
     from auditor.read.targets import StoreTarget, resolve
+
     target = resolve(uploaded["sharded"])
     assert isinstance(target, StoreTarget) and target.protocol == "s3"
     source = target.open()
@@ -297,17 +323,22 @@ def run_cli_module(module: str, *, env: dict[str, str], cwd: Path) -> Any:
     import sys
 
     from tests.support.cli import NETGUARD
+
     full = {**os.environ, **env}
     full["PYTHONPATH"] = os.pathsep.join(p for p in (NETGUARD, full.get("PYTHONPATH", "")) if p)
-    return subprocess.run([sys.executable, "-m", module], capture_output=True, text=True, env=full, cwd=cwd,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", module], capture_output=True, text=True, env=full, cwd=cwd, timeout=300
+    )
 
 
 def test_fsspec_is_imported_only_for_object_store_targets(folders: dict[str, Path]) -> None:
     """Start-up stays lean (docs/performance.md): a local audit imports neither fsspec nor a store library."""
     import subprocess
     import sys
-    code = (f"import sys, auditor; auditor.audit({str(folders['sharded'])!r}); "
-            "print(sorted(m for m in ('fsspec', 's3fs', 'botocore', 'huggingface_hub') if m in sys.modules))")
+
+    code = (
+        f"import sys, auditor; auditor.audit({str(folders['sharded'])!r}); "
+        "print(sorted(m for m in ('fsspec', 's3fs', 'botocore', 'huggingface_hub') if m in sys.modules))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stderr

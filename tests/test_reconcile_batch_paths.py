@@ -23,8 +23,10 @@ from tests.support import build, realistic
 QUANTIZED = Path(__file__).resolve().parent.parent / "fixtures" / "quantized"
 # library-written compressed-tensors / bitsandbytes MoE cases, and DeepSeek-V3's FP8 release convention (no ignore
 # list: the scheme depends on the shape alone, so the quantization check's batch path runs too)
-MOE_CASES = [*sorted(p.name for p in QUANTIZED.iterdir() if p.is_dir() and p.name.startswith("qwen3_moe-")),
-             "tiny-deepseek_v3-fp8"]
+MOE_CASES = [
+    *sorted(p.name for p in QUANTIZED.iterdir() if p.is_dir() and p.name.startswith("qwen3_moe-")),
+    "tiny-deepseek_v3-fp8",
+]
 
 
 def _case(case: str) -> tuple[list[tuple[str, str, list[int]]], dict[str, Any]]:
@@ -32,7 +34,9 @@ def _case(case: str) -> tuple[list[tuple[str, str, list[int]]], dict[str, Any]]:
         layout = build.load_layout("tiny-deepseek_v3")
         config = build.load_config(layout["config_file"])
         config["quantization_config"] = {"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]}
-        return [(n, d, list(s)) for n, d, s in realistic.fp8_block_quantize(tuple(t) for t in layout["tensors"])], config
+        return [
+            (n, d, list(s)) for n, d, s in realistic.fp8_block_quantize(tuple(t) for t in layout["tensors"])
+        ], config
     doc = json.loads(gzip.decompress((QUANTIZED / case / "layout.json.gz").read_bytes()))
     return [(n, d, list(s)) for n, d, s in doc["tensors"]], doc["config"]
 
@@ -53,8 +57,9 @@ def _mutate(tensors: list[tuple[str, str, list[int]]], how: str) -> list[tuple[s
     if how == "packed-missing":
         return [t for t in tensors if t is not packed]
     if how == "packed-dtype":
-        return [(n, "F16" if n == packed[0] and d != "F16" else ("BF16" if n == packed[0] else d), s)
-                for n, d, s in tensors]
+        return [
+            (n, "F16" if n == packed[0] and d != "F16" else ("BF16" if n == packed[0] else d), s) for n, d, s in tensors
+        ]
     if how == "aux-shape" and aux:
         return [(n, d, [*s[:-1], s[-1] + 1] if n == aux[0][0] and s else s) for n, d, s in tensors]
     return tensors
@@ -70,12 +75,17 @@ def test_batch_and_per_tensor_paths_agree(tmp_path: Path, monkeypatch: pytest.Mo
     tensors, config = _case(case)
     directory = build.build_checkpoint(tmp_path / "ckpt", _mutate(tensors, how), config=config)
     taken: list[str] = []
-    for module, name in (("auditor.quant.assess", "all_as_planned"), ("auditor.reconcile.compare", "_all_matched"),
-                         ("auditor.reconcile.compare", "_all_bookkeeping")):
+    for module, name in (
+        ("auditor.quant.assess", "all_as_planned"),
+        ("auditor.reconcile.compare", "_all_matched"),
+        ("auditor.reconcile.compare", "_all_bookkeeping"),
+    ):
         real = getattr(import_module(module), name)
-        monkeypatch.setattr(import_module(module), name,
-                            lambda *args, real=real, name=name: bool(real(*args))
-                            and not taken.append(name))  # type: ignore[func-returns-value]  # append records
+        monkeypatch.setattr(
+            import_module(module),
+            name,
+            lambda *args, real=real, name=name: bool(real(*args)) and not taken.append(name),  # type: ignore[func-returns-value]  # append records
+        )
     batched = _report(directory)
     monkeypatch.undo()
     # the modules by name: auditor.quant.assess is also the name of the function the package exports
@@ -91,8 +101,9 @@ def test_batch_and_per_tensor_paths_agree(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 @pytest.mark.parametrize("how", ["healthy", "stray", "packed-missing", "index-disagrees"])
-def test_the_large_checkpoint_string_sharing_changes_nothing_but_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                        how: str) -> None:
+def test_the_large_checkpoint_string_sharing_changes_nothing_but_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
     """From ``SHARE_NAMES_FROM`` index entries (lowered here to every checkpoint), the weight_map and the expected
     names reuse the headers' string objects: the same report, and the experts' expected names are the stored
     strings (all but the layer whose instance lacks one). An index that disagrees with the headers (an entry no
@@ -101,6 +112,7 @@ def test_the_large_checkpoint_string_sharing_changes_nothing_but_memory(tmp_path
     from auditor.read.sources.local import LocalSource
     from auditor.run.audit import build_inventory
     from auditor.specs import select
+
     tensors, config = _case("tiny-deepseek_v3-fp8")
     directory = build.build_checkpoint(tmp_path / "ckpt", _mutate(tensors, how), config=config, shards=2)
     if how == "index-disagrees":
@@ -108,8 +120,11 @@ def test_the_large_checkpoint_string_sharing_changes_nothing_but_memory(tmp_path
         index = json.loads(index_path.read_text())
         shards = sorted(set(index["weight_map"].values()))
         moved = next(iter(index["weight_map"]))
-        index["weight_map"] = {**index["weight_map"], "model.ghost.weight": shards[0],
-                               moved: shards[1] if index["weight_map"][moved] == shards[0] else shards[0]}
+        index["weight_map"] = {
+            **index["weight_map"],
+            "model.ghost.weight": shards[0],
+            moved: shards[1] if index["weight_map"][moved] == shards[0] else shards[0],
+        }
         index_path.write_text(json.dumps(index))
     plain = _report(directory)
     if how == "index-disagrees":
@@ -120,8 +135,9 @@ def test_the_large_checkpoint_string_sharing_changes_nothing_but_memory(tmp_path
     assert _report(directory) == plain
     checkpoint = collect(LocalSource(directory))
     inventory = build_inventory(checkpoint)
-    assert checkpoint.weight_map and all(n is inventory.tensors[n].name for n in checkpoint.weight_map
-                                         if n in inventory.tensors)
+    assert checkpoint.weight_map and all(
+        n is inventory.tensors[n].name for n in checkpoint.weight_map if n in inventory.tensors
+    )
     expectation = reconcile.expand(*select(config), reuse=reconcile._stored_strings(inventory.tensors))
     experts = [n for n in expectation.tensors if ".experts." in n and n in inventory.tensors]
     shared = [n for n in experts if n is inventory.tensors[n].name]

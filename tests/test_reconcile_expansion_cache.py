@@ -21,8 +21,9 @@ def _json(path: Path) -> str:
     return json.dumps(doc, sort_keys=True)
 
 
-def test_expansions_are_reused_only_for_the_same_spec_and_config(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_expansions_are_reused_only_for_the_same_spec_and_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     healthy = build.build_layout(tmp_path / "a", "Qwen__Qwen3-0.6B")
     broken = build.build_layout(tmp_path / "b", "Qwen__Qwen3-0.6B")
     config = json.loads((broken / "config.json").read_text())
@@ -31,9 +32,14 @@ def test_expansions_are_reused_only_for_the_same_spec_and_config(tmp_path: Path,
     fresh = {name: _json(path) for name, path in (("healthy", healthy), ("broken", broken))}
     calls: list[str] = []
     real = engine.expand
-    monkeypatch.setattr(engine, "expand",  # append returns None: the lambda records, then expands
-                        lambda spec, cfg, **kw: calls.append(spec.file)  # type: ignore[func-returns-value]
-                        or real(spec, cfg, **kw))
+    monkeypatch.setattr(
+        engine,
+        "expand",  # append returns None: the lambda records, then expands
+        lambda spec, cfg, **kw: (
+            calls.append(spec.file)  # type: ignore[func-returns-value]
+            or real(spec, cfg, **kw)
+        ),
+    )
     for _ in range(3):
         assert _json(healthy) == fresh["healthy"]
         assert _json(broken) == fresh["broken"]  # one more layer: its own expansion, its own findings

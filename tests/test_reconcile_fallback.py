@@ -53,8 +53,9 @@ def test_generic_check_compares_config_sizes(tmp_path: Path, change: dict) -> No
     assert "config-mismatch" in codes(report) and report.exit_code == 1
 
 
-@pytest.mark.parametrize("change", [{"num_hidden_layers": "thirty-six"}, {"intermediate_size": [1, 2]},
-                                    {"num_hidden_layers": -3}])
+@pytest.mark.parametrize(
+    "change", [{"num_hidden_layers": "thirty-six"}, {"intermediate_size": [1, 2]}, {"num_hidden_layers": -3}]
+)
 def test_config_the_formula_cannot_evaluate_is_a_finding(tmp_path: Path, change: dict) -> None:
     report = auditor.audit(str(build(tmp_path, {**CONFIG, **change})))
     assert isinstance(report, Report)
@@ -82,8 +83,11 @@ def test_unreadable_config_is_a_finding(tmp_path: Path) -> None:
 def test_unknown_wrapper_around_a_known_text_config_is_not_audited_as_the_text_model(tmp_path: Path) -> None:
     """An unknown multimodal wrapper may hold towers no spec describes: structure only, never the text-only
     count presented as the model's (the old text_config guess hid a vision tower from the expected count)."""
-    nested = {"model_type": "wrapper", "architectures": ["Wrapper"],
-              "text_config": {**CONFIG, "tie_word_embeddings": True}}
+    nested = {
+        "model_type": "wrapper",
+        "architectures": ["Wrapper"],
+        "text_config": {**CONFIG, "tie_word_embeddings": True},
+    }
     report = auditor.audit(str(build(tmp_path, nested)))
     assert isinstance(report, Report)
     assert report.reconciliation.expected_parameters is None and report.verdict == "pass"
@@ -91,8 +95,9 @@ def test_unknown_wrapper_around_a_known_text_config_is_not_audited_as_the_text_m
     json.dumps(report.to_dict())
 
 
-@pytest.mark.parametrize("change", [{"model_type": ["qwen3"]}, {"num_hidden_layers": 10**4000},
-                                    {"hidden_size": 10**300 * 7}])
+@pytest.mark.parametrize(
+    "change", [{"model_type": ["qwen3"]}, {"num_hidden_layers": 10**4000}, {"hidden_size": 10**300 * 7}]
+)
 def test_hostile_config_values_are_findings_not_crashes_or_hangs(tmp_path: Path, change: dict) -> None:
     report = auditor.audit(str(build(tmp_path, {**CONFIG, **change})))
     assert isinstance(report, Report)
@@ -112,6 +117,7 @@ def test_malformed_optional_objects_are_ignored(tmp_path: Path, change: dict) ->
 def test_config_asking_for_a_billion_experts_is_refused_quickly() -> None:
     from auditor.core.errors import ConfigError
     from auditor.reconcile.engine import formula_report
+
     config = load_config("tiny-qwen3_moe.json")
     with pytest.raises(ConfigError, match="implausible expert count"):
         formula_report({**config, "num_experts": 2**40})

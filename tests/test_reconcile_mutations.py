@@ -25,9 +25,15 @@ def _layout(name: str) -> tuple[list[build.TensorSpec], dict[str, Any]]:
     return tensors, build.load_config(layout["config_file"])
 
 
-def _mutated(make_checkpoint: Callable[..., Path], name: str, *, drop: Iterable[str] = (),
-             add: Iterable[build.TensorSpec] = (), reshape: dict[str, list[int]] | None = None,
-             config: dict[str, Any] | None = None) -> Path:
+def _mutated(
+    make_checkpoint: Callable[..., Path],
+    name: str,
+    *,
+    drop: Iterable[str] = (),
+    add: Iterable[build.TensorSpec] = (),
+    reshape: dict[str, list[int]] | None = None,
+    config: dict[str, Any] | None = None,
+) -> Path:
     tensors, cfg = _layout(name)
     dropped = set(drop)
     names = {n for n, _, _ in tensors}
@@ -62,21 +68,27 @@ def test_dropped_bias(make_checkpoint: Callable[..., Path]) -> None:
     assert doc["ledger"]["unexplained"] == 0
 
 
-@pytest.mark.parametrize(("name", "tensor", "shape"), [
-    (QWEN3, "model.layers.3.self_attn.q_proj.bias", [4096]),   # Qwen3: attention_bias false
-    (QWEN2, "model.layers.3.self_attn.o_proj.bias", [3584]),   # Qwen2: q/k/v bias only, never o_proj
-    (QWEN3, "model.layers.3.mlp.down_proj.bias", [4096]),
-])
+@pytest.mark.parametrize(
+    ("name", "tensor", "shape"),
+    [
+        (QWEN3, "model.layers.3.self_attn.q_proj.bias", [4096]),  # Qwen3: attention_bias false
+        (QWEN2, "model.layers.3.self_attn.o_proj.bias", [3584]),  # Qwen2: q/k/v bias only, never o_proj
+        (QWEN3, "model.layers.3.mlp.down_proj.bias", [4096]),
+    ],
+)
 def test_unexpected_bias(make_checkpoint: Callable[..., Path], name: str, tensor: str, shape: list[int]) -> None:
     doc = _fails_naming(_mutated(make_checkpoint, name, add=[(tensor, "BF16", shape)]), "unexpected-tensor", tensor)
     assert doc["ledger"]["unexplained"] == shape[0]
 
 
-@pytest.mark.parametrize("tensor", [
-    "model.layers.7.post_attention_layernorm.weight",
-    "model.layers.7.self_attn.k_norm.weight",
-    "model.norm.weight",
-])
+@pytest.mark.parametrize(
+    "tensor",
+    [
+        "model.layers.7.post_attention_layernorm.weight",
+        "model.layers.7.self_attn.k_norm.weight",
+        "model.norm.weight",
+    ],
+)
 def test_dropped_norm(make_checkpoint: Callable[..., Path], tensor: str) -> None:
     _fails_naming(_mutated(make_checkpoint, QWEN3, drop=[tensor]), "missing-tensor", tensor)
 
@@ -86,12 +98,15 @@ def test_dropped_head_of_untied_model(make_checkpoint: Callable[..., Path]) -> N
     assert doc["totals"]["parameters"] == 8_190_735_360 - 151936 * 4096
 
 
-@pytest.mark.parametrize(("tensor", "shape"), [
-    ("model.layers.20.self_attn.k_proj.weight", [2048, 4096]),    # as if 16 KV heads
-    ("model.layers.0.mlp.down_proj.weight", [12288, 4096]),        # transposed
-    ("model.layers.2.self_attn.q_norm.weight", [4096]),            # full-width instead of per-head
-    ("model.embed_tokens.weight", [151000, 4096]),
-])
+@pytest.mark.parametrize(
+    ("tensor", "shape"),
+    [
+        ("model.layers.20.self_attn.k_proj.weight", [2048, 4096]),  # as if 16 KV heads
+        ("model.layers.0.mlp.down_proj.weight", [12288, 4096]),  # transposed
+        ("model.layers.2.self_attn.q_norm.weight", [4096]),  # full-width instead of per-head
+        ("model.embed_tokens.weight", [151000, 4096]),
+    ],
+)
 def test_changed_shape(make_checkpoint: Callable[..., Path], tensor: str, shape: list[int]) -> None:
     doc = _fails_naming(_mutated(make_checkpoint, QWEN3, reshape={tensor: shape}), "shape-mismatch", tensor)
     [f] = [f for f in doc["findings"] if f["code"] == "shape-mismatch"]
@@ -120,7 +135,8 @@ def test_config_declares_more_layers_than_stored(make_checkpoint: Callable[..., 
     doc = _fails_naming(path, "missing-tensor", "model.layers.39.mlp.down_proj.weight")
     missing = {t for f in doc["findings"] if f["code"] == "missing-tensor" for t in f["tensors"]}
     assert {t for t in missing if t.startswith("model.layers.36.")} and not any(
-        t.startswith("model.layers.35.") for t in missing)
+        t.startswith("model.layers.35.") for t in missing
+    )
     assert any(f["code"] == "config-mismatch" for f in doc["findings"])
 
 

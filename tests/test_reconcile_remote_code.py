@@ -19,18 +19,24 @@ from tests.support import build
 from tests.support.truth import CASES, config, tensors, truth
 
 CASE = CASES / "florence2" / "Florence2ForConditionalGeneration-small"
-AUTO_MAP = {"AutoConfig": "configuration_florence2.Florence2Config",
-            "AutoModelForCausalLM": "modeling_florence2.Florence2ForConditionalGeneration"}
+AUTO_MAP = {
+    "AutoConfig": "configuration_florence2.Florence2Config",
+    "AutoModelForCausalLM": "modeling_florence2.Florence2ForConditionalGeneration",
+}
 # transformers' prefix -> the repo code's (Florence2ForConditionalGeneration in modeling_florence2.py on the Hub)
-REMOTE = (("model.language_model.", "language_model.model."), ("model.vision_tower.", "vision_tower."),
-          ("model.multi_modal_projector.image_position_embed.", "image_pos_embed."),
-          ("model.multi_modal_projector.", ""), ("lm_head.", "language_model.lm_head."))
+REMOTE = (
+    ("model.language_model.", "language_model.model."),
+    ("model.vision_tower.", "vision_tower."),
+    ("model.multi_modal_projector.image_position_embed.", "image_pos_embed."),
+    ("model.multi_modal_projector.", ""),
+    ("lm_head.", "language_model.lm_head."),
+)
 
 
 def _remote(name: str) -> str:
     for ours, theirs in REMOTE:
         if name.startswith(ours):
-            return theirs + name[len(ours):]
+            return theirs + name[len(ours) :]
     return name
 
 

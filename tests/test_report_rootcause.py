@@ -18,11 +18,27 @@ from tests.support.cli import run_cli, run_json
 from tests.support.resources import rebuild_corpus
 
 # problems that leave a file's tensors unknown
-ROOT_CODES = {"index-shard-missing", "not-safetensors", "file-unreadable", "header-too-small", "header-too-large",
-              "header-length-invalid", "header-invalid-json", "header-invalid-utf8"}
+ROOT_CODES = {
+    "index-shard-missing",
+    "not-safetensors",
+    "file-unreadable",
+    "header-too-small",
+    "header-too-large",
+    "header-length-invalid",
+    "header-invalid-json",
+    "header-invalid-utf8",
+}
 # what such a file's absence used to surface as
-CONSEQUENCE_CODES = {"missing-tensor", "config-mismatch", "tied-head", "shard-count-mismatch", "index-tensor-missing",
-                     "index-total-size-mismatch", "index-total-parameters-mismatch", "range-gap"}
+CONSEQUENCE_CODES = {
+    "missing-tensor",
+    "config-mismatch",
+    "tied-head",
+    "shard-count-mismatch",
+    "index-tensor-missing",
+    "index-total-size-mismatch",
+    "index-total-parameters-mismatch",
+    "range-gap",
+}
 LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\noid sha256:" + b"0" * 64 + b"\nsize 123456789\n"
 
 
@@ -31,6 +47,7 @@ def test_real_world_corpus_has_no_false_secondary_errors(tmp_path: Path) -> None
     """Every case with an unread file: that file is the only error or warning of its kind; the rest is info."""
     import auditor
     from auditor.core.errors import AuditError
+
     offenders: dict[str, list[str]] = {}
     with_roots = 0
     for case in rebuild_corpus(tmp_path):
@@ -42,8 +59,11 @@ def test_real_world_corpus_has_no_false_secondary_errors(tmp_path: Path) -> None
         if not codes & ROOT_CODES:
             continue
         with_roots += 1
-        loud = [f"{f.code}: {f.message[:120]}" for f in report.findings
-                if f.code in CONSEQUENCE_CODES and f.severity != "info"]
+        loud = [
+            f"{f.code}: {f.message[:120]}"
+            for f in report.findings
+            if f.code in CONSEQUENCE_CODES and f.severity != "info"
+        ]
         if loud:
             offenders[case.name] = loud
         for f in report.findings:
@@ -150,8 +170,11 @@ def test_one_layer_in_another_dtype_is_one_outlier(layout_checkpoint) -> None:
     _, doc = run_json("audit", str(ckpt))
     outliers = [f for f in doc["findings"] if f["code"] == "dtype-outlier"]
     assert len(outliers) == 1, outliers
-    assert outliers[0]["message"].startswith("layer 3: ") and set(outliers[0]["patterns"]) and \
-        outliers[0]["count"] == len(odd) > 1
+    assert (
+        outliers[0]["message"].startswith("layer 3: ")
+        and set(outliers[0]["patterns"])
+        and outliers[0]["count"] == len(odd) > 1
+    )
     assert outliers[0]["expected"] == "BF16" and outliers[0]["actual"] == "F32"
 
 
@@ -174,6 +197,7 @@ def test_index_only_folder_names_a_tensor_the_formula_does_not_explain(tmp_path:
     rule explains is an error of its own (the index proves it), not a consequence of the absent shards."""
     import auditor
     from tests.support.truth import CASES, config, tensors
+
     case = CASES / "qwen3" / "Qwen3ForSequenceClassification-small"
     layout = tensors(case) + [("model.layers.0.mlp.extra_proj.weight", "F32", [4, 4])]
     ckpt = build.build_checkpoint(tmp_path / "ckpt", layout, config=config(case), shards=2)
@@ -196,22 +220,25 @@ def test_a_pipeline_of_lfs_pointers_says_the_cause_once(tmp_path: Path) -> None:
     assert proc.returncode == 1 and text.count("Git LFS pointer") == 1 and "=== section" not in text
     assert "3 sections with no readable weights (not-safetensors)" in text and len(text.splitlines()) < 20
     code, doc = run_json("audit", str(pipe))  # the JSON keeps each section's (and each variant's) own finding
-    assert [f["code"] for s in doc["sections"] for f in s["report"]["findings"] if f["severity"] == "error"] == \
-        ["not-safetensors"] * 6
+    assert [f["code"] for s in doc["sections"] for f in s["report"]["findings"] if f["severity"] == "error"] == [
+        "not-safetensors"
+    ] * 6
 
 
 # one rule for "a quantized form of an expected tensor, by name" (quant.stand_ins): the reconciler's explainer, the
 # no-config check and the root-cause pass must agree on it
 FORMS = {
-    "model.layers.0.self_attn.q_proj.qweight": "model.layers.0.self_attn.q_proj.weight",           # GPTQ / AWQ
-    "model.layers.0.self_attn.q_proj.weight.absmax": "model.layers.0.self_attn.q_proj.weight",     # bitsandbytes
+    "model.layers.0.self_attn.q_proj.qweight": "model.layers.0.self_attn.q_proj.weight",  # GPTQ / AWQ
+    "model.layers.0.self_attn.q_proj.weight.absmax": "model.layers.0.self_attn.q_proj.weight",  # bitsandbytes
     "model.layers.0.mlp.down_proj.weight.quant_state.bitsandbytes__nf4": "model.layers.0.mlp.down_proj.weight",
-    "model.layers.0.mlp.experts.gate_up_proj_blocks": "model.layers.0.mlp.experts.gate_up_proj",   # MXFP4
+    "model.layers.0.mlp.experts.gate_up_proj_blocks": "model.layers.0.mlp.experts.gate_up_proj",  # MXFP4
     "model.layers.0.self_attn.o_proj.weight_scale_inv": "model.layers.0.self_attn.o_proj.weight",  # FP8 blocks
 }
-NOT_FORMS = ["model.layers.0.self_attn.q_proj.bias",        # a plain tensor beside an expected weight
-             "model.layers.0.self_attn.q_proj.weight.extra",  # not a quantization leaf
-             "model.layers.0.self_attn.k_scale"]              # bookkeeping of no expected tensor
+NOT_FORMS = [
+    "model.layers.0.self_attn.q_proj.bias",  # a plain tensor beside an expected weight
+    "model.layers.0.self_attn.q_proj.weight.extra",  # not a quantization leaf
+    "model.layers.0.self_attn.k_scale",
+]  # bookkeeping of no expected tensor
 
 
 def test_quantized_forms_are_one_rule_for_explainer_unconfigured_and_lost_files() -> None:
@@ -235,8 +262,9 @@ def test_quantized_forms_are_one_rule_for_explainer_unconfigured_and_lost_files(
     assert sorted(unconfigured(stored, expected)) == sorted(FORMS)
 
 
-def test_pointers_in_a_pipeline_folder_are_said_from_the_finding_not_its_words(layout_checkpoint,
-                                                                                 tmp_path: Path) -> None:
+def test_pointers_in_a_pipeline_folder_are_said_from_the_finding_not_its_words(
+    layout_checkpoint, tmp_path: Path
+) -> None:
     """A component folder whose shards are all Git LFS pointers: the merged root names the files as its section
     does and says "each is" from the findings' ``actual`` (messages name them from the target's root, vae/...), and
     adds no advice of its own (the pointer's words say `git lfs pull`)."""
@@ -247,8 +275,12 @@ def test_pointers_in_a_pipeline_folder_are_said_from_the_finding_not_its_words(l
     for weights in encoder.glob("*.safetensors"):
         weights.write_bytes(LFS_POINTER)
     _, doc = run_json("audit", str(pipe))
-    roots = [f for s in doc["sections"] for f in s["report"]["findings"] if f["code"] == "not-safetensors"
-             and any("00001-of-00003" in name for name in f["files"])]
+    roots = [
+        f
+        for s in doc["sections"]
+        for f in s["report"]["findings"]
+        if f["code"] == "not-safetensors" and any("00001-of-00003" in name for name in f["files"])
+    ]
     assert len(roots) == 1, roots
     message = roots[0]["message"]
     assert message.startswith("3 of 3 files could not be read: model-00001-of-00003.safetensors, "), message

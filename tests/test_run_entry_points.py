@@ -46,8 +46,11 @@ def _pipeline(dest: Path, broken: bool) -> Path:
     pipe = build.build_folder_dump("tiny-sd-pipeline", dest / "sd")
     if broken:  # the default unet loses one tensor
         files = build.load_folder_dump("tiny-sd-pipeline")["files"]
-        kept = [tuple(t) for t in files["unet/diffusion_pytorch_model.safetensors"]["tensors"]
-                if not t[0].endswith("conv_out.weight")]
+        kept = [
+            tuple(t)
+            for t in files["unet/diffusion_pytorch_model.safetensors"]["tensors"]
+            if not t[0].endswith("conv_out.weight")
+        ]
         build.write_file(pipe / "unet" / "diffusion_pytorch_model.safetensors", kept)
     return pipe
 
@@ -82,8 +85,13 @@ def _sentence_transformers(dest: Path, broken: bool) -> Path:
 
 
 BUILDERS: dict[str, Callable[[Path, bool], Path]] = {
-    "plain": _plain, "adapter": _adapter, "pipeline": _pipeline, "pipeline-variant": _pipeline_variant,
-    "component-variant": _component_variant, "sentence-transformers": _sentence_transformers}
+    "plain": _plain,
+    "adapter": _adapter,
+    "pipeline": _pipeline,
+    "pipeline-variant": _pipeline_variant,
+    "component-variant": _component_variant,
+    "sentence-transformers": _sentence_transformers,
+}
 TARGETS = [(kind, broken) for kind in BUILDERS for broken in (False, True)]
 IDS = [f"{kind}-{'broken' if broken else 'healthy'}" for kind, broken in TARGETS]
 
@@ -99,8 +107,9 @@ def _codes(doc: dict[str, Any]) -> set[str]:
     return {f["code"] for f in doc["findings"] if f["severity"] != "info"}
 
 
-def test_every_entry_point_gives_audits_verdict(target: tuple[Path, bool], tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_entry_point_gives_audits_verdict(
+    target: tuple[Path, bool], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path, broken = target
     code, doc = run_json("audit", str(path), "-q")
     assert code == (1 if broken else 0), _codes(doc)
@@ -147,12 +156,15 @@ def test_a_lock_of_a_pipeline_catches_a_change_in_one_component(tmp_path: Path) 
     locked = json.loads(lock_file.read_text())
     assert locked["kind"] == "diffusers-pipeline" and "unet" in locked["sections"]
     files = build.load_folder_dump("tiny-sd-pipeline")["files"]
-    retyped = [(n, "BF16" if n.endswith("conv_in.weight") else d, s)
-               for n, d, s in files["vae/diffusion_pytorch_model.safetensors"]["tensors"]]
+    retyped = [
+        (n, "BF16" if n.endswith("conv_in.weight") else d, s)
+        for n, d, s in files["vae/diffusion_pytorch_model.safetensors"]["tensors"]
+    ]
     build.write_file(pipe / "vae" / "diffusion_pytorch_model.safetensors", retyped)
     code, doc = run_json("audit", str(pipe), "--lock", str(lock_file), "-q")
-    drift = {s["name"]: [f["message"] for f in s["report"]["findings"] if f["code"] == "lock-drift"]
-             for s in doc["sections"]}
+    drift = {
+        s["name"]: [f["message"] for f in s["report"]["findings"] if f["code"] == "lock-drift"] for s in doc["sections"]
+    }
     assert code == 1 and any("changed dtype" in m for m in drift["vae"])
     assert all(not m for name, m in drift.items() if name != "vae")
 
@@ -163,8 +175,9 @@ def test_diff_of_two_pipelines_goes_component_by_component(tmp_path: Path) -> No
     proc = run_cli("diff", str(a), str(b), "-q", "--format", "json")
     doc = json.loads(proc.stdout)
     assert proc.returncode == 1 and not doc["identical"]
-    changed = {s["name"]: s["removed"]["tensors"] for s in doc["sections"]
-               if s["removed"]["count"] or s["added"]["count"]}
+    changed = {
+        s["name"]: s["removed"]["tensors"] for s in doc["sections"] if s["removed"]["count"] or s["added"]["count"]
+    }
     assert changed == {"unet": ["conv_out.weight"]}
 
 
@@ -178,32 +191,47 @@ def test_the_library_takes_one_options_object_or_its_fields(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("make", [_plain, _adapter, _pipeline], ids=["model", "adapter", "pipeline"])
-def test_the_options_object_reaches_each_parts_audit_whole(make: Callable[[Path, bool], Path], tmp_path: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_options_object_reaches_each_parts_audit_whole(
+    make: Callable[[Path, bool], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """issue 30: the one frozen ``AuditOptions`` goes down to every part's ``run.audit.audit`` as given (only the
     variant is the part's own, and an alternate's progress), so no setting stops on the way (``lock --variant fp16 --verify`` once locked the
     default weights)."""
     from dataclasses import replace
 
     from auditor.run import dispatch
+
     seen: list[auditor.AuditOptions] = []
     real = dispatch.audit
 
     def spy(target: Any, options: auditor.AuditOptions, **kw: Any) -> Any:
         seen.append(options)
         return real(target, options, **kw)
+
     monkeypatch.setattr(dispatch, "audit", spy)
-    given = auditor.AuditOptions(fail_on="warning", ignore=("range-gap",), use_config=True, include_tensors=True,
-                                 token="not-used-locally", use_cache=False, progress=lambda line: None, jobs=2)
+    given = auditor.AuditOptions(
+        fail_on="warning",
+        ignore=("range-gap",),
+        use_config=True,
+        include_tensors=True,
+        token="not-used-locally",
+        use_cache=False,
+        progress=lambda line: None,
+        jobs=2,
+    )
     auditor.audit(str(make(tmp_path / "t", False)), given)
     # an alternate variant (a pipeline's fp16 weights) is read quietly: its progress goes nowhere
-    assert seen and all(options == replace(given, variant=options.variant, progress=options.progress)
-                        and options.progress in (given.progress, None) for options in seen), seen
+    assert seen and all(
+        options == replace(given, variant=options.variant, progress=options.progress)
+        and options.progress in (given.progress, None)
+        for options in seen
+    ), seen
     assert any(options.progress is given.progress for options in seen)
 
 
-def test_a_target_that_could_not_be_audited_makes_the_run_an_error_everywhere(tmp_path: Path,
-                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_target_that_could_not_be_audited_makes_the_run_an_error_everywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``audit good ./missing``: the good one is reported, the missing one named with why; the run's verdict is
     ``error`` in every format and exit 3, and its last line is the run's (no target's name on a sum of unrelated
     models). ``verify`` says the same; the one-target entry points (lock, diff, the Action) exit 3 on it too."""
@@ -273,8 +301,10 @@ def test_a_run_of_a_pipeline_with_variants_and_a_missing_target_is_an_error_per_
     broken = [n for n in alternates if suites[n].get("failures") != "0"]
     assert len(broken) == 1 and " :: unet (" in broken[0]
     assert all(case(n, "variant-differs").find("skipped") is None for n in alternates)
-    assert all("not run" in (case(n, "variant-differs").find("skipped").get("message") or "")  # type: ignore[union-attr]
-               for n in counted)
+    assert all(
+        "not run" in (case(n, "variant-differs").find("skipped").get("message") or "")  # type: ignore[union-attr]
+        for n in counted
+    )
     assert all(case(n, "lock-drift").find("skipped") is not None for n in alternates + counted)
     (error,) = root.iter("error")
     assert f"{missing}: no such file or directory" in (error.get("message") or "")
@@ -291,10 +321,14 @@ def test_a_lock_of_a_pipeline_with_variants_counts_once_and_holds_each_variant(t
     code, doc = run_json("audit", str(pipe), "-q")
     assert locked["totals"] == doc["totals"]
     assert locked["totals"]["parameters"] == sum(s["report"]["totals"]["parameters"] for s in doc["sections"])
-    assert {name: list(s.get("variants", {})) for name, s in locked["sections"].items()} == \
-        {"text_encoder": ["fp16"], "unet": ["fp16"], "vae": ["fp16"]}
-    assert {f["name"] for f in locked["sections"]["unet"]["variants"]["fp16"]["files"]} == \
-        {"diffusion_pytorch_model.fp16.safetensors"}
+    assert {name: list(s.get("variants", {})) for name, s in locked["sections"].items()} == {
+        "text_encoder": ["fp16"],
+        "unet": ["fp16"],
+        "vae": ["fp16"],
+    }
+    assert {f["name"] for f in locked["sections"]["unet"]["variants"]["fp16"]["files"]} == {
+        "diffusion_pytorch_model.fp16.safetensors"
+    }
     _lose_a_variant_tensor(pipe, "unet/diffusion_pytorch_model.fp16.safetensors")
     code, doc = run_json("audit", str(pipe), "--lock", str(lock_file), "-q")
     drift = [(f["section"], f.get("variant"), f["message"]) for f in doc["findings"] if f["code"] == "lock-drift"]
@@ -303,8 +337,9 @@ def test_a_lock_of_a_pipeline_with_variants_counts_once_and_holds_each_variant(t
     # one accident, one error: the fp16 unet's missing-tensor; the drift that says the same is folded under it
     errors = [(f["section"], f.get("variant"), f["code"]) for f in doc["findings"] if f["severity"] == "error"]
     assert errors == [("unet", "fp16", "missing-tensor")]
-    assert {f.get("caused_by") for f in doc["findings"] if f["code"] == "lock-drift" and "conv_out" in f["message"]} \
-        == {"missing-tensor"}
+    assert {
+        f.get("caused_by") for f in doc["findings"] if f["code"] == "lock-drift" and "conv_out" in f["message"]
+    } == {"missing-tensor"}
     for fp16 in (pipe / "vae").glob("*.fp16.*"):
         fp16.unlink()
     code, doc = run_json("audit", str(pipe), "--lock", str(lock_file), "-q")
@@ -352,9 +387,11 @@ def test_a_lock_written_when_variants_were_sections_still_holds(tmp_path: Path, 
     folder as sections ``.`` and ``. (fp16)``, fixtures/locks) are read as the same target is locked now: the
     target they describe passes against them, and a change in an fp16 file is still drift on that variant."""
     import gzip
+
     lock_file = tmp_path / "old.lock.json"
-    lock_file.write_bytes(gzip.decompress((build.KINDS.parent / "locks" / f"{lock_name}.before-alternates.lock.json.gz")
-                                          .read_bytes()))
+    lock_file.write_bytes(
+        gzip.decompress((build.KINDS.parent / "locks" / f"{lock_name}.before-alternates.lock.json.gz").read_bytes())
+    )
     target = _pipeline_variant(tmp_path / "t", broken=False) / folder
     code, doc = run_json("audit", str(target), "--lock", str(lock_file), "-q")
     assert (code, [f["message"] for f in doc["findings"] if f["code"] == "lock-drift"]) == (0, [])

@@ -85,7 +85,9 @@ def test_layout_reconciles_exactly(tmp_path: Path, name: str) -> None:
     buffers = _buffers(tensors)
     assert rec.ledger["model"] == report.totals.parameters - buffers
     assert {k: v for k, v in rec.ledger.items() if k != "model"} == {
-        **dict.fromkeys(("mtp", "tied_duplicates", "quantization", "unexplained"), 0), "buffers": buffers}
+        **dict.fromkeys(("mtp", "tied_duplicates", "quantization", "unexplained"), 0),
+        "buffers": buffers,
+    }
     assert rec.expected_parameters == dumped - buffers
     # the config's MTP layer (glm4_moe: num_nextn_predict_layers=1) is optional and absent from the dump
     rows = [c for c in rec.components if c.component != "mtp"]
@@ -117,6 +119,7 @@ def test_tied_decision_matches_transformers() -> None:
 
 # --- activated parameters, by hand from the tiny configs ------------------------------------------------------
 
+
 def test_activated_parameters_by_hand(tmp_path: Path) -> None:
     """Only the routed experts are scaled by top-k / E; shared experts, routers and biases count in full."""
     h = 128
@@ -133,13 +136,14 @@ def test_activated_parameters_by_hand(tmp_path: Path) -> None:
 
 # --- GLM-4.5: the MTP layer ---------------------------------------------------------------------------------
 
+
 def test_glm4_moe_transformers_drops_the_mtp_layer() -> None:
     """num_nextn_predict_layers=1 is in the tiny config, but transformers builds (and saves) only the
     num_hidden_layers decoder layers: nothing at model.layers.3."""
     assert _config("tiny-glm4_moe")["num_nextn_predict_layers"] == 1
     layout = build.load_layout("tiny-glm4_moe")
     assert not [n for n, _, _ in layout["tensors"] if n.startswith("model.layers.3.")]
-    assert "Verified" in layout["notes"]   # the real save_pretrained wrote exactly the dumped tensors
+    assert "Verified" in layout["notes"]  # the real save_pretrained wrote exactly the dumped tensors
 
 
 def test_glm4_moe_released_mtp_layer_is_counted_beside_the_model(tmp_path: Path) -> None:
@@ -171,13 +175,16 @@ def test_glm4_moe_switches_off(tmp_path: Path) -> None:
     without = [t for t in base if not t[0].endswith(("q_norm.weight", "k_norm.weight"))]
     assert len(base) - len(without) == 6
     report = _audit(tmp_path, "tiny-glm4_moe", without, config=config)
-    assert report.verdict == "pass" and report.reconciliation.expected_parameters == _elements(without) - _buffers(without)
+    assert report.verdict == "pass" and report.reconciliation.expected_parameters == _elements(without) - _buffers(
+        without
+    )
     extra = _audit(tmp_path / "extra", "tiny-glm4_moe", base, config=config)
     assert "unexpected-tensor" in {f.code for f in extra.findings}
     assert extra.reconciliation.ledger["unexplained"] == 6 * 48
 
 
 # --- family-specific switches --------------------------------------------------------------------------------
+
 
 def test_seed_oss_o_proj_bias_follows_attention_out_bias(tmp_path: Path) -> None:
     """SeedOssConfig: attention_bias=true (q/k/v) but attention_out_bias=false -> the dump has no o_proj bias;
@@ -205,7 +212,7 @@ def test_ernie4_5_moe_last_moe_layer(tmp_path: Path) -> None:
     """moe_layer_end_index=-1 means the last layer (the config class rewrites it); an explicit 1 makes layer 2
     dense, so the dump's layer-2 experts are then unexpected and its dense MLP missing."""
     config = _config("tiny-ernie4_5_moe")
-    assert config["moe_layer_end_index"] == 2   # Ernie4_5_MoeConfig stored num_hidden_layers - 1 for -1
+    assert config["moe_layer_end_index"] == 2  # Ernie4_5_MoeConfig stored num_hidden_layers - 1 for -1
     config["moe_layer_end_index"] = -1
     report = _audit(tmp_path, "tiny-ernie4_5_moe", _tensors("tiny-ernie4_5_moe"), config=config)
     assert report.verdict == "pass"
@@ -223,6 +230,7 @@ def test_exaone4_has_no_input_layernorm() -> None:
 
 # --- Hunyuan MoE with per-layer expert counts --------------------------------------------------------------------
 
+
 def test_hunyuan_moe_per_layer_lists(tmp_path: Path) -> None:
     """num_experts=[4, 3], moe_topk=[2, 1] (HunYuanMoEV1Moe indexes the lists by layer). transformers 4.57.6 built
     from that config has exactly the tiny-hunyuan_v1_moe tensors minus layer 1's expert 3, with a [3, H] router
@@ -232,8 +240,11 @@ def test_hunyuan_moe_per_layer_lists(tmp_path: Path) -> None:
     config = _config("tiny-hunyuan_v1_moe")
     config.update(num_experts=[4, 3], moe_topk=[2, 1])
     drop = {f"model.layers.1.mlp.experts.3.{p}.weight" for p in ("gate_proj", "up_proj", "down_proj")}
-    tensors = [(n, d, [3, 128] if n == "model.layers.1.mlp.gate.wg.weight" else s)
-               for n, d, s in _tensors("tiny-hunyuan_v1_moe") if n not in drop]
+    tensors = [
+        (n, d, [3, 128] if n == "model.layers.1.mlp.gate.wg.weight" else s)
+        for n, d, s in _tensors("tiny-hunyuan_v1_moe")
+        if n not in drop
+    ]
     report = _audit(tmp_path, "tiny-hunyuan_v1_moe", tensors, config=config)
     rec = report.reconciliation
     assert report.verdict == "pass"

@@ -26,7 +26,9 @@ def test_molmo2_released_embedding_split_is_exact(tmp_path: Path) -> None:
     released allenai/Molmo2 checkpoints store the vocabulary and the special tokens (151,936 + 128): no finding,
     the same count."""
     assert {n: s[0] for n, _, s in tensors(MOLMO2) if ".wte." in n} == {
-        "model.transformer.wte.embedding": 76032, "model.transformer.wte.new_embedding": 76032}
+        "model.transformer.wte.embedding": 76032,
+        "model.transformer.wte.new_embedding": 76032,
+    }
     report = auditor.audit(str(write_case(MOLMO2, tmp_path / "ckpt", _molmo2_embeddings((151936, 128)))))
     assert problems(report, MOLMO2) == []
 

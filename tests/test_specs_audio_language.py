@@ -21,7 +21,7 @@ def _in_memory(name: str, pairs: list[list[str]]) -> str:
     """A saved name back under its in-memory part (the longest saved part that is a prefix wins; "" matches all)."""
     for memory, saved in sorted(pairs, key=lambda p: -len(p[1])):
         if saved == "" or name.startswith(saved + "."):
-            rest = name if saved == "" else name[len(saved) + 1:]
+            rest = name if saved == "" else name[len(saved) + 1 :]
             return f"{memory}.{rest}" if memory else rest
     return name
 
@@ -35,7 +35,7 @@ def test_every_type_has_both_classes_dumped() -> None:
 def test_state_dict_names_reconcile_exactly(case: Path, tmp_path: Path) -> None:
     pairs = truth(case)["renamed_on_save"]
     renamed = [(_in_memory(n, pairs), d, s) for n, d, s in tensors(case)]
-    assert {n for n, _, _ in renamed} != {n for n, _, _ in tensors(case)}   # the names really differ
+    assert {n for n, _, _ in renamed} != {n for n, _, _ in tensors(case)}  # the names really differ
     report = auditor.audit(str(write_case(case, tmp_path / "ckpt", renamed)))
     assert isinstance(report, Report)
     assert problems(report, case) == []

@@ -14,19 +14,43 @@ from auditor.specs.blocks import block, substitute
 from auditor.specs.files import DATA
 
 STACK = {"layers": {"count": "num_hidden_layers", "prefix": "model.layers.{layer}."}}
-DEFAULTS = {"num_hidden_layers": 2, "hidden_size": 8, "num_attention_heads": 2, "num_key_value_heads": 1,
-            "head_dim": 4, "intermediate_size": 16, "vocab_size": 10, "attention_bias": False}
+DEFAULTS = {
+    "num_hidden_layers": 2,
+    "hidden_size": 8,
+    "num_attention_heads": 2,
+    "num_key_value_heads": 1,
+    "head_dim": 4,
+    "intermediate_size": 16,
+    "vocab_size": 10,
+    "attention_bias": False,
+}
 
 # LlamaAttention written out, as a spec wrote it before blocks (the truth the include is compared with)
 ATTENTION = [
-    {"name": "model.layers.{layer}.self_attn.q_proj", "linear": ["num_attention_heads * head_dim", "hidden_size"],
-     "bias": "attention_bias", "component": "attention"},
-    {"name": "model.layers.{layer}.self_attn.k_proj", "linear": ["num_key_value_heads * head_dim", "hidden_size"],
-     "bias": "attention_bias", "component": "attention"},
-    {"name": "model.layers.{layer}.self_attn.v_proj", "linear": ["num_key_value_heads * head_dim", "hidden_size"],
-     "bias": "attention_bias", "component": "attention"},
-    {"name": "model.layers.{layer}.self_attn.o_proj", "linear": ["hidden_size", "num_attention_heads * head_dim"],
-     "bias": "attention_bias", "component": "attention"},
+    {
+        "name": "model.layers.{layer}.self_attn.q_proj",
+        "linear": ["num_attention_heads * head_dim", "hidden_size"],
+        "bias": "attention_bias",
+        "component": "attention",
+    },
+    {
+        "name": "model.layers.{layer}.self_attn.k_proj",
+        "linear": ["num_key_value_heads * head_dim", "hidden_size"],
+        "bias": "attention_bias",
+        "component": "attention",
+    },
+    {
+        "name": "model.layers.{layer}.self_attn.v_proj",
+        "linear": ["num_key_value_heads * head_dim", "hidden_size"],
+        "bias": "attention_bias",
+        "component": "attention",
+    },
+    {
+        "name": "model.layers.{layer}.self_attn.o_proj",
+        "linear": ["hidden_size", "num_attention_heads * head_dim"],
+        "bias": "attention_bias",
+        "component": "attention",
+    },
 ]
 
 
@@ -50,50 +74,109 @@ def test_an_include_builds_the_rules_its_entries_would_written_out() -> None:
 
 
 def test_a_later_entry_overrides_an_included_one_in_place_key_by_key() -> None:
-    rules = _rules([{"use": "decoder.attention", "with": {"attention_bias": True}},
-                    {"name": "model.layers.{layer}.self_attn.o_proj", "bias": False},
-                    {"name": "model.layers.{layer}.self_attn.k_proj", "linear": ["head_dim", "hidden_size"]}])
+    rules = _rules(
+        [
+            {"use": "decoder.attention", "with": {"attention_bias": True}},
+            {"name": "model.layers.{layer}.self_attn.o_proj", "bias": False},
+            {"name": "model.layers.{layer}.self_attn.k_proj", "linear": ["head_dim", "hidden_size"]},
+        ]
+    )
     names = [r[0] for r in rules]
     # o_proj keeps its place (last of the four) and loses its bias; the others keep theirs
-    assert names == ["model.layers.{layer}.self_attn.q_proj.weight", "model.layers.{layer}.self_attn.q_proj.bias",
-                     "model.layers.{layer}.self_attn.k_proj.weight",
-                     "model.layers.{layer}.self_attn.v_proj.weight", "model.layers.{layer}.self_attn.v_proj.bias",
-                     "model.layers.{layer}.self_attn.o_proj.weight"]
+    assert names == [
+        "model.layers.{layer}.self_attn.q_proj.weight",
+        "model.layers.{layer}.self_attn.q_proj.bias",
+        "model.layers.{layer}.self_attn.k_proj.weight",
+        "model.layers.{layer}.self_attn.v_proj.weight",
+        "model.layers.{layer}.self_attn.v_proj.bias",
+        "model.layers.{layer}.self_attn.o_proj.weight",
+    ]
     # a shape form given replaces the included one and the included bias with it
     assert rules[2][1] == ("head_dim", "hidden_size")
-    spec = build_specs({"x.toml": _doc([{"use": "decoder.attention"},
-                                        {"name": "model.layers.{layer}.self_attn.q_proj", "component": "qk_norm"}])})
+    spec = build_specs(
+        {
+            "x.toml": _doc(
+                [
+                    {"use": "decoder.attention"},
+                    {"name": "model.layers.{layer}.self_attn.q_proj", "component": "qk_norm"},
+                ]
+            )
+        }
+    )
     rules_ = spec["x.toml"].rules
     assert [r.component for r in rules_[:3]] == ["qk_norm", "qk_norm", "attention"]  # q weight, q bias, k weight
 
 
 def test_with_at_rename_drop_and_when_adjust_the_brought_entries() -> None:
-    rules = _rules([{"use": "decoder.mlp", "with": {"intermediate_size": "2 * d_ff", "hidden_size": "d_model"},
-                     "rename": {"model.layers.{layer}.mlp.": "model.layers.{layer}.ffn."},
-                     "drop": ["model.layers.{layer}.ffn.up_proj"], "when": "layer > 0", "component": "shared_experts"}],
-                   defaults={**DEFAULTS, "d_ff": 3, "d_model": 5})
+    rules = _rules(
+        [
+            {
+                "use": "decoder.mlp",
+                "with": {"intermediate_size": "2 * d_ff", "hidden_size": "d_model"},
+                "rename": {"model.layers.{layer}.mlp.": "model.layers.{layer}.ffn."},
+                "drop": ["model.layers.{layer}.ffn.up_proj"],
+                "when": "layer > 0",
+                "component": "shared_experts",
+            }
+        ],
+        defaults={**DEFAULTS, "d_ff": 3, "d_model": 5},
+    )
     assert rules == [
-        ("model.layers.{layer}.ffn.gate_proj.weight", ("2 * d_ff", "d_model"), "layer > 0", "shared_experts", "param",
-         None),
-        ("model.layers.{layer}.ffn.down_proj.weight", ("d_model", "2 * d_ff"), "layer > 0", "shared_experts",
-         "param", None)]
-    spec = build_specs({"x.toml": _doc([{"use": "decoder.mlp", "when": "layer > 0",
-                                         "with": {"hidden_size": "d_model"}}], defaults={**DEFAULTS, "d_model": 5})})
+        (
+            "model.layers.{layer}.ffn.gate_proj.weight",
+            ("2 * d_ff", "d_model"),
+            "layer > 0",
+            "shared_experts",
+            "param",
+            None,
+        ),
+        (
+            "model.layers.{layer}.ffn.down_proj.weight",
+            ("d_model", "2 * d_ff"),
+            "layer > 0",
+            "shared_experts",
+            "param",
+            None,
+        ),
+    ]
+    spec = build_specs(
+        {
+            "x.toml": _doc(
+                [{"use": "decoder.mlp", "when": "layer > 0", "with": {"hidden_size": "d_model"}}],
+                defaults={**DEFAULTS, "d_model": 5},
+            )
+        }
+    )
     shapes = {n: e.shape for n, e in expand(spec["x.toml"], {"num_hidden_layers": 2}).tensors.items()}
-    assert shapes == {"model.layers.1.mlp.gate_proj.weight": (16, 5), "model.layers.1.mlp.up_proj.weight": (16, 5),
-                      "model.layers.1.mlp.down_proj.weight": (5, 16)}
+    assert shapes == {
+        "model.layers.1.mlp.gate_proj.weight": (16, 5),
+        "model.layers.1.mlp.up_proj.weight": (16, 5),
+        "model.layers.1.mlp.down_proj.weight": (5, 16),
+    }
 
 
 def test_an_include_when_is_anded_with_each_entry_own_condition() -> None:
-    rules = _rules([{"use": "decoder.attention", "when": "layer % 2 == 0", "with": {"attention_bias": "qkv"}}],
-                   defaults={**DEFAULTS, "qkv": True})
+    rules = _rules(
+        [{"use": "decoder.attention", "when": "layer % 2 == 0", "with": {"attention_bias": "qkv"}}],
+        defaults={**DEFAULTS, "qkv": True},
+    )
     assert rules[1][0].endswith("q_proj.bias") and rules[1][2] == "(layer % 2 == 0) and (qkv)"
     assert rules[0][2] == "layer % 2 == 0"
 
 
 def test_at_moves_every_name_tied_to_included() -> None:
-    spec = build_specs({"x.toml": {"model_types": ["x"], "defaults": DEFAULTS, "tensor": [
-        {"use": "decoder.embedding", "at": "language_model."}, {"use": "decoder.head", "at": "language_model."}]}})
+    spec = build_specs(
+        {
+            "x.toml": {
+                "model_types": ["x"],
+                "defaults": DEFAULTS,
+                "tensor": [
+                    {"use": "decoder.embedding", "at": "language_model."},
+                    {"use": "decoder.head", "at": "language_model."},
+                ],
+            }
+        }
+    )
     head = spec["x.toml"].rules[1]
     assert (head.name, head.tied_to) == ("language_model.lm_head.weight", "language_model.model.embed_tokens.weight")
 
@@ -103,9 +186,11 @@ def test_from_takes_another_specs_entries_after_its_inheritance_and_includes() -
     other = _doc([{"from": "base", "only": ["model.layers.{layer}.mlp."]}])
     other["model_types"] = ["y"]
     spec = build_specs({"base.toml": base, "y.toml": other})["y.toml"]
-    assert [r.name for r in spec.rules] == ["model.layers.{layer}.mlp.gate_proj.weight",
-                                            "model.layers.{layer}.mlp.up_proj.weight",
-                                            "model.layers.{layer}.mlp.down_proj.weight"]
+    assert [r.name for r in spec.rules] == [
+        "model.layers.{layer}.mlp.gate_proj.weight",
+        "model.layers.{layer}.mlp.up_proj.weight",
+        "model.layers.{layer}.mlp.down_proj.weight",
+    ]
 
 
 def test_substitute_replaces_whole_names_only_and_parenthesizes() -> None:
@@ -115,23 +200,31 @@ def test_substitute_replaces_whole_names_only_and_parenthesizes() -> None:
     assert substitute("'heads' if heads_x else heads", {"heads": "h"}) == "'heads' if heads_x else h"
 
 
-@pytest.mark.parametrize("tensors,match", [
-    ([{"use": "decoder.nope"}], r"use = 'decoder.nope': no such block"),
-    ([{"use": "nogroup.attention"}], "no such block"),
-    ([{"use": "decoder"}], "no such block"),
-    ([{"use": 3}], "not a block name"),
-    ([{"use": "decoder.mlp", "from": "y"}], "use or from"),
-    ([{"use": "decoder.mlp", "shape": ["d"]}], "not \\['shape'\\]"),
-    ([{"use": "decoder.mlp"}, {"use": "decoder.mlp"}], "brings 'model.layers.{layer}.mlp.gate_proj' a second time"),
-    ([{"name": "model.layers.{layer}.mlp.up_proj", "linear": ["d", "d"], "component": "mlp"}, {"use": "decoder.mlp"}],
-     "a second time"),
-    ([{"use": "decoder.mlp", "drop": ["model.layers.{layer}.mlp.gate"]}], "drop names tensors it does not bring"),
-    ([{"use": "decoder.mlp", "with": {"not a name": "x"}}], "with maps config names"),
-    ([{"use": "decoder.mlp", "at": 3}], "at is a name prefix"),
-    ([{"from": "nope"}], "not a spec"),
-    ([{"from": "x"}], "circular"),
-    ([{"use": "decoder.attention", "only": "q"}], "only is a list"),
-])
+@pytest.mark.parametrize(
+    "tensors,match",
+    [
+        ([{"use": "decoder.nope"}], r"use = 'decoder.nope': no such block"),
+        ([{"use": "nogroup.attention"}], "no such block"),
+        ([{"use": "decoder"}], "no such block"),
+        ([{"use": 3}], "not a block name"),
+        ([{"use": "decoder.mlp", "from": "y"}], "use or from"),
+        ([{"use": "decoder.mlp", "shape": ["d"]}], "not \\['shape'\\]"),
+        ([{"use": "decoder.mlp"}, {"use": "decoder.mlp"}], "brings 'model.layers.{layer}.mlp.gate_proj' a second time"),
+        (
+            [
+                {"name": "model.layers.{layer}.mlp.up_proj", "linear": ["d", "d"], "component": "mlp"},
+                {"use": "decoder.mlp"},
+            ],
+            "a second time",
+        ),
+        ([{"use": "decoder.mlp", "drop": ["model.layers.{layer}.mlp.gate"]}], "drop names tensors it does not bring"),
+        ([{"use": "decoder.mlp", "with": {"not a name": "x"}}], "with maps config names"),
+        ([{"use": "decoder.mlp", "at": 3}], "at is a name prefix"),
+        ([{"from": "nope"}], "not a spec"),
+        ([{"from": "x"}], "circular"),
+        ([{"use": "decoder.attention", "only": "q"}], "only is a list"),
+    ],
+)
 def test_include_errors_name_the_file_and_the_include(tensors: list[dict[str, Any]], match: str) -> None:
     with pytest.raises(SpecError, match=match) as err:
         build_specs({"x.toml": _doc(tensors)})
@@ -163,12 +256,15 @@ def test_text_defaults_are_written_as_is_and_read_as_strings() -> None:
     assert environment(built, {})["act"] == "gelu"
 
 
-@pytest.mark.parametrize("text,defaults,match", [
-    (["act"], {}, "has no string default"),
-    (["act"], {"act": 3}, "has no string default"),
-    (["act"], {"act": "'silu'"}, "without quotes"),
-    ("act", {"act": "silu"}, "text lists config keys"),
-])
+@pytest.mark.parametrize(
+    "text,defaults,match",
+    [
+        (["act"], {}, "has no string default"),
+        (["act"], {"act": 3}, "has no string default"),
+        (["act"], {"act": "'silu'"}, "without quotes"),
+        ("act", {"act": "silu"}, "text lists config keys"),
+    ],
+)
 def test_text_errors(text: Any, defaults: dict[str, Any], match: str) -> None:
     with pytest.raises(SpecError, match=match):
         build_specs({"p.toml": {"model_types": ["p"], "text": text, "defaults": defaults}})
@@ -179,8 +275,9 @@ def test_the_spec_data_writes_few_rules_twice_and_the_measure_counts_a_copy(tmp_
     import importlib.util
     from pathlib import Path
 
-    loader = importlib.util.spec_from_file_location("spec_stats", Path(__file__).resolve().parents[1] / "tools" /
-                                                    "spec_stats.py")
+    loader = importlib.util.spec_from_file_location(
+        "spec_stats", Path(__file__).resolve().parents[1] / "tools" / "spec_stats.py"
+    )
     assert loader is not None and loader.loader is not None
     tool = importlib.util.module_from_spec(loader)
     loader.loader.exec_module(tool)

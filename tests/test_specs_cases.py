@@ -38,8 +38,9 @@ def test_case_reconciles_exactly(case: Path, tmp_path: Path) -> None:
 UNCOVERED = [case for case in case_dirs() if case not in set(COVERED)]
 # the multimodal layouts (vision blocks beside decoder layers) are the structural check's hardest input: they
 # are checked as an unknown architecture would be even where a spec covers them
-DISGUISED = [case for case in COVERED
-             if (_spec := select(config(case))[0]) is not None and _spec.family == "multimodal"]
+DISGUISED = [
+    case for case in COVERED if (_spec := select(config(case))[0]) is not None and _spec.family == "multimodal"
+]
 
 
 @pytest.mark.cases
@@ -49,8 +50,11 @@ def test_structural_check_gives_no_false_alarm_on_a_healthy_layout(case: Path, t
     without a single error or warning, and say what it did and did not check."""
     dest = write_case(case, tmp_path / "ckpt")
     if case in DISGUISED:
-        (dest / "config.json").write_text(json.dumps({**config(case), "model_type": "brand_new",
-                                                      "architectures": ["BrandNewForConditionalGeneration"]}))
+        (dest / "config.json").write_text(
+            json.dumps(
+                {**config(case), "model_type": "brand_new", "architectures": ["BrandNewForConditionalGeneration"]}
+            )
+        )
     report = auditor.audit(str(dest))
     assert isinstance(report, Report)
     assert problems(report, case) == []
@@ -59,15 +63,18 @@ def test_structural_check_gives_no_false_alarm_on_a_healthy_layout(case: Path, t
 
 
 def test_structural_check_flags_a_lost_tensor_and_an_odd_shape(tmp_path: Path) -> None:
-    case = min((c for c in CASES.glob("qwen3/Qwen3Model-*") if config(c).get("num_hidden_layers", 0) >= 6),
-               key=lambda c: config(c)["num_hidden_layers"])
+    case = min(
+        (c for c in CASES.glob("qwen3/Qwen3Model-*") if config(c).get("num_hidden_layers", 0) >= 6),
+        key=lambda c: config(c)["num_hidden_layers"],
+    )
     layout = tensors(case)
     lost = next(n for n, _, _ in layout if ".2.mlp.up_proj" in n)  # a middle layer, 5+ siblings: a warning
     odd = next(n for n, _, _ in layout if ".3.mlp.down_proj" in n)  # shapes may vary by layer: a note
     layout = [(n, d, [s[0], s[1] + 1] if n == odd else s) for n, d, s in layout if n != lost]
     dest = write_case(case, tmp_path / "ckpt", layout)
-    (dest / "config.json").write_text(json.dumps({**config(case), "model_type": "brand_new",
-                                                  "architectures": ["BrandNewForCausalLM"]}))
+    (dest / "config.json").write_text(
+        json.dumps({**config(case), "model_type": "brand_new", "architectures": ["BrandNewForCausalLM"]})
+    )
     report = auditor.audit(str(dest))
     found = {f.code: f for f in report.findings}
     assert found["missing-tensor"].tensors == (lost,) and found["missing-tensor"].severity == "warning"
@@ -77,7 +84,7 @@ def test_structural_check_flags_a_lost_tensor_and_an_odd_shape(tmp_path: Path) -
 def test_coverage_table_is_current() -> None:
     """docs/coverage.md (make coverage) marks exactly the model types whose cases a spec covers as exact (the
     audits behind "exact" are the tests above)."""
-    rows: dict[str, set[str]] = {}   # a model type has a row in each table whose mapping names it
+    rows: dict[str, set[str]] = {}  # a model type has a row in each table whose mapping names it
     for line in (CASES.parents[1] / "docs" / "coverage.md").read_text().splitlines():
         cells = [c.strip() for c in line.split("|")[1:-1]]
         if len(cells) == 5 and cells[0] not in ("model_type", "---"):
@@ -86,8 +93,11 @@ def test_coverage_table_is_current() -> None:
     # a type whose class takes another type's config has its cases under that type (_redirects.json)
     redirects = json.loads((CASES / "_redirects.json").read_text())
     dumped = {c.parent.name for c in case_dirs()}
-    covered |= {key.split("/")[0] for key, target in redirects.items()
-                if target.split("/")[0] in covered and key.split("/")[0] not in dumped}
+    covered |= {
+        key.split("/")[0]
+        for key, target in redirects.items()
+        if target.split("/")[0] in covered and key.split("/")[0] not in dumped
+    }
     mapped = {t for t in covered if t in rows}
     # a covered type is exact wherever its cases are judged; a row of a class no spec claims (BigBirdForMaskedLM
     # beside the claimed BigBirdForCausalLM) has no cases of its own or gets the structural check

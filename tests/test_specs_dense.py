@@ -22,29 +22,76 @@ from tests.support.cli import run_cli, run_json
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = {e["config_file"]: e for e in json.loads((ROOT / "fixtures" / "published-counts.json").read_text())}
 
-DENSE_TYPES = {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text", "phi3", "gpt2", "gpt_neox",
-               "olmo2", "starcoder2", "granite", "cohere", "smollm3", "glm4", "falcon",
-               "RefinedWebModel", "RefinedWeb"}
+DENSE_TYPES = {
+    "llama",
+    "mistral",
+    "qwen2",
+    "qwen3",
+    "gemma",
+    "gemma2",
+    "gemma3_text",
+    "phi3",
+    "gpt2",
+    "gpt_neox",
+    "olmo2",
+    "starcoder2",
+    "granite",
+    "cohere",
+    "smollm3",
+    "glm4",
+    "falcon",
+    "RefinedWebModel",
+    "RefinedWeb",
+}
 # Layouts that must exist (more may be added; every dense one found is tested).
 REQUIRED = {
-    "EleutherAI__pythia-160m", "HuggingFaceTB__SmolLM2-135M", "Qwen__Qwen2.5-0.5B", "Qwen__Qwen2.5-72B-Instruct",
-    "Qwen__Qwen2.5-7B", "Qwen__Qwen3-0.6B", "Qwen__Qwen3-1.7B", "Qwen__Qwen3-14B", "Qwen__Qwen3-32B",
-    "Qwen__Qwen3-4B", "Qwen__Qwen3-8B", "TinyLlama__TinyLlama-1.1B-Chat-v1.0", "allenai__OLMo-2-1124-7B",
-    "bigcode__starcoder2-3b", "google__gemma-2-2b", "google__gemma-2-9b", "google__gemma-3-1b-it",
-    "meta-llama__Llama-2-7b-hf", "meta-llama__Llama-3.1-405B", "meta-llama__Llama-3.1-70B",
-    "meta-llama__Llama-3.1-8B", "meta-llama__Llama-3.2-1B", "meta-llama__Meta-Llama-3-8B",
-    "microsoft__Phi-3-mini-4k-instruct", "mistralai__Mistral-7B-v0.1", "openai-community__gpt2",
-    "tiiuae__falcon-7b", "tiny-cohere", "tiny-falcon-legacy", "tiny-falcon-new", "tiny-gemma", "tiny-glm4",
-    "tiny-gpt2", "tiny-gpt_neox-parallel", "tiny-granite", "tiny-llama-bias", "tiny-mistral-head_dim",
-    "tiny-qwen2-tied", "tiny-smollm3",
+    "EleutherAI__pythia-160m",
+    "HuggingFaceTB__SmolLM2-135M",
+    "Qwen__Qwen2.5-0.5B",
+    "Qwen__Qwen2.5-72B-Instruct",
+    "Qwen__Qwen2.5-7B",
+    "Qwen__Qwen3-0.6B",
+    "Qwen__Qwen3-1.7B",
+    "Qwen__Qwen3-14B",
+    "Qwen__Qwen3-32B",
+    "Qwen__Qwen3-4B",
+    "Qwen__Qwen3-8B",
+    "TinyLlama__TinyLlama-1.1B-Chat-v1.0",
+    "allenai__OLMo-2-1124-7B",
+    "bigcode__starcoder2-3b",
+    "google__gemma-2-2b",
+    "google__gemma-2-9b",
+    "google__gemma-3-1b-it",
+    "meta-llama__Llama-2-7b-hf",
+    "meta-llama__Llama-3.1-405B",
+    "meta-llama__Llama-3.1-70B",
+    "meta-llama__Llama-3.1-8B",
+    "meta-llama__Llama-3.2-1B",
+    "meta-llama__Meta-Llama-3-8B",
+    "microsoft__Phi-3-mini-4k-instruct",
+    "mistralai__Mistral-7B-v0.1",
+    "openai-community__gpt2",
+    "tiiuae__falcon-7b",
+    "tiny-cohere",
+    "tiny-falcon-legacy",
+    "tiny-falcon-new",
+    "tiny-gemma",
+    "tiny-glm4",
+    "tiny-gpt2",
+    "tiny-gpt_neox-parallel",
+    "tiny-granite",
+    "tiny-llama-bias",
+    "tiny-mistral-head_dim",
+    "tiny-qwen2-tied",
+    "tiny-smollm3",
 }
 
 # published = (what st-audit formula predicts) + this documented difference (published-counts.json notes)
 PUBLISHED_EXTRA = {
-    "Qwen__Qwen3-0.6B.json": 151936 * 1024,       # lm_head stored despite the tie
-    "Qwen__Qwen3-1.7B.json": 151936 * 2048,       # lm_head stored despite the tie
-    "meta-llama__Llama-2-7b-hf.json": 32 * 64,    # rotary_emb.inv_freq buffers
-    "tiiuae__falcon-7b.json": 65024 * 4544,       # lm_head stored although tied
+    "Qwen__Qwen3-0.6B.json": 151936 * 1024,  # lm_head stored despite the tie
+    "Qwen__Qwen3-1.7B.json": 151936 * 2048,  # lm_head stored despite the tie
+    "meta-llama__Llama-2-7b-hf.json": 32 * 64,  # rotary_emb.inv_freq buffers
+    "tiiuae__falcon-7b.json": 65024 * 4544,  # lm_head stored although tied
 }
 # No published figure, but the notes give a hand computation from the modeling code.
 HAND_COUNTS = {"bigcode__starcoder2-3b.json": 3_030_371_328}
@@ -96,7 +143,8 @@ def test_dense_layout_reconciles_exactly(name: str, layout_checkpoint: Any) -> N
     assert report.totals.parameters == dumped
     assert rec.ledger["model"] == report.totals.parameters
     assert {k: v for k, v in rec.ledger.items() if k != "model"} == dict.fromkeys(
-        ("mtp", "tied_duplicates", "buffers", "quantization", "unexplained"), 0)
+        ("mtp", "tied_duplicates", "buffers", "quantization", "unexplained"), 0
+    )
     assert rec.expected_parameters == dumped
     assert all(c.actual == c.expected for c in rec.components), [c.to_dict() for c in rec.components]
     if layout.get("total_params") is not None:  # the dump's own count of unique parameters
@@ -111,7 +159,9 @@ def test_tied_dumps_drop_the_head_and_the_spec_agrees() -> None:
     for name in DENSE:
         layout = build.load_layout(name)
         config = build.load_config(layout["config_file"])
-        tied_in_transformers = bool(layout.get("tied_dropped")) or "is get_input_embeddings().weight: True" in layout.get("notes", "")
+        tied_in_transformers = bool(
+            layout.get("tied_dropped")
+        ) or "is get_input_embeddings().weight: True" in layout.get("notes", "")
         assert formula_report(config)["tied_embeddings"] is tied_in_transformers, name
         checked += 1
     assert checked == len(DENSE)
@@ -147,12 +197,15 @@ def test_formula_matches_documented_hand_count(config_file: str, count: int) -> 
     assert formula_report(build.load_config(config_file))["parameters"] == count
 
 
-@pytest.mark.parametrize(("config_file", "parameters", "tied"), [
-    ("Qwen__Qwen3-8B.json", 8_190_735_360, False),
-    ("Qwen__Qwen3-32B.json", 32_762_123_264, False),
-    ("Qwen__Qwen3-0.6B.json", 596_049_920, True),
-    ("meta-llama__Llama-2-7b-hf.json", 6_738_415_616, False),
-])
+@pytest.mark.parametrize(
+    ("config_file", "parameters", "tied"),
+    [
+        ("Qwen__Qwen3-8B.json", 8_190_735_360, False),
+        ("Qwen__Qwen3-32B.json", 32_762_123_264, False),
+        ("Qwen__Qwen3-0.6B.json", 596_049_920, True),
+        ("meta-llama__Llama-2-7b-hf.json", 6_738_415_616, False),
+    ],
+)
 def test_seed_counts_from_the_cli(config_file: str, parameters: int, tied: bool) -> None:
     proc = run_cli("formula", str(build.CONFIGS / config_file), "--format", "json")
     assert proc.returncode == 0, proc.stderr
@@ -299,8 +352,11 @@ def test_legacy_falcon_names_resolve_to_the_falcon_formula() -> None:
     assert doc["parameters"] == 6_921_720_704
     # the same block under model_type "RefinedWeb" with n_head_kv is the new (40B-style) architecture
     new_style = {**config, "model_type": "RefinedWeb", "n_head_kv": 8, "n_head": 128, "hidden_size": 8192}
-    rows = {c["component"]: c["expected_per_layer"] for c in formula_report(new_style)["components"]
-            if c["layer_type"] is not None}
+    rows = {
+        c["component"]: c["expected_per_layer"]
+        for c in formula_report(new_style)["components"]
+        if c["layer_type"] is not None
+    }
     assert rows["norms"] == 4 * 8192  # ln_attn + ln_mlp, weight and bias
     assert rows["attention"] == (128 + 2 * 8) * 64 * 8192 + 8192 * 8192
 
@@ -330,9 +386,11 @@ def test_old_pythia_buffers_are_buffers(make_checkpoint: Any) -> None:
     config = build.load_config(layout["config_file"])
     extra = []
     for i in range(12):
-        extra += [(f"gpt_neox.layers.{i}.attention.bias", "BOOL", [1, 1, 2048, 2048]),
-                  (f"gpt_neox.layers.{i}.attention.masked_bias", "F32", []),
-                  (f"gpt_neox.layers.{i}.attention.rotary_emb.inv_freq", "F32", [8])]  # head 64 * rotary_pct 0.25 / 2
+        extra += [
+            (f"gpt_neox.layers.{i}.attention.bias", "BOOL", [1, 1, 2048, 2048]),
+            (f"gpt_neox.layers.{i}.attention.masked_bias", "F32", []),
+            (f"gpt_neox.layers.{i}.attention.rotary_emb.inv_freq", "F32", [8]),
+        ]  # head 64 * rotary_pct 0.25 / 2
     path = make_checkpoint([tuple(t) for t in layout["tensors"]] + extra, config=config)
     code, doc = run_json("audit", str(path))
     assert code == 0

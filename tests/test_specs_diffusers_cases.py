@@ -31,7 +31,9 @@ def _config(case: Path) -> dict:
 
 
 def _tensors(case: Path) -> list[tuple[str, str, list[int]]]:
-    return [(n, d, list(s)) for n, d, s in json.loads(gzip.decompress((case / "layout.json.gz").read_bytes()))["tensors"]]
+    return [
+        (n, d, list(s)) for n, d, s in json.loads(gzip.decompress((case / "layout.json.gz").read_bytes()))["tensors"]
+    ]
 
 
 def _truth(case: Path) -> dict:
@@ -63,7 +65,10 @@ def test_the_diffusers_cases_are_there_and_well_formed() -> None:
     # the published counts of the Stable Diffusion unets (diffusers' own num_parameters on the real configs)
     unet = CASES / "UNet2DConditionModel"
     assert {c: _truth(unet / f"UNet2DConditionModel-{c}")["parameters"] for c in ("sd15", "sd21", "sdxl")} == {
-        "sd15": 859_520_964, "sd21": 865_910_724, "sdxl": 2_567_463_684}
+        "sd15": 859_520_964,
+        "sd21": 865_910_724,
+        "sdxl": 2_567_463_684,
+    }
 
 
 @pytest.mark.cases
@@ -88,6 +93,7 @@ def test_spec_defaults_are_the_diffusers_class_defaults() -> None:
     default a spec fills in must be what the diffusers class's __init__ uses. The default case's config.json
     (written by save_config at the class defaults) is the truth."""
     from auditor.specs import environment
+
     checked = 0
     for case in FOLDERS:
         if _truth(case)["variant"] != "default":
@@ -121,6 +127,7 @@ def test_a_shared_class_name_defers_to_the_layout_diffusers_loads() -> None:
     """``Transformer2DModel`` names DiT's and PixArt-alpha's releases alike; diffusers' loader remaps it by norm_type
     and ``defer_to`` does the same: PixArt's formula for ada_norm_single, DiT's for ada_norm_zero, none otherwise."""
     from auditor.specs import SpecError, build_specs
+
     base = {"_class_name": "Transformer2DModel", "in_channels": 4, "patch_size": 2, "num_embeds_ada_norm": 1000}
     single, _ = select({**base, "norm_type": "ada_norm_single"})
     assert single is not None and single.file == "diffusers_pixart.toml"
@@ -128,6 +135,7 @@ def test_a_shared_class_name_defers_to_the_layout_diffusers_loads() -> None:
     assert zero is not None and zero.file == "diffusers_transformer_2d.toml"
     assert select({**base, "norm_type": "layer_norm", "patch_size": None})[0] is None
     from auditor.specs import all_specs
+
     specs = all_specs()
     assert all(f"{target}.toml" in specs for spec in specs.values() for target in spec.defer_to)
     with pytest.raises(SpecError, match="defer_to"):

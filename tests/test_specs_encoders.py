@@ -33,23 +33,36 @@ EMBEDDING_MODELS = [
 ]
 
 
-def _sentence_transformers_folder(dest: Path, config_file: str, case: str,
-                                  layout: list[tuple[str, str, list[int]]] | None = None) -> Path:
+def _sentence_transformers_folder(
+    dest: Path, config_file: str, case: str, layout: list[tuple[str, str, list[int]]] | None = None
+) -> Path:
     """A sentence-transformers model as `SentenceTransformer.save` writes it: modules.json, the Transformer at the
     root (config.json + model.safetensors), a mean Pooling module."""
     config = json.loads((CONFIGS / config_file).read_text())
     dest.mkdir(parents=True)
     (dest / "config.json").write_text(json.dumps(config))
     build.write_file(dest / "model.safetensors", layout if layout is not None else tensors(CASES / case))
-    (dest / "modules.json").write_text(json.dumps([
-        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]))
+    (dest / "modules.json").write_text(
+        json.dumps(
+            [
+                {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+                {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+            ]
+        )
+    )
     (dest / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 256, "do_lower_case": False}))
     (dest / "1_Pooling").mkdir()
-    (dest / "1_Pooling" / "config.json").write_text(json.dumps(
-        {"word_embedding_dimension": config["hidden_size"], "pooling_mode_cls_token": False,
-         "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False,
-         "pooling_mode_mean_sqrt_len_tokens": False}))
+    (dest / "1_Pooling" / "config.json").write_text(
+        json.dumps(
+            {
+                "word_embedding_dimension": config["hidden_size"],
+                "pooling_mode_cls_token": False,
+                "pooling_mode_mean_tokens": True,
+                "pooling_mode_max_tokens": False,
+                "pooling_mode_mean_sqrt_len_tokens": False,
+            }
+        )
+    )
     return dest
 
 
@@ -64,7 +77,7 @@ def test_sentence_transformers_embedding_models_reconcile_exactly(tmp_path: Path
     assert doc["kind"]["kind"] == "sentence-transformers" and doc["verdict"] == "pass"
     report = _transformer_section(doc)
     assert [f["code"] for f in report["findings"] if f["severity"] != "info"] == []
-    assert report["expected"]["spec"]["class"] == "Model"   # the base model, whatever architectures names
+    assert report["expected"]["spec"]["class"] == "Model"  # the base model, whatever architectures names
     assert report["expected"]["parameters"] == truth(CASES / case)["parameters"] == report["totals"]["parameters"]
     assert report["ledger"]["unexplained"] == 0
 
@@ -72,8 +85,9 @@ def test_sentence_transformers_embedding_models_reconcile_exactly(tmp_path: Path
 def test_a_masked_lm_config_over_a_stored_base_model_is_read_as_its_model_class(tmp_path: Path) -> None:
     """all-mpnet-base-v2: architectures MPNetForMaskedLM, weights MPNetModel (no mpnet. prefix, a pooler, no
     lm_head): the base model as its own class builds it (109,486,464 parameters, transformers' own count)."""
-    doc = audit_target(str(_sentence_transformers_folder(tmp_path / "m", EMBEDDING_MODELS[2][0],
-                                                         EMBEDDING_MODELS[2][1]))).to_dict()
+    doc = audit_target(
+        str(_sentence_transformers_folder(tmp_path / "m", EMBEDDING_MODELS[2][0], EMBEDDING_MODELS[2][1]))
+    ).to_dict()
     expected = _transformer_section(doc)["expected"]
     assert expected["spec"]["layout"] == "stored as its Model class" and expected["parameters"] == 109_486_464
 
@@ -159,20 +173,26 @@ def test_an_original_bert_release_stores_its_pretraining_checkpoint_with_tensorf
     .beta, which transformers renames on load). Healthy: read as its pretraining class, every tensor explained,
     transformers' count of BertForPreTraining at BertConfig() (= bert-base-uncased)."""
     case = CASES / "bert" / "BertForPreTraining-default"
-    legacy = [(n.replace("LayerNorm.weight", "LayerNorm.gamma").replace("LayerNorm.bias", "LayerNorm.beta"), d, s)
-              for n, d, s in tensors(case)]
+    legacy = [
+        (n.replace("LayerNorm.weight", "LayerNorm.gamma").replace("LayerNorm.bias", "LayerNorm.beta"), d, s)
+        for n, d, s in tensors(case)
+    ]
     assert sum(".gamma" in n for n, _, _ in legacy) == 2 + 2 * 12
     dest = write_case(case, tmp_path / "bert-base-uncased", legacy)
     config = json.loads((dest / "config.json").read_text())
     (dest / "config.json").write_text(json.dumps({**config, "architectures": ["BertForMaskedLM"]}))
     report = auditor.audit(str(dest))
     assert isinstance(report, Report)
-    assert [f for f in report.findings if f.severity != "info"] == [] and report.reconciliation.ledger["unexplained"] == 0
+    assert [f for f in report.findings if f.severity != "info"] == [] and report.reconciliation.ledger[
+        "unexplained"
+    ] == 0
     assert report.reconciliation.spec is not None
     assert report.reconciliation.spec["layout"] == "stored as its ForPreTraining class"
     assert report.reconciliation.expected_parameters == truth(case)["parameters"] == 110_106_428
     # a gamma beside its weight is not the same tensor twice: the second copy is unexplained
-    doubled = write_case(case, tmp_path / "doubled", [*tensors(case), ("bert.embeddings.LayerNorm.gamma", "F32", [768])])
+    doubled = write_case(
+        case, tmp_path / "doubled", [*tensors(case), ("bert.embeddings.LayerNorm.gamma", "F32", [768])]
+    )
     found = {f.code: f for f in auditor.audit(str(doubled)).findings if f.severity == "error"}
     assert found["unexpected-tensor"].tensors == ("bert.embeddings.LayerNorm.gamma",)
 
@@ -181,11 +201,16 @@ def test_a_roberta_release_holds_the_pooler_beside_its_masked_lm(tmp_path: Path)
     """xlm-roberta-base and distilroberta-base (XLMRobertaForMaskedLM / RobertaForMaskedLM configs) store
     roberta.pooler.dense too, which transformers reports as unused: the released layout, not an error."""
     case = CASES / "xlm-roberta" / "XLMRobertaForMaskedLM-default"
-    pooler = [(f"roberta.{n}", d, s) for n, d, s in tensors(CASES / "xlm-roberta" / "XLMRobertaModel-default")
-              if n.startswith("pooler.")]
+    pooler = [
+        (f"roberta.{n}", d, s)
+        for n, d, s in tensors(CASES / "xlm-roberta" / "XLMRobertaModel-default")
+        if n.startswith("pooler.")
+    ]
     report = auditor.audit(str(write_case(case, tmp_path / "xlmr", [*tensors(case), *pooler])))
     assert isinstance(report, Report)
-    assert [f for f in report.findings if f.severity != "info"] == [] and report.reconciliation.ledger["unexplained"] == 0
+    assert [f for f in report.findings if f.severity != "info"] == [] and report.reconciliation.ledger[
+        "unexplained"
+    ] == 0
     assert report.reconciliation.spec is not None
     assert report.reconciliation.spec["layout"] == "stored as its ForPreTraining class"
     assert report.reconciliation.expected_parameters == truth(case)["parameters"] + 768 * 768 + 768
@@ -199,9 +224,14 @@ def test_a_cross_encoder_reranker_reconciles_with_its_one_label_head(tmp_path: P
     (dest / "config.json").write_text((CONFIGS / "BAAI__bge-reranker-base.json").read_text())
     report = auditor.audit(str(dest))
     assert isinstance(report, Report)
-    assert [f for f in report.findings if f.severity != "info"] == [] and report.reconciliation.ledger["unexplained"] == 0
-    assert report.reconciliation.spec == {"file": "xlm-roberta.toml", "class": "ForSequenceClassification",
-                                          "layout": "default"}
+    assert [f for f in report.findings if f.severity != "info"] == [] and report.reconciliation.ledger[
+        "unexplained"
+    ] == 0
+    assert report.reconciliation.spec == {
+        "file": "xlm-roberta.toml",
+        "class": "ForSequenceClassification",
+        "layout": "default",
+    }
     assert report.tensors["classifier.out_proj.weight"].shape == (1, 768)
     assert "roberta.pooler.dense.weight" not in report.tensors
     assert report.reconciliation.expected_parameters == truth(case)["parameters"] == 278_044_417

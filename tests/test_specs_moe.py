@@ -26,10 +26,21 @@ PUBLISHED = {e["config_file"]: e for e in json.loads((ROOT / "fixtures" / "publi
 
 MOE_TYPES = {"qwen2_moe", "qwen3_moe", "mixtral", "phimoe", "deepseek_v2", "deepseek_v3", "gpt_oss", "llama4_text"}
 REQUIRED = {
-    "Qwen__Qwen1.5-MoE-A2.7B", "Qwen__Qwen2-57B-A14B", "Qwen__Qwen3-30B-A3B", "Qwen__Qwen3-235B-A22B",
-    "deepseek-ai__DeepSeek-V2-Lite", "deepseek-ai__DeepSeek-V3", "microsoft__Phi-3.5-MoE-instruct",
-    "mistralai__Mixtral-8x7B-v0.1", "openai__gpt-oss-20b", "meta-llama__Llama-4-Scout-17B-16E",
-    "tiny-deepseek_v2-q_lora", "tiny-deepseek_v3", "tiny-gpt_oss", "tiny-mixtral", "tiny-qwen2_moe-sparse_step",
+    "Qwen__Qwen1.5-MoE-A2.7B",
+    "Qwen__Qwen2-57B-A14B",
+    "Qwen__Qwen3-30B-A3B",
+    "Qwen__Qwen3-235B-A22B",
+    "deepseek-ai__DeepSeek-V2-Lite",
+    "deepseek-ai__DeepSeek-V3",
+    "microsoft__Phi-3.5-MoE-instruct",
+    "mistralai__Mixtral-8x7B-v0.1",
+    "openai__gpt-oss-20b",
+    "meta-llama__Llama-4-Scout-17B-16E",
+    "tiny-deepseek_v2-q_lora",
+    "tiny-deepseek_v3",
+    "tiny-gpt_oss",
+    "tiny-mixtral",
+    "tiny-qwen2_moe-sparse_step",
     "tiny-qwen3_moe",
 }
 # Published figures that describe a different file set than the transformers dump; each has its own test.
@@ -127,14 +138,14 @@ def test_activated_parameters_by_hand() -> None:
     of moe_intermediate 768, top-8, vocab 151936, untied). Convention: routed top-k + everything dense,
     embeddings and head included."""
     h, heads, kv, hd, layers, inter, topk, vocab = 2048, 32, 4, 128, 48, 768, 8, 151936
-    attention = h * heads * hd + 2 * h * kv * hd + heads * hd * h     # q, k, v, o (no biases)
+    attention = h * heads * hd + 2 * h * kv * hd + heads * hd * h  # q, k, v, o (no biases)
     qk_norm = 2 * hd
     norms = 2 * h
     router = 128 * h
-    active_experts = topk * 3 * inter * h                            # gate, up, down of 8 experts
+    active_experts = topk * 3 * inter * h  # gate, up, down of 8 experts
     per_layer = attention + qk_norm + norms + router + active_experts
-    hand = layers * per_layer + 2 * vocab * h + h                    # + embed, lm_head, final norm
-    assert hand == 3_353_032_704                                     # model card: "3.3B activated"
+    hand = layers * per_layer + 2 * vocab * h + h  # + embed, lm_head, final norm
+    assert hand == 3_353_032_704  # model card: "3.3B activated"
     config = build.load_config("Qwen__Qwen3-30B-A3B.json")
     assert formula_report(config)["activated_parameters"] == hand
 
@@ -146,7 +157,7 @@ def test_activated_parameters_by_hand() -> None:
 def test_dense_and_moe_layers_are_separate_rows() -> None:
     rows = formula_report(build.load_config("deepseek-ai__DeepSeek-V3.json"))["components"]
     layers = {(r["layer_type"], r["component"]): r["layers"] for r in rows if r["layer_type"]}
-    assert layers[("dense", "mlp")] == 3                  # first_k_dense_replace = 3
+    assert layers[("dense", "mlp")] == 3  # first_k_dense_replace = 3
     assert layers[("moe", "routed_experts")] == 58
     assert ("dense", "routed_experts") not in layers and ("moe", "mlp") not in layers
     rows = formula_report(build.load_config("tiny-qwen2_moe-sparse_step.json"))["components"]
@@ -175,6 +186,7 @@ def test_phimoe_with_biases_matches_hand_computation() -> None:
 
 # --- DeepSeek-V3 as released: FP8 + MTP ---------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def deepseek_v3(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return realistic.deepseek_v3_fp8(tmp_path_factory.mktemp("dsv3") / "DeepSeek-V3")
@@ -199,9 +211,9 @@ def test_deepseek_v3_fp8_reconciles(deepseek_v3: Path) -> None:
     ledger = doc["ledger"]
     # num_parameters(): layers 0-60 without the 58 x 256 F32 e_score_correction_bias (persistent buffers)
     assert ledger["model"] == 671_026_404_352 == 671_026_419_200 - 58 * 256
-    assert ledger["mtp"] == 13_463_426_048            # layer 61: MoE decoder layer + embed/head copies + eh_proj
-    assert ledger["quantization"] == 41_540_496       # F32 weight_scale_inv blocks
-    assert ledger["buffers"] == 59 * 256               # the score-correction biases of layers 3-61
+    assert ledger["mtp"] == 13_463_426_048  # layer 61: MoE decoder layer + embed/head copies + eh_proj
+    assert ledger["quantization"] == 41_540_496  # F32 weight_scale_inv blocks
+    assert ledger["buffers"] == 59 * 256  # the score-correction biases of layers 3-61
     assert ledger["unexplained"] == ledger["tied_duplicates"] == 0
     assert sum(ledger.values()) == 684_531_386_000
     # Hub F32 bucket 41,555,600 = scales 41,540,496 + 59 x 256 e_score_correction_bias (buffers)
@@ -209,8 +221,16 @@ def test_deepseek_v3_fp8_reconciles(deepseek_v3: Path) -> None:
     assert doc["expected"]["parameters"] == 671_026_404_352
     assert doc["expected"]["mtp_parameters"] == 13_463_426_048
     mtp_rows = [c for c in doc["components"] if c["component"] == "mtp"]
-    assert mtp_rows == [{"component": "mtp", "layer_type": None, "layers": 1, "expected_per_layer": 13_463_426_048,
-                         "expected": 13_463_426_048, "actual": 13_463_426_048}]
+    assert mtp_rows == [
+        {
+            "component": "mtp",
+            "layer_type": None,
+            "layers": 1,
+            "expected_per_layer": 13_463_426_048,
+            "expected": 13_463_426_048,
+            "actual": 13_463_426_048,
+        }
+    ]
     assert sum(c["expected"] for c in doc["components"] if c["component"] != "mtp") == 671_026_404_352
     assert doc["expected"]["activated_parameters"] is not None
     assert {f["code"] for f in doc["findings"]} == {"mtp-module", "quantization-tensors"}
@@ -227,7 +247,7 @@ def test_deepseek_v3_default_json_stays_small(deepseek_v3: Path) -> None:
 
 
 def test_deepseek_v3_wrong_scale_shape(tmp_path: Path) -> None:
-    bad = "model.layers.7.self_attn.q_a_proj.weight_scale_inv"   # q_a_proj [1536, 7168] -> [12, 56]
+    bad = "model.layers.7.self_attn.q_a_proj.weight_scale_inv"  # q_a_proj [1536, 7168] -> [12, 56]
     path = realistic.deepseek_v3_fp8(tmp_path / "ds", replace={bad: (bad, "F32", [12, 57])})
     code, doc = run_json("audit", str(path))
     assert code == 1
@@ -274,8 +294,10 @@ def test_tiny_deepseek_v3_fp8_and_mtp(tmp_path: Path) -> None:
     """The same release conventions on the tiny config (q_lora_rank null, 1 dense + 2 MoE layers)."""
     layout = build.load_layout("tiny-deepseek_v3")
     config = build.load_config(layout["config_file"])
-    config.update(num_nextn_predict_layers=1,
-                  quantization_config={"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]})
+    config.update(
+        num_nextn_predict_layers=1,
+        quantization_config={"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]},
+    )
     base = [tuple(t) for t in layout["tensors"]]
     mtp = realistic.deepseek_mtp_layer(3, 2, base, config["hidden_size"], config["vocab_size"])
     tensors = realistic.fp8_block_quantize(base + mtp)
@@ -291,6 +313,7 @@ def test_tiny_deepseek_v3_fp8_and_mtp(tmp_path: Path) -> None:
 
 
 # --- gpt-oss as released: MXFP4 experts -------------------------------------------------------------------
+
 
 def test_gpt_oss_mxfp4_reconciles(tmp_path: Path) -> None:
     path = realistic.gpt_oss_mxfp4(tmp_path / "gpt-oss-20b")
@@ -328,6 +351,7 @@ def test_gpt_oss_mxfp4_wrong_blocks(tmp_path: Path) -> None:
 
 # --- Llama 4: text model vs the multimodal release ----------------------------------------------------------
 
+
 def test_llama4_published_includes_vision() -> None:
     """The Hub total counts the whole Llama4ForConditionalGeneration; the text model is what the llama4_text spec
     counts, and the difference is exactly the vision tower + projector of the conditional-generation dump.
@@ -340,7 +364,7 @@ def test_llama4_published_includes_vision() -> None:
     assert formula_report(config)["parameters"] == published
     full = build.load_layout("meta-llama__Llama-4-Scout-17B-16E-conditional-generation")["tensors"]
     vision = [t for t in full if not t[0].startswith("language_model.")]
-    language = {(n[len("language_model."):], d, tuple(s)) for n, d, s in full if n.startswith("language_model.")}
+    language = {(n[len("language_model.") :], d, tuple(s)) for n, d, s in full if n.startswith("language_model.")}
     assert {t[0].split(".")[0] for t in vision} == {"vision_model", "multi_modal_projector"}
     assert language == {(n, d, tuple(s)) for n, d, s in _on_disk("meta-llama__Llama-4-Scout-17B-16E")}
     assert published - text == _elements(vision) == 871_932_416
@@ -369,8 +393,10 @@ def test_qwen3_moe_config_written_by_transformers_5_reconciles(tmp_path: Path, r
     config = build.load_config(layout["config_file"])
     old, new = next(iter(renamed.items()))
     config[new] = config.pop(old)
-    assert old not in config and config[new] == 128 == max(int(n.split(".")[5]) for n, _, _ in layout["tensors"]
-                                                          if ".experts." in n) + 1
+    assert (
+        old not in config
+        and config[new] == 128 == max(int(n.split(".")[5]) for n, _, _ in layout["tensors"] if ".experts." in n) + 1
+    )
     config[new] = 64  # a smaller expert count makes a fallback to the default of 128 visible
     tensors = [t for t in layout["tensors"] if ".experts." not in t[0] or int(t[0].split(".")[5]) < 64]
     tensors = [(n, d, [64, s[1]] if n.endswith("mlp.gate.weight") else s) for n, d, s in tensors]

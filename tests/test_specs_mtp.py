@@ -30,7 +30,7 @@ MTP_CASES = [
     ("qwen3_5_text/Qwen3_5ForCausalLM-p2", "model.layers."),
     ("qwen3_5_moe_text/Qwen3_5MoeForCausalLM-p3", "model.layers."),
     ("exaone_moe/ExaoneMoeForCausalLM-p2", "model.layers."),
-    ("qwen3_5/Qwen3_5ForConditionalGeneration-p2", "model.language_model.layers."),   # mtp.* at the top level
+    ("qwen3_5/Qwen3_5ForConditionalGeneration-p2", "model.language_model.layers."),  # mtp.* at the top level
     ("qwen3_5_moe/Qwen3_5MoeForConditionalGeneration-p3", "model.language_model.layers."),
 ]
 
@@ -44,17 +44,25 @@ def mtp_block(case: Path, layers: str) -> Layout:
     """The released MTP block for this config: vLLM's four top-level tensors plus one full-attention layer."""
     text = _text_config(case)
     hidden = text["hidden_size"]
-    if "mlp_layer_types" in text:   # EXAONE-MoE: a dense layer
+    if "mlp_layer_types" in text:  # EXAONE-MoE: a dense layer
         source = text["mlp_layer_types"].index("dense")
     else:
         source = text["layer_types"].index("full_attention")
     dtype = tensors(case)[0][1]
-    layer = [(f"mtp.layers.0.{n[len(f'{layers}{source}.'):]}", d, s) for n, d, s in tensors(case)
-             if n.startswith(f"{layers}{source}.")]
-    assert any(".self_attn.q_proj." in n for n, _, _ in layer)   # a full-attention layer, not a DeltaNet one
+    layer = [
+        (f"mtp.layers.0.{n[len(f'{layers}{source}.') :]}", d, s)
+        for n, d, s in tensors(case)
+        if n.startswith(f"{layers}{source}.")
+    ]
+    assert any(".self_attn.q_proj." in n for n, _, _ in layer)  # a full-attention layer, not a DeltaNet one
     assert not any(".experts." in n for n, _, _ in layer) or "mlp_layer_types" not in text
-    return [("mtp.fc.weight", dtype, [hidden, 2 * hidden]), ("mtp.pre_fc_norm_embedding.weight", dtype, [hidden]),
-            ("mtp.pre_fc_norm_hidden.weight", dtype, [hidden]), ("mtp.norm.weight", dtype, [hidden]), *layer]
+    return [
+        ("mtp.fc.weight", dtype, [hidden, 2 * hidden]),
+        ("mtp.pre_fc_norm_embedding.weight", dtype, [hidden]),
+        ("mtp.pre_fc_norm_hidden.weight", dtype, [hidden]),
+        ("mtp.norm.weight", dtype, [hidden]),
+        *layer,
+    ]
 
 
 def _elements(layout: Layout) -> int:
@@ -74,7 +82,7 @@ def test_a_released_mtp_block_is_explained_exactly_beside_the_model(name: str, l
     report = auditor.audit(str(write_case(case, tmp_path / "ckpt", tensors(case) + block)))
     assert isinstance(report, Report)
     rec = report.reconciliation
-    assert problems(report, case) == []                          # the model's own count is untouched
+    assert problems(report, case) == []  # the model's own count is untouched
     assert rec.ledger["mtp"] == _elements(block) == rec.mtp_parameters
     assert rec.ledger["unexplained"] == 0
     [note] = [f for f in report.findings if f.code == "mtp-module"]
@@ -106,8 +114,9 @@ def test_a_partial_or_misshapen_mtp_block_is_named(tmp_path: Path) -> None:
 def test_more_mtp_layers_than_the_config_declares_is_a_config_mismatch(tmp_path: Path) -> None:
     case = CASES / MTP_CASES[2][0]
     block = mtp_block(case, MTP_CASES[2][1])
-    second = [(re.sub(r"^mtp\.layers\.0\.", "mtp.layers.1.", n), d, s) for n, d, s in block
-              if n.startswith("mtp.layers.0.")]
+    second = [
+        (re.sub(r"^mtp\.layers\.0\.", "mtp.layers.1.", n), d, s) for n, d, s in block if n.startswith("mtp.layers.0.")
+    ]
     dest = write_case(case, tmp_path / "ckpt", tensors(case) + block + second)
     report = auditor.audit(str(dest))
     [mismatch] = [f for f in report.findings if f.code == "config-mismatch"]
@@ -131,10 +140,13 @@ def test_a_nemotron_h_mtp_block_follows_its_pattern(tmp_path: Path) -> None:
     block: Layout = []
     for i, kind in enumerate(cfg["mtp_layers_block_type"]):
         source = f"backbone.layers.{kinds.index(kind)}."
-        block += [(f"mtp.layers.{i}.{n[len(source):]}", d, s) for n, d, s in tensors(case) if n.startswith(source)]
-    block += [("mtp.layers.0.enorm.weight", dtype, [hidden]), ("mtp.layers.0.hnorm.weight", dtype, [hidden]),
-              ("mtp.layers.0.eh_proj.weight", dtype, [hidden, 2 * hidden]),
-              (f"mtp.layers.{len(cfg['mtp_layers_block_type']) - 1}.final_layernorm.weight", dtype, [hidden])]
+        block += [(f"mtp.layers.{i}.{n[len(source) :]}", d, s) for n, d, s in tensors(case) if n.startswith(source)]
+    block += [
+        ("mtp.layers.0.enorm.weight", dtype, [hidden]),
+        ("mtp.layers.0.hnorm.weight", dtype, [hidden]),
+        ("mtp.layers.0.eh_proj.weight", dtype, [hidden, 2 * hidden]),
+        (f"mtp.layers.{len(cfg['mtp_layers_block_type']) - 1}.final_layernorm.weight", dtype, [hidden]),
+    ]
     dest = write_case(case, tmp_path / "ckpt", tensors(case) + block)
     (dest / "config.json").write_text(json.dumps({**cfg, "num_nextn_predict_layers": 1}))
     report = auditor.audit(str(dest))

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = {e["model"]: e for e in json.loads((ROOT / "fixtures" / "published-counts.json").read_text())}
 SCOUT = PUBLISHED["meta-llama/Llama-4-Scout-17B-16E"]["published_params"]
 CONFIG = "meta-llama__Llama-4-Scout-17B-16E.json"
-VISION, PROJECTOR = 850_960_896, 20_971_520   # of the dump: vision_model.* and multi_modal_projector.*
+VISION, PROJECTOR = 850_960_896, 20_971_520  # of the dump: vision_model.* and multi_modal_projector.*
 
 
 def _elements(tensors: list[build.TensorSpec]) -> int:
@@ -68,7 +68,7 @@ def test_real_scout_layout_reconciles_exactly(scout: Path) -> None:
     rows = {(c.component, c.layer_type): c for c in rec.components}
     assert (rows[("vision", None)].expected, rows[("vision", None)].actual) == (VISION, VISION)
     assert (rows[("projector", None)].expected, rows[("projector", None)].actual) == (PROJECTOR, PROJECTOR)
-    assert rows[("routed_experts", "moe")].layers == 48                # the vision tower is not a decoder layer
+    assert rows[("routed_experts", "moe")].layers == 48  # the vision tower is not a decoder layer
     assert all(c.expected == c.actual for c in rec.components)
     assert [c.component for c in rec.components if c.layer_type is None][-2:] == ["vision", "projector"]
     assert rec.formula_by_component is not None
@@ -99,8 +99,9 @@ def test_dropped_vision_tensor_is_missing(tmp_path: Path) -> None:
 def test_whole_vision_tower_missing_is_not_a_text_only_checkpoint(tmp_path: Path) -> None:
     """language_model.* names say this is the multimodal save: losing the tower is an error, not a fallback."""
     tensors = [t for t in multimodal.scout_tensors() if not t[0].startswith(("vision_model.", "multi_modal"))]
-    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", tensors, config=build.load_config(CONFIG),
-                                                  shards=4)))
+    report = auditor.audit(
+        str(build.build_checkpoint(tmp_path / "ckpt", tensors, config=build.load_config(CONFIG), shards=4))
+    )
     missing = [f for f in report.findings if f.code == "missing-tensor"]
     assert report.verdict == "fail" and missing
     assert any("multi_modal_projector.linear_1.weight" in f.tensors for f in missing)
@@ -113,8 +114,9 @@ def test_whole_vision_tower_missing_is_not_a_text_only_checkpoint(tmp_path: Path
 def test_wrong_projector_shape(tmp_path: Path) -> None:
     bad = "multi_modal_projector.linear_1.weight"
     tensors = [(n, d, (5120, 2048) if n == bad else s) for n, d, s in multimodal.scout_tensors()]
-    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", tensors, config=build.load_config(CONFIG),
-                                                  shards=2)))
+    report = auditor.audit(
+        str(build.build_checkpoint(tmp_path / "ckpt", tensors, config=build.load_config(CONFIG), shards=2))
+    )
     hits = [f for f in report.findings if f.code == "shape-mismatch"]
     assert report.verdict == "fail" and hits and hits[0].tensors == (bad,)
 
@@ -122,8 +124,9 @@ def test_wrong_projector_shape(tmp_path: Path) -> None:
 def test_text_only_checkpoint_with_the_multimodal_config(tmp_path: Path) -> None:
     """The language model alone (names model.*, as Llama4ForCausalLM saves it) is audited as the text model."""
     layout = build.load_layout("meta-llama__Llama-4-Scout-17B-16E")
-    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", layout["tensors"],
-                                                  config=build.load_config(CONFIG), shards=4)))
+    report = auditor.audit(
+        str(build.build_checkpoint(tmp_path / "ckpt", layout["tensors"], config=build.load_config(CONFIG), shards=4))
+    )
     assert isinstance(report, Report)
     assert report.verdict == "pass", [f.to_dict() for f in report.findings]
     assert report.reconciliation.expected_parameters == _elements(layout["tensors"]) == SCOUT - VISION - PROJECTOR
@@ -153,7 +156,7 @@ def test_vision_config_defaults_are_llama4_vision_config() -> None:
     """Keys missing (or the whole vision_config) fall back to Llama4VisionConfig defaults, key by key."""
     config = build.load_config(CONFIG)
     for key in ("num_hidden_layers", "num_attention_heads", "num_channels", "patch_size", "projector_input_dim"):
-        del config["vision_config"][key]     # all equal to the defaults in the Scout config
+        del config["vision_config"][key]  # all equal to the defaults in the Scout config
     assert formula_report(config)["parameters"] == SCOUT
     config["vision_config"] = None
     # hand computation from modeling_llama4.py with hidden 768, 34 layers, 16 heads, intermediate 5632,
@@ -175,26 +178,36 @@ CASES = ROOT / "fixtures" / "cases"
 GEMMA3_LAYOUTS = {
     "default": {},
     "released": {"vision_tower.": "vision_tower.vision_model."},
-    "transformers 4.52+": {"language_model.model.": "model.language_model.", "language_model.lm_head.": "lm_head.",
-                           "vision_tower.": "model.vision_tower.vision_model.",
-                           "multi_modal_projector.": "model.multi_modal_projector."},
-    "transformers 5 state_dict": {"language_model.model.": "model.language_model.",
-                                  "language_model.lm_head.": "lm_head.", "vision_tower.": "model.vision_tower.",
-                                  "multi_modal_projector.": "model.multi_modal_projector."},
+    "transformers 4.52+": {
+        "language_model.model.": "model.language_model.",
+        "language_model.lm_head.": "lm_head.",
+        "vision_tower.": "model.vision_tower.vision_model.",
+        "multi_modal_projector.": "model.multi_modal_projector.",
+    },
+    "transformers 5 state_dict": {
+        "language_model.model.": "model.language_model.",
+        "language_model.lm_head.": "lm_head.",
+        "vision_tower.": "model.vision_tower.",
+        "multi_modal_projector.": "model.multi_modal_projector.",
+    },
 }
 
 
 def _case(model_type: str, variant: str) -> tuple[dict, list[build.TensorSpec], dict]:
     folder = next(CASES.glob(f"{model_type}/*-{variant}"))
     layout = json.loads(gzip.decompress((folder / "layout.json.gz").read_bytes()))
-    return (json.loads((folder / "config.json").read_text()), [tuple(t) for t in layout["tensors"]],
-            json.loads((folder / "truth.json").read_text()))
+    return (
+        json.loads((folder / "config.json").read_text()),
+        [tuple(t) for t in layout["tensors"]],
+        json.loads((folder / "truth.json").read_text()),
+    )
 
 
 def _renamed(tensors: list[build.TensorSpec], renames: dict[str, str]) -> list[build.TensorSpec]:
     def one(name: str) -> str:
         old = max((p for p in renames if name.startswith(p)), key=len, default=None)
-        return name if old is None else renames[old] + name[len(old):]
+        return name if old is None else renames[old] + name[len(old) :]
+
     return [(one(n), d, s) for n, d, s in tensors]
 
 
@@ -204,10 +217,15 @@ def _errors(report: auditor.Report) -> list[str]:
 
 @pytest.mark.parametrize("layout", GEMMA3_LAYOUTS)
 def test_gemma3_reconciles_on_every_on_disk_layout(layout: str, tmp_path: Path) -> None:
-    config, tensors, truth = _case("gemma3", "p1")          # untied: the head is stored too
+    config, tensors, truth = _case("gemma3", "p1")  # untied: the head is stored too
     assert "language_model.lm_head.weight" in {n for n, _, _ in tensors}
-    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", _renamed(tensors, GEMMA3_LAYOUTS[layout]),
-                                                  config=config, shards=2)))
+    report = auditor.audit(
+        str(
+            build.build_checkpoint(
+                tmp_path / "ckpt", _renamed(tensors, GEMMA3_LAYOUTS[layout]), config=config, shards=2
+            )
+        )
+    )
     assert isinstance(report, Report)
     rec = report.reconciliation
     assert _errors(report) == [] and rec.ledger["unexplained"] == 0
@@ -215,24 +233,38 @@ def test_gemma3_reconciles_on_every_on_disk_layout(layout: str, tmp_path: Path) 
     assert rec.expected_parameters == truth["parameters"] == report.totals.parameters
 
 
-LLAVA_STYLE_4_52 = {"language_model.model.": "model.language_model.", "language_model.lm_head.": "lm_head.",
-                    "multi_modal_projector.": "model.multi_modal_projector."}
+LLAVA_STYLE_4_52 = {
+    "language_model.model.": "model.language_model.",
+    "language_model.lm_head.": "lm_head.",
+    "multi_modal_projector.": "model.multi_modal_projector.",
+}
 
 
-@pytest.mark.parametrize("model_type,layout,renames", [
-    ("llava", "released", {"vision_tower.": "vision_tower.vision_model."}),
-    ("llava", "transformers 4.52+", {**LLAVA_STYLE_4_52, "vision_tower.": "model.vision_tower.vision_model."}),
-    ("llava_next", "transformers 4.52+", {**LLAVA_STYLE_4_52, "vision_tower.": "model.vision_tower.vision_model.",
-                                          "image_newline": "model.image_newline"}),
-    ("paligemma", "released", {"vision_tower.": "vision_tower.vision_model."}),
-    ("mistral3", "transformers 4.52+", {**LLAVA_STYLE_4_52, "vision_tower.": "model.vision_tower."}),
-    ("internvl", "transformers 4.52+", {**LLAVA_STYLE_4_52, "vision_tower.": "model.vision_tower."}),
-    # conversion_mapping.py 'Qwen2VLForConditionalGeneration': visual -> model.visual, model -> model.language_model
-    ("qwen2_vl", "transformers 4.52+", {"model.": "model.language_model.", "visual.": "model.visual."}),
-    ("qwen2_5_vl", "transformers 4.52+", {"model.": "model.language_model.", "visual.": "model.visual."}),
-])
-def test_other_families_on_their_other_on_disk_layouts(model_type: str, layout: str, renames: dict[str, str],
-                                                       tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "model_type,layout,renames",
+    [
+        ("llava", "released", {"vision_tower.": "vision_tower.vision_model."}),
+        ("llava", "transformers 4.52+", {**LLAVA_STYLE_4_52, "vision_tower.": "model.vision_tower.vision_model."}),
+        (
+            "llava_next",
+            "transformers 4.52+",
+            {
+                **LLAVA_STYLE_4_52,
+                "vision_tower.": "model.vision_tower.vision_model.",
+                "image_newline": "model.image_newline",
+            },
+        ),
+        ("paligemma", "released", {"vision_tower.": "vision_tower.vision_model."}),
+        ("mistral3", "transformers 4.52+", {**LLAVA_STYLE_4_52, "vision_tower.": "model.vision_tower."}),
+        ("internvl", "transformers 4.52+", {**LLAVA_STYLE_4_52, "vision_tower.": "model.vision_tower."}),
+        # conversion_mapping.py 'Qwen2VLForConditionalGeneration': visual -> model.visual, model -> model.language_model
+        ("qwen2_vl", "transformers 4.52+", {"model.": "model.language_model.", "visual.": "model.visual."}),
+        ("qwen2_5_vl", "transformers 4.52+", {"model.": "model.language_model.", "visual.": "model.visual."}),
+    ],
+)
+def test_other_families_on_their_other_on_disk_layouts(
+    model_type: str, layout: str, renames: dict[str, str], tmp_path: Path
+) -> None:
     config, tensors, truth = _case(model_type, "p1")
     stored = _renamed(tensors, renames)
     assert stored != tensors
@@ -248,29 +280,46 @@ def test_deleted_decoder_layer_is_a_missing_layer_of_the_language_model(model_ty
     config, tensors, truth = _case(model_type, "small")
     text = config["text_config"]
     layers = text["num_hidden_layers"]
-    gone = {n for n, _, _ in tensors if re.search(r"(^|\.)(language_model\.model|text_model|^model)\.layers\.1\.", n)
-            and "visual" not in n and "vision" not in n}
+    gone = {
+        n
+        for n, _, _ in tensors
+        if re.search(r"(^|\.)(language_model\.model|text_model|^model)\.layers\.1\.", n)
+        and "visual" not in n
+        and "vision" not in n
+    }
     assert gone
-    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", [t for t in tensors if t[0] not in gone],
-                                                  config=config)))
+    report = auditor.audit(
+        str(build.build_checkpoint(tmp_path / "ckpt", [t for t in tensors if t[0] not in gone], config=config))
+    )
     assert isinstance(report, Report)
     missing = [f for f in report.findings if f.code == "missing-tensor"]
     assert [f.message for f in missing] == [f"layer 1 of {layers} is missing entirely ({len(gone)} tensors)"]
     assert set(missing[0].tensors) == gone
-    assert [f.code for f in report.findings if f.severity in ("error", "warning")] == ["missing-tensor",
-                                                                                       "config-mismatch"]
+    assert [f.code for f in report.findings if f.severity in ("error", "warning")] == [
+        "missing-tensor",
+        "config-mismatch",
+    ]
     assert report.reconciliation.expected_parameters == truth["parameters"]
 
 
-@pytest.mark.parametrize("model_type,tower", [("gemma3", "vision_tower."), ("llava", "vision_tower."),
-                                              ("mistral3", "vision_tower."), ("paligemma", "vision_tower."),
-                                              ("internvl", "vision_tower."), ("qwen2_vl", "visual."),
-                                              ("smolvlm", "model.vision_model.")])
+@pytest.mark.parametrize(
+    "model_type,tower",
+    [
+        ("gemma3", "vision_tower."),
+        ("llava", "vision_tower."),
+        ("mistral3", "vision_tower."),
+        ("paligemma", "vision_tower."),
+        ("internvl", "vision_tower."),
+        ("qwen2_vl", "visual."),
+        ("smolvlm", "model.vision_model."),
+    ],
+)
 def test_missing_vision_tower_is_named_as_such(model_type: str, tower: str, tmp_path: Path) -> None:
     config, tensors, truth = _case(model_type, "small")
     gone = [t for t in tensors if t[0].startswith(tower)]
-    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", [t for t in tensors if t not in gone],
-                                                  config=config)))
+    report = auditor.audit(
+        str(build.build_checkpoint(tmp_path / "ckpt", [t for t in tensors if t not in gone], config=config))
+    )
     assert isinstance(report, Report)
     missing = [f for f in report.findings if f.code == "missing-tensor"]
     assert report.verdict == "fail" and len(missing) == 1
@@ -280,14 +329,17 @@ def test_missing_vision_tower_is_named_as_such(model_type: str, tower: str, tmp_
     assert report.reconciliation.expected_parameters == truth["parameters"]
 
 
-@pytest.mark.parametrize("model_type,text_prefix", [("gemma3", "language_model."), ("llava", "language_model."),
-                                                    ("paligemma", "language_model.")])
+@pytest.mark.parametrize(
+    "model_type,text_prefix",
+    [("gemma3", "language_model."), ("llava", "language_model."), ("paligemma", "language_model.")],
+)
 def test_text_only_checkpoint_with_the_multimodal_config_is_the_language_model_alone(
-        model_type: str, text_prefix: str, tmp_path: Path) -> None:
+    model_type: str, text_prefix: str, tmp_path: Path
+) -> None:
     """The language model saved by itself (as its *ForCausalLM class names it: model.*, lm_head.*) next to
     the multimodal config.json, e.g. a text-only extraction of Gemma-3."""
     config, tensors, _ = _case(model_type, "p1")
-    text = [(n[len(text_prefix):], d, s) for n, d, s in tensors if n.startswith(text_prefix)]
+    text = [(n[len(text_prefix) :], d, s) for n, d, s in tensors if n.startswith(text_prefix)]
     assert text and all(n.startswith(("model.", "lm_head.")) for n, _, _ in text)
     report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", text, config=config)))
     assert isinstance(report, Report)
@@ -300,6 +352,7 @@ def test_text_only_checkpoint_with_the_multimodal_config_is_the_language_model_a
 
 def test_gemma3_formula_prints_the_towers_and_evaluates_exactly() -> None:
     from tests.support.formula import evaluate_printed
+
     folder = next(CASES.glob("gemma3/*-default"))
     _, tensors, truth = _case("gemma3", "default")
     vision = _elements([t for t in tensors if t[0].startswith("vision_tower.")])
@@ -318,16 +371,20 @@ def test_qwen2_5_vl_vision_blocks_are_not_decoder_layers(tmp_path: Path) -> None
     """Issue 8: the 32 vision blocks were taken for the decoder layers; a deleted block is the tower's."""
     config, tensors, truth = _case("qwen2_5_vl", "default")
     gone = {n for n, _, _ in tensors if n.startswith("visual.blocks.30.")}
-    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", [t for t in tensors if t[0] not in gone],
-                                                  config=config, shards=3)))
+    report = auditor.audit(
+        str(
+            build.build_checkpoint(tmp_path / "ckpt", [t for t in tensors if t[0] not in gone], config=config, shards=3)
+        )
+    )
     assert isinstance(report, Report)
     rec = report.reconciliation
     assert config["text_config"]["num_hidden_layers"] != config["vision_config"]["depth"]
     decoder_rows = {c.layers for c in rec.components if c.layer_type == "decoder"}
     assert decoder_rows == {config["text_config"]["num_hidden_layers"]}
     missing = [f for f in report.findings if f.code == "missing-tensor"]
-    assert [f.message for f in missing] == [f"vision blocks layer 30 of {config['vision_config']['depth']} is "
-                                            f"missing entirely ({len(gone)} tensors)"]
+    assert [f.message for f in missing] == [
+        f"vision blocks layer 30 of {config['vision_config']['depth']} is missing entirely ({len(gone)} tensors)"
+    ]
     assert rec.expected_parameters == truth["parameters"]
 
 
@@ -375,9 +432,25 @@ def test_multimodal_defaults_are_the_config_classes_defaults() -> None:
             sub = spec_for_module(module, env[module.config], load_all())
             assert sub is not None
             # keys the module sets from the parent (the top-level tie) are the parent's, checked above
-            checked += compare(f"{spec.file} {module.name} ({sub.file})", sub, env[module.config],
-                               dumped[module.config], frozenset(module.set))
-    assert families >= {"gemma3", "llava", "llava_next", "mistral3", "idefics3", "smolvlm", "internvl", "paligemma",
-                        "qwen2_vl", "qwen2_5_vl", "llama4"}
+            checked += compare(
+                f"{spec.file} {module.name} ({sub.file})",
+                sub,
+                env[module.config],
+                dumped[module.config],
+                frozenset(module.set),
+            )
+    assert families >= {
+        "gemma3",
+        "llava",
+        "llava_next",
+        "mistral3",
+        "idefics3",
+        "smolvlm",
+        "internvl",
+        "paligemma",
+        "qwen2_vl",
+        "qwen2_5_vl",
+        "llama4",
+    }
     assert checked > 150, checked
     assert drift == [], "\n".join(drift)

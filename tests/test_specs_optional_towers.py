@@ -39,8 +39,9 @@ def test_nemotron_omni_legacy_config_names_give_the_same_formula(tmp_path: Path)
     dest = write_case(OMNI, tmp_path / "ckpt")
     cfg = config(OMNI)
     legacy = {k: v for k, v in cfg.items() if k not in ("text_config", "audio_config", "vision_hidden_size")}
-    legacy.update(llm_config=cfg["text_config"], sound_config=cfg["audio_config"],
-                  vit_hidden_size=cfg["vision_hidden_size"])
+    legacy.update(
+        llm_config=cfg["text_config"], sound_config=cfg["audio_config"], vit_hidden_size=cfg["vision_hidden_size"]
+    )
     (dest / "config.json").write_text(json.dumps(legacy))
     report = auditor.audit(str(dest))
     assert problems(report, OMNI) == []

@@ -36,8 +36,15 @@ def _errors(report: auditor.Report) -> list[tuple[str, str]]:
     return [(f.code, f.message) for f in report.findings if f.severity in ("error", "warning")]
 
 
-TEXT = ["THUDM__chatglm3-6b", "Qwen__Qwen-72B", "internlm__internlm2-chat-7b", "XiaomiMiMo__MiMo-7B",
-        "MiniMaxAI__MiniMax-M1", "OpenAssistant__reward-model-pythia-160m-writer", "openPangu-Embedded-7B"]
+TEXT = [
+    "THUDM__chatglm3-6b",
+    "Qwen__Qwen-72B",
+    "internlm__internlm2-chat-7b",
+    "XiaomiMiMo__MiMo-7B",
+    "MiniMaxAI__MiniMax-M1",
+    "OpenAssistant__reward-model-pythia-160m-writer",
+    "openPangu-Embedded-7B",
+]
 
 
 @pytest.mark.parametrize("slug", TEXT)
@@ -76,6 +83,7 @@ def test_qwen_72b_in_the_real_corpus_matches_the_fixture() -> None:
     """The corpus holds the same release's real config and index (its shards are LFS pointers): the fixture is
     its facts, so the index names exactly the fixture's tensors and total_size."""
     from tests.support.resources import CORPUS, REQUIRE_CORPUS, absent
+
     case = CORPUS / "mapengAdam__qianwen-72B"
     if not case.exists():
         absent(f"the real-world corpus ({case})", REQUIRE_CORPUS)
@@ -89,24 +97,37 @@ def test_qwen_72b_in_the_real_corpus_matches_the_fixture() -> None:
 def test_a_broken_remote_code_release_is_still_caught(tmp_path: Path) -> None:
     """The formula is exact, not lenient: a layer's fused qkv at the wrong width is an error."""
     doc = _release("internlm__internlm2-chat-7b")
-    doc["tensors"] = [[n, f, [s[0] - 128, *s[1:]] if n == "model.layers.3.attention.wqkv.weight" else s, *t]
-                      for n, f, s, *t in doc["tensors"]]
+    doc["tensors"] = [
+        [n, f, [s[0] - 128, *s[1:]] if n == "model.layers.3.attention.wqkv.weight" else s, *t]
+        for n, f, s, *t in doc["tensors"]
+    ]
     doc["total_size"] -= 128 * 4096 * 2
     report = auditor.audit(str(_build(doc, tmp_path / "broken")))
     assert report.exit_code == 1
     assert [list(f.tensors) for f in report.findings if f.code == "shape-mismatch"] == [
-        ["model.layers.3.attention.wqkv.weight"]]
+        ["model.layers.3.attention.wqkv.weight"]
+    ]
 
 
 def test_chatglm_v1_is_not_read_as_chatglm2() -> None:
     """ChatGLM-6B v1 shares model_type chatglm but not the architecture (no padded_vocab_size): no formula."""
-    spec, _ = select({"model_type": "chatglm", "architectures": ["ChatGLMModel"], "vocab_size": 130528,
-                      "hidden_size": 4096, "inner_hidden_size": 16384, "num_layers": 28, "num_attention_heads": 32,
-                      "position_encoding_2d": True})
+    spec, _ = select(
+        {
+            "model_type": "chatglm",
+            "architectures": ["ChatGLMModel"],
+            "vocab_size": 130528,
+            "hidden_size": 4096,
+            "inner_hidden_size": 16384,
+            "num_layers": 28,
+            "num_attention_heads": 32,
+            "position_encoding_2d": True,
+        }
+    )
     assert spec is None
 
 
 # -- item 1: a sub-config whose model_type names the composite itself ------------------------------------------
+
 
 def test_qwen2_vl_as_transformers_445_wrote_it_is_exact(tmp_path: Path) -> None:
     """olmOCR-7B (a Qwen2-VL fine-tune) with config.json as transformers 4.45 saves it: vision_config is
@@ -139,9 +160,11 @@ def test_qwen3_vl_vision_config_naming_the_composite(case: str, tmp_path: Path) 
 
 # -- rule 2a: a class st-audit knows under a model_type it does not --------------------------------------------
 
-KIMI_AUTO_MAP = {"AutoConfig": "configuration_deepseek.DeepseekV3Config",
-                 "AutoModel": "modeling_deepseek.DeepseekV3Model",
-                 "AutoModelForCausalLM": "modeling_deepseek.DeepseekV3ForCausalLM"}
+KIMI_AUTO_MAP = {
+    "AutoConfig": "configuration_deepseek.DeepseekV3Config",
+    "AutoModel": "modeling_deepseek.DeepseekV3Model",
+    "AutoModelForCausalLM": "modeling_deepseek.DeepseekV3ForCausalLM",
+}
 
 
 def _kimi(cfg: dict[str, Any]) -> dict[str, Any]:
@@ -153,8 +176,9 @@ def _kimi(cfg: dict[str, Any]) -> dict[str, Any]:
 
 def test_kimi_k2_gets_the_deepseek_v3_formula_by_class(tmp_path: Path) -> None:
     folder = CASES / "deepseek_v3" / "DeepseekV3ForCausalLM-small"
-    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", tensors(folder),
-                                                      config=_kimi(config(folder)))))
+    report = auditor.audit(
+        str(build.build_checkpoint(tmp_path / "ckpt", tensors(folder), config=_kimi(config(folder))))
+    )
     assert isinstance(report, Report)
     assert report.exit_code == 0 and _errors(report) == []
     rec = report.reconciliation
@@ -213,10 +237,13 @@ VLM = CASES / "llava" / "LlavaForConditionalGeneration-default"
 def _remote_vlm(tmp_path: Path, layout: list[tuple[str, str, list[int]]] | None = None) -> auditor.Report:
     """transformers' own save of a LLaVA (a llama text_config, a CLIP vision_config) under a repo's own class:
     model_type and architectures no spec or transformers class has, auto_map to the repo's code."""
-    cfg = {**config(VLM), "model_type": "my_vlm", "architectures": ["MyVLMForCausalLM"],
-           "auto_map": {"AutoModelForCausalLM": "modeling_my_vlm.MyVLMForCausalLM"}}
-    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", layout or tensors(VLM), config=cfg,
-                                                      shards=3)))
+    cfg = {
+        **config(VLM),
+        "model_type": "my_vlm",
+        "architectures": ["MyVLMForCausalLM"],
+        "auto_map": {"AutoModelForCausalLM": "modeling_my_vlm.MyVLMForCausalLM"},
+    }
+    report = auditor.audit(str(build.build_checkpoint(tmp_path / "ckpt", layout or tensors(VLM), config=cfg, shards=3)))
     assert isinstance(report, Report)
     return report
 
@@ -254,20 +281,26 @@ def test_a_part_built_otherwise_in_every_layer_is_the_repos_own_way(tmp_path: Pa
     """The same difference in every layer (a composite that sets its text config's sizes, as transformers' PI0
     does) is the repo class's rule, not damage: the part goes to the structural check, no error, and the note
     says why."""
+
     def narrow(name: str, shape: list[int]) -> list[int]:
         return [shape[0] // 2, *shape[1:]] if name.endswith("self_attn.k_proj.weight") else shape
+
     report = _remote_vlm(tmp_path, [(n, d, narrow(n, s)) for n, d, s in tensors(VLM)])
     assert report.exit_code == 0 and _errors(report) == []
     [note] = [f.message for f in report.findings if f.code == "unknown-architecture"]
-    assert "text_config (llama.toml, ForCausalLM) stored under language_model. differs from its formula in every " \
-           "layer or outside them" in note
+    assert (
+        "text_config (llama.toml, ForCausalLM) stored under language_model. differs from its formula in every "
+        "layer or outside them" in note
+    )
 
 
 def test_a_part_the_repo_names_its_own_way_stays_structural(tmp_path: Path) -> None:
     """Where the repo's code names the text model's MLP otherwise (a tenth of its tensors), the llama formula is
     not that code's: no part, no false alarm."""
+
     def rename(name: str) -> str:
         return name.replace(".mlp.down_proj.", ".mlp.w2.").replace(".mlp.up_proj.", ".mlp.w3.")
+
     report = _remote_vlm(tmp_path, [(rename(n), d, s) for n, d, s in tensors(VLM)])
     assert report.exit_code == 0 and _errors(report) == []
     [note] = [f.message for f in report.findings if f.code == "unknown-architecture"]
@@ -278,6 +311,7 @@ def test_coverage_lists_every_release_as_exact() -> None:
     """docs/coverage.md (make coverage) has a row for every release fixture of this file's families, each exact
     (the audits behind it are the tests above)."""
     from tests.support.paths import ROOT
+
     rows = {}
     for line in (ROOT / "docs" / "coverage.md").read_text().splitlines():
         cells = [c.strip() for c in line.split("|")[1:-1]]

@@ -49,8 +49,9 @@ def _molmo(c: dict[str, Any]) -> int:
     e = c["embedding_size"]
     kv = c["num_key_value_heads"] * d // c["num_attention_heads"]
     q = d + 2 * kv
-    text = (e + 128) * d + n * ((q * d + (q if c["qkv_bias"] else 0)) + d * d + ff * d + d * ff // 2 + 2 * d) \
-        + d + e * d
+    text = (
+        (e + 128) * d + n * ((q * d + (q if c["qkv_bias"] else 0)) + d * d + ff * d + d * ff // 2 + 2 * d) + d + e * d
+    )
     w, i = 1024, 4096
     block = 4 * (w * w + w) + (i * w + i) + (w * i + w) + 4 * w
     vit = w + 577 * w + 588 * w + 2 * w + 23 * block
@@ -103,11 +104,22 @@ def _deepseek(c: dict[str, Any]) -> int:
     return 2 * v * d + k * dense + (n - k) * moe + d
 
 
-BY_HAND: dict[str, Callable[[dict[str, Any]], int]] = {"stablelm_epoch": _stablelm_epoch, "molmo": _molmo,
-                                                        "baichuan": _baichuan, "internlm": _internlm, "phi3_v": _phi3_v,
-                                                        "deepseek": _deepseek}
-SPEC_FILE = {"stablelm_epoch": "stablelm.toml", "molmo": "molmo.toml", "baichuan": "baichuan.toml",
-             "internlm": "internlm.toml", "phi3_v": "phi3_v.toml", "deepseek": "deepseek.toml"}
+BY_HAND: dict[str, Callable[[dict[str, Any]], int]] = {
+    "stablelm_epoch": _stablelm_epoch,
+    "molmo": _molmo,
+    "baichuan": _baichuan,
+    "internlm": _internlm,
+    "phi3_v": _phi3_v,
+    "deepseek": _deepseek,
+}
+SPEC_FILE = {
+    "stablelm_epoch": "stablelm.toml",
+    "molmo": "molmo.toml",
+    "baichuan": "baichuan.toml",
+    "internlm": "internlm.toml",
+    "phi3_v": "phi3_v.toml",
+    "deepseek": "deepseek.toml",
+}
 RELEASES = [r for r in releases.slugs() if releases.load(r)["family"] in BY_HAND]
 # the real-world corpus' remote-code cases: the fixtures are their facts
 CORPUS_CASES = {"stable-code-3b": "Zumwaltboi68__stable-code-3b", "molmo-7b-d-nf4": "reubzdubz__Molmo7B_D_NF4Quant"}
@@ -158,8 +170,9 @@ def test_the_quantized_molmo_reconciles_as_bitsandbytes_nf4(tmp_path: Path) -> N
     release = releases.load("molmo-7b-d-nf4")
     code, doc = run_json("audit", str(releases.build_release(release, tmp_path / "molmo")))
     assert code == 0
-    bookkeeping = [(n, s) for n, _, s, *_ in release["tensors"] if n.endswith((".absmax", ".quant_map"))
-                   or ".quant_state." in n]
+    bookkeeping = [
+        (n, s) for n, _, s, *_ in release["tensors"] if n.endswith((".absmax", ".quant_map")) or ".quant_state." in n
+    ]
     assert len(bookkeeping) == 3 * 4 * release["config"]["num_hidden_layers"]
     assert doc["ledger"]["quantization"] == sum(math.prod(s) for _, s in bookkeeping)
     assert doc["ledger"]["model"] == doc["expected"]["parameters"] == release["index_total_parameters"]
@@ -180,14 +193,20 @@ def _errors(report: Any) -> dict[str, set[str]]:
 # (release, a whole layer dropped by prefix, a tensor given another shape: [name, shape])
 BROKEN = {
     "stable-code-3b": ("model.layers.17.", ("model.layers.3.self_attn.k_proj.weight", [2560, 2048])),
-    "molmo-7b-d-nf4": ("model.vision_backbone.image_vit.transformer.resblocks.11.",
-                       ("model.transformer.blocks.5.att_proj.bias", [3584])),
+    "molmo-7b-d-nf4": (
+        "model.vision_backbone.image_vit.transformer.resblocks.11.",
+        ("model.transformer.blocks.5.att_proj.bias", [3584]),
+    ),
     "baichuan2-13b-chat": ("model.layers.39.", ("model.layers.0.self_attn.W_pack.weight", [5120 * 3, 4096])),
     "internlm-20b": ("model.layers.30.", ("model.layers.12.self_attn.o_proj.weight", [5120, 4096])),
-    "deepseek-moe-16b": ("model.layers.20.mlp.experts.", ("model.layers.1.mlp.shared_experts.up_proj.weight",
-                                                         [1408, 2048])),
-    "phi-3-vision-128k": ("model.vision_embed_tokens.img_processor.vision_model.encoder.layers.23.",
-                          ("model.vision_embed_tokens.img_projection.0.weight", [3072, 1024])),
+    "deepseek-moe-16b": (
+        "model.layers.20.mlp.experts.",
+        ("model.layers.1.mlp.shared_experts.up_proj.weight", [1408, 2048]),
+    ),
+    "phi-3-vision-128k": (
+        "model.vision_embed_tokens.img_processor.vision_model.encoder.layers.23.",
+        ("model.vision_embed_tokens.img_projection.0.weight", [3072, 1024]),
+    ),
 }
 
 
@@ -232,8 +251,10 @@ def test_molmoe_under_the_same_type_keeps_the_structural_check() -> None:
     formula rather than Molmo's."""
     config = dict(releases.load("molmo-7b-d-nf4")["config"])
     assert select(config)[0] is not None
-    config["auto_map"] = {"AutoConfig": "config_molmoe.MolmoConfig",
-                          "AutoModelForCausalLM": "modeling_molmoe.MOLMoEForCausalLM"}
+    config["auto_map"] = {
+        "AutoConfig": "config_molmoe.MolmoConfig",
+        "AutoModelForCausalLM": "modeling_molmoe.MOLMoEForCausalLM",
+    }
     assert select(config)[0] is None
 
 
@@ -261,5 +282,9 @@ def test_phi3_v_without_an_image_embedding_is_its_decoder() -> None:
     assert not any(name.startswith("model.vision_embed_tokens.") for name in layout.tensors)
     c = release["config"]
     d, kv = c["hidden_size"], c["num_key_value_heads"] * c["hidden_size"] // c["num_attention_heads"]
-    assert layout.parameters == 2 * c["vocab_size"] * d + c["num_hidden_layers"] * (
-        (d + 2 * kv) * d + d * d + 3 * d * c["intermediate_size"] + 2 * d) + d
+    assert (
+        layout.parameters
+        == 2 * c["vocab_size"] * d
+        + c["num_hidden_layers"] * ((d + 2 * kv) * d + d * d + 3 * d * c["intermediate_size"] + 2 * d)
+        + d
+    )

@@ -58,7 +58,9 @@ def _deepseek_ocr2(c: dict[str, Any]) -> int:
     sam = (w * 3 * 16 * 16 + w) + 64 * 64 * w + 256 * w + 4 * 256 + 256 * 256 * 9 + 512 * 256 * 9 + 896 * 512 * 9
     for block in range(12):
         size = 64 if block in (2, 5, 8, 11) else 14
-        sam += (3 * w * w + 3 * w) + (w * w + w) + (4 * w * w + 4 * w) + (4 * w * w + w) + 4 * w + 2 * (2 * size - 1) * 64
+        sam += (
+            (3 * w * w + 3 * w) + (w * w + w) + (4 * w * w + 4 * w) + (4 * w * w + w) + 4 * w + 2 * (2 * size - 1) * 64
+        )
     q = 896
     encoder = 24 * ((q * q + q) + 2 * (128 * q + 128) + q * q + 3 * q * 4864 + 2 * q) + q + (144 + 256) * q
     return text + sam + encoder + (d * q + d) + d
@@ -77,7 +79,12 @@ def _locateanything(c: dict[str, Any]) -> int:
     text = v * d + n * layer + d + (0 if t["tie_word_embeddings"] else v * d)
     w, i, p = vc["hidden_size"], vc["intermediate_size"], vc["patch_size"]
     block = 4 * w + (3 * w * w + 3 * w) + (w * w + w) + (i * w + i) + (w * i + w)
-    vision = vc["init_pos_emb_height"] * vc["init_pos_emb_width"] * w + (w * 3 * p * p + w) + vc["num_hidden_layers"] * block + 2 * w
+    vision = (
+        vc["init_pos_emb_height"] * vc["init_pos_emb_width"] * w
+        + (w * 3 * p * p + w)
+        + vc["num_hidden_layers"] * block
+        + 2 * w
+    )
     projector = 2 * 4 * w + (4 * w * d + d) + (d * d + d)
     return text + vision + projector
 
@@ -133,7 +140,13 @@ def _deepseek_ocr(c: dict[str, Any]) -> int:
     ocr2_encoder = 24 * ((q * q + q) + 2 * (128 * q + 128) + q * q + 3 * q * qff + 2 * q) + q + (144 + 256) * q
     ocr2 = _deepseek_ocr2(c) - ocr2_encoder - (d * q + d)
     w, i = 1024, 4096
-    clip = w + w * 3 * 14 * 14 + 257 * w + 2 * w + 24 * (4 * w + (3 * w * w + 3 * w) + (w * w + w) + (i * w + i) + (w * i + w))
+    clip = (
+        w
+        + w * 3 * 14 * 14
+        + 257 * w
+        + 2 * w
+        + 24 * (4 * w + (3 * w * w + 3 * w) + (w * w + w) + (i * w + i) + (w * i + w))
+    )
     return ocr2 + (1024 - 896) * 512 * 9 + clip + (d * 2 * w + d) + d
 
 
@@ -146,8 +159,15 @@ def _internvl_chat(c: dict[str, Any]) -> int:
     v, t = c["vision_config"], c["llm_config"]
     w, i, p = v["hidden_size"], v["intermediate_size"], v["patch_size"]
     norm = 2 * w if v["norm_type"] == "layer_norm" else w
-    layer = (3 * w * w + (3 * w if v["qkv_bias"] else 0)) + (w * w + w) + (2 * w if v["qk_normalization"] else 0) \
-        + (i * w + i) + (w * i + w) + 2 * norm + 2 * w
+    layer = (
+        (3 * w * w + (3 * w if v["qkv_bias"] else 0))
+        + (w * w + w)
+        + (2 * w if v["qk_normalization"] else 0)
+        + (i * w + i)
+        + (w * i + w)
+        + 2 * norm
+        + 2 * w
+    )
     vision = w + (w * 3 * p * p + w) + ((v["image_size"] // p) ** 2 + 1) * w + v["num_hidden_layers"] * layer
     d, ff, vocab, n = t["hidden_size"], t["intermediate_size"], t["vocab_size"], t["num_hidden_layers"]
     hd = d // t["num_attention_heads"]
@@ -160,13 +180,25 @@ def _internvl_chat(c: dict[str, Any]) -> int:
     return vision + text + projector
 
 
-BY_HAND: dict[str, Callable[[dict[str, Any]], int]] = {"internvl_chat": _internvl_chat, "deepseek_ocr": _deepseek_ocr,
-    "minicpmv": _minicpmv, "deepseek_ocr2": _deepseek_ocr2, "locateanything": _locateanything, "xgenmm": _xgenmm,
-    "logics": _logics}
+BY_HAND: dict[str, Callable[[dict[str, Any]], int]] = {
+    "internvl_chat": _internvl_chat,
+    "deepseek_ocr": _deepseek_ocr,
+    "minicpmv": _minicpmv,
+    "deepseek_ocr2": _deepseek_ocr2,
+    "locateanything": _locateanything,
+    "xgenmm": _xgenmm,
+    "logics": _logics,
+}
 # the spec file each family's releases must be audited with
-SPEC_FILE = {"minicpmv": "minicpmv.toml", "deepseek_ocr2": "deepseek_ocr2_remote.toml",
-             "locateanything": "locateanything.toml", "xgenmm": "xgenmm.toml", "logics": "logics.toml",
-             "deepseek_ocr": "deepseek_ocr_remote.toml", "internvl_chat": "internvl_chat.toml"}
+SPEC_FILE = {
+    "minicpmv": "minicpmv.toml",
+    "deepseek_ocr2": "deepseek_ocr2_remote.toml",
+    "locateanything": "locateanything.toml",
+    "xgenmm": "xgenmm.toml",
+    "logics": "logics.toml",
+    "deepseek_ocr": "deepseek_ocr_remote.toml",
+    "internvl_chat": "internvl_chat.toml",
+}
 # tied heads a release stores anyway (loaders tie them back: a tied-head warning, the copy counted once)
 TIED_COPIES = {"locateanything-3b": {"language_model.lm_head.weight"}}
 # persistent buffers a release saves (not parameters: the ledger's buffers)
@@ -177,6 +209,8 @@ def _stored_extra(release: dict[str, Any]) -> int:
     """Stored elements that are not the model's parameters: tied copies and buffers."""
     extra = TIED_COPIES.get(release["slug"], set()) | BUFFERS.get(release["slug"], set())
     return sum(math.prod(s) for n, _, s, *_ in release["tensors"] if n in extra)
+
+
 # releases whose index says more bytes than the modeling code's shapes hold in the config's dtype (fixture's note)
 UNEXPLAINED = {"deepseek-ocr-2": 1_010_688}
 RELEASES = [r for r in releases.slugs() if releases.load(r)["family"] in BY_HAND]
@@ -192,7 +226,8 @@ def test_the_fixture_is_the_real_index(release: dict[str, Any]) -> None:
     explained, listed above so that none is accepted silently), and the by-hand count is the fixture's."""
     assert releases.data_bytes(release) == release["total_size"]
     assert release.get("index_total_size", release["total_size"]) - release["total_size"] == UNEXPLAINED.get(
-        release["slug"], 0)
+        release["slug"], 0
+    )
     assert BY_HAND[release["family"]](release["config"]) == release["parameters"]
     assert sum(math.prod(s) for _, _, s, *_ in release["tensors"]) - _stored_extra(release) == release["parameters"]
     assert {"repo", "commit", "paths", "modeling"} <= set(release["provenance"])
@@ -212,8 +247,9 @@ def test_a_healthy_release_audits_clean_at_its_modeling_code_count(release: dict
     assert report.totals.parameters == rec.expected_parameters + _stored_extra(release)
     # every stored tensor explained: the model's parameters, its tied copies, its buffers
     assert rec.ledger["unexplained"] == 0 and rec.ledger["model"] == rec.expected_parameters
-    assert rec.ledger["buffers"] == sum(math.prod(s) for n, _, s, *_ in release["tensors"]
-                                        if n in BUFFERS.get(release["slug"], ()))
+    assert rec.ledger["buffers"] == sum(
+        math.prod(s) for n, _, s, *_ in release["tensors"] if n in BUFFERS.get(release["slug"], ())
+    )
 
 
 def _codes(report: Any) -> dict[str, set[str]]:
@@ -227,14 +263,21 @@ def _codes(report: Any) -> dict[str, set[str]]:
 # (release, tensors dropped: a whole layer by prefix, tensor given another shape: [name, shape])
 BROKEN = {
     "minicpm-v-2": ("llm.model.layers.7.", ("vpm.blocks.3.attn.qkv.weight", [3 * 1152, 1024])),
-    "internvl2-2b-ft": ("language_model.model.layers.23.", ("vision_model.encoder.layers.5.attn.qkv.weight", [3072, 1025])),
-    "logics-thinking": ("model.vision_tower.vision_towers.0.vision_tower.stages.2.blocks.17.",
-                        ("model.vision_tower.vision_towers.0.vision_tower.stages.3.blocks.1.mlp.fc1.weight",
-                         [4 * 1536, 3072])),
+    "internvl2-2b-ft": (
+        "language_model.model.layers.23.",
+        ("vision_model.encoder.layers.5.attn.qkv.weight", [3072, 1025]),
+    ),
+    "logics-thinking": (
+        "model.vision_tower.vision_towers.0.vision_tower.stages.2.blocks.17.",
+        ("model.vision_tower.vision_towers.0.vision_tower.stages.3.blocks.1.mlp.fc1.weight", [4 * 1536, 3072]),
+    ),
     "xgen-mm-phi3-mini": ("vlm.vision_tokenizer.layers.2.", ("vlm.lang_model.lm_head.additional_fc.weight", [4, 3072])),
     "locateanything-3b": ("vision_model.encoder.blocks.26.", ("mlp1.1.weight", [2048, 1152])),
     "deepseek-ocr": ("model.layers.9.", ("model.vision_model.embeddings.patch_embedding.weight", [1024, 3, 16, 16])),
-    "deepseek-ocr-2": ("model.qwen2_model.model.model.layers.20.", ("model.layers.4.mlp.experts.17.up_proj.weight", [448, 1280])),
+    "deepseek-ocr-2": (
+        "model.qwen2_model.model.model.layers.20.",
+        ("model.layers.4.mlp.experts.17.up_proj.weight", [448, 1280]),
+    ),
 }
 
 
@@ -265,8 +308,14 @@ def test_a_later_minicpmv_under_the_same_class_keeps_the_structural_check(tmp_pa
     config gets no formula rather than a false one."""
     release = releases.load("minicpm-v-2")
     config = {k: v for k, v in release["config"].items() if k != "vision_encoder"}
-    config["vision_config"] = {"model_type": "siglip_vision_model", "hidden_size": 1152, "image_size": 980,
-                               "intermediate_size": 4304, "num_hidden_layers": 27, "patch_size": 14}
+    config["vision_config"] = {
+        "model_type": "siglip_vision_model",
+        "hidden_size": 1152,
+        "image_size": 980,
+        "intermediate_size": 4304,
+        "num_hidden_layers": 27,
+        "patch_size": 14,
+    }
     assert select(release["config"])[0] is not None and select(config)[0] is None
     folder = releases.build_release(release, tmp_path / "later", config=config)
     report = auditor.audit(str(folder))

@@ -14,6 +14,7 @@ def _audit(case: Path, dest: Path, layout: list, **overrides: object) -> auditor
     write_case(case, dest, layout)
     if overrides:
         import json
+
         (dest / "config.json").write_text(json.dumps({**config(case), **overrides}))
     report = auditor.audit(str(dest))
     assert isinstance(report, Report)
@@ -30,7 +31,10 @@ def test_t5_shared_embedding_stored_once_or_thrice_is_healthy(tmp_path: Path) ->
     report = _audit(case, tmp_path / "thrice", thrice)
     assert report.exit_code == 0 and [f.severity for f in report.findings if f.severity != "info"] == []
     [note] = [f for f in report.findings if f.code == "tied-head"]
-    assert note.severity == "info" and set(note.tensors) == {"encoder.embed_tokens.weight", "decoder.embed_tokens.weight"}
+    assert note.severity == "info" and set(note.tensors) == {
+        "encoder.embed_tokens.weight",
+        "decoder.embed_tokens.weight",
+    }
     rec = report.reconciliation
     assert rec.expected_parameters == once.reconciliation.expected_parameters
     assert rec.ledger["tied_duplicates"] == 2 * shape[0] * shape[1] and rec.ledger["unexplained"] == 0
@@ -66,11 +70,20 @@ def test_wav2vec2_weight_norm_reconciles_under_old_and_new_names(tmp_path: Path)
     older checkpoints (facebook/wav2vec2-base-960h) as weight_g / weight_v: the same two tensors."""
     case = CASES / "wav2vec2" / "Wav2Vec2ForCTC-small"
     new = tensors(case)
-    old = [(n.replace("parametrizations.weight.original0", "weight_g").replace("parametrizations.weight.original1",
-                                                                               "weight_v"), d, s) for n, d, s in new]
+    old = [
+        (
+            n.replace("parametrizations.weight.original0", "weight_g").replace(
+                "parametrizations.weight.original1", "weight_v"
+            ),
+            d,
+            s,
+        )
+        for n, d, s in new
+    ]
     assert old != new
-    reports = [auditor.audit(str(write_case(case, tmp_path / name, layout)))
-               for name, layout in (("new", new), ("old", old))]
+    reports = [
+        auditor.audit(str(write_case(case, tmp_path / name, layout))) for name, layout in (("new", new), ("old", old))
+    ]
     for report in reports:
         assert isinstance(report, Report)
         assert report.exit_code == 0 and [f for f in report.findings if f.severity != "info"] == []
@@ -79,8 +92,11 @@ def test_wav2vec2_weight_norm_reconciles_under_old_and_new_names(tmp_path: Path)
     assert isinstance(first, Report) and isinstance(second, Report)
     assert first.reconciliation.expected_parameters == second.reconciliation.expected_parameters
     broken = [(n, d, [s[0], s[1] + 1, s[2]] if n.endswith("weight_v") else s) for n, d, s in old]
-    [f] = [f for f in auditor.audit(str(write_case(case, tmp_path / "broken", broken))).findings
-           if f.code == "shape-mismatch"]
+    [f] = [
+        f
+        for f in auditor.audit(str(write_case(case, tmp_path / "broken", broken))).findings
+        if f.code == "shape-mismatch"
+    ]
     assert f.tensors == ("wav2vec2.encoder.pos_conv_embed.conv.weight_v",)
 
 
@@ -89,6 +105,7 @@ def test_vision_encoder_decoder_with_a_part_no_spec_covers_gets_the_structural_c
     donut-swin.toml): the composite has no formula (no config error), and the healthy checkpoint passes the
     structural check with a note saying so."""
     import json
+
     case = CASES / "vision-encoder-decoder" / "VisionEncoderDecoderModel-small"
     dest = write_case(case, tmp_path / "unknown-encoder")
     cfg = config(case)
@@ -139,6 +156,7 @@ def test_precision_variant_beside_the_main_weights_is_not_a_dtype_mismatch(tmp_p
     import json
 
     from tests.support import build
+
     case = CASES / "clip_text_model" / "CLIPTextModel-small"
     layout = tensors(case)
     dest = write_case(case, tmp_path / "te")

@@ -303,7 +303,9 @@ def test_tree_listing_is_what_verify_repo_checksums_compares(hub, api, tmp_path:
     entries = {e.path: e for e in api.list_repo_tree("org/t", recursive=True)}
     assert set(entries) == {"model.safetensors", "config.json", "sub/x.json"}
     assert entries["model.safetensors"].lfs.sha256 == hashlib.sha256(data).hexdigest()
-    assert entries["config.json"].lfs is None and entries["config.json"].blob_id == hashlib.sha1(b"blob 2\0{}").hexdigest()
+    assert (
+        entries["config.json"].lfs is None and entries["config.json"].blob_id == hashlib.sha1(b"blob 2\0{}").hexdigest()
+    )
     local = tmp_path / "copy"
     (local / "sub").mkdir(parents=True)
     (local / "model.safetensors").write_bytes(data)
@@ -471,12 +473,16 @@ def test_stub_stops_cleanly():
 
 def test_a_fault_skips_then_spoils_then_ends(hub):
     from tests.support.hubstub import Fault
+
     hub.add_repo("org/a", {"config.json": '{"a": 1}', "other.json": "{}"})
     fault = hub.inject(Fault("html", file="config.json", skip=1, times=1))
     url = f"{hub.url}/org/a/resolve/main/config.json"
     answers = [get_session().get(url) for _ in range(3)]
-    assert [(r.status_code, r.content.startswith(b"<!DOCTYPE")) for r in answers] == [(200, False), (200, True),
-                                                                                     (200, False)]
+    assert [(r.status_code, r.content.startswith(b"<!DOCTYPE")) for r in answers] == [
+        (200, False),
+        (200, True),
+        (200, False),
+    ]
     assert get_session().get(f"{hub.url}/org/a/resolve/main/other.json").content == b"{}"  # another file: untouched
     assert fault.served == 1 and [r.fault for r in hub.requests] == [None, "html", None, None]
     with pytest.raises(ValueError, match="unknown fault action"):

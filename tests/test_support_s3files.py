@@ -15,8 +15,9 @@ from tests.support.s3files import S3Files
 
 
 def _reads(requests: list) -> list[tuple[str, str, str | None, bool, int, int]]:
-    return sorted((r.method, r.path, r.range, bool(r.if_match), r.status, r.body_bytes)
-                  for r in requests if r.path != "/models")
+    return sorted(
+        (r.method, r.path, r.range, bool(r.if_match), r.status, r.body_bytes) for r in requests if r.path != "/models"
+    )
 
 
 def test_the_folder_stand_in_reads_as_moto(tmp_path: Path) -> None:

@@ -46,8 +46,12 @@ def test_diff_verify_compares_by_sha256(clean: Path, tmp_path: Path) -> None:
     proc = run_cli("diff", str(clean), str(other), "--verify", "--format", "json", "-q")
     assert proc.returncode == 1
     (change,) = json.loads(proc.stdout)["content_changes"]
-    assert change == {"file": "model.safetensors", "by": "sha256", "a": sha(clean / "model.safetensors"),
-                      "b": sha(other / "model.safetensors")}
+    assert change == {
+        "file": "model.safetensors",
+        "by": "sha256",
+        "a": sha(clean / "model.safetensors"),
+        "b": sha(other / "model.safetensors"),
+    }
 
 
 def test_lock_verify_records_hashes_and_verify_lock_reports_content_drift(clean: Path, tmp_path: Path) -> None:
@@ -56,6 +60,7 @@ def test_lock_verify_records_hashes_and_verify_lock_reports_content_drift(clean:
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(lock.read_text())
     from auditor import __version__
+
     assert doc["st_audit_version"] == __version__
     assert doc["files"][0]["sha256"] == sha(clean / "model.safetensors")
     proc = run_cli("verify", str(clean), "--lock", str(lock), "--format", "json")
@@ -148,15 +153,21 @@ def test_lock_verify_of_a_variant_holds_the_variants_content(tmp_path: Path) -> 
     library, as ``save_pretrained(variant="fp16")`` leaves them: ``lock --variant fp16 --verify`` locks the fp16
     file and its sha256, not the default one (the variant reaches verify with the rest of the options)."""
     folder = write(tmp_path / "model", tiny_arrays(), config())
-    fp16 = {name: ("F16", np.asarray(np.random.default_rng(1).standard_normal(bits.shape) * 0.02, np.float16)
-                   .view(np.uint16)) for name, (_, bits) in tiny_arrays().items()}
+    fp16 = {
+        name: (
+            "F16",
+            np.asarray(np.random.default_rng(1).standard_normal(bits.shape) * 0.02, np.float16).view(np.uint16),
+        )
+        for name, (_, bits) in tiny_arrays().items()
+    }
     write(folder, fp16, None, file_name="model.fp16.safetensors")
     lock = tmp_path / "fp16.lock.json"
     proc = run_cli("lock", str(folder), "--variant", "fp16", "--verify", "-o", str(lock), "-q")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(lock.read_text())
-    assert [(f["name"], f["sha256"]) for f in doc["files"]] == [("model.fp16.safetensors",
-                                                                sha(folder / "model.fp16.safetensors"))]
+    assert [(f["name"], f["sha256"]) for f in doc["files"]] == [
+        ("model.fp16.safetensors", sha(folder / "model.fp16.safetensors"))
+    ]
     assert {g["dtype"] for g in doc["groups"]} == {"F16"}
     # the same lock holds the fp16 files and not the default ones: a diff of the variant against it is identical
     assert run_cli("audit", str(folder), "--variant", "fp16", "--lock", str(lock), "-q").returncode == 0

@@ -60,8 +60,11 @@ def _minicpmv(c: dict[str, Any]) -> list[Rule]:
         (r"llm\.model\.layers\.\d+\.mlp\.down_proj\.weight", lambda c, m: [d, ff]),
         (r"vpm\.patch_embed\.proj\.weight", lambda c, m: [w, 3, 14, 14]),
         (r"vpm\.pos_embed", lambda c, m: [1, 27 * 27, w]),
-        (r"vpm\.(patch_embed\.proj\.bias|norm\.(weight|bias)|blocks\.\d+\.(norm1|norm2)\.(weight|bias)"
-         r"|blocks\.\d+\.(attn\.proj|mlp\.fc2)\.bias)", lambda c, m: [w]),
+        (
+            r"vpm\.(patch_embed\.proj\.bias|norm\.(weight|bias)|blocks\.\d+\.(norm1|norm2)\.(weight|bias)"
+            r"|blocks\.\d+\.(attn\.proj|mlp\.fc2)\.bias)",
+            lambda c, m: [w],
+        ),
         (r"vpm\.blocks\.\d+\.attn\.qkv\.weight", lambda c, m: [3 * w, w]),
         (r"vpm\.blocks\.\d+\.attn\.qkv\.bias", lambda c, m: [3 * w]),
         (r"vpm\.blocks\.\d+\.attn\.proj\.weight", lambda c, m: [w, w]),
@@ -91,8 +94,10 @@ def _deepseek_v2_and_sam(c: dict[str, Any], net_3: int, projector_in: int) -> li
     w = 768
     return [
         (r"(lm_head|model\.embed_tokens)\.weight", lambda c, m: [v, d]),
-        (r"model\.(norm|layers\.\d+\.(input_layernorm|post_attention_layernorm))\.weight|model\.view_seperator",
-         lambda c, m: [d]),
+        (
+            r"model\.(norm|layers\.\d+\.(input_layernorm|post_attention_layernorm))\.weight|model\.view_seperator",
+            lambda c, m: [d],
+        ),
         (r"model\.layers\.\d+\.self_attn\.q_proj\.weight", lambda c, m: [h, d]),
         (r"model\.layers\.\d+\.self_attn\.(k|v)_proj\.weight", lambda c, m: [kv, d]),
         (r"model\.layers\.\d+\.self_attn\.o_proj\.weight", lambda c, m: [d, h]),
@@ -107,13 +112,18 @@ def _deepseek_v2_and_sam(c: dict[str, Any], net_3: int, projector_in: int) -> li
         (r"model\.projector\.layers\.bias", lambda c, m: [d]),
         (r"model\.sam_model\.patch_embed\.proj\.weight", lambda c, m: [w, 3, 16, 16]),
         (r"model\.sam_model\.pos_embed", lambda c, m: [1, 64, 64, w]),
-        (r"model\.sam_model\.(patch_embed\.proj\.bias|blocks\.\d+\.(norm1|norm2)\.(weight|bias)"
-         r"|blocks\.\d+\.(attn\.proj|mlp\.lin2)\.bias)", lambda c, m: [w]),
+        (
+            r"model\.sam_model\.(patch_embed\.proj\.bias|blocks\.\d+\.(norm1|norm2)\.(weight|bias)"
+            r"|blocks\.\d+\.(attn\.proj|mlp\.lin2)\.bias)",
+            lambda c, m: [w],
+        ),
         (r"model\.sam_model\.blocks\.\d+\.attn\.qkv\.weight", lambda c, m: [3 * w, w]),
         (r"model\.sam_model\.blocks\.\d+\.attn\.qkv\.bias", lambda c, m: [3 * w]),
         (r"model\.sam_model\.blocks\.\d+\.attn\.proj\.weight", lambda c, m: [w, w]),
-        (r"model\.sam_model\.blocks\.(\d+)\.attn\.rel_pos_[hw]",
-         lambda c, m: [2 * (64 if int(m.group(1)) in (2, 5, 8, 11) else 14) - 1, 64]),
+        (
+            r"model\.sam_model\.blocks\.(\d+)\.attn\.rel_pos_[hw]",
+            lambda c, m: [2 * (64 if int(m.group(1)) in (2, 5, 8, 11) else 14) - 1, 64],
+        ),
         (r"model\.sam_model\.blocks\.\d+\.mlp\.lin1\.weight", lambda c, m: [4 * w, w]),
         (r"model\.sam_model\.blocks\.\d+\.mlp\.lin1\.bias", lambda c, m: [4 * w]),
         (r"model\.sam_model\.blocks\.\d+\.mlp\.lin2\.weight", lambda c, m: [w, 4 * w]),
@@ -135,8 +145,13 @@ def _deepseek_ocr2(c: dict[str, Any]) -> list[Rule]:
     return _deepseek_v2_and_sam(c, qd, qd) + [
         (r"model\.qwen2_model\.query_768\.weight", lambda c, m: [144, qd]),
         (r"model\.qwen2_model\.query_1024\.weight", lambda c, m: [256, qd]),
-        (enc + r"(norm|layers\.\d+\.(input_layernorm|post_attention_layernorm))\.weight|" + enc
-         + r"layers\.\d+\.self_attn\.q_proj\.bias", lambda c, m: [qd]),
+        (
+            enc
+            + r"(norm|layers\.\d+\.(input_layernorm|post_attention_layernorm))\.weight|"
+            + enc
+            + r"layers\.\d+\.self_attn\.q_proj\.bias",
+            lambda c, m: [qd],
+        ),
         (enc + r"layers\.\d+\.self_attn\.(q|o)_proj\.weight", lambda c, m: [qd, qd]),
         (enc + r"layers\.\d+\.self_attn\.(k|v)_proj\.weight", lambda c, m: [qkv, qd]),
         (enc + r"layers\.\d+\.self_attn\.(k|v)_proj\.bias", lambda c, m: [qkv]),
@@ -157,8 +172,15 @@ def _deepseek_ocr(c: dict[str, Any]) -> list[Rule]:
     lay = clip + r"transformer\.layers\.\d+\."
     return _deepseek_v2_and_sam(c, 1024, 2 * w) + [
         (r"model\.image_newline", lambda c, m: [c["hidden_size"]]),
-        (clip + r"embeddings\.class_embedding|" + clip + r"pre_layrnorm\.(weight|bias)|" + lay
-         + r"(layer_norm[12]\.(weight|bias)|self_attn\.out_proj\.bias|mlp\.fc2\.bias)", lambda c, m: [w]),
+        (
+            clip
+            + r"embeddings\.class_embedding|"
+            + clip
+            + r"pre_layrnorm\.(weight|bias)|"
+            + lay
+            + r"(layer_norm[12]\.(weight|bias)|self_attn\.out_proj\.bias|mlp\.fc2\.bias)",
+            lambda c, m: [w],
+        ),
         (clip + r"embeddings\.patch_embedding\.weight", lambda c, m: [w, 3, 14, 14]),
         (clip + r"embeddings\.position_embedding\.weight", lambda c, m: [257, w]),
         (clip + r"embeddings\.position_ids", lambda c, m: [1, 257]),
@@ -186,18 +208,32 @@ def _locateanything(c: dict[str, Any]) -> list[Rule]:
     vb = r"vision_model\.encoder\.blocks\.\d+\."
     return [
         (r"language_model\.(model\.embed_tokens|lm_head)\.weight", lambda c, m: [v, d]),
-        (r"language_model\.model\.norm\.weight|" + lm + r"(input_layernorm|post_attention_layernorm)\.weight|"
-         + lm + r"self_attn\.q_proj\.bias", lambda c, m: [d]),
+        (
+            r"language_model\.model\.norm\.weight|"
+            + lm
+            + r"(input_layernorm|post_attention_layernorm)\.weight|"
+            + lm
+            + r"self_attn\.q_proj\.bias",
+            lambda c, m: [d],
+        ),
         (lm + r"self_attn\.(q|o)_proj\.weight", lambda c, m: [d, d]),
         (lm + r"self_attn\.(k|v)_proj\.weight", lambda c, m: [kv, d]),
         (lm + r"self_attn\.(k|v)_proj\.bias", lambda c, m: [kv]),
         (lm + r"mlp\.(gate|up)_proj\.weight", lambda c, m: [ff, d]),
         (lm + r"mlp\.down_proj\.weight", lambda c, m: [d, ff]),
-        (r"vision_model\.patch_embed\.pos_emb\.weight",
-         lambda c, m: [vc["init_pos_emb_height"], vc["init_pos_emb_width"], w]),
+        (
+            r"vision_model\.patch_embed\.pos_emb\.weight",
+            lambda c, m: [vc["init_pos_emb_height"], vc["init_pos_emb_width"], w],
+        ),
         (r"vision_model\.patch_embed\.proj\.weight", lambda c, m: [w, 3, p, p]),
-        (r"vision_model\.(patch_embed\.proj\.bias|encoder\.final_layernorm\.(weight|bias))|"
-         + vb + r"(norm0|norm1)\.(weight|bias)|" + vb + r"(wo|mlp\.fc1)\.bias", lambda c, m: [w]),
+        (
+            r"vision_model\.(patch_embed\.proj\.bias|encoder\.final_layernorm\.(weight|bias))|"
+            + vb
+            + r"(norm0|norm1)\.(weight|bias)|"
+            + vb
+            + r"(wo|mlp\.fc1)\.bias",
+            lambda c, m: [w],
+        ),
         (vb + r"wqkv\.weight", lambda c, m: [3 * w, w]),
         (vb + r"wqkv\.bias", lambda c, m: [3 * w]),
         (vb + r"wo\.weight", lambda c, m: [w, w]),
@@ -229,19 +265,27 @@ def _xgenmm(c: dict[str, Any]) -> list[Rule]:
         (lm + r"lm_head\.bias", lambda c, m: [v]),
         (lm + r"(model\.embed_tokens\.additional_embedding|lm_head\.additional_fc)\.weight", lambda c, m: [3, d]),
         (lm + r"lm_head\.additional_fc\.bias", lambda c, m: [3]),
-        (lm + r"model\.norm\.weight|" + layer + r"(input_layernorm|post_attention_layernorm)\.weight",
-         lambda c, m: [d]),
+        (
+            lm + r"model\.norm\.weight|" + layer + r"(input_layernorm|post_attention_layernorm)\.weight",
+            lambda c, m: [d],
+        ),
         (layer + r"self_attn\.qkv_proj\.weight", lambda c, m: [3 * d, d]),
         (layer + r"self_attn\.o_proj\.weight", lambda c, m: [d, d]),
         (layer + r"mlp\.gate_up_proj\.weight", lambda c, m: [2 * ff, d]),
         (layer + r"mlp\.down_proj\.weight", lambda c, m: [d, ff]),
         (ve + r"embeddings\.patch_embedding\.weight", lambda c, m: [w, 3, 14, 14]),
         (ve + r"embeddings\.position_embedding\.weight", lambda c, m: [27 * 27, w]),
-        (ve + r"(embeddings\.patch_embedding\.bias|post_layernorm\.(weight|bias)|head\.layernorm\.(weight|bias)"
-         r"|head\.attention\.out_proj\.bias|head\.mlp\.fc2\.bias)|" + enc
-         + r"(layer_norm[12]\.(weight|bias)|self_attn\.(q|k|v|out)_proj\.bias|mlp\.fc2\.bias)", lambda c, m: [w]),
-        (enc + r"self_attn\.(q|k|v|out)_proj\.weight|" + ve + r"head\.attention\.out_proj\.weight",
-         lambda c, m: [w, w]),
+        (
+            ve + r"(embeddings\.patch_embedding\.bias|post_layernorm\.(weight|bias)|head\.layernorm\.(weight|bias)"
+            r"|head\.attention\.out_proj\.bias|head\.mlp\.fc2\.bias)|"
+            + enc
+            + r"(layer_norm[12]\.(weight|bias)|self_attn\.(q|k|v|out)_proj\.bias|mlp\.fc2\.bias)",
+            lambda c, m: [w],
+        ),
+        (
+            enc + r"self_attn\.(q|k|v|out)_proj\.weight|" + ve + r"head\.attention\.out_proj\.weight",
+            lambda c, m: [w, w],
+        ),
         (enc + r"mlp\.fc1\.weight|" + ve + r"head\.mlp\.fc1\.weight", lambda c, m: [i, w]),
         (enc + r"mlp\.fc1\.bias|" + ve + r"head\.mlp\.fc1\.bias", lambda c, m: [i]),
         (enc + r"mlp\.fc2\.weight|" + ve + r"head\.mlp\.fc2\.weight", lambda c, m: [w, i]),
@@ -280,8 +324,11 @@ def _logics(c: dict[str, Any]) -> list[Rule]:
     blk = cn + r"stages\.(\d)\.blocks\.\d+\."
     return [
         (r"(lm_head|model\.embed_tokens)\.weight", lambda c, m: [v, d]),
-        (r"model\.norm\.weight|model\.image_newline|" + lay + r"(input_layernorm|post_attention_layernorm)\.weight"
-         r"|model\.mm_projector\.[02]\.bias", lambda c, m: [d]),
+        (
+            r"model\.norm\.weight|model\.image_newline|" + lay + r"(input_layernorm|post_attention_layernorm)\.weight"
+            r"|model\.mm_projector\.[02]\.bias",
+            lambda c, m: [d],
+        ),
         (lay + r"self_attn\.(q|k)_norm\.weight", lambda c, m: [hd]),
         (lay + r"self_attn\.q_proj\.weight", lambda c, m: [h, d]),
         (lay + r"self_attn\.(k|v)_proj\.weight", lambda c, m: [kv, d]),
@@ -293,8 +340,10 @@ def _logics(c: dict[str, Any]) -> list[Rule]:
         (cn + r"stem\.0\.weight", lambda c, m: [384, 3, 4, 4]),
         (cn + r"stem\.(0\.bias|1\.(weight|bias))", lambda c, m: [384]),
         (cn + r"stages\.(\d)\.downsample\.0\.(weight|bias)", lambda c, m: [dims[int(m.group(1)) - 1]]),
-        (cn + r"stages\.(\d)\.downsample\.1\.weight",
-         lambda c, m: [dims[int(m.group(1))], dims[int(m.group(1)) - 1], 2, 2]),
+        (
+            cn + r"stages\.(\d)\.downsample\.1\.weight",
+            lambda c, m: [dims[int(m.group(1))], dims[int(m.group(1)) - 1], 2, 2],
+        ),
         (cn + r"stages\.(\d)\.downsample\.1\.bias", lambda c, m: [dims[int(m.group(1))]]),
         (blk + r"conv_dw\.weight", lambda c, m: [dims[int(m.group(1))], 1, 7, 7]),
         (blk + r"(conv_dw\.bias|norm\.(weight|bias)|mlp\.fc2\.bias|weight)", lambda c, m: [dims[int(m.group(1))]]),
@@ -306,8 +355,13 @@ def _logics(c: dict[str, Any]) -> list[Rule]:
         (cn + r"head\.fc\.bias", lambda c, m: [1024]),
         (sg + r"embeddings\.patch_embedding\.weight", lambda c, m: [w, 3, p, p]),
         (sg + r"embeddings\.position_embedding\.weight", lambda c, m: [(sc["image_size"] // p) ** 2, w]),
-        (sg + r"(embeddings\.patch_embedding\.bias|post_layernorm\.(weight|bias))|" + enc
-         + r"(layer_norm[12]\.(weight|bias)|self_attn\.(q|k|v|out)_proj\.bias|mlp\.fc2\.bias)", lambda c, m: [w]),
+        (
+            sg
+            + r"(embeddings\.patch_embedding\.bias|post_layernorm\.(weight|bias))|"
+            + enc
+            + r"(layer_norm[12]\.(weight|bias)|self_attn\.(q|k|v|out)_proj\.bias|mlp\.fc2\.bias)",
+            lambda c, m: [w],
+        ),
         (enc + r"self_attn\.(q|k|v|out)_proj\.weight", lambda c, m: [w, w]),
         (enc + r"mlp\.fc1\.weight", lambda c, m: [i, w]),
         (enc + r"mlp\.fc1\.bias", lambda c, m: [i]),
@@ -326,8 +380,10 @@ def _stablelm_epoch(c: dict[str, Any]) -> list[Rule]:
     lay = r"model\.layers\.\d+\."
     return [
         (r"(lm_head|model\.embed_tokens)\.weight", lambda c, m: [v, d]),
-        (r"model\.norm\.(weight|bias)|" + lay + r"(input_layernorm|post_attention_layernorm)\.(weight|bias)",
-         lambda c, m: [d]),
+        (
+            r"model\.norm\.(weight|bias)|" + lay + r"(input_layernorm|post_attention_layernorm)\.(weight|bias)",
+            lambda c, m: [d],
+        ),
         (lay + r"self_attn\.(q|o)_proj\.weight", lambda c, m: [d, d]),
         (lay + r"self_attn\.(k|v)_proj\.weight", lambda c, m: [kv, d]),
         (lay + r"mlp\.(gate|up)_proj\.weight", lambda c, m: [ff, d]),
@@ -343,8 +399,12 @@ def _bnb4(rows: int, cols: int, dtype: str) -> Callable[[str], Any]:
     parameters it stands for): the packed weight counts the rows * cols values it encodes."""
     n = rows * cols
     state = json.dumps({"quant_type": "nf4", "blocksize": 64, "dtype": dtype, "shape": [rows, cols]})
-    parts = {"": ([n // 2, 1], "U8", n), ".absmax": ([n // 64], "F32", 0), ".quant_map": ([16], "F32", 0),
-             ".quant_state.bitsandbytes__nf4": ([len(state.encode())], "U8", 0)}
+    parts = {
+        "": ([n // 2, 1], "U8", n),
+        ".absmax": ([n // 64], "F32", 0),
+        ".quant_map": ([16], "F32", 0),
+        ".quant_state.bitsandbytes__nf4": ([len(state.encode())], "U8", 0),
+    }
     return lambda suffix: parts[suffix]
 
 
@@ -374,8 +434,12 @@ def _molmo(c: dict[str, Any]) -> list[Rule]:
             assert q["bnb_4bit_quant_type"] == "nf4" and not q["bnb_4bit_use_double_quant"]
             assert q["bnb_4bit_quant_storage"] == "uint8"
             part = _bnb4(rows, cols, c["torch_dtype"])
-            rules.append((blk + proj + r"\.weight(?P<suffix>|\.absmax|\.quant_map|\.quant_state\.bitsandbytes__nf4)",
-                          lambda c, m, part=part: part(m.group("suffix"))))  # type: ignore[misc]
+            rules.append(
+                (
+                    blk + proj + r"\.weight(?P<suffix>|\.absmax|\.quant_map|\.quant_state\.bitsandbytes__nf4)",
+                    lambda c, m, part=part: part(m.group("suffix")),  # type: ignore[misc]
+                )
+            )
         else:
             # mypy cannot type a lambda that captures by default argument (here and above)
             rules.append((blk + proj + r"\.weight", lambda c, m, s=[rows, cols]: s))  # type: ignore[misc]
@@ -384,13 +448,15 @@ def _molmo(c: dict[str, Any]) -> list[Rule]:
         (blk + r"(attn|ff)_norm\.weight|model\.transformer\.ln_f\.weight", lambda c, m: [d]),
         (r"model\.transformer\.(wte\.embedding|ff_out\.weight)", lambda c, m: [n, d]),
         (r"model\.transformer\.wte\.new_embedding", lambda c, m: [128, d]),
-        (vit + r"(class_embedding|pre_ln\.(weight|bias))|" + res + r"(attention\.w[qkvo]\.bias|"
-         r"(attention|ffn)_norm\.(weight|bias)|feed_forward\.w2\.bias)"
-         r"|model\.vision_backbone\.image_pooling_2d\.w[qkvo]\.bias", lambda c, m: [w]),
+        (
+            vit + r"(class_embedding|pre_ln\.(weight|bias))|" + res + r"(attention\.w[qkvo]\.bias|"
+            r"(attention|ffn)_norm\.(weight|bias)|feed_forward\.w2\.bias)"
+            r"|model\.vision_backbone\.image_pooling_2d\.w[qkvo]\.bias",
+            lambda c, m: [w],
+        ),
         (vit + r"positional_embedding", lambda c, m: [577, w]),
         (vit + r"patch_embedding\.weight", lambda c, m: [w, 14 * 14 * 3]),
-        (res + r"attention\.w[qkvo]\.weight|model\.vision_backbone\.image_pooling_2d\.wo\.weight",
-         lambda c, m: [w, w]),
+        (res + r"attention\.w[qkvo]\.weight|model\.vision_backbone\.image_pooling_2d\.wo\.weight", lambda c, m: [w, w]),
         (res + r"feed_forward\.w1\.weight", lambda c, m: [i, w]),
         (res + r"feed_forward\.w1\.bias", lambda c, m: [i]),
         (res + r"feed_forward\.w2\.weight", lambda c, m: [w, i]),
@@ -423,8 +489,14 @@ def _internlm(c: dict[str, Any]) -> list[Rule]:
     lay = r"model\.layers\.\d+\."
     return [
         (r"(lm_head|model\.embed_tokens)\.weight", lambda c, m: [v, d]),
-        (r"model\.norm\.weight|" + lay + r"(input_layernorm|post_attention_layernorm)\.weight|"
-         + lay + r"self_attn\.(q|k|v|o)_proj\.bias", lambda c, m: [d]),
+        (
+            r"model\.norm\.weight|"
+            + lay
+            + r"(input_layernorm|post_attention_layernorm)\.weight|"
+            + lay
+            + r"self_attn\.(q|k|v|o)_proj\.bias",
+            lambda c, m: [d],
+        ),
         (lay + r"self_attn\.(q|k|v|o)_proj\.weight", lambda c, m: [d, d]),
         (lay + r"mlp\.(gate|up)_proj\.weight", lambda c, m: [ff, d]),
         (lay + r"mlp\.down_proj\.weight", lambda c, m: [d, ff]),
@@ -447,8 +519,11 @@ def _phi3_v(c: dict[str, Any]) -> list[Rule]:
     enc = clip + r"encoder\.layers\.\d+\."
     return [
         (r"(lm_head|model\.embed_tokens)\.weight", lambda c, m: [v, d]),
-        (r"model\.norm\.weight|" + lay + r"(input_layernorm|post_attention_layernorm)\.weight"
-         r"|model\.vision_embed_tokens\.img_projection\.[02]\.bias", lambda c, m: [d]),
+        (
+            r"model\.norm\.weight|" + lay + r"(input_layernorm|post_attention_layernorm)\.weight"
+            r"|model\.vision_embed_tokens\.img_projection\.[02]\.bias",
+            lambda c, m: [d],
+        ),
         (lay + r"self_attn\.qkv_proj\.weight", lambda c, m: [d + 2 * kv, d]),
         (lay + r"self_attn\.o_proj\.weight", lambda c, m: [d, d]),
         (lay + r"mlp\.gate_up_proj\.weight", lambda c, m: [2 * ff, d]),
@@ -457,8 +532,15 @@ def _phi3_v(c: dict[str, Any]) -> list[Rule]:
         (r"model\.vision_embed_tokens\.sub_GN", lambda c, m: [1, 1, 1, g]),
         (r"model\.vision_embed_tokens\.img_projection\.0\.weight", lambda c, m: [d, g]),
         (r"model\.vision_embed_tokens\.img_projection\.2\.weight", lambda c, m: [d, d]),
-        (clip + r"embeddings\.class_embedding|" + clip + r"(pre_layrnorm|post_layernorm)\.(weight|bias)|" + enc
-         + r"(layer_norm[12]\.(weight|bias)|self_attn\.(q|k|v|out)_proj\.bias|mlp\.fc2\.bias)", lambda c, m: [w]),
+        (
+            clip
+            + r"embeddings\.class_embedding|"
+            + clip
+            + r"(pre_layrnorm|post_layernorm)\.(weight|bias)|"
+            + enc
+            + r"(layer_norm[12]\.(weight|bias)|self_attn\.(q|k|v|out)_proj\.bias|mlp\.fc2\.bias)",
+            lambda c, m: [w],
+        ),
         (clip + r"embeddings\.patch_embedding\.weight", lambda c, m: [w, 3, 14, 14]),
         (clip + r"embeddings\.position_embedding\.weight", lambda c, m: [577, w]),
         (enc + r"self_attn\.(q|k|v|out)_proj\.weight", lambda c, m: [w, w]),
@@ -468,11 +550,21 @@ def _phi3_v(c: dict[str, Any]) -> list[Rule]:
     ]
 
 
-SHAPES: dict[str, Callable[[dict[str, Any]], list[Rule]]] = {"internvl_chat": lambda c: [], "xgenmm": _xgenmm, "logics": _logics,
+SHAPES: dict[str, Callable[[dict[str, Any]], list[Rule]]] = {
+    "internvl_chat": lambda c: [],
+    "xgenmm": _xgenmm,
+    "logics": _logics,
     "deepseek_ocr": _deepseek_ocr,
-    "minicpmv": _minicpmv, "deepseek_ocr2": _deepseek_ocr2, "locateanything": _locateanything,
-    "stablelm_epoch": _stablelm_epoch, "molmo": _molmo, "baichuan": _baichuan, "internlm": _internlm, "phi3_v": _phi3_v,
-    "deepseek": lambda c: []}   # DeepSeek-MoE: no public index, its modeling code on the meta device (--meta)
+    "minicpmv": _minicpmv,
+    "deepseek_ocr2": _deepseek_ocr2,
+    "locateanything": _locateanything,
+    "stablelm_epoch": _stablelm_epoch,
+    "molmo": _molmo,
+    "baichuan": _baichuan,
+    "internlm": _internlm,
+    "phi3_v": _phi3_v,
+    "deepseek": lambda c: [],
+}  # DeepSeek-MoE: no public index, its modeling code on the meta device (--meta)
 
 
 def shapes(family: str, config: dict[str, Any], names: Sequence[str]) -> list[Any]:
@@ -495,23 +587,40 @@ def main() -> None:
     ap.add_argument("--family", required=True, choices=sorted(SHAPES))
     ap.add_argument("--config", required=True, type=Path)
     ap.add_argument("--index", type=Path, help="the release's model.safetensors.index.json")
-    ap.add_argument("--meta", type=Path,
-                    help="instead of an index, where no public one was found: the state_dict tools/dump_meta_state.py "
-                         "dumped from the release's modeling code (names, shapes, num_parameters); one shard")
+    ap.add_argument(
+        "--meta",
+        type=Path,
+        help="instead of an index, where no public one was found: the state_dict tools/dump_meta_state.py "
+        "dumped from the release's modeling code (names, shapes, num_parameters); one shard",
+    )
     ap.add_argument("--dtype", required=True)
     ap.add_argument("--repo", required=True, help="the public mirror the files were read from (owner/name)")
     ap.add_argument("--commit", required=True)
     ap.add_argument("--paths", nargs="+", required=True, help="the files' paths in the mirror")
     ap.add_argument("--hub", required=True, help="the Hub release the mirror copies")
     ap.add_argument("--modeling", nargs="+", required=True, help="the modeling files the shapes were read from")
-    ap.add_argument("--dtype-of", nargs="*", default=[], metavar="NAME=DTYPE",
-                    help="a tensor stored in another dtype than --dtype (a persistent int64 buffer beside float weights)")
-    ap.add_argument("--not-parameters", nargs="*", default=[], metavar="NAME",
-                    help="stored tensors num_parameters() does not count: a tied head's stored copy, a persistent "
-                         "buffer (the fixture's `parameters` is the code's count, the rest of the shapes)")
-    ap.add_argument("--unexplained-bytes", type=int, default=0,
-                    help="bytes of the index's total_size the derived shapes do not hold (an index without per-tensor "
-                         "dtypes: some tensors stored wider than the dtype); recorded, never silently accepted")
+    ap.add_argument(
+        "--dtype-of",
+        nargs="*",
+        default=[],
+        metavar="NAME=DTYPE",
+        help="a tensor stored in another dtype than --dtype (a persistent int64 buffer beside float weights)",
+    )
+    ap.add_argument(
+        "--not-parameters",
+        nargs="*",
+        default=[],
+        metavar="NAME",
+        help="stored tensors num_parameters() does not count: a tied head's stored copy, a persistent "
+        "buffer (the fixture's `parameters` is the code's count, the rest of the shapes)",
+    )
+    ap.add_argument(
+        "--unexplained-bytes",
+        type=int,
+        default=0,
+        help="bytes of the index's total_size the derived shapes do not hold (an index without per-tensor "
+        "dtypes: some tensors stored wider than the dtype); recorded, never silently accepted",
+    )
     ap.add_argument("--note", default="", help="why, for --unexplained-bytes; with --meta, where the config came from")
     args = ap.parse_args()
     if (args.index is None) == (args.meta is None):
@@ -530,7 +639,7 @@ def main() -> None:
     names = list(index["weight_map"])
     found = [found_meta[n] for n in names] if args.meta is not None else shapes(args.family, config, names)
     dtypes = dict(item.split("=", 1) for item in args.dtype_of)
-    counted = {}   # what a quantized tensor counts (tools' rules give (shape, dtype, parameters) for those)
+    counted = {}  # what a quantized tensor counts (tools' rules give (shape, dtype, parameters) for those)
     for i, (n, got) in enumerate(zip(names, found)):
         if isinstance(got, tuple):
             found[i], dtypes[n], counted[n] = got
@@ -546,28 +655,42 @@ def main() -> None:
     # transformers >= 4.53 writes num_parameters() into the index (a quantized weight counts the values it packs)
     index_parameters = index["metadata"].get("total_parameters")
     if index_parameters is not None and index_parameters != parameters:
-        raise SystemExit(f"the index's total_parameters is {index_parameters:,}, the derived shapes count {parameters:,}")
+        raise SystemExit(
+            f"the index's total_parameters is {index_parameters:,}, the derived shapes count {parameters:,}"
+        )
     if args.meta is not None and parameters != dump["parameters"]:
         raise SystemExit(f"the dump's num_parameters() is {dump['parameters']:,}, its tensors hold {parameters:,}")
     # total_size: the bytes of the shapes (what a header-only rebuild writes); the index's own where it differs
-    doc = {"family": args.family, "hub": args.hub,
-           "provenance": {"repo": args.repo, "commit": args.commit, "paths": args.paths, "modeling": args.modeling},
-           "dtype": args.dtype, "total_size": total, "parameters": parameters,
-           **({"index_total_parameters": index_parameters} if index_parameters is not None else {}),
-           **({"index_total_size": index["metadata"]["total_size"], "note": args.note}
-              if args.unexplained_bytes else {}),
-           **({"note": "no public index of this release was found: the tensors are its modeling code's state_dict "
-                       "on the meta device (tools/dump_meta_state.py), written as one file"
-                       + (f"; {args.note}" if args.note else "")}
-              if args.meta is not None else {}),
-           "config": config,
-           "tensors": [[n, index["weight_map"][n], s, *([dtypes[n]] if n in dtypes else [])]
-                       for n, s in zip(names, found)]}
+    doc = {
+        "family": args.family,
+        "hub": args.hub,
+        "provenance": {"repo": args.repo, "commit": args.commit, "paths": args.paths, "modeling": args.modeling},
+        "dtype": args.dtype,
+        "total_size": total,
+        "parameters": parameters,
+        **({"index_total_parameters": index_parameters} if index_parameters is not None else {}),
+        **({"index_total_size": index["metadata"]["total_size"], "note": args.note} if args.unexplained_bytes else {}),
+        **(
+            {
+                "note": "no public index of this release was found: the tensors are its modeling code's state_dict "
+                "on the meta device (tools/dump_meta_state.py), written as one file"
+                + (f"; {args.note}" if args.note else "")
+            }
+            if args.meta is not None
+            else {}
+        ),
+        "config": config,
+        "tensors": [
+            [n, index["weight_map"][n], s, *([dtypes[n]] if n in dtypes else [])] for n, s in zip(names, found)
+        ],
+    }
     out = ROOT / "fixtures" / "releases" / f"{args.slug}.json.gz"
     out.write_bytes(gzip.compress(json.dumps(doc, separators=(",", ":")).encode(), mtime=0))
     where = "the code's state_dict, no index" if args.meta is not None else "the index's total_size"
-    print(f"{out.relative_to(ROOT)}: {len(names)} tensors, {total:,} bytes (+ {args.unexplained_bytes:,} unexplained) = "
-          f"{where}, {parameters:,} parameters")
+    print(
+        f"{out.relative_to(ROOT)}: {len(names)} tensors, {total:,} bytes (+ {args.unexplained_bytes:,} unexplained) = "
+        f"{where}, {parameters:,} parameters"
+    )
 
 
 if __name__ == "__main__":

@@ -39,13 +39,35 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 CASES = REPO / "fixtures" / "cases"
 CONFIG_CLASSES = REPO / "fixtures" / "config-classes"
-PREFERRED = ["hidden_size", "intermediate_size", "num_attention_heads", "num_key_value_heads", "head_dim",
-             "vocab_size", "num_hidden_layers", "moe_intermediate_size", "num_experts", "num_local_experts",
-             "n_routed_experts", "max_position_embeddings", "num_labels"]
-NOISE = re.compile(r"(token_id|token_index|_id$|seed|transformers_version|initializer|eps$|dropout|theta|"
-                   r"temperature|logit|window|multiplier|capping|std$|alpha$|beta$|epsilon|chunk_size_feed)")
-PLACEHOLDER = {"layers": "layer", "layer": "layer", "h": "layer", "blocks": "block", "block": "block",
-               "experts": "expert", "expert": "expert", "heads": "head"}
+PREFERRED = [
+    "hidden_size",
+    "intermediate_size",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "vocab_size",
+    "num_hidden_layers",
+    "moe_intermediate_size",
+    "num_experts",
+    "num_local_experts",
+    "n_routed_experts",
+    "max_position_embeddings",
+    "num_labels",
+]
+NOISE = re.compile(
+    r"(token_id|token_index|_id$|seed|transformers_version|initializer|eps$|dropout|theta|"
+    r"temperature|logit|window|multiplier|capping|std$|alpha$|beta$|epsilon|chunk_size_feed)"
+)
+PLACEHOLDER = {
+    "layers": "layer",
+    "layer": "layer",
+    "h": "layer",
+    "blocks": "block",
+    "block": "block",
+    "experts": "expert",
+    "expert": "expert",
+    "heads": "head",
+}
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -135,23 +157,31 @@ class Searcher:
 
     Observations are (case_index, layer_or_None); list-valued fields indexed by layer take part as f[layer]."""
 
-    BUDGET_S = 20.0   # CPU seconds per class before the expensive searches (sums, conditionals) are skipped
+    BUDGET_S = 20.0  # CPU seconds per class before the expensive searches (sums, conditionals) are skipped
 
     def __init__(self, cases: list[dict]):
         self.cases = cases
         self.deadline = time.process_time() + self.BUDGET_S
         self.over_budget = False
         self.fields = numeric_fields(cases)
-        self.maybe_fields = sorted({k for c in cases for k, v in c["cfg"].items()
-                                    if isinstance(v, (int, float)) and not isinstance(v, bool)
-                                    and not NOISE.search(k.split(".")[-1])})
-        self.list_fields = [k for k in set.intersection(*(set(c["cfg"]) for c in cases))
-                            if all(isinstance(c["cfg"][k], list) for c in cases) and not NOISE.search(k)]
+        self.maybe_fields = sorted(
+            {
+                k
+                for c in cases
+                for k, v in c["cfg"].items()
+                if isinstance(v, (int, float)) and not isinstance(v, bool) and not NOISE.search(k.split(".")[-1])
+            }
+        )
+        self.list_fields = [
+            k
+            for k in set.intersection(*(set(c["cfg"]) for c in cases))
+            if all(isinstance(c["cfg"][k], list) for c in cases) and not NOISE.search(k)
+        ]
         self._tables: dict[tuple, dict] = {}
 
     def _vectors(self, obs: tuple) -> list[tuple[str, tuple]]:
         vecs = []
-        for f in self.maybe_fields:   # numeric in every case of this observation set (null elsewhere is fine)
+        for f in self.maybe_fields:  # numeric in every case of this observation set (null elsewhere is fine)
             vals = tuple(self.cases[ci]["cfg"].get(f) for ci, _ in obs)
             if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in vals):
                 vecs.append((f, vals))
@@ -189,9 +219,9 @@ class Searcher:
                 if len(lst) < 4:
                     lst.append(expr)
 
-        for n, v in ints:                                    # level 1
+        for n, v in ints:  # level 1
             add(n, v)
-        for n, v in allv:                                    # level 2
+        for n, v in allv:  # level 2
             for k in (2, 3, 4, 6, 8):
                 add(f"{k} * {n}", tuple(k * x for x in v))
                 if all(isinstance(x, int) and x % k == 0 for x in v):
@@ -199,18 +229,19 @@ class Searcher:
             if all(isinstance(x, int) for x in v):
                 add(f"{n} + 1", tuple(x + 1 for x in v))
                 add(f"{n} - 1", tuple(x - 1 for x in v))
-        for (a, va), (b, vb) in itertools.product(allv, repeat=2):   # level 3
+        for (a, va), (b, vb) in itertools.product(allv, repeat=2):  # level 3
             if a < b:
                 add(f"{a} * {b}", tuple(x * y for x, y in zip(va, vb)))
                 add(f"{a} + {b}", tuple(x + y for x, y in zip(va, vb)))
             if a != b:
-                if all(y and x % y == 0 for x, y in zip(va, vb) if isinstance(x, int) and isinstance(y, int)) and \
-                        all(isinstance(x, int) and isinstance(y, int) for x, y in zip(va, vb)):
+                if all(y and x % y == 0 for x, y in zip(va, vb) if isinstance(x, int) and isinstance(y, int)) and all(
+                    isinstance(x, int) and isinstance(y, int) for x, y in zip(va, vb)
+                ):
                     add(f"{a} // {b}", tuple(x // y for x, y in zip(va, vb)))
                 add(f"{a} - {b}", tuple(x - y for x, y in zip(va, vb)))
         # fields that vary between the cases first: a constant field is rarely what a dimension depends on
         small = sorted(ints, key=lambda nv: (len(set(nv[1])) == 1, _rank(nv[0])))[:32]
-        for (a, va), (b, vb) in itertools.combinations(small, 2):    # level 4
+        for (a, va), (b, vb) in itertools.combinations(small, 2):  # level 4
             ab = tuple(x * y for x, y in zip(va, vb))
             for k in (2, 3, 4):
                 add(f"{k} * {a} * {b}", tuple(k * x for x in ab))
@@ -222,19 +253,21 @@ class Searcher:
                 if all(z and x % z == 0 for x, z in zip(ab, vc)):
                     add(f"{a} * {b} // {c}", tuple(x // z for x, z in zip(ab, vc)))
         # per-head sizes of configs without head_dim: f // g with g a head count
-        heads = [(f"({a} // {b})", tuple(x // y for x, y in zip(va, vb))) for (a, va), (b, vb)
-                 in itertools.permutations(small, 2) if re.search(r"heads$", b) and not re.search(r"heads$", a)
-                 and all(y and x % y == 0 for x, y in zip(va, vb))]
-        for (a, va), (b, vb) in itertools.permutations(small, 2):     # squares: grids of patches, merges
+        heads = [
+            (f"({a} // {b})", tuple(x // y for x, y in zip(va, vb)))
+            for (a, va), (b, vb) in itertools.permutations(small, 2)
+            if re.search(r"heads$", b) and not re.search(r"heads$", a) and all(y and x % y == 0 for x, y in zip(va, vb))
+        ]
+        for (a, va), (b, vb) in itertools.permutations(small, 2):  # squares: grids of patches, merges
             add(f"{a} * {b} ** 2", tuple(x * y * y for x, y in zip(va, vb)))
             if all(y and x % y == 0 for x, y in zip(va, vb)):
                 q = tuple((x // y) ** 2 for x, y in zip(va, vb))
                 add(f"({a} // {b}) ** 2", q)
                 add(f"({a} // {b}) ** 2 + 1", tuple(x + 1 for x in q))
         for hn, hv in heads:
-            for (a, va) in small:
+            for a, va in small:
                 add(f"{a} * {hn}", tuple(x * y for x, y in zip(va, hv)))
-                for (b, vb) in small:
+                for b, vb in small:
                     if a <= b:
                         add(f"({a} + {b}) * {hn}", tuple((x + y) * z for x, y, z in zip(va, vb, hv)))
                     add(f"({a} + 2 * {b}) * {hn}", tuple((x + 2 * y) * z for x, y, z in zip(va, vb, hv)))
@@ -270,8 +303,11 @@ class Searcher:
             for i, name in enumerate(sorted(env, key=len, reverse=True)):
                 code = code.replace(name, f"__v{i}")
             try:
-                val = eval(code, {"__builtins__": {}}, {f"__v{i}": env[n] for i, n in
-                                                         enumerate(sorted(env, key=len, reverse=True))})
+                val = eval(
+                    code,
+                    {"__builtins__": {}},
+                    {f"__v{i}": env[n] for i, n in enumerate(sorted(env, key=len, reverse=True))},
+                )
             except Exception:
                 return None
             out.append(val)
@@ -293,7 +329,7 @@ class Searcher:
         if not found and len(set(values)) > 1 and len({ci for ci, _ in obs}) >= 4:
             found = self._sums(obs, values)
         if depth and found and found[0].lstrip("-").isdigit() and len(obs) < 3:
-            return []   # a constant fitted to one or two observations of a branch is not evidence
+            return []  # a constant fitted to one or two observations of a branch is not evidence
         if found or depth >= 2 or len(obs) < 2:
             return found
         for flag in self._flags(obs)[:10]:
@@ -318,10 +354,20 @@ class Searcher:
         """Boolean fields that differ across obs, then 'f is not None' for numeric fields null in some cases
         (a null head_dim means hidden // heads: the class's own fallback)."""
         keys = set.intersection(*(set(self.cases[ci]["cfg"]) for ci, _ in obs))
-        nulls = sorted(f"{k} is not None" for k in self.maybe_fields
-                       if len({self.cases[ci]["cfg"].get(k) is None for ci, _ in obs}) == 2)
-        return nulls + sorted((k for k in keys if all(isinstance(self.cases[ci]["cfg"][k], bool) for ci, _ in obs)
-                               and len({self.cases[ci]["cfg"][k] for ci, _ in obs}) == 2), key=_rank)
+        nulls = sorted(
+            f"{k} is not None"
+            for k in self.maybe_fields
+            if len({self.cases[ci]["cfg"].get(k) is None for ci, _ in obs}) == 2
+        )
+        return nulls + sorted(
+            (
+                k
+                for k in keys
+                if all(isinstance(self.cases[ci]["cfg"][k], bool) for ci, _ in obs)
+                and len({self.cases[ci]["cfg"][k] for ci, _ in obs}) == 2
+            ),
+            key=_rank,
+        )
 
     def _sums(self, obs: tuple, values: tuple) -> list[str]:
         """Sums of two or three terms (f, 2*f, f*g, 2*f*g over fields that vary): fused projections such as
@@ -345,7 +391,7 @@ class Searcher:
                 return [f"{a} + {terms[rest]}"]
         for i, (va, a) in enumerate(items):
             r1 = tuple(t - x for t, x in zip(target, va))
-            for vb, b in items[i + 1:]:
+            for vb, b in items[i + 1 :]:
                 rest = tuple(t - x for t, x in zip(r1, vb))
                 c = terms.get(rest)
                 if c is not None and c not in (a, b):
@@ -429,10 +475,18 @@ def layer_rules(cfg: dict, n: int) -> list[tuple[str, list[bool]]]:
                 rules.append((f"(layer + 1) % {k} == 0", [(i + 1) % v == 0 for i in idx]))
                 rules.append((f"layer % {k} == 0", [i % v == 0 for i in idx]))
                 rules.append((f"layer == {k} - 1", [i == v - 1 for i in idx]))
-    ints = [(k, v) for k, v in cfg.items() if isinstance(v, int) and not isinstance(v, bool) and v > 0
-            and not NOISE.search(k.split(".")[-1]) and re.search(r"period|step|interval|every|freq", k)]
-    offs = [(k, v) for k, v in cfg.items() if isinstance(v, int) and not isinstance(v, bool)
-            and re.search(r"offset", k)]
+    ints = [
+        (k, v)
+        for k, v in cfg.items()
+        if isinstance(v, int)
+        and not isinstance(v, bool)
+        and v > 0
+        and not NOISE.search(k.split(".")[-1])
+        and re.search(r"period|step|interval|every|freq", k)
+    ]
+    offs = [
+        (k, v) for k, v in cfg.items() if isinstance(v, int) and not isinstance(v, bool) and re.search(r"offset", k)
+    ]
     for (pk, pv), (ok, ov) in itertools.product(ints, offs):
         rules.append((f"layer % {pk} == {ok}", [i % pv == ov for i in idx]))
         rules.append((f"layer % {pk} != {ok}", [i % pv != ov for i in idx]))
@@ -536,8 +590,9 @@ def derive_class(cases: list[dict]) -> dict:
             for depth in range(len(idx)):
                 prefix = _stack_prefix(tpl, depth)
                 key = (prefix, idx[:depth])
-                stack_max[(prefix, depth)][(ci, key[1])] = max(stack_max[(prefix, depth)].get((ci, key[1]), 0),
-                                                               idx[depth] + 1)
+                stack_max[(prefix, depth)][(ci, key[1])] = max(
+                    stack_max[(prefix, depth)].get((ci, key[1]), 0), idx[depth] + 1
+                )
     _literalize(occ, phs_of, order, len(cases))
     stack_max = _stack_counts(occ, phs_of)
     # stack counts: the number of entries per stack in each case (max over parents)
@@ -549,8 +604,11 @@ def derive_class(cases: list[dict]) -> dict:
         cis = tuple(sorted(per_case))
         obs = tuple((ci, None) for ci in cis)
         exprs = searcher.explain(obs, tuple(per_case[ci] for ci in cis))
-        counts[prefix] = {"count": exprs[0] if exprs else "UNEXPLAINED", "alternatives": exprs[1:],
-                          "observed": {cases[ci]["name"]: per_case[ci] for ci in cis}}
+        counts[prefix] = {
+            "count": exprs[0] if exprs else "UNEXPLAINED",
+            "alternatives": exprs[1:],
+            "observed": {cases[ci]["name"]: per_case[ci] for ci in cis},
+        }
     templates = {}
     known: list[str] = []
     full = [t for t in order if len(occ[t]) == len(cases)]
@@ -568,14 +626,17 @@ def derive_class(cases: list[dict]) -> dict:
 
             # first try a per-index rule that also explains the cases where the template is absent (a hybrid
             # model whose few layers happen to hold no attention layer); then a case condition plus a rule
-            everywhere = [(ci, stack_len(ci), {ix[0] for ix in per.get(ci, {})}) if stack_len(ci) else None
-                          for ci in range(len(cases))]
+            everywhere = [
+                (ci, stack_len(ci), {ix[0] for ix in per.get(ci, {})}) if stack_len(ci) else None
+                for ci in range(len(cases))
+            ]
             cond, rule = stacked_when(cases, everywhere)
             if cond is not False:
                 info["when"] = cond
             else:
-                items = [(ci, stack_len(ci), {ix[0] for ix in per[ci]}) if ci in per else None
-                         for ci in range(len(cases))]
+                items = [
+                    (ci, stack_len(ci), {ix[0] for ix in per[ci]}) if ci in per else None for ci in range(len(cases))
+                ]
                 rule = find_layer_rule(cases, items)
             if rule:
                 info[f"{phs[0]}_when"] = rule
@@ -618,8 +679,10 @@ def derive_class(cases: list[dict]) -> dict:
     templates = {t: templates[t] for t in order}
     out = {"cases": [c["name"] for c in cases], "stacks": counts, "templates": templates}
     if searcher.over_budget:
-        out["note"] = (f"search budget ({Searcher.BUDGET_S:.0f} s CPU) exhausted: sums and conditional expressions were "
-                       "not tried for some dimensions left UNEXPLAINED")
+        out["note"] = (
+            f"search budget ({Searcher.BUDGET_S:.0f} s CPU) exhausted: sums and conditional expressions were "
+            "not tried for some dimensions left UNEXPLAINED"
+        )
     return out
 
 
@@ -634,9 +697,17 @@ def _literalize(occ, phs_of, order, n_cases) -> None:
         sets = {frozenset(ix[0] for ix in per[ci]) for ci in per}
         if len(sets) != 1:
             continue
-        differs = any(len({s for (_, s) in [per[ci][ix] for ix in per[ci] if ix[0] == i]} |
-                          {s for (_, s) in [per[ci][ix] for ix in per[ci] if ix[0] == j]}) > 1
-                      for ci in per for i in next(iter(sets)) for j in next(iter(sets)) if i < j)
+        differs = any(
+            len(
+                {s for (_, s) in [per[ci][ix] for ix in per[ci] if ix[0] == i]}
+                | {s for (_, s) in [per[ci][ix] for ix in per[ci] if ix[0] == j]}
+            )
+            > 1
+            for ci in per
+            for i in next(iter(sets))
+            for j in next(iter(sets))
+            if i < j
+        )
         if not differs:
             continue
         pos = order.index(tpl)
@@ -685,8 +756,11 @@ def explained(info: dict) -> bool:
 
 def derive(model_type: str, write: bool = True) -> dict:
     by_class = load_cases(model_type)
-    out = {"model_type": model_type, "produced_by": "tools/derive_spec.py (draft; review before use)",
-           "classes": {cls: derive_class(cases) for cls, cases in sorted(by_class.items())}}
+    out = {
+        "model_type": model_type,
+        "produced_by": "tools/derive_spec.py (draft; review before use)",
+        "classes": {cls: derive_class(cases) for cls, cases in sorted(by_class.items())},
+    }
     if write:
         (CASES / model_type / "derived.json").write_text(_compact_json(out))
     return out
@@ -694,11 +768,15 @@ def derive(model_type: str, write: bool = True) -> dict:
 
 def _compact_json(doc: dict) -> str:
     """Readable but small: one line per template and per stack."""
-    lines = ["{", f' "model_type": {json.dumps(doc["model_type"])},', f' "produced_by": {json.dumps(doc["produced_by"])},',
-             ' "classes": {']
+    lines = [
+        "{",
+        f' "model_type": {json.dumps(doc["model_type"])},',
+        f' "produced_by": {json.dumps(doc["produced_by"])},',
+        ' "classes": {',
+    ]
     classes = list(doc["classes"].items())
     for i, (cls, d) in enumerate(classes):
-        lines.append(f'  {json.dumps(cls)}: {{')
+        lines.append(f"  {json.dumps(cls)}: {{")
         lines.append(f'   "cases": {json.dumps(d["cases"])},')
         if "note" in d:
             lines.append(f'   "note": {json.dumps(d["note"])},')
@@ -759,8 +837,10 @@ def main() -> None:
             grand_ok += grand[1]
             full += grand[2]
     if len(types) > 1:
-        say(f"TOTAL {len(types)} model types, {full} fully explained; templates explained {grand_ok}/{grand_t} "
-            f"({100 * grand_ok / max(1, grand_t):.1f}%)")
+        say(
+            f"TOTAL {len(types)} model types, {full} fully explained; templates explained {grand_ok}/{grand_t} "
+            f"({100 * grand_ok / max(1, grand_t):.1f}%)"
+        )
     if args.all:
         (CASES / "_derive_summary.txt").write_text("\n".join(lines) + "\n")
 
@@ -776,8 +856,10 @@ def _report(mt: str, doc: dict, say, verbose: bool) -> tuple[int, int, int]:
     """One summary line per model type; returns (templates, explained, 1 if fully explained)."""
     t, ok, bad = summary_row(doc)
     n_cases = sum(len(d["cases"]) for d in doc["classes"].values())
-    say(f"{mt:32s} {len(doc['classes']):2d} classes {n_cases:3d} cases  templates explained {ok:4d}/{t:<4d}"
-        + ("" if not bad else f"  unexplained: {', '.join(bad[:3])}{' ...' if len(bad) > 3 else ''}"))
+    say(
+        f"{mt:32s} {len(doc['classes']):2d} classes {n_cases:3d} cases  templates explained {ok:4d}/{t:<4d}"
+        + ("" if not bad else f"  unexplained: {', '.join(bad[:3])}{' ...' if len(bad) > 3 else ''}")
+    )
     if verbose:
         for b in bad:
             say(f"    {b}")

@@ -73,8 +73,13 @@ def load_cases(folder: Path = DATA) -> dict[str, list[Case]]:
             config = {k: v for k, v in overrides(entry["base"], (*seen, ref)).items() if k not in entry.get("drop", [])}
         return {**config, **_python(entry.get("config", {}))}
 
-    cases = {cls_name: [(e["name"], e["variant"], copy.deepcopy(overrides(f"{cls_name}-{e['name']}")))
-                        for e in table["cases"]] for cls_name, table in tables.items() if "cases" in table}
+    cases = {
+        cls_name: [
+            (e["name"], e["variant"], copy.deepcopy(overrides(f"{cls_name}-{e['name']}"))) for e in table["cases"]
+        ]
+        for cls_name, table in tables.items()
+        if "cases" in table
+    }
     for cls_name, table in tables.items():
         if "cases_from" in table:
             cases[cls_name] = _copied(cls_name, table, cases)
@@ -87,8 +92,10 @@ def _read(folder: Path) -> dict[str, dict[str, Any]]:
         with path.open("rb") as f:
             for cls_name, table in tomllib.load(f).items():
                 if cls_name in tables or set(table) - CLASS_KEYS or ("cases" in table) == ("cases_from" in table):
-                    raise SystemExit(f"{path.name}: {cls_name} is listed twice, or its table does not have either "
-                                     f"cases or cases_from (keys: {sorted(CLASS_KEYS)})")
+                    raise SystemExit(
+                        f"{path.name}: {cls_name} is listed twice, or its table does not have either "
+                        f"cases or cases_from (keys: {sorted(CLASS_KEYS)})"
+                    )
                 tables[cls_name] = table
     return tables
 
@@ -97,11 +104,15 @@ def _entries(cls_name: str, cases: list[dict[str, Any]]) -> dict[str, dict[str, 
     entries: dict[str, dict[str, Any]] = {}
     for e in cases:
         if set(e) - CASE_KEYS or not {"name", "variant"} <= set(e) or ("drop" in e and "base" not in e):
-            raise SystemExit(f"{cls_name} case {e.get('name')}: keys are {sorted(CASE_KEYS)}, name and variant "
-                             f"required, drop only with base")
+            raise SystemExit(
+                f"{cls_name} case {e.get('name')}: keys are {sorted(CASE_KEYS)}, name and variant "
+                f"required, drop only with base"
+            )
         if e["name"] in entries or "\n" in e["variant"]:
-            raise SystemExit(f"{cls_name}-{e['name']}: a second case of that name, or a line break in its variant "
-                             f"(a wrapped line ends with a backslash)")
+            raise SystemExit(
+                f"{cls_name}-{e['name']}: a second case of that name, or a line break in its variant "
+                f"(a wrapped line ends with a backslash)"
+            )
         entries[e["name"]] = e
     return entries
 
@@ -122,8 +133,10 @@ def _copied(cls_name: str, table: dict[str, Any], cases: dict[str, list[Case]]) 
     source = cases.get(table["cases_from"])
     change, suffix = table.get("change", {}), table.get("variant_suffix")
     if source is None or set(change) - {name for name, _, _ in source}:
-        raise SystemExit(f"{cls_name}: cases_from {table['cases_from']!r} is not a class with its own cases, or "
-                         f"change names a case it does not have")
+        raise SystemExit(
+            f"{cls_name}: cases_from {table['cases_from']!r} is not a class with its own cases, or "
+            f"change names a case it does not have"
+        )
     copied = []
     for name, variant, config in source:
         variant = f"{variant} {suffix}" if suffix and name != "default" else variant
@@ -132,8 +145,17 @@ def _copied(cls_name: str, table: dict[str, Any], cases: dict[str, list[Case]]) 
     return copied
 
 
-DTYPES = {"float32": "F32", "float16": "F16", "bfloat16": "BF16", "float64": "F64", "int64": "I64", "int32": "I32",
-          "uint8": "U8", "bool": "BOOL", "int8": "I8"}
+DTYPES = {
+    "float32": "F32",
+    "float16": "F16",
+    "bfloat16": "BF16",
+    "float64": "F64",
+    "int64": "I64",
+    "int32": "I32",
+    "uint8": "U8",
+    "bool": "BOOL",
+    "int8": "I8",
+}
 
 
 def _st_dtype(dtype: Any) -> str:
@@ -147,8 +169,9 @@ def record(model: Any, tmp: str) -> list[tuple[str, str, list[int]]]:
     written: list[tuple[str, str, list[int]]] = []
     original = safetensors.torch.save_file
 
-    def recorder(tensors: dict[str, Any], filename: str | os.PathLike[str],
-                 metadata: dict[str, str] | None = None) -> None:
+    def recorder(
+        tensors: dict[str, Any], filename: str | os.PathLike[str], metadata: dict[str, str] | None = None
+    ) -> None:
         written.extend((n, _st_dtype(t.dtype), list(t.shape)) for n, t in tensors.items())
 
     safetensors.torch.save_file = recorder
@@ -178,8 +201,10 @@ def dump(cls_name: str, case: str, variant: str, overrides: dict[str, Any]) -> N
     notes = []
     non_persistent = sorted(n for n, _ in model.named_buffers() if n not in set(names))
     if non_persistent:
-        notes.append(f"non-persistent buffers (not saved): {', '.join(non_persistent[:8])}"
-                     + (" ..." if len(non_persistent) > 8 else ""))
+        notes.append(
+            f"non-persistent buffers (not saved): {', '.join(non_persistent[:8])}"
+            + (" ..." if len(non_persistent) > 8 else "")
+        )
     if elements <= VERIFY_LIMIT:
         notes.append(verify(cls, overrides, layout, config))
     else:
@@ -189,17 +214,33 @@ def dump(cls_name: str, case: str, variant: str, overrides: dict[str, Any]) -> N
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
     (dest / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
-    (dest / "layout.json.gz").write_bytes(gzip.compress(json.dumps(
-        {"class": cls_name, "produced_by": f"diffusers {diffusers.__version__}, torch {torch.__version__}",
-         "tensors": layout}).encode(), mtime=0))
-    truth = {"class": cls_name, "parameters": parameters, "persistent_buffers": buffers, "tied_dropped": [],
-             "variant": variant, "notes": "; ".join(notes)}
+    (dest / "layout.json.gz").write_bytes(
+        gzip.compress(
+            json.dumps(
+                {
+                    "class": cls_name,
+                    "produced_by": f"diffusers {diffusers.__version__}, torch {torch.__version__}",
+                    "tensors": layout,
+                }
+            ).encode(),
+            mtime=0,
+        )
+    )
+    truth = {
+        "class": cls_name,
+        "parameters": parameters,
+        "persistent_buffers": buffers,
+        "tied_dropped": [],
+        "variant": variant,
+        "notes": "; ".join(notes),
+    }
     (dest / "truth.json").write_text(json.dumps(truth, indent=2) + "\n")
     print(f"{cls_name}-{case}: {len(layout)} tensors, {parameters:,} parameters", flush=True)
 
 
-def verify(cls: Any, overrides: dict[str, Any], layout: list[tuple[str, str, list[int]]],
-           config: dict[str, Any]) -> str:
+def verify(
+    cls: Any, overrides: dict[str, Any], layout: list[tuple[str, str, list[int]]], config: dict[str, Any]
+) -> str:
     """Build for real on CPU, save for real, and compare the headers and config.json with the recording."""
     import torch
     from safetensors import safe_open

@@ -136,104 +136,257 @@ REAL_NOTES = {
 # --------------------------------------------------------------------------------------
 # Tiny configs: family config class defaults with only sizes shrunk.
 # --------------------------------------------------------------------------------------
-LLAMA_SMALL = dict(vocab_size=1024, hidden_size=128, intermediate_size=256, num_hidden_layers=2,
-                   num_attention_heads=4, num_key_value_heads=2)
+LLAMA_SMALL = dict(
+    vocab_size=1024,
+    hidden_size=128,
+    intermediate_size=256,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+)
 
-GPT2_NOTE = ("In this transformers version GPT2Attention registers attn.bias (BOOL causal mask "
-             "[1,1,n_positions,n_positions]) and attn.masked_bias (scalar) with persistent=False, so neither is in "
-             "the state_dict nor written by save_pretrained (see non_persistent_buffers).")
+GPT2_NOTE = (
+    "In this transformers version GPT2Attention registers attn.bias (BOOL causal mask "
+    "[1,1,n_positions,n_positions]) and attn.masked_bias (scalar) with persistent=False, so neither is in "
+    "the state_dict nor written by save_pretrained (see non_persistent_buffers)."
+)
 
 TINY = {
     # item 2: families with no real config among the references
     "tiny-gemma": ("gemma", dict(LLAMA_SMALL, head_dim=32), "Gemma v1 family; tied by default."),
     "tiny-granite": ("granite", dict(LLAMA_SMALL), "Granite family (llama-like, multipliers only)."),
     "tiny-cohere": ("cohere", dict(LLAMA_SMALL), "Cohere (Command-R) family; LayerNorm without bias, tied by default."),
-    "tiny-smollm3": ("smollm3", dict(LLAMA_SMALL, pad_token_id=1023), "SmolLM3 family (pad_token_id moved to 1023 so it fits the shrunk vocab)."),
-    "tiny-glm4": ("glm4", dict(LLAMA_SMALL, head_dim=32, pad_token_id=1023), "GLM-4-0414 family (pad_token_id moved to 1023 for the shrunk vocab) (model_type glm4): fused mlp.gate_up_proj, 4 norms/layer."),
+    "tiny-smollm3": (
+        "smollm3",
+        dict(LLAMA_SMALL, pad_token_id=1023),
+        "SmolLM3 family (pad_token_id moved to 1023 so it fits the shrunk vocab).",
+    ),
+    "tiny-glm4": (
+        "glm4",
+        dict(LLAMA_SMALL, head_dim=32, pad_token_id=1023),
+        "GLM-4-0414 family (pad_token_id moved to 1023 for the shrunk vocab) (model_type glm4): fused mlp.gate_up_proj, 4 norms/layer.",
+    ),
     # MoE tinies (also dumped with transformers 5.x as *-tf5)
-    "tiny-qwen3_moe": ("qwen3_moe", dict(LLAMA_SMALL, head_dim=32, num_experts=4, num_experts_per_tok=2,
-                                         moe_intermediate_size=64), "Qwen3-MoE tiny: 4 experts top-2."),
-    "tiny-mixtral": ("mixtral", dict(LLAMA_SMALL, num_local_experts=4, num_experts_per_tok=2), "Mixtral tiny: 4 experts top-2."),
-    "tiny-gpt_oss": ("gpt_oss", dict(LLAMA_SMALL, head_dim=32, num_local_experts=4, num_experts_per_tok=2,
-                                     layer_types=["sliding_attention", "full_attention"]),
-                     "gpt-oss tiny: 4 experts top-2, unquantized (no quantization_config)."),
+    "tiny-qwen3_moe": (
+        "qwen3_moe",
+        dict(LLAMA_SMALL, head_dim=32, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=64),
+        "Qwen3-MoE tiny: 4 experts top-2.",
+    ),
+    "tiny-mixtral": (
+        "mixtral",
+        dict(LLAMA_SMALL, num_local_experts=4, num_experts_per_tok=2),
+        "Mixtral tiny: 4 experts top-2.",
+    ),
+    "tiny-gpt_oss": (
+        "gpt_oss",
+        dict(
+            LLAMA_SMALL,
+            head_dim=32,
+            num_local_experts=4,
+            num_experts_per_tok=2,
+            layer_types=["sliding_attention", "full_attention"],
+        ),
+        "gpt-oss tiny: 4 experts top-2, unquantized (no quantization_config).",
+    ),
     # item 3: feature variants
-    "tiny-llama-bias": ("llama", dict(LLAMA_SMALL, attention_bias=True, mlp_bias=True),
-                        "llama with attention_bias=true (q/k/v/o biases) and mlp_bias=true (gate/up/down biases)."),
+    "tiny-llama-bias": (
+        "llama",
+        dict(LLAMA_SMALL, attention_bias=True, mlp_bias=True),
+        "llama with attention_bias=true (q/k/v/o biases) and mlp_bias=true (gate/up/down biases).",
+    ),
     "tiny-qwen2-tied": ("qwen2", dict(LLAMA_SMALL, tie_word_embeddings=True), "qwen2 with tie_word_embeddings=true."),
-    "tiny-mistral-head_dim": ("mistral", dict(LLAMA_SMALL, head_dim=48),
-                              "mistral with explicit head_dim=48 != hidden/heads=32 (q_proj [4*48,128], o_proj [128,4*48])."),
-    "tiny-deepseek_v3": ("deepseek_v3", dict(vocab_size=1024, hidden_size=128, intermediate_size=256, moe_intermediate_size=64,
-                                             num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=4,
-                                             n_shared_experts=1, n_routed_experts=4, num_experts_per_tok=2, n_group=2,
-                                             topk_group=1, first_k_dense_replace=1, q_lora_rank=None, kv_lora_rank=32,
-                                             qk_rope_head_dim=16, qk_nope_head_dim=16, v_head_dim=16),
-                         "deepseek_v3 tiny: q_lora_rank=null (plain q_proj), first_k_dense_replace=1 (layer 0 dense), "
-                         "n_shared_experts=1, 4 routed experts, e_score_correction_bias buffer per MoE layer."),
-    "tiny-deepseek_v2-q_lora": ("deepseek_v2", dict(vocab_size=1024, hidden_size=128, intermediate_size=256,
-                                                    moe_intermediate_size=64, num_hidden_layers=3, num_attention_heads=4,
-                                                    num_key_value_heads=4, n_shared_experts=2, n_routed_experts=4,
-                                                    num_experts_per_tok=2, n_group=1, topk_group=1, first_k_dense_replace=1,
-                                                    q_lora_rank=48, kv_lora_rank=32, qk_rope_head_dim=16,
-                                                    qk_nope_head_dim=16, v_head_dim=16),
-                                "deepseek_v2 with q_lora_rank=48 set (q_a_proj / q_a_layernorm / q_b_proj), "
-                                "first_k_dense_replace=1, 2 shared experts, 4 routed experts."),
-    "tiny-qwen2_moe-sparse_step": ("qwen2_moe", dict(LLAMA_SMALL, num_hidden_layers=4, num_experts=4, num_experts_per_tok=2,
-                                                     moe_intermediate_size=64, shared_expert_intermediate_size=128,
-                                                     decoder_sparse_step=2, mlp_only_layers=[1]),
-                                   "qwen2_moe with decoder_sparse_step=2 and mlp_only_layers=[1], 4 layers: a layer is "
-                                   "sparse iff (i+1) % 2 == 0 and i not in mlp_only_layers -> layer 3 sparse; layers 0,1,2 dense."),
-    "tiny-falcon-legacy": ("falcon", dict(vocab_size=1024, hidden_size=128, num_hidden_layers=2, num_attention_heads=4,
-                                          new_decoder_architecture=False, multi_query=True, parallel_attn=True),
-                           "falcon legacy block (falcon-7b style): new_decoder_architecture=false, multi_query=true "
-                           "(1 KV head), parallel_attn=true (single input_layernorm)."),
-    "tiny-falcon-new": ("falcon", dict(vocab_size=1024, hidden_size=128, num_hidden_layers=2, num_attention_heads=4,
-                                       new_decoder_architecture=True, num_kv_heads=2),
-                        "falcon new_decoder_architecture=true (falcon-40b/180b style) with num_kv_heads=2: ln_attn + ln_mlp per layer."),
-    "tiny-gpt_neox-parallel": ("gpt_neox", dict(vocab_size=1024, hidden_size=128, intermediate_size=512, num_hidden_layers=2,
-                                                num_attention_heads=4, use_parallel_residual=True),
-                               "gpt_neox with use_parallel_residual=true."),
-    "tiny-gpt2": ("gpt2", dict(vocab_size=1024, n_embd=128, n_layer=2, n_head=4),
-                  "gpt2 small: n_layer=2, n_embd=128. Names carry the 'transformer.' prefix (GPT2LMHeadModel); the real "
-                  "openai-community/gpt2 file has no prefix and stores h.N.attn.bias buffers. " + GPT2_NOTE),
+    "tiny-mistral-head_dim": (
+        "mistral",
+        dict(LLAMA_SMALL, head_dim=48),
+        "mistral with explicit head_dim=48 != hidden/heads=32 (q_proj [4*48,128], o_proj [128,4*48]).",
+    ),
+    "tiny-deepseek_v3": (
+        "deepseek_v3",
+        dict(
+            vocab_size=1024,
+            hidden_size=128,
+            intermediate_size=256,
+            moe_intermediate_size=64,
+            num_hidden_layers=3,
+            num_attention_heads=4,
+            num_key_value_heads=4,
+            n_shared_experts=1,
+            n_routed_experts=4,
+            num_experts_per_tok=2,
+            n_group=2,
+            topk_group=1,
+            first_k_dense_replace=1,
+            q_lora_rank=None,
+            kv_lora_rank=32,
+            qk_rope_head_dim=16,
+            qk_nope_head_dim=16,
+            v_head_dim=16,
+        ),
+        "deepseek_v3 tiny: q_lora_rank=null (plain q_proj), first_k_dense_replace=1 (layer 0 dense), "
+        "n_shared_experts=1, 4 routed experts, e_score_correction_bias buffer per MoE layer.",
+    ),
+    "tiny-deepseek_v2-q_lora": (
+        "deepseek_v2",
+        dict(
+            vocab_size=1024,
+            hidden_size=128,
+            intermediate_size=256,
+            moe_intermediate_size=64,
+            num_hidden_layers=3,
+            num_attention_heads=4,
+            num_key_value_heads=4,
+            n_shared_experts=2,
+            n_routed_experts=4,
+            num_experts_per_tok=2,
+            n_group=1,
+            topk_group=1,
+            first_k_dense_replace=1,
+            q_lora_rank=48,
+            kv_lora_rank=32,
+            qk_rope_head_dim=16,
+            qk_nope_head_dim=16,
+            v_head_dim=16,
+        ),
+        "deepseek_v2 with q_lora_rank=48 set (q_a_proj / q_a_layernorm / q_b_proj), "
+        "first_k_dense_replace=1, 2 shared experts, 4 routed experts.",
+    ),
+    "tiny-qwen2_moe-sparse_step": (
+        "qwen2_moe",
+        dict(
+            LLAMA_SMALL,
+            num_hidden_layers=4,
+            num_experts=4,
+            num_experts_per_tok=2,
+            moe_intermediate_size=64,
+            shared_expert_intermediate_size=128,
+            decoder_sparse_step=2,
+            mlp_only_layers=[1],
+        ),
+        "qwen2_moe with decoder_sparse_step=2 and mlp_only_layers=[1], 4 layers: a layer is "
+        "sparse iff (i+1) % 2 == 0 and i not in mlp_only_layers -> layer 3 sparse; layers 0,1,2 dense.",
+    ),
+    "tiny-falcon-legacy": (
+        "falcon",
+        dict(
+            vocab_size=1024,
+            hidden_size=128,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            new_decoder_architecture=False,
+            multi_query=True,
+            parallel_attn=True,
+        ),
+        "falcon legacy block (falcon-7b style): new_decoder_architecture=false, multi_query=true "
+        "(1 KV head), parallel_attn=true (single input_layernorm).",
+    ),
+    "tiny-falcon-new": (
+        "falcon",
+        dict(
+            vocab_size=1024,
+            hidden_size=128,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            new_decoder_architecture=True,
+            num_kv_heads=2,
+        ),
+        "falcon new_decoder_architecture=true (falcon-40b/180b style) with num_kv_heads=2: ln_attn + ln_mlp per layer.",
+    ),
+    "tiny-gpt_neox-parallel": (
+        "gpt_neox",
+        dict(
+            vocab_size=1024,
+            hidden_size=128,
+            intermediate_size=512,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            use_parallel_residual=True,
+        ),
+        "gpt_neox with use_parallel_residual=true.",
+    ),
+    "tiny-gpt2": (
+        "gpt2",
+        dict(vocab_size=1024, n_embd=128, n_layer=2, n_head=4),
+        "gpt2 small: n_layer=2, n_embd=128. Names carry the 'transformer.' prefix (GPT2LMHeadModel); the real "
+        "openai-community/gpt2 file has no prefix and stores h.N.attn.bias buffers. " + GPT2_NOTE,
+    ),
     # 2025-2026 families (tests/test_specs_2025_families.py); features switched on where the config class has a switch
-    "tiny-glm4_moe": ("glm4_moe", dict(LLAMA_SMALL, num_hidden_layers=3, head_dim=48, attention_bias=True,
-                                       use_qk_norm=True, first_k_dense_replace=1, n_routed_experts=4, n_shared_experts=1,
-                                       num_experts_per_tok=2, moe_intermediate_size=64, num_nextn_predict_layers=1),
-                      "GLM-4.5/4.6 (glm4_moe) tiny: head_dim=48 != hidden/heads (set as a plain config attribute, as the "
-                      "real configs do), attention_bias (q/k/v only), use_qk_norm, first_k_dense_replace=1 (layer 0 dense), "
-                      "1 shared expert, 4 routed experts top-2, F32 e_score_correction_bias buffer per MoE layer. "
-                      "num_nextn_predict_layers=1 is in the config but transformers builds no MTP layer "
-                      "(Glm4MoeModel ignores model.layers.<num_hidden_layers>.* on load), so none is dumped or saved."),
-    "tiny-olmoe": ("olmoe", dict(LLAMA_SMALL, intermediate_size=64, num_experts=4, num_experts_per_tok=2,
-                                 attention_bias=True),
-                   "OLMoE tiny: 4 experts top-2 (expert size = intermediate_size), attention_bias (q/k/v/o), q_norm over "
-                   "the full q width [hidden] and k_norm over the k width [kv_heads*head_dim]."),
-    "tiny-granitemoe": ("granitemoe", dict(LLAMA_SMALL, intermediate_size=64, num_local_experts=4, num_experts_per_tok=2,
-                                           attention_bias=True),
-                        "GraniteMoE tiny: fused 3-D experts block_sparse_moe.input_linear [E, 2I, H] / output_linear "
-                        "[E, H, I], router block_sparse_moe.router.layer, attention_bias (q/k/v/o)."),
-    "tiny-seed_oss": ("seed_oss", dict(LLAMA_SMALL, head_dim=48),
-                      "Seed-OSS tiny: SeedOssConfig defaults attention_bias=true (q/k/v) and attention_out_bias=false "
-                      "(o_proj), head_dim=48 != hidden/heads."),
-    "tiny-exaone4": ("exaone4", dict(LLAMA_SMALL, num_key_value_heads=2, head_dim=48, sliding_window_pattern=2),
-                     "EXAONE-4.0 tiny: no input_layernorm; post_attention_layernorm + post_feedforward_layernorm, per-head "
-                     "q_norm/k_norm; head_dim=48 (plain config attribute); hybrid sliding/full layers (no tensor difference)."),
-    "tiny-ernie4_5": ("ernie4_5", dict(LLAMA_SMALL, head_dim=48, use_bias=True),
-                      "ERNIE-4.5 dense tiny: use_bias=true (q/k/v/o and gate/up/down biases), head_dim=48, tied by default "
-                      "(Ernie4_5Config tie_word_embeddings=true)."),
-    "tiny-ernie4_5_moe": ("ernie4_5_moe", dict(LLAMA_SMALL, num_hidden_layers=3, use_bias=True, moe_intermediate_size=64,
-                                               moe_k=2, moe_num_experts=4, moe_num_shared_experts=2,
-                                               moe_layer_start_index=1),
-                          "ERNIE-4.5 MoE tiny: layer 0 dense (moe_layer_start_index=1), 4 experts top-2, 2 shared experts, "
-                          "use_bias=true (also lm_head.bias, which stays although the head is tied), F32 router and "
-                          "moe_statics.e_score_correction_bias [1, E] parameter."),
-    "tiny-hunyuan_v1_dense": ("hunyuan_v1_dense", dict(LLAMA_SMALL, head_dim=32),
-                              "Hunyuan dense tiny: per-head query_layernorm/key_layernorm."),
-    "tiny-hunyuan_v1_moe": ("hunyuan_v1_moe", dict(LLAMA_SMALL, head_dim=32, intermediate_size=64, num_experts=4,
-                                                   moe_topk=2),
-                            "Hunyuan MoE tiny: 4 experts top-2 plus one shared_mlp, all of size intermediate_size; F32 router "
-                            "mlp.gate.wg."),
+    "tiny-glm4_moe": (
+        "glm4_moe",
+        dict(
+            LLAMA_SMALL,
+            num_hidden_layers=3,
+            head_dim=48,
+            attention_bias=True,
+            use_qk_norm=True,
+            first_k_dense_replace=1,
+            n_routed_experts=4,
+            n_shared_experts=1,
+            num_experts_per_tok=2,
+            moe_intermediate_size=64,
+            num_nextn_predict_layers=1,
+        ),
+        "GLM-4.5/4.6 (glm4_moe) tiny: head_dim=48 != hidden/heads (set as a plain config attribute, as the "
+        "real configs do), attention_bias (q/k/v only), use_qk_norm, first_k_dense_replace=1 (layer 0 dense), "
+        "1 shared expert, 4 routed experts top-2, F32 e_score_correction_bias buffer per MoE layer. "
+        "num_nextn_predict_layers=1 is in the config but transformers builds no MTP layer "
+        "(Glm4MoeModel ignores model.layers.<num_hidden_layers>.* on load), so none is dumped or saved.",
+    ),
+    "tiny-olmoe": (
+        "olmoe",
+        dict(LLAMA_SMALL, intermediate_size=64, num_experts=4, num_experts_per_tok=2, attention_bias=True),
+        "OLMoE tiny: 4 experts top-2 (expert size = intermediate_size), attention_bias (q/k/v/o), q_norm over "
+        "the full q width [hidden] and k_norm over the k width [kv_heads*head_dim].",
+    ),
+    "tiny-granitemoe": (
+        "granitemoe",
+        dict(LLAMA_SMALL, intermediate_size=64, num_local_experts=4, num_experts_per_tok=2, attention_bias=True),
+        "GraniteMoE tiny: fused 3-D experts block_sparse_moe.input_linear [E, 2I, H] / output_linear "
+        "[E, H, I], router block_sparse_moe.router.layer, attention_bias (q/k/v/o).",
+    ),
+    "tiny-seed_oss": (
+        "seed_oss",
+        dict(LLAMA_SMALL, head_dim=48),
+        "Seed-OSS tiny: SeedOssConfig defaults attention_bias=true (q/k/v) and attention_out_bias=false "
+        "(o_proj), head_dim=48 != hidden/heads.",
+    ),
+    "tiny-exaone4": (
+        "exaone4",
+        dict(LLAMA_SMALL, num_key_value_heads=2, head_dim=48, sliding_window_pattern=2),
+        "EXAONE-4.0 tiny: no input_layernorm; post_attention_layernorm + post_feedforward_layernorm, per-head "
+        "q_norm/k_norm; head_dim=48 (plain config attribute); hybrid sliding/full layers (no tensor difference).",
+    ),
+    "tiny-ernie4_5": (
+        "ernie4_5",
+        dict(LLAMA_SMALL, head_dim=48, use_bias=True),
+        "ERNIE-4.5 dense tiny: use_bias=true (q/k/v/o and gate/up/down biases), head_dim=48, tied by default "
+        "(Ernie4_5Config tie_word_embeddings=true).",
+    ),
+    "tiny-ernie4_5_moe": (
+        "ernie4_5_moe",
+        dict(
+            LLAMA_SMALL,
+            num_hidden_layers=3,
+            use_bias=True,
+            moe_intermediate_size=64,
+            moe_k=2,
+            moe_num_experts=4,
+            moe_num_shared_experts=2,
+            moe_layer_start_index=1,
+        ),
+        "ERNIE-4.5 MoE tiny: layer 0 dense (moe_layer_start_index=1), 4 experts top-2, 2 shared experts, "
+        "use_bias=true (also lm_head.bias, which stays although the head is tied), F32 router and "
+        "moe_statics.e_score_correction_bias [1, E] parameter.",
+    ),
+    "tiny-hunyuan_v1_dense": (
+        "hunyuan_v1_dense",
+        dict(LLAMA_SMALL, head_dim=32),
+        "Hunyuan dense tiny: per-head query_layernorm/key_layernorm.",
+    ),
+    "tiny-hunyuan_v1_moe": (
+        "hunyuan_v1_moe",
+        dict(LLAMA_SMALL, head_dim=32, intermediate_size=64, num_experts=4, moe_topk=2),
+        "Hunyuan MoE tiny: 4 experts top-2 plus one shared_mlp, all of size intermediate_size; F32 router mlp.gate.wg.",
+    ),
 }
 
 TINY_TF5 = ["tiny-qwen3_moe", "tiny-mixtral", "tiny-gpt_oss"]
@@ -325,8 +478,11 @@ def save_time_state_dict(model):
 
 def build_meta(cfg, dtype):
     with torch.device("meta"):
-        model = AutoModelForCausalLM.from_config(cfg, dtype=dtype) if TF_MAJOR >= 5 or _has_dtype_kw() \
+        model = (
+            AutoModelForCausalLM.from_config(cfg, dtype=dtype)
+            if TF_MAJOR >= 5 or _has_dtype_kw()
             else AutoModelForCausalLM.from_config(cfg, torch_dtype=dtype)
+        )
     return model
 
 
@@ -384,9 +540,11 @@ def verify_real_save(cfg, tensors, name, dtype):
     saved_list = [[k, v[0], v[1]] for k, v in saved.items()]
     if saved == mine:
         return True, saved_list, None
-    diff = {"only_in_saved": sorted(set(saved) - set(mine)),
-            "only_in_state_dict": sorted(set(mine) - set(saved)),
-            "dtype_or_shape_diff": sorted(k for k in set(saved) & set(mine) if saved[k] != mine[k])}
+    diff = {
+        "only_in_saved": sorted(set(saved) - set(mine)),
+        "only_in_state_dict": sorted(set(mine) - set(saved)),
+        "dtype_or_shape_diff": sorted(k for k in set(saved) & set(mine) if saved[k] != mine[k]),
+    }
     return False, saved_list, diff
 
 
@@ -405,26 +563,35 @@ def dump_one(name, cfg_dict, config_file, notes, pub, verify=False, text_only=Fa
     tensors, dropped, tie_is = layout_of(model)
     total = n_params(tensors)
     sd_keys = set(model.state_dict().keys())
-    non_persistent = [[n, ST_DTYPE.get(b.dtype, str(b.dtype)), list(b.shape)]
-                      for n, b in model.named_buffers() if n not in sd_keys]
+    non_persistent = [
+        [n, ST_DTYPE.get(b.dtype, str(b.dtype)), list(b.shape)] for n, b in model.named_buffers() if n not in sd_keys
+    ]
     note_parts = [notes] if notes else []
     if tie_is is not None:
         note_parts.append(f"get_output_embeddings().weight is get_input_embeddings().weight: {tie_is}.")
     fp32 = getattr(model, "_keep_in_fp32_modules", None)
     if fp32:
-        note_parts.append(f"_keep_in_fp32_modules={sorted(fp32)}: from_pretrained keeps these in F32 in memory, so a checkpoint "
-                          f"re-saved by transformers would store them F32; this layout records them in the config dtype.")
+        note_parts.append(
+            f"_keep_in_fp32_modules={sorted(fp32)}: from_pretrained keeps these in F32 in memory, so a checkpoint "
+            f"re-saved by transformers would store them F32; this layout records them in the config dtype."
+        )
     if not any(d == "F32" for _, d, _ in tensors) and dtype != torch.float32:
         pass
     doc = {
         "name": name,
         "produced_by": f"transformers {TF_VERSION} AutoModelForCausalLM.from_config on meta; torch {TORCH_VERSION}"
-        if not full_vlm else f"transformers {TF_VERSION} {type(model).__name__}._from_config on meta; torch {TORCH_VERSION}",
+        if not full_vlm
+        else f"transformers {TF_VERSION} {type(model).__name__}._from_config on meta; torch {TORCH_VERSION}",
         "config_file": config_file,
         "model_type": cfg.model_type,
         "class": type(model).__name__,
-        "dtype_source": f"config {dt_str}" if (cfg_dict.get("torch_dtype") or cfg_dict.get("dtype") or
-                                                (cfg_dict.get("text_config") or {}).get("torch_dtype")) else "default bfloat16 (config has no dtype)",
+        "dtype_source": f"config {dt_str}"
+        if (
+            cfg_dict.get("torch_dtype")
+            or cfg_dict.get("dtype")
+            or (cfg_dict.get("text_config") or {}).get("torch_dtype")
+        )
+        else "default bfloat16 (config has no dtype)",
         "tensors": tensors,
         "tied_dropped": dropped,
         "non_persistent_buffers": non_persistent,
@@ -438,15 +605,19 @@ def dump_one(name, cfg_dict, config_file, notes, pub, verify=False, text_only=Fa
         ok, saved_list, diff = verify_real_save(cfg, tensors, name, dtype)
         verified = ok
         if ok:
-            note_parts.append(f"Verified: a real (CPU, {dt_str}) instance saved with save_pretrained (transformers {TF_VERSION}) "
-                              f"wrote exactly these tensor names, dtypes and shapes.")
+            note_parts.append(
+                f"Verified: a real (CPU, {dt_str}) instance saved with save_pretrained (transformers {TF_VERSION}) "
+                f"wrote exactly these tensor names, dtypes and shapes."
+            )
         else:
             doc["save_pretrained_diff"] = diff
             doc["save_pretrained_tensors"] = saved_list
             doc["save_pretrained_n_tensors"] = len(saved_list)
             doc["save_pretrained_total_params"] = n_params(saved_list)
-            note_parts.append(f"save_pretrained (transformers {TF_VERSION}) of a real tiny instance writes DIFFERENT names/shapes "
-                              f"than the in-memory state_dict; see save_pretrained_diff / save_pretrained_tensors.")
+            note_parts.append(
+                f"save_pretrained (transformers {TF_VERSION}) of a real tiny instance writes DIFFERENT names/shapes "
+                f"than the in-memory state_dict; see save_pretrained_diff / save_pretrained_tensors."
+            )
     doc["notes"] = " ".join(note_parts)
     write_layout(name, doc)
     del model
@@ -491,19 +662,23 @@ def main():
             cfg_path = OUT_CONFIGS / f"{tname}.json"
             cfg_dict = json.loads(cfg_path.read_text())  # produced by the 4.x run; same sizes
             family = cfg_dict["model_type"]
-            note = (TINY[tname][2] + f" Dumped with transformers {TF_VERSION}: 'tensors' is the in-memory state_dict "
-                    "(5.x fuses MoE experts into 3-D parameters); 'save_pretrained_tensors' (if present) is what "
-                    "save_pretrained actually wrote for a real tiny instance.")
+            note = (
+                TINY[tname][2] + f" Dumped with transformers {TF_VERSION}: 'tensors' is the in-memory state_dict "
+                "(5.x fuses MoE experts into 3-D parameters); 'save_pretrained_tensors' (if present) is what "
+                "save_pretrained actually wrote for a real tiny instance."
+            )
             doc, ok = dump_one(f"{tname}-tf5", cfg_dict, cfg_path.name, note, None, verify=not args.no_verify)
             v4 = OUT_LAYOUTS / f"{tname}.json.gz"
             if v4.exists() and "save_pretrained_tensors" in doc:
                 a = {t[0]: t[1:] for t in json.loads(gzip.decompress(v4.read_bytes()))["tensors"]}
                 b = {t[0]: t[1:] for t in doc["save_pretrained_tensors"]}
                 same = a == b
-                doc["notes"] += (f" Comparison: the tensors save_pretrained wrote under transformers {TF_VERSION} are "
-                                 + ("IDENTICAL (names, dtypes, shapes) to" if same else "DIFFERENT from")
-                                 + f" the transformers 4.x layout in {v4.name}, i.e. v5 save_pretrained reverts the fused "
-                                 "3-D experts to per-expert tensors (and, for mixtral, to the block_sparse_moe.* / w1/w2/w3 names).")
+                doc["notes"] += (
+                    f" Comparison: the tensors save_pretrained wrote under transformers {TF_VERSION} are "
+                    + ("IDENTICAL (names, dtypes, shapes) to" if same else "DIFFERENT from")
+                    + f" the transformers 4.x layout in {v4.name}, i.e. v5 save_pretrained reverts the fused "
+                    "3-D experts to per-expert tensors (and, for mixtral, to the block_sparse_moe.* / w1/w2/w3 names)."
+                )
                 doc["save_pretrained_matches_tf4_layout"] = same
                 write_layout(doc["name"], doc)
             summary.append((doc["name"], doc["n_tensors"], doc["total_params"], None, ok))
@@ -524,11 +699,18 @@ def main():
         try:
             if cfg_dict.get("model_type") == "llama4":
                 doc, _ = dump_one(stem, cfg_dict, p.name, note, pub, text_only=True)
-                summary.append((doc["name"], doc["n_tensors"], doc["total_params"], pub and pub["published_params"], None))
-                doc, _ = dump_one(stem + "-conditional-generation", cfg_dict, p.name,
-                                  "FULL multimodal model as saved (Llama4ForConditionalGeneration: language_model.*, "
-                                  "vision_model.*, multi_modal_projector.*), built with _from_config on meta.", pub,
-                                  full_vlm=True)
+                summary.append(
+                    (doc["name"], doc["n_tensors"], doc["total_params"], pub and pub["published_params"], None)
+                )
+                doc, _ = dump_one(
+                    stem + "-conditional-generation",
+                    cfg_dict,
+                    p.name,
+                    "FULL multimodal model as saved (Llama4ForConditionalGeneration: language_model.*, "
+                    "vision_model.*, multi_modal_projector.*), built with _from_config on meta.",
+                    pub,
+                    full_vlm=True,
+                )
             else:
                 doc, _ = dump_one(stem, cfg_dict, p.name, note, pub)
             summary.append((doc["name"], doc["n_tensors"], doc["total_params"], pub and pub["published_params"], None))
@@ -558,8 +740,10 @@ def print_summary(summary):
         cmp = ""
         if pub is not None:
             cmp = "MATCH" if pub == tot else f"DIFF {tot - pub:+,}"
-        print(f"{name:55s} {nt:7d} {tot:>20,} {'' if pub is None else f'{pub:,}':>20} {cmp} "
-              f"{'' if ok is None else ('saved==meta' if ok else 'saved!=meta')}")
+        print(
+            f"{name:55s} {nt:7d} {tot:>20,} {'' if pub is None else f'{pub:,}':>20} {cmp} "
+            f"{'' if ok is None else ('saved==meta' if ok else 'saved!=meta')}"
+        )
 
 
 if __name__ == "__main__":

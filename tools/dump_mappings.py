@@ -17,11 +17,18 @@ import transformers
 from transformers.models.auto import modeling_auto as auto
 
 OUT = Path(__file__).resolve().parents[1] / "fixtures" / "transformers-mappings.json"
-MAPPINGS = ("MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", "MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES", "MODEL_MAPPING_NAMES",
-            "MODEL_FOR_MASKED_LM_MAPPING_NAMES", "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES",
-            "MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES", "MODEL_FOR_TOKEN_CLASSIFICATION_MAPPING_NAMES",
-            "MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING_NAMES", "MODEL_FOR_CTC_MAPPING_NAMES",
-            "MODEL_FOR_IMAGE_CLASSIFICATION_MAPPING_NAMES")
+MAPPINGS = (
+    "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES",
+    "MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES",
+    "MODEL_MAPPING_NAMES",
+    "MODEL_FOR_MASKED_LM_MAPPING_NAMES",
+    "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES",
+    "MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES",
+    "MODEL_FOR_TOKEN_CLASSIFICATION_MAPPING_NAMES",
+    "MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING_NAMES",
+    "MODEL_FOR_CTC_MAPPING_NAMES",
+    "MODEL_FOR_IMAGE_CLASSIFICATION_MAPPING_NAMES",
+)
 
 
 def main() -> None:
@@ -32,8 +39,10 @@ def main() -> None:
     # the classes an Auto class builds from a composite config itself, beside its conditional-generation class
     # (LlavaModel, Qwen3_5ForSequenceClassification ...): tools/dump_cases.py --group 5
     import sys
+
     sys.path.insert(0, str(OUT.parents[1] / "tools"))
     from dump_cases import composite_classes
+
     composite: dict[str, list[str]] = {}
     for model_type, cls in composite_classes():
         composite.setdefault(model_type, []).append(cls)

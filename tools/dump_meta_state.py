@@ -41,7 +41,9 @@ def main() -> None:
             kwargs = module._parameters[name].__dict__
             module._parameters[name] = type(param)(module._parameters[name].to("meta"), **kwargs)
 
-    def on_meta_buffer(module: torch.nn.Module, name: str, buffer: torch.Tensor | None, persistent: bool = True) -> None:
+    def on_meta_buffer(
+        module: torch.nn.Module, name: str, buffer: torch.Tensor | None, persistent: bool = True
+    ) -> None:
         register_buffer(module, name, buffer, persistent)
         if buffer is not None:
             module._buffers[name] = module._buffers[name].to("meta")
@@ -65,8 +67,9 @@ def main() -> None:
         tensors.append([name, list(tensor.shape)])
     doc = {"class": type(model).__name__, "parameters": model.num_parameters(), "tensors": tensors, "shared": shared}
     out.write_text(json.dumps(doc))
-    print(f"{out}: {type(model).__name__}, {len(tensors)} tensors, {doc['parameters']:,} parameters, "
-          f"{len(shared)} shared")
+    print(
+        f"{out}: {type(model).__name__}, {len(tensors)} tensors, {doc['parameters']:,} parameters, {len(shared)} shared"
+    )
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ REPO = Path(__file__).resolve().parents[1]
 CASES = REPO / "fixtures" / "cases"
 DIFFUSERS_CASES = REPO / "fixtures" / "diffusers-cases"
 sys.path.insert(0, str(REPO / "tools"))
-os.environ["HF_HUB_OFFLINE"] = "1"   # config.json is read from the folder, never fetched
+os.environ["HF_HUB_OFFLINE"] = "1"  # config.json is read from the folder, never fetched
 
 # model types whose classes build only with a backend stub (tools/dump_cases.py --stub-backend), as dumped
 STUBS = {"dinat": "natten"}
@@ -79,7 +79,10 @@ def _elements(tensors: Any) -> int:
 
 def _layout(case: Path) -> list[list[Any]]:
     import gzip
-    return [[n, d, list(s)] for n, d, s in json.loads(gzip.decompress((case / "layout.json.gz").read_bytes()))["tensors"]]
+
+    return [
+        [n, d, list(s)] for n, d, s in json.loads(gzip.decompress((case / "layout.json.gz").read_bytes()))["tensors"]
+    ]
 
 
 def split_transformers(case: Path) -> tuple[dict[str, Any], list[str], list[list[Any]], int]:
@@ -94,7 +97,7 @@ def split_transformers(case: Path) -> tuple[dict[str, Any], list[str], list[list
     if model_type in STUBS and model_type not in _stubbed:
         dump_cases.stub_backend(model_type, STUBS[model_type])
         _stubbed.add(model_type)
-    cfg = AutoConfig.from_pretrained(str(case))   # config.json read as from_pretrained reads it
+    cfg = AutoConfig.from_pretrained(str(case))  # config.json read as from_pretrained reads it
     model = dump_cases.build(cls_name, cfg, "meta")
     lay = dump_cases.capture(model)
     # lay["sources"]: the in-memory names whose tensor was written (under its own or a renamed name)
@@ -106,7 +109,7 @@ _stubbed: set[str] = set()
 
 
 def _split(model: Any, sd: dict[str, Any], written: set[str], tied: set[str], converted: list[str]) -> dict[str, Any]:
-    params = dict(model.named_parameters())                      # tied parameters once
+    params = dict(model.named_parameters())  # tied parameters once
     all_params = dict(model.named_parameters(remove_duplicate=False))
     buffers = dict(model.named_buffers(remove_duplicate=False))
     persistent = {n: b for n, b in buffers.items() if n in sd}
@@ -163,11 +166,13 @@ def one(case_str: str, check: bool) -> tuple[str, str, str]:
     try:
         import torch
         import transformers
+
         t0 = time.time()
         diffusers_case = DIFFUSERS_CASES in case.parents
         split, saved_buffers, layout, num_parameters = (split_diffusers if diffusers_case else split_transformers)(case)
         if diffusers_case:
             import diffusers
+
             split["by"] = f"diffusers {diffusers.__version__}, torch {torch.__version__.split('+')[0]}"
         else:
             split["by"] = f"transformers {transformers.__version__}, torch {torch.__version__.split('+')[0]}"
@@ -178,16 +183,19 @@ def one(case_str: str, check: bool) -> tuple[str, str, str]:
         if sorted(map(tuple, map(_hashable, stored))) != sorted(map(tuple, map(_hashable, layout))):
             a = {n for n, _, _ in stored}
             b = {n for n, _, _ in layout}
-            problems.append(f"layout differs from the rebuild (only in the folder: {sorted(a - b)[:3]}, only rebuilt: "
-                            f"{sorted(b - a)[:3]}, {len(stored)} vs {len(layout)} tensors)")
+            problems.append(
+                f"layout differs from the rebuild (only in the folder: {sorted(a - b)[:3]}, only rebuilt: "
+                f"{sorted(b - a)[:3]}, {len(stored)} vs {len(layout)} tensors)"
+            )
         if num_parameters != truth["parameters"]:
             problems.append(f"num_parameters {num_parameters:,} != truth {truth['parameters']:,}")
         elements = {n: math.prod(s) for n, _, s in layout}
         saved_params = sum(elements.values()) - sum(elements[n] for n in saved_buffers)
         not_saved = sum(math.prod(s) for _, s in split.get("parameters_not_saved", []))
         if saved_params + not_saved != num_parameters:
-            problems.append(f"saved parameters {saved_params:,} + not saved {not_saved:,} != num_parameters "
-                            f"{num_parameters:,}")
+            problems.append(
+                f"saved parameters {saved_params:,} + not saved {not_saved:,} != num_parameters {num_parameters:,}"
+            )
         if problems:
             return case_str, "mismatch", "; ".join(problems)
         new = dict(truth)
@@ -213,16 +221,19 @@ def _hashable(row: list[Any]) -> tuple[Any, ...]:
 
 def _init() -> None:
     import warnings
+
     warnings.filterwarnings("ignore")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ["HF_HUB_OFFLINE"] = "1"
     try:
         import transformers
+
         transformers.logging.set_verbosity_error()
     except Exception:  # noqa: BLE001
         pass
     try:
         import diffusers
+
         diffusers.utils.logging.set_verbosity_error()
     except Exception:  # noqa: BLE001
         pass
@@ -234,8 +245,9 @@ def _work(args: tuple[str, bool]) -> tuple[str, str, str]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", default="", help="comma-separated model types, diffusers classes or case folder "
-                                               "names (globs)")
+    ap.add_argument(
+        "--only", default="", help="comma-separated model types, diffusers classes or case folder names (globs)"
+    )
     ap.add_argument("--missing", action="store_true", help="only case folders whose truth.json has no split yet")
     ap.add_argument("--check", action="store_true", help="compare only; write nothing")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
@@ -261,8 +273,10 @@ def main() -> int:
             r = _work(w)
             results.append(r)
             _report(r, counts, len(results), len(work))
-    print(f"{len(work)} cases in {time.time() - t0:.0f}s: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())),
-          flush=True)
+    print(
+        f"{len(work)} cases in {time.time() - t0:.0f}s: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())),
+        flush=True,
+    )
     return 1 if counts["mismatch"] or counts["error"] else 0
 
 

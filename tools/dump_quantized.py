@@ -48,23 +48,50 @@ transformers.logging.set_verbosity_error()
 OUT = Path(__file__).resolve().parent.parent / "fixtures" / "quantized"
 
 MODELS = {
-    "llama": lambda: LlamaConfig(hidden_size=256, intermediate_size=512, num_hidden_layers=2, num_attention_heads=4,
-                                 num_key_value_heads=2, head_dim=64, vocab_size=1024, dtype="bfloat16"),
+    "llama": lambda: LlamaConfig(
+        hidden_size=256,
+        intermediate_size=512,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=64,
+        vocab_size=1024,
+        dtype="bfloat16",
+    ),
     # differs from defaults: tied embeddings, an MLP width (320) that neither 128-groups nor 128-blocks divide
-    "qwen3": lambda: Qwen3Config(hidden_size=256, intermediate_size=320, num_hidden_layers=2, num_attention_heads=4,
-                                 num_key_value_heads=2, head_dim=64, vocab_size=1024, tie_word_embeddings=True,
-                                 dtype="bfloat16"),
-    "qwen3_moe": lambda: Qwen3MoeConfig(hidden_size=256, intermediate_size=512, moe_intermediate_size=128,
-                                        num_experts=4, num_experts_per_tok=2, num_hidden_layers=2,
-                                        num_attention_heads=4, num_key_value_heads=2, head_dim=64, vocab_size=1024,
-                                        dtype="bfloat16"),
+    "qwen3": lambda: Qwen3Config(
+        hidden_size=256,
+        intermediate_size=320,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=64,
+        vocab_size=1024,
+        tie_word_embeddings=True,
+        dtype="bfloat16",
+    ),
+    "qwen3_moe": lambda: Qwen3MoeConfig(
+        hidden_size=256,
+        intermediate_size=512,
+        moe_intermediate_size=128,
+        num_experts=4,
+        num_experts_per_tok=2,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=64,
+        vocab_size=1024,
+        dtype="bfloat16",
+    ),
 }
 
 
 def _custom_int(bits: int, strategy: str, symmetric: bool = True, group_size: int | None = None):
     from compressed_tensors.quantization import QuantizationArgs, QuantizationScheme
-    args = QuantizationArgs(num_bits=bits, type="int", strategy=strategy, symmetric=symmetric,
-                            group_size=group_size, dynamic=False)
+
+    args = QuantizationArgs(
+        num_bits=bits, type="int", strategy=strategy, symmetric=symmetric, group_size=group_size, dynamic=False
+    )
     return QuantizationScheme(targets=["Linear"], weights=args)
 
 
@@ -90,8 +117,12 @@ BNB_SCHEMES: dict[str, dict[str, Any]] = {
     "bnb-nf4": dict(load_in_4bit=True, bnb_4bit_quant_type="nf4"),
     "bnb-fp4": dict(load_in_4bit=True, bnb_4bit_quant_type="fp4"),
     "bnb-nf4-dq": dict(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True),
-    "bnb-fp4-dq-skip": dict(load_in_4bit=True, bnb_4bit_quant_type="fp4", bnb_4bit_use_double_quant=True,
-                            llm_int8_skip_modules=["lm_head", "model.layers.0.self_attn"]),
+    "bnb-fp4-dq-skip": dict(
+        load_in_4bit=True,
+        bnb_4bit_quant_type="fp4",
+        bnb_4bit_use_double_quant=True,
+        llm_int8_skip_modules=["lm_head", "model.layers.0.self_attn"],
+    ),
     "bnb-int8": dict(load_in_8bit=True),
     # differs from the default: 4-bit codes packed into bfloat16 storage (FSDP-friendly QLoRA setups)
     "bnb-nf4-storage-bf16": dict(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_quant_storage="bfloat16"),
@@ -101,6 +132,7 @@ BNB_SCHEMES: dict[str, dict[str, Any]] = {
 def headers(directory: Path) -> list[list]:
     """Every tensor save_pretrained wrote: [name, dtype, shape], from the safetensors headers."""
     from safetensors import safe_open
+
     out = []
     for path in sorted(directory.glob("*.safetensors")):
         with safe_open(str(path), "pt") as f:
@@ -120,11 +152,13 @@ def dump_ct(model_name: str, case: str, tmp: Path) -> dict:
     from compressed_tensors.compressors.model_compressors.model_compressor import ModelCompressor
     from compressed_tensors.quantization import QuantizationConfig, QuantizationStatus, preset_name_to_scheme
     from compressed_tensors.quantization.lifecycle.apply import apply_quantization_config
+
     preset, ignore = CT_SCHEMES[case]
     model, count = build(model_name)
     scheme = preset_name_to_scheme(preset, ["Linear"]) if isinstance(preset, str) else preset()
-    qc = QuantizationConfig(config_groups={"group_0": scheme}, ignore=ignore,
-                            quantization_status=QuantizationStatus.FROZEN)
+    qc = QuantizationConfig(
+        config_groups={"group_0": scheme}, ignore=ignore, quantization_status=QuantizationStatus.FROZEN
+    )
     apply_quantization_config(model, qc)
     with torch.no_grad():  # calibration stand-in: any positive scale; only layouts are kept
         for n, p in model.named_parameters():
@@ -136,14 +170,19 @@ def dump_ct(model_name: str, case: str, tmp: Path) -> dict:
     model.save_pretrained(out)
     compressor.update_config(str(out))
     import compressed_tensors
-    return {"produced_by": f"compressed-tensors {compressed_tensors.__version__} "
-                           f"(preset {preset if isinstance(preset, str) else 'custom QuantizationArgs'}), "
-                           f"transformers {transformers.__version__}, torch {torch.__version__}",
-            "unquantized_parameters": count, "dir": out}
+
+    return {
+        "produced_by": f"compressed-tensors {compressed_tensors.__version__} "
+        f"(preset {preset if isinstance(preset, str) else 'custom QuantizationArgs'}), "
+        f"transformers {transformers.__version__}, torch {torch.__version__}",
+        "unquantized_parameters": count,
+        "dir": out,
+    }
 
 
 def dump_bnb(model_name: str, case: str, tmp: Path) -> dict:
     import bitsandbytes
+
     model, count = build(model_name)
     base = tmp / f"{case}-base"
     model.save_pretrained(base)
@@ -154,9 +193,13 @@ def dump_bnb(model_name: str, case: str, tmp: Path) -> dict:
     q = AutoModelForCausalLM.from_pretrained(base, quantization_config=BitsAndBytesConfig(**kwargs), device_map="cpu")
     out = tmp / case
     q.save_pretrained(out)
-    return {"produced_by": f"bitsandbytes {bitsandbytes.__version__} through transformers {transformers.__version__} "
-                           f"from_pretrained(quantization_config=BitsAndBytesConfig({BNB_SCHEMES[case]})) on CPU, "
-                           f"torch {torch.__version__}", "unquantized_parameters": count, "dir": out}
+    return {
+        "produced_by": f"bitsandbytes {bitsandbytes.__version__} through transformers {transformers.__version__} "
+        f"from_pretrained(quantization_config=BitsAndBytesConfig({BNB_SCHEMES[case]})) on CPU, "
+        f"torch {torch.__version__}",
+        "unquantized_parameters": count,
+        "dir": out,
+    }
 
 
 def main() -> None:
@@ -176,12 +219,18 @@ def main() -> None:
                     print(f"{case}: FAILED {type(e).__name__}: {e}", file=sys.stderr)
                     continue
                 config = json.loads((result["dir"] / "config.json").read_text())
-                doc = {"case": case, "model": model_name, "scheme": scheme, "produced_by": result["produced_by"],
-                       "unquantized_parameters": result["unquantized_parameters"], "config": config,
-                       "tensors": headers(result["dir"]),
-                       "notes": "Written by the library itself (save_pretrained); headers and config.json only. "
-                                "transformers 5 keeps MoE experts fused (3-D) and routers as non-Linear modules, "
-                                "so the quantizers leave them in full precision."}
+                doc = {
+                    "case": case,
+                    "model": model_name,
+                    "scheme": scheme,
+                    "produced_by": result["produced_by"],
+                    "unquantized_parameters": result["unquantized_parameters"],
+                    "config": config,
+                    "tensors": headers(result["dir"]),
+                    "notes": "Written by the library itself (save_pretrained); headers and config.json only. "
+                    "transformers 5 keeps MoE experts fused (3-D) and routers as non-Linear modules, "
+                    "so the quantizers leave them in full precision.",
+                }
                 (OUT / case).mkdir(parents=True, exist_ok=True)
                 raw = json.dumps(doc, separators=(",", ":"), sort_keys=True).encode()
                 (OUT / case / "layout.json.gz").write_bytes(gzip.compress(raw, compresslevel=9, mtime=0))

@@ -47,6 +47,7 @@ def _dump_cases():
 def main() -> None:
     dc = _dump_cases()
     from transformers import AutoConfig
+
     for file, cls_name in TARGETS.items():
         real = json.loads((CONFIGS / file).read_text())
         model_type = real["model_type"]
@@ -54,9 +55,11 @@ def main() -> None:
         model = dc.build(cls_name, cfg, "meta")
         lay = dc.capture(model)
         del model
-        slug = re.sub(r"[^a-z0-9]+", "-", file[:-len(".json")].split("__", 1)[1].lower()).strip("-")
-        notes = [f"The real config.json of {file[:-5].replace('__', '/')} (fixtures/configs/encoders/{file}, "
-                 f"provenance in SOURCES.md) built as {cls_name}."]
+        slug = re.sub(r"[^a-z0-9]+", "-", file[: -len(".json")].split("__", 1)[1].lower()).strip("-")
+        notes = [
+            f"The real config.json of {file[:-5].replace('__', '/')} (fixtures/configs/encoders/{file}, "
+            f"provenance in SOURCES.md) built as {cls_name}."
+        ]
         if dc.n_elements(lay["tensors"]) <= dc.VERIFY_MAX:
             ok, msg = dc.verify_real(cls_name, cfg, lay)
             notes.append(f"Real CPU save_pretrained cross-check: {msg}." if ok else f"Cross-check: {msg}.")
@@ -64,8 +67,14 @@ def main() -> None:
             notes.append("Not cross-checked by a real save (too large); meta capture only.")
         name = f"{cls_name}-real-{slug}"
         shutil.rmtree(dc.CASES / model_type / name, ignore_errors=True)
-        dc.write_case(model_type, name, cls_name, lay, f"perturbed: the real config of {file[:-5].replace('__', '/')}",
-                      " ".join(notes))
+        dc.write_case(
+            model_type,
+            name,
+            cls_name,
+            lay,
+            f"perturbed: the real config of {file[:-5].replace('__', '/')}",
+            " ".join(notes),
+        )
         print(f"{model_type}/{name}: {len(lay['tensors'])} tensors, {lay['parameters']:,} parameters", flush=True)
 
 

@@ -44,22 +44,42 @@ def main() -> None:
     ap.add_argument("--commit", required=True)
     ap.add_argument("--hub", required=True, help="the Hub release the mirror copies")
     ap.add_argument("--index", default="model.safetensors.index.json")
-    ap.add_argument("--auto", default="AutoModelForCausalLM",
-                    help="the auto_map entry to build, or 'class': transformers' own class architectures[0] names")
-    ap.add_argument("--resave", action="store_true",
-                    help="the fixture's config is what this transformers' save_pretrained writes from the mirror's "
-                         "(Qwen2-VL as transformers 4.45 wrote it: vision_config with model_type qwen2_vl)")
+    ap.add_argument(
+        "--auto",
+        default="AutoModelForCausalLM",
+        help="the auto_map entry to build, or 'class': transformers' own class architectures[0] names",
+    )
+    ap.add_argument(
+        "--resave",
+        action="store_true",
+        help="the fixture's config is what this transformers' save_pretrained writes from the mirror's "
+        "(Qwen2-VL as transformers 4.45 wrote it: vision_config with model_type qwen2_vl)",
+    )
     ap.add_argument("--note", default="", help="anything a reader of the fixture must know")
-    ap.add_argument("--module", type=Path, help="the code's file, when config.json has no auto_map (Open-Assistant's "
-                                                "reward_model.py registers its classes on import)")
+    ap.add_argument(
+        "--module",
+        type=Path,
+        help="the code's file, when config.json has no auto_map (Open-Assistant's "
+        "reward_model.py registers its classes on import)",
+    )
     ap.add_argument("--model-class", help="with --module: the class to build (its config_class reads config.json)")
-    ap.add_argument("--stored-dtype", nargs="*", default=[], metavar="REGEX=DTYPE",
-                    help="tensors the release stores in another dtype than the code makes them (MiniMax-M1's routers "
-                         "in F32: the index's total_size exceeds the code's bytes by exactly theirs); say why in --note")
-    ap.add_argument("--extra", nargs="*", default=[], metavar="REGEX=BUFFER:DTYPE",
-                    help="index names this version of the code no longer saves (openPangu's per-layer rotary "
-                         "inv_freq), each shaped as the code's own buffer BUFFER (a non-persistent one it still "
-                         "makes), stored as DTYPE; say why in --note")
+    ap.add_argument(
+        "--stored-dtype",
+        nargs="*",
+        default=[],
+        metavar="REGEX=DTYPE",
+        help="tensors the release stores in another dtype than the code makes them (MiniMax-M1's routers "
+        "in F32: the index's total_size exceeds the code's bytes by exactly theirs); say why in --note",
+    )
+    ap.add_argument(
+        "--extra",
+        nargs="*",
+        default=[],
+        metavar="REGEX=BUFFER:DTYPE",
+        help="index names this version of the code no longer saves (openPangu's per-layer rotary "
+        "inv_freq), each shaped as the code's own buffer BUFFER (a non-persistent one it still "
+        "makes), stored as DTYPE; say why in --note",
+    )
     ap.add_argument("--paths", nargs="+", help="the files' paths in the mirror, where not config.json and --index")
     args = ap.parse_args()
     raw = json.loads((args.src / "config.json").read_text())
@@ -91,8 +111,12 @@ def main() -> None:
     state = model.state_dict()
     tied = set(getattr(model, "_tied_weights_keys", None) or ())
     if index is None:
-        index = {"weight_map": {n: "model.safetensors" for n in state if n not in tied}, "metadata": {
-            "total_size": sum(math.prod(t.shape) * t.element_size() for n, t in state.items() if n not in tied)}}
+        index = {
+            "weight_map": {n: "model.safetensors" for n in state if n not in tied},
+            "metadata": {
+                "total_size": sum(math.prod(t.shape) * t.element_size() for n, t in state.items() if n not in tied)
+            },
+        }
     names = list(index["weight_map"])
     extra = [n for n in state if n not in index["weight_map"]]
     if any(n not in tied for n in extra):
@@ -102,7 +126,9 @@ def main() -> None:
         buffer, code = target.split(":")
         for n in names:
             if n not in state and re.fullmatch(pattern, n):
-                state[n] = buffers[buffer].to(getattr(torch, {"F32": "float32", "BF16": "bfloat16", "F16": "float16"}[code]))
+                state[n] = buffers[buffer].to(
+                    getattr(torch, {"F32": "float32", "BF16": "bfloat16", "F16": "float16"}[code])
+                )
     missing = [n for n in names if n not in state]
     if missing:
         raise SystemExit(f"the index names tensors the code does not make: {missing[:5]}")
@@ -118,24 +144,38 @@ def main() -> None:
         tensors.append([name, index["weight_map"][name], shape] + ([code] if code != DTYPES[dtype] else []))
     if total != index["metadata"]["total_size"]:
         raise SystemExit(f"the code's shapes hold {total:,} bytes, the index says {index['metadata']['total_size']:,}")
-    doc = {"family": args.family, "hub": args.hub,
-           "provenance": {"repo": args.repo, "commit": args.commit,
-                          "paths": args.paths or ["config.json", args.index],
-                          "config_written_by": f"transformers {transformers.__version__} save_pretrained" if args.resave
-                          else "the release" if args.module is None else "the code's config class, save_pretrained",
-                          "modeling": sorted(p.name for p in args.src.glob("*.py")) or [str(args.model_class)],
-                          "built_with": f"transformers {transformers.__version__}, torch {torch.__version__}, "
-                                        f"{args.auto if cls is None else args.module.name} -> {type(model).__name__} "
-                                        "on the meta device"},
-           "dtype": DTYPES[dtype], "total_size": total, "parameters": model.num_parameters(), "config": raw,
-           "tensors": tensors}
+    doc = {
+        "family": args.family,
+        "hub": args.hub,
+        "provenance": {
+            "repo": args.repo,
+            "commit": args.commit,
+            "paths": args.paths or ["config.json", args.index],
+            "config_written_by": f"transformers {transformers.__version__} save_pretrained"
+            if args.resave
+            else "the release"
+            if args.module is None
+            else "the code's config class, save_pretrained",
+            "modeling": sorted(p.name for p in args.src.glob("*.py")) or [str(args.model_class)],
+            "built_with": f"transformers {transformers.__version__}, torch {torch.__version__}, "
+            f"{args.auto if cls is None else args.module.name} -> {type(model).__name__} "
+            "on the meta device",
+        },
+        "dtype": DTYPES[dtype],
+        "total_size": total,
+        "parameters": model.num_parameters(),
+        "config": raw,
+        "tensors": tensors,
+    }
     if args.note:
         doc["note"] = args.note
     out = ROOT / "fixtures" / "releases" / f"{args.slug}.json.gz"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(gzip.compress(json.dumps(doc, separators=(",", ":")).encode(), mtime=0))
-    print(f"{out.relative_to(ROOT)}: {len(names)} tensors, {total:,} bytes = total_size, "
-          f"{doc['parameters']:,} parameters ({type(model).__name__})")
+    print(
+        f"{out.relative_to(ROOT)}: {len(names)} tensors, {total:,} bytes = total_size, "
+        f"{doc['parameters']:,} parameters ({type(model).__name__})"
+    )
 
 
 if __name__ == "__main__":

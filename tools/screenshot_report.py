@@ -25,8 +25,10 @@ def main() -> None:
         browser.load(page)
         if browser.errors:
             sys.exit("script errors: " + "; ".join(browser.errors))
-        below = browser.evaluate("[...document.querySelectorAll('.findings > .finding')]"
-                                 f".filter(f => f.getBoundingClientRect().bottom > {height}).length")
+        below = browser.evaluate(
+            "[...document.querySelectorAll('.findings > .finding')]"
+            f".filter(f => f.getBoundingClientRect().bottom > {height}).length"
+        )
         if below:
             sys.exit(f"{below} finding(s) would be below the picture's {height} px")
         browser.screenshot(png, max_height=height)

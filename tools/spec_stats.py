@@ -62,12 +62,21 @@ def measure(data: Path = DATA) -> dict[str, Any]:
         files_of[rule].add(name)
     copied = sum(1 for _, rule in rules if len(files_of[rule]) > 1)
     top = Counter({rule: len(names) for rule, names in files_of.items() if len(names) > 1})
-    return {"spec_files": len(specs), "block_files": len(blocks), "lines": sum(lines.values()),
-            "spec_lines": sum(lines[p] for p in specs), "block_lines": sum(lines[p] for p in blocks),
-            "bytes": sum(p.stat().st_size for p in (*specs, *blocks)), "rules": len(rules), "includes": includes,
-            "copied": copied, "copied_share": round(copied / len(rules), 4) if rules else 0.0,
-            "most_copied": [{"files": n, "rule": json.loads(rule), "in": sorted(files_of[rule])}
-                            for rule, n in top.most_common()]}
+    return {
+        "spec_files": len(specs),
+        "block_files": len(blocks),
+        "lines": sum(lines.values()),
+        "spec_lines": sum(lines[p] for p in specs),
+        "block_lines": sum(lines[p] for p in blocks),
+        "bytes": sum(p.stat().st_size for p in (*specs, *blocks)),
+        "rules": len(rules),
+        "includes": includes,
+        "copied": copied,
+        "copied_share": round(copied / len(rules), 4) if rules else 0.0,
+        "most_copied": [
+            {"files": n, "rule": json.loads(rule), "in": sorted(files_of[rule])} for rule, n in top.most_common()
+        ],
+    }
 
 
 def main() -> None:
@@ -76,14 +85,18 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="the numbers as JSON")
     args = parser.parse_args()
     stats = measure()
-    top = stats.pop("most_copied")[:args.top]
+    top = stats.pop("most_copied")[: args.top]
     if args.json:
         print(json.dumps({**stats, "most_copied": top}, indent=2))
         return
-    print(f"spec files {stats['spec_files']}, block files {stats['block_files']}; lines {stats['lines']:,} "
-          f"(specs {stats['spec_lines']:,}, blocks {stats['block_lines']:,}); {stats['bytes']:,} bytes")
-    print(f"tensor rules written {stats['rules']:,}, includes {stats['includes']:,}; written verbatim in another "
-          f"file too: {stats['copied']:,} ({stats['copied_share']:.1%})")
+    print(
+        f"spec files {stats['spec_files']}, block files {stats['block_files']}; lines {stats['lines']:,} "
+        f"(specs {stats['spec_lines']:,}, blocks {stats['block_lines']:,}); {stats['bytes']:,} bytes"
+    )
+    print(
+        f"tensor rules written {stats['rules']:,}, includes {stats['includes']:,}; written verbatim in another "
+        f"file too: {stats['copied']:,} ({stats['copied_share']:.1%})"
+    )
     for row in top:
         print(f"{row['files']:4} files  {json.dumps(row['rule'])[:150]}\n           {', '.join(row['in'])[:300]}")
 

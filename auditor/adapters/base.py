@@ -27,6 +27,7 @@ def _read_base(base: str, token: str | None) -> tuple[dict[str, Any], str]:
         return _read_local(target.path), f"--base {base}"
     if isinstance(target, HubTarget):
         from ..read.sources.hub import fetch_json
+
         return fetch_json(target.repo, token=token, revision=target.revision), f"--base {base} (Hub config.json)"
     source = target.open(token=token)
     return json_object(source.read_small("config.json"), f"{base}/config.json"), f"--base {base}"
@@ -42,8 +43,13 @@ def _looks_like_model_config(doc: Any) -> bool:
     return isinstance(doc, dict) and ("model_type" in doc or "architectures" in doc)
 
 
-def resolve_base(adapter_config: dict[str, Any] | None, beside: dict[str, Any] | None, *, base: str | None = None,
-                 token: str | None = None) -> BaseModel:
+def resolve_base(
+    adapter_config: dict[str, Any] | None,
+    beside: dict[str, Any] | None,
+    *,
+    base: str | None = None,
+    token: str | None = None,
+) -> BaseModel:
     """The base model: its config (when found), where it came from, and its formula layout (when known)."""
     name = (adapter_config or {}).get("base_model_name_or_path")
     name = name if isinstance(name, str) and name.strip() else None
@@ -66,18 +72,28 @@ def resolve_base(adapter_config: dict[str, Any] | None, beside: dict[str, Any] |
         if is_repo_id(name):
             try:
                 from ..read.sources.hub import fetch_json
+
                 config, source = fetch_json(name, token=token), f"Hub {name} (config.json)"
             except (OSError, ValueError) as e:
                 why = f"the config.json of {name} could not be fetched ({e}); pass --base DIR_OR_REPO"
         else:
             why = f"base_model_name_or_path {name!r} is neither a local folder nor a Hub repo id; pass --base"
     if config is None:
-        return BaseModel(None, "", note=why or f"{ADAPTER_CONFIG} names no base model "
-                         "(base_model_name_or_path); pass --base DIR_OR_REPO for exact shapes")
+        return BaseModel(
+            None,
+            "",
+            note=why
+            or f"{ADAPTER_CONFIG} names no base model "
+            "(base_model_name_or_path); pass --base DIR_OR_REPO for exact shapes",
+        )
     task = (adapter_config or {}).get("task_type")
     layout = expected_layout(config, data()["task_class"].get(task) if isinstance(task, str) else None)
     if layout is None:
         what = config.get("model_type") or config.get("_class_name") or "this base"
-        return BaseModel(config, source, note=f"no formula for {what!r} yet: the adapter's structure was checked, "
-                         "not its shapes against the base layers")
+        return BaseModel(
+            config,
+            source,
+            note=f"no formula for {what!r} yet: the adapter's structure was checked, "
+            "not its shapes against the base layers",
+        )
     return BaseModel(config, source, layout.tensors, layout.parameters)

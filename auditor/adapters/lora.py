@@ -41,7 +41,7 @@ class LoraModule:
     """The adapter tensors attached to one module of the base model."""
 
     module: str
-    tensors: dict[str, Tensor] = field(default_factory=dict)   # role -> tensor (factor tensors: by name)
+    tensors: dict[str, Tensor] = field(default_factory=dict)  # role -> tensor (factor tensors: by name)
 
     @property
     def rank(self) -> int | None:
@@ -75,12 +75,15 @@ def split(tensors: dict[str, Tensor]) -> tuple[dict[str, LoraModule], list[str]]
 def is_lora_state_dict(tensors: dict[str, Tensor]) -> bool:
     """Mostly adapter tensors (at least one down/up pair): a LoRA file rather than a model."""
     modules, other = split(tensors)
-    pairs = sum(1 for m in modules.values() if {"down", "up"} <= set(m.tensors) or {"emb_down", "emb_up"} <= set(m.tensors))
+    pairs = sum(
+        1 for m in modules.values() if {"down", "up"} <= set(m.tensors) or {"emb_down", "emb_up"} <= set(m.tensors)
+    )
     return pairs > 0 and pairs * 2 >= len(other)
 
 
-def check_pairs(modules: dict[str, LoraModule], *, expected_rank: dict[str, int] | None = None,
-                file: str | None = None) -> list[Finding]:
+def check_pairs(
+    modules: dict[str, LoraModule], *, expected_rank: dict[str, int] | None = None, file: str | None = None
+) -> list[Finding]:
     """Every down has its up and they agree on the rank; DoRA magnitudes fit; alpha scalars are scalars.
 
     ``expected_rank``: module -> the rank the adapter's config promises (r or its rank_pattern entry).
@@ -111,19 +114,44 @@ def check_pairs(modules: dict[str, LoraModule], *, expected_rank: dict[str, int]
         if alpha is not None and alpha.elements != 1:
             bad_alpha.append(f"{alpha.name} {list(alpha.shape)}")
     if lonely:
-        findings.append(finding("lora-pair-incomplete", f"{plural(len(lonely), 'LoRA matrix')} without its partner "
-                                f"(down/A without up/B or the reverse): {shown(lonely, 3)}; the update cannot be "
-                                "applied", tensors=lonely, files=files))
+        findings.append(
+            finding(
+                "lora-pair-incomplete",
+                f"{plural(len(lonely), 'LoRA matrix')} without its partner "
+                f"(down/A without up/B or the reverse): {shown(lonely, 3)}; the update cannot be "
+                "applied",
+                tensors=lonely,
+                files=files,
+            )
+        )
     if disagree:
-        findings.append(finding("shape-mismatch", f"{plural(len(disagree), 'LoRA pair')} whose ranks disagree: "
-                                f"{shown(disagree, 3)}", files=files))
+        findings.append(
+            finding(
+                "shape-mismatch",
+                f"{plural(len(disagree), 'LoRA pair')} whose ranks disagree: {shown(disagree, 3)}",
+                files=files,
+            )
+        )
     for (want, got), mods in sorted(wrong_rank.items()):
-        findings.append(finding("adapter-rank-mismatch", f"{plural(len(mods), 'module')} stored with rank {got} but "
-                                f"{ADAPTER_CONFIG} says {want} (r or rank_pattern): {shown(mods, 3)}; PEFT builds "
-                                f"rank-{want} layers and fails to load these", tensors=mods, files=files))
+        findings.append(
+            finding(
+                "adapter-rank-mismatch",
+                f"{plural(len(mods), 'module')} stored with rank {got} but "
+                f"{ADAPTER_CONFIG} says {want} (r or rank_pattern): {shown(mods, 3)}; PEFT builds "
+                f"rank-{want} layers and fails to load these",
+                tensors=mods,
+                files=files,
+            )
+        )
     if bad_alpha:
-        findings.append(finding("shape-mismatch", f"{plural(len(bad_alpha), 'alpha')} that {'is' if len(bad_alpha) == 1 else 'are'} "
-                                f"not a scalar: {shown(bad_alpha, 3)}", files=files))
+        findings.append(
+            finding(
+                "shape-mismatch",
+                f"{plural(len(bad_alpha), 'alpha')} that {'is' if len(bad_alpha) == 1 else 'are'} "
+                f"not a scalar: {shown(bad_alpha, 3)}",
+                files=files,
+            )
+        )
     return findings
 
 

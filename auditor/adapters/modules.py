@@ -42,10 +42,16 @@ def kohya_names(tensors: dict[str, Any], file: str) -> list[Finding]:
     bad = sorted(n for n in tensors if n.startswith(prefixes) and bad_suffix.search(n))
     if not bad:
         return []
-    return [finding("lora-names-invalid", f"{plural(len(bad), 'tensor')} with kohya-style names end in "
-                    f"'_lora_down/_lora_up.weight' instead of '.lora_down/.lora_up.weight' (e.g. {bad[0]}): "
-                    "diffusers' and sd-scripts' loaders cannot pair them, so the file does not load",
-                    tensors=bad, files=[file])]
+    return [
+        finding(
+            "lora-names-invalid",
+            f"{plural(len(bad), 'tensor')} with kohya-style names end in "
+            f"'_lora_down/_lora_up.weight' instead of '.lora_down/.lora_up.weight' (e.g. {bad[0]}): "
+            "diffusers' and sd-scripts' loaders cannot pair them, so the file does not load",
+            tensors=bad,
+            files=[file],
+        )
+    ]
 
 
 def unreadable(inventory: Inventory) -> bool:
@@ -68,6 +74,7 @@ def modules_data() -> dict[str, Any]:
 def file_reconciler(part: Part) -> Callable[[Inventory, dict[str, Any] | None], Reconciliation]:
     """The reconciliation of a file that is not a model of its own: a sentence-transformers module, a LoRA file, a
     textual-inversion embedding, a single-file diffusion checkpoint; else the ordinary one (a state dict)."""
+
     def reconciler(inventory: Inventory, config: dict[str, Any] | None) -> Reconciliation:
         tensors = inventory.tensors
         if unreadable(inventory):
@@ -81,17 +88,24 @@ def file_reconciler(part: Part) -> Callable[[Inventory, dict[str, Any] | None], 
             prefix = peft_data()["prefix"]
             rec.findings += check_pairs(modules, file=part.name)
             if all(n.startswith(prefix) for n in tensors):
-                rec.findings.append(finding("adapter-config-missing", f"{part.name} holds PEFT adapter tensors "
-                                            f"({prefix}...) but no {ADAPTER_CONFIG} is beside it: PEFT cannot "
-                                            "load it", files=[part.name]))
+                rec.findings.append(
+                    finding(
+                        "adapter-config-missing",
+                        f"{part.name} holds PEFT adapter tensors "
+                        f"({prefix}...) but no {ADAPTER_CONFIG} is beside it: PEFT cannot "
+                        "load it",
+                        files=[part.name],
+                    )
+                )
                 rec.detail = f"PEFT LoRA state dict without {ADAPTER_CONFIG}, ranks {ranks(modules)}"
             else:
                 rec.findings += kohya_names(tensors, part.name)
                 kohya = files_data()["kohya"]["style"]
                 style = "kohya/sd-scripts names" if any(n.startswith(kohya) for n in tensors) else "diffusers names"
                 alphas = sum(1 for m in modules.values() if "alpha" in m.tensors)
-                rec.detail = (f"diffusion LoRA ({style}): {plural(len(modules), 'module')}, ranks "
-                              f"{ranks(modules)}" + (f", {plural(alphas, 'alpha')}" if alphas else ""))
+                rec.detail = f"diffusion LoRA ({style}): {plural(len(modules), 'module')}, ranks {ranks(modules)}" + (
+                    f", {plural(alphas, 'alpha')}" if alphas else ""
+                )
             rec.architecture = "LoRA weights"
             ledger(rec, inventory, {})
             return rec
@@ -106,12 +120,16 @@ def file_reconciler(part: Part) -> Callable[[Inventory, dict[str, Any] | None], 
             rec_single = reconcile_single_file(inventory)
             if rec_single is not None:
                 return rec_single
-            single_file = [layout["detail"] for layout in files_data()["original_layout"]
-                           if any(n.startswith(layout["prefix"]) for n in tensors)]
+            single_file = [
+                layout["detail"]
+                for layout in files_data()["original_layout"]
+                if any(n.startswith(layout["prefix"]) for n in tensors)
+            ]
             rec = reconcile(inventory, config)
             rec.detail = single_file[0] if single_file else "state dict with no config"
             return rec
         return reconcile(inventory, config)
+
     return reconciler
 
 
@@ -121,8 +139,9 @@ def _textual_inversion(name: str, tensors: dict[str, Any]) -> bool:
     names = set(tensors)
     known = files_data()["textual_inversion"]
     token = any(n.startswith("<") and n.endswith(">") for n in names)
-    return (any(word in name for word in known["file_words"]) or token or names <= set(known["tensor_names"])) \
-        and all(len(t.shape) in (1, 2) for t in tensors.values())
+    return (any(word in name for word in known["file_words"]) or token or names <= set(known["tensor_names"])) and all(
+        len(t.shape) in (1, 2) for t in tensors.values()
+    )
 
 
 def _module_reconcile(inventory: Inventory, part: Part, spec: dict[str, Any]) -> Reconciliation:
@@ -136,29 +155,50 @@ def _module_reconcile(inventory: Inventory, part: Part, spec: dict[str, Any]) ->
                 continue
             expected[t["name"]] = tuple(int(evaluate(d, env)) for d in t["shape"])
     except (ExprError, TypeError, ValueError) as e:
-        rec.findings.append(finding("config-mismatch", f"{part.folder}/config.json cannot be evaluated for "
-                                    f"{part.role}: {e}", files=[f"{part.folder}/config.json"]))
+        rec.findings.append(
+            finding(
+                "config-mismatch",
+                f"{part.folder}/config.json cannot be evaluated for {part.role}: {e}",
+                files=[f"{part.folder}/config.json"],
+            )
+        )
     stored = inventory.tensors
     missing = [n for n in expected if n not in stored]
-    wrong = [f"{n} {list(stored[n].shape)}, expected {list(s)}" for n, s in expected.items()
-             if n in stored and tuple(stored[n].shape) != s]
+    wrong = [
+        f"{n} {list(stored[n].shape)}, expected {list(s)}"
+        for n, s in expected.items()
+        if n in stored and tuple(stored[n].shape) != s
+    ]
     extra = [n for n in stored if n not in expected]
     if missing:
-        rec.findings.append(finding("missing-tensor", f"{part.role} module {part.folder}: {', '.join(missing)} not "
-                                    "stored", tensors=missing))
+        rec.findings.append(
+            finding(
+                "missing-tensor", f"{part.role} module {part.folder}: {', '.join(missing)} not stored", tensors=missing
+            )
+        )
     if wrong:
-        rec.findings.append(finding("shape-mismatch", f"{part.role} module {part.folder}: {'; '.join(wrong)} "
-                                    "(from its config.json)", tensors=[w.split(' ')[0] for w in wrong]))
+        rec.findings.append(
+            finding(
+                "shape-mismatch",
+                f"{part.role} module {part.folder}: {'; '.join(wrong)} (from its config.json)",
+                tensors=[w.split(" ")[0] for w in wrong],
+            )
+        )
     if extra:
-        rec.findings.append(finding("unexpected-tensor", f"{part.role} module {part.folder}: {', '.join(extra[:4])} "
-                                    "is not part of the module", tensors=extra))
+        rec.findings.append(
+            finding(
+                "unexpected-tensor",
+                f"{part.role} module {part.folder}: {', '.join(extra[:4])} is not part of the module",
+                tensors=extra,
+            )
+        )
     rec.architecture = f"sentence-transformers {part.role}"
     rec.expected_parameters = sum(math.prod(s) for s in expected.values())
-    rec.detail = f"sentence-transformers {part.role} " + ", ".join(f"{k}={v}" for k, v in env.items()
-                                                                  if k in ("in_features", "out_features", "dimension"))
+    rec.detail = f"sentence-transformers {part.role} " + ", ".join(
+        f"{k}={v}" for k, v in env.items() if k in ("in_features", "out_features", "dimension")
+    )
     ledger(rec, inventory, {n: "unexplained" for n in extra})
     return rec
-
 
 
 def chain_findings(source: Source, kind: Kind) -> list[Finding]:
@@ -185,8 +225,13 @@ def chain_findings(source: Source, kind: Kind) -> list[Finding]:
         if role == "Pooling":
             given = next((config[k] for k in pooling["width_keys"] if isinstance(config.get(k), int)), None)
             modes = config.get("pooling_mode")
-            count = (1 if isinstance(modes, str) else len(modes) if isinstance(modes, list)
-                     else sum(1 for k in pooling["mode_flags"] if config.get(k) is True)) or 1
+            count = (
+                1
+                if isinstance(modes, str)
+                else len(modes)
+                if isinstance(modes, list)
+                else sum(1 for k in pooling["mode_flags"] if config.get(k) is True)
+            ) or 1
             after = given * count if given is not None else None
         elif role == "Dense":
             given = config.get("in_features") if isinstance(config.get("in_features"), int) else None
@@ -194,7 +239,13 @@ def chain_findings(source: Source, kind: Kind) -> list[Finding]:
         else:
             continue
         if given is not None and width is not None and given != width:
-            out.append(finding("config-mismatch", f"{name} expects embeddings of width {given:,} but {where} "
-                               f"passes {width:,}: the modules do not fit together", files=[name, where]))
+            out.append(
+                finding(
+                    "config-mismatch",
+                    f"{name} expects embeddings of width {given:,} but {where} "
+                    f"passes {width:,}: the modules do not fit together",
+                    files=[name, where],
+                )
+            )
         width, where = after, name
     return out

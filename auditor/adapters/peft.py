@@ -40,17 +40,19 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     pass
 
+
 @dataclass
 class AdapterCheck:
     """Findings, the ledger category of each stored tensor, and the summary the report shows."""
 
     findings: list[Finding] = field(default_factory=list)
-    categories: dict[str, str] = field(default_factory=dict)   # tensor -> "model" | "unexplained"
+    categories: dict[str, str] = field(default_factory=dict)  # tensor -> "model" | "unexplained"
     summary: dict[str, Any] = field(default_factory=dict)
 
 
-def check_adapter(config: dict[str, Any], tensors: dict[str, Tensor], base: BaseModel | None,
-                  file: str) -> AdapterCheck:
+def check_adapter(
+    config: dict[str, Any], tensors: dict[str, Tensor], base: BaseModel | None, file: str
+) -> AdapterCheck:
     """Reconcile an adapter's stored tensors with its config (and its base model, when known)."""
     result = AdapterCheck()
     peft_type = str(config.get("peft_type") or "LORA").upper()
@@ -65,19 +67,31 @@ def check_adapter(config: dict[str, Any], tensors: dict[str, Tensor], base: Base
     outside = [n for n in tensors if not n.startswith(prefix)]
     doubled = [n for n in tensors if n.startswith(prefix + prefix)]
     if doubled:
-        result.findings.append(finding(
-            "adapter-tensor-unexplained", f"{plural(len(doubled), 'tensor')} saved as {prefix}{prefix}...: the "
-            "adapter was saved from a PeftModel wrapped in another PeftModel, so PEFT will not find these modules "
-            "on the base model and loads nothing from them", tensors=doubled, files=[file]))
+        result.findings.append(
+            finding(
+                "adapter-tensor-unexplained",
+                f"{plural(len(doubled), 'tensor')} saved as {prefix}{prefix}...: the "
+                "adapter was saved from a PeftModel wrapped in another PeftModel, so PEFT will not find these modules "
+                "on the base model and loads nothing from them",
+                tensors=doubled,
+                files=[file],
+            )
+        )
         outside += doubled
     for name, t in tensors.items():
         if name.startswith(prefix) and not name.startswith(prefix + prefix):
-            rel[name[len(prefix):]] = t
+            rel[name[len(prefix) :]] = t
     if outside and len(outside) > len(doubled):
         odd = [n for n in outside if n not in doubled]
-        result.findings.append(finding("adapter-tensor-unexplained", f"{plural(len(odd), 'tensor')} without the "
-                                       f"{prefix!r} prefix PEFT saves every key with: {shown(odd, 3)}",
-                                       tensors=odd, files=[file]))
+        result.findings.append(
+            finding(
+                "adapter-tensor-unexplained",
+                f"{plural(len(odd), 'tensor')} without the "
+                f"{prefix!r} prefix PEFT saves every key with: {shown(odd, 3)}",
+                tensors=odd,
+                files=[file],
+            )
+        )
     for n in outside:
         result.categories[n] = "unexplained"
     modules, other = split(rel)
@@ -110,17 +124,30 @@ def _aligned(base: BaseModel, stored: list[str], result: AdapterCheck) -> BaseMo
         for b in modules:
             if m.endswith("." + b) or b.endswith("." + m):
                 add, drop = (m[: len(m) - len(b)], "") if m.endswith("." + b) else ("", b[: len(b) - len(m)])
-                renamed = {add + n[len(drop):]: v for n, v in base.tensors.items() if n.startswith(drop)}
+                renamed = {add + n[len(drop) :]: v for n, v in base.tensors.items() if n.startswith(drop)}
                 return BaseModel(base.config, base.source, renamed, base.parameters, base.note)
-    result.findings.append(finding("adapter-base-unknown", f"the base formula ({base.source}) names its layers "
-                                   f"like {sorted(modules)[0]!r}, the adapter like {stored[0]!r}: checked "
-                                   "structurally, not against the base layers"))
+    result.findings.append(
+        finding(
+            "adapter-base-unknown",
+            f"the base formula ({base.source}) names its layers "
+            f"like {sorted(modules)[0]!r}, the adapter like {stored[0]!r}: checked "
+            "structurally, not against the base layers",
+        )
+    )
     return BaseModel(base.config, base.source, None, base.parameters, base.note)
 
 
-def _check_modules(config: dict[str, Any], modules: dict[str, LoraModule], targets: list[str] | str | None,
-                   save: list[str], base: BaseModel | None, result: AdapterCheck, file: str, prefix: str,
-                   rel: dict[str, Tensor]) -> None:
+def _check_modules(
+    config: dict[str, Any],
+    modules: dict[str, LoraModule],
+    targets: list[str] | str | None,
+    save: list[str],
+    base: BaseModel | None,
+    result: AdapterCheck,
+    file: str,
+    prefix: str,
+    rel: dict[str, Tensor],
+) -> None:
     unexplained: list[str] = []
     want_rank: dict[str, int] = {}
     for module, mod in modules.items():
@@ -133,9 +160,16 @@ def _check_modules(config: dict[str, Any], modules: dict[str, LoraModule], targe
             want_rank[module] = r
     if unexplained:
         names = unexplained  # Tensor.name: the stored name, prefix included
-        result.findings.append(finding("adapter-tensor-unexplained", f"{plural(len(names), 'adapter tensor')} on "
-                                       f"modules that target_modules does not select: {shown(names, 3)}; PEFT does "
-                                       "not create these layers and ignores the tensors", tensors=names, files=[file]))
+        result.findings.append(
+            finding(
+                "adapter-tensor-unexplained",
+                f"{plural(len(names), 'adapter tensor')} on "
+                f"modules that target_modules does not select: {shown(names, 3)}; PEFT does "
+                "not create these layers and ignores the tensors",
+                tensors=names,
+                files=[file],
+            )
+        )
         for n in names:
             result.categories[n] = "unexplained"
     if str(config.get("peft_type") or "LORA").upper() in data()["pairs"]["peft_types"]:
@@ -150,18 +184,35 @@ def _check_modules(config: dict[str, Any], modules: dict[str, LoraModule], targe
         dead = [t for t in targets if not target_hits(t, universe)]
         if dead:
             where = "the base model" if universe is not stored_modules else "the adapter"
-            result.findings.append(finding(
-                "adapter-target-unmatched", f"target_modules {', '.join(repr(t) for t in dead)} "
-                f"match{'es' if len(dead) == 1 else ''} no module of {where} (a typo, or copied from another "
-                "architecture): nothing is adapted there", files=[ADAPTER_CONFIG]))
+            result.findings.append(
+                finding(
+                    "adapter-target-unmatched",
+                    f"target_modules {', '.join(repr(t) for t in dead)} "
+                    f"match{'es' if len(dead) == 1 else ''} no module of {where} (a typo, or copied from another "
+                    "architecture): nothing is adapted there",
+                    files=[ADAPTER_CONFIG],
+                )
+            )
     elif isinstance(targets, str) and targets != "all-linear" and not modules:
-        result.findings.append(finding("adapter-target-unmatched", f"target_modules regex {targets!r} matches no "
-                                       "stored module", files=[ADAPTER_CONFIG]))
+        result.findings.append(
+            finding(
+                "adapter-target-unmatched",
+                f"target_modules regex {targets!r} matches no stored module",
+                files=[ADAPTER_CONFIG],
+            )
+        )
 
 
-def _check_against_base(config: dict[str, Any], modules: dict[str, LoraModule], base: BaseModel,
-                        targets: list[str] | str | None, save: list[str], result: AdapterCheck, file: str,
-                        prefix: str) -> None:
+def _check_against_base(
+    config: dict[str, Any],
+    modules: dict[str, LoraModule],
+    base: BaseModel,
+    targets: list[str] | str | None,
+    save: list[str],
+    result: AdapterCheck,
+    file: str,
+    prefix: str,
+) -> None:
     """Exact expectations: every targeted base layer has its pair, with the shapes its weight implies."""
     assert base.tensors is not None and base.config is not None
     conv1d = base.config.get("model_type") in data()["conv1d"]["model_types"]
@@ -172,11 +223,17 @@ def _check_against_base(config: dict[str, Any], modules: dict[str, LoraModule], 
     wrong: list[str] = []
     for name, (shape, component) in base.tensors.items():
         module, _, leaf = name.rpartition(".")
-        if leaf != "weight" or len(shape) != 2 or saved_whole(module, save) or not module_matches(module, targets) \
-                or not in_layers(module, config):
+        if (
+            leaf != "weight"
+            or len(shape) != 2
+            or saved_whole(module, save)
+            or not module_matches(module, targets)
+            or not in_layers(module, config)
+        ):
             continue
-        if targets == "all-linear" and (component in ("embedding", "position_embedding", "lm_head")
-                                        or module.rsplit(".", 1)[-1] in embeddings):
+        if targets == "all-linear" and (
+            component in ("embedding", "position_embedding", "lm_head") or module.rsplit(".", 1)[-1] in embeddings
+        ):
             continue  # the shorthand means every linear layer except the output layer
         r = expected_rank(module, config)
         if r is None:
@@ -204,18 +261,37 @@ def _check_against_base(config: dict[str, Any], modules: dict[str, LoraModule], 
             elif tuple(t.shape) != expected:
                 wrong.append(f"{t.name} {list(t.shape)}, expected {list(expected)}")
     if missing:
-        result.findings.append(finding("missing-tensor", f"{plural(len(missing), 'adapter tensor')} the config and "
-                                       f"the base model require {'is' if len(missing) == 1 else 'are'} not stored: "
-                                       f"{shown(missing, 3)} (those layers keep their initial, no-op update)",
-                                       tensors=[prefix + m.split(' ')[0] for m in missing], files=[file]))
+        result.findings.append(
+            finding(
+                "missing-tensor",
+                f"{plural(len(missing), 'adapter tensor')} the config and "
+                f"the base model require {'is' if len(missing) == 1 else 'are'} not stored: "
+                f"{shown(missing, 3)} (those layers keep their initial, no-op update)",
+                tensors=[prefix + m.split(" ")[0] for m in missing],
+                files=[file],
+            )
+        )
     if wrong:
-        result.findings.append(finding("shape-mismatch", f"{plural(len(wrong), 'adapter tensor')} with a shape the "
-                                       f"base model's layers do not allow: {shown(wrong, 3)}", files=[file]))
+        result.findings.append(
+            finding(
+                "shape-mismatch",
+                f"{plural(len(wrong), 'adapter tensor')} with a shape the "
+                f"base model's layers do not allow: {shown(wrong, 3)}",
+                files=[file],
+            )
+        )
 
 
-def _check_biases(config: dict[str, Any], rel: dict[str, Tensor], base: BaseModel,
-                  targets: list[str] | str | None, save: list[str], result: AdapterCheck, file: str,
-                  prefix: str) -> None:
+def _check_biases(
+    config: dict[str, Any],
+    rel: dict[str, Tensor],
+    base: BaseModel,
+    targets: list[str] | str | None,
+    save: list[str],
+    result: AdapterCheck,
+    file: str,
+    prefix: str,
+) -> None:
     """bias = "all": every bias of the base; "lora_only": those of targeted layers (as X.base_layer.bias)."""
     bias = str(config.get("bias") or "none")
     if bias not in ("all", "lora_only") or base.tensors is None:
@@ -235,22 +311,41 @@ def _check_biases(config: dict[str, Any], rel: dict[str, Tensor], base: BaseMode
         elif tuple(stored.shape) != tuple(shape):
             wrong.append(f"{stored.name} {list(stored.shape)}, expected {list(shape)}")
     if missing:
-        result.findings.append(finding("missing-tensor", f"bias={bias!r} trains {_biases(len(missing))} that "
-                                       f"{'is' if len(missing) == 1 else 'are'} not stored: {shown(missing, 3)} (the "
-                                       "trained values are lost; the base biases are used)", tensors=missing,
-                                       files=[file]))
+        result.findings.append(
+            finding(
+                "missing-tensor",
+                f"bias={bias!r} trains {_biases(len(missing))} that "
+                f"{'is' if len(missing) == 1 else 'are'} not stored: {shown(missing, 3)} (the "
+                "trained values are lost; the base biases are used)",
+                tensors=missing,
+                files=[file],
+            )
+        )
     if wrong:
-        result.findings.append(finding("shape-mismatch", f"{_biases(len(wrong))} with a shape the base "
-                                       f"model does not have: {shown(wrong, 3)}", files=[file]))
+        result.findings.append(
+            finding(
+                "shape-mismatch",
+                f"{_biases(len(wrong))} with a shape the base model does not have: {shown(wrong, 3)}",
+                files=[file],
+            )
+        )
 
 
 def _biases(n: int) -> str:
     return f"{n:,} bias" + ("" if n == 1 else "es")
 
 
-def _check_others(config: dict[str, Any], other: list[str], rel: dict[str, Tensor], modules: dict[str, LoraModule],
-                  targets: list[str] | str | None, save: list[str], result: AdapterCheck, file: str,
-                  prefix: str) -> None:
+def _check_others(
+    config: dict[str, Any],
+    other: list[str],
+    rel: dict[str, Tensor],
+    modules: dict[str, LoraModule],
+    targets: list[str] | str | None,
+    save: list[str],
+    result: AdapterCheck,
+    file: str,
+    prefix: str,
+) -> None:
     """Full tensors: modules_to_save copies, biases (bias = all / lora_only), embedding base layers."""
     bias = str(config.get("bias") or "none")
     embeddings = tuple(data()["embeddings"]["names"])
@@ -266,16 +361,23 @@ def _check_others(config: dict[str, Any], other: list[str], rel: dict[str, Tenso
             continue  # targeted embeddings keep their base layer; a resized vocabulary saves the full matrix
         unexplained.append(prefix + name)
     if unexplained:
-        result.findings.append(finding(
-            "adapter-tensor-unexplained", f"{plural(len(unexplained), 'tensor')} that neither target_modules, "
-            f"modules_to_save nor bias={bias!r} explain: {shown(unexplained, 3)}; PEFT ignores them when loading "
-            "(if they were trained, list their modules in modules_to_save)", tensors=unexplained, files=[file]))
+        result.findings.append(
+            finding(
+                "adapter-tensor-unexplained",
+                f"{plural(len(unexplained), 'tensor')} that neither target_modules, "
+                f"modules_to_save nor bias={bias!r} explain: {shown(unexplained, 3)}; PEFT ignores them when loading "
+                "(if they were trained, list their modules in modules_to_save)",
+                tensors=unexplained,
+                files=[file],
+            )
+        )
         for n in unexplained:
             result.categories[n] = "unexplained"
 
 
-def _check_prompt(config: dict[str, Any], prompt: dict[str, Any], tensors: dict[str, Tensor],
-                  result: AdapterCheck, file: str) -> None:
+def _check_prompt(
+    config: dict[str, Any], prompt: dict[str, Any], tensors: dict[str, Tensor], result: AdapterCheck, file: str
+) -> None:
     name = prompt["tensor"]
     try:
         shape = tuple(int(evaluate(e, config)) for e in prompt["shape"])
@@ -283,16 +385,34 @@ def _check_prompt(config: dict[str, Any], prompt: dict[str, Any], tensors: dict[
         shape = None
     t = tensors.get(name)
     if t is None:
-        result.findings.append(finding("missing-tensor", f"{name} is not stored: a {config.get('peft_type')} adapter "
-                                       "is nothing but that tensor", tensors=[name], files=[file]))
+        result.findings.append(
+            finding(
+                "missing-tensor",
+                f"{name} is not stored: a {config.get('peft_type')} adapter is nothing but that tensor",
+                tensors=[name],
+                files=[file],
+            )
+        )
     elif shape is not None and tuple(t.shape) != shape:
-        result.findings.append(finding("shape-mismatch", f"{name} is {list(t.shape)} but {ADAPTER_CONFIG} implies "
-                                       f"{list(shape)}", tensors=[name], files=[file]))
+        result.findings.append(
+            finding(
+                "shape-mismatch",
+                f"{name} is {list(t.shape)} but {ADAPTER_CONFIG} implies {list(shape)}",
+                tensors=[name],
+                files=[file],
+            )
+        )
     extra = [n for n in tensors if n != name]
     if extra:
-        result.findings.append(finding("adapter-tensor-unexplained", f"{plural(len(extra), 'tensor')} beside {name} "
-                                       f"that a {config.get('peft_type')} adapter does not have: {shown(extra, 3)}",
-                                       tensors=extra, files=[file]))
+        result.findings.append(
+            finding(
+                "adapter-tensor-unexplained",
+                f"{plural(len(extra), 'tensor')} beside {name} "
+                f"that a {config.get('peft_type')} adapter does not have: {shown(extra, 3)}",
+                tensors=extra,
+                files=[file],
+            )
+        )
     for n in tensors:
         result.categories[n] = "unexplained" if n in extra else "model"
 
@@ -302,18 +422,25 @@ def _summary(config: dict[str, Any], peft_type: str, base: BaseModel | None, sto
     if base is not None and base.parameters:
         share = stored / base.parameters
     targets = targets_of(config)
-    return {"peft_type": peft_type, "task_type": config.get("task_type"), "r": config.get("r"),
-            "lora_alpha": config.get("lora_alpha"), "use_dora": bool(config.get("use_dora")),
-            "use_rslora": bool(config.get("use_rslora")),
-            "target_modules": targets if targets is None or isinstance(targets, str) else sorted(targets),
-            "modules_to_save": config.get("modules_to_save"), "bias": config.get("bias"),
-            "rank_pattern": config.get("rank_pattern") or None,
-            "base_model": config.get("base_model_name_or_path") or None,
-            "base_class": _auto_mapping(config),
-            "base_source": base.source if base is not None else None,
-            "base_note": base.note if base is not None else None,
-            "base_parameters": base.parameters if base is not None else None,
-            "adapter_parameters": stored, "share_of_base": share}
+    return {
+        "peft_type": peft_type,
+        "task_type": config.get("task_type"),
+        "r": config.get("r"),
+        "lora_alpha": config.get("lora_alpha"),
+        "use_dora": bool(config.get("use_dora")),
+        "use_rslora": bool(config.get("use_rslora")),
+        "target_modules": targets if targets is None or isinstance(targets, str) else sorted(targets),
+        "modules_to_save": config.get("modules_to_save"),
+        "bias": config.get("bias"),
+        "rank_pattern": config.get("rank_pattern") or None,
+        "base_model": config.get("base_model_name_or_path") or None,
+        "base_class": _auto_mapping(config),
+        "base_source": base.source if base is not None else None,
+        "base_note": base.note if base is not None else None,
+        "base_parameters": base.parameters if base is not None else None,
+        "adapter_parameters": stored,
+        "share_of_base": share,
+    }
 
 
 def _auto_mapping(config: dict[str, Any]) -> str | None:

@@ -33,10 +33,10 @@ class BaseModel:
     """The base model as far as it is known: its config, where it came from, and its expected tensors."""
 
     config: dict[str, Any] | None
-    source: str                                  # "--base DIR", "config.json beside the adapter", "Hub org/name"
-    tensors: dict[str, tuple[tuple[int, ...], str]] | None = None   # name -> (shape, component) from a formula
+    source: str  # "--base DIR", "config.json beside the adapter", "Hub org/name"
+    tensors: dict[str, tuple[tuple[int, ...], str]] | None = None  # name -> (shape, component) from a formula
     parameters: int | None = None
-    note: str | None = None                      # why the base is not (fully) known
+    note: str | None = None  # why the base is not (fully) known
 
 
 def targets_of(config: dict[str, Any]) -> list[str] | str | None:

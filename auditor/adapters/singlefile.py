@@ -38,9 +38,9 @@ class Rule:
 
     pattern: re.Pattern[str]
     to: str
-    computed: bool          # `to` holds {expr} fields (match rules) rather than \\1 references (sub rules)
-    fuse: int | None        # the part of a fused original tensor (concatenated along dim 0)
-    shape: str | None       # "conv1x1" | "transpose"
+    computed: bool  # `to` holds {expr} fields (match rules) rather than \\1 references (sub rules)
+    fuse: int | None  # the part of a fused original tensor (concatenated along dim 0)
+    shape: str | None  # "conv1x1" | "transpose"
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class Expected:
     shape: tuple[int, ...]
     component: str
     sources: tuple[str, ...]
-    buffer: bool = False    # a persistent buffer the loader reads (SD3's pos_embed): no parameters
+    buffer: bool = False  # a persistent buffer the loader reads (SD3's pos_embed): no parameters
 
 
 @lru_cache(maxsize=1)
@@ -62,8 +62,15 @@ def data() -> dict[str, Any]:
 @lru_cache(maxsize=None)
 def rules(name: str) -> tuple[tuple[Rule, ...], ...]:
     stages = data()["rules"][name]["stages"]
-    return tuple(tuple(Rule(re.compile(r["sub"] if "sub" in r else r["match"]), r["to"], "match" in r, r.get("fuse"),
-                            r.get("shape")) for r in stage) for stage in stages)
+    return tuple(
+        tuple(
+            Rule(
+                re.compile(r["sub"] if "sub" in r else r["match"]), r["to"], "match" in r, r.get("fuse"), r.get("shape")
+            )
+            for r in stage
+        )
+        for stage in stages
+    )
 
 
 def detect(tensors: dict[str, Tensor]) -> tuple[dict[str, Any], str] | None:
@@ -97,7 +104,7 @@ def original_name(name: str, stages: tuple[tuple[Rule, ...], ...], config: dict[
                 continue
             if rule.computed:
                 new = _fill(rule.to, {**config, **{k: int(v) if v.isdigit() else v for k, v in m.groupdict().items()}})
-                name = name[:m.start()] + new + name[m.end():]
+                name = name[: m.start()] + new + name[m.end() :]
             else:
                 name = rule.pattern.sub(rule.to, name, count=1)
             last = rule
@@ -144,8 +151,7 @@ def original_layout(kind: dict[str, Any], prefix: str = "") -> tuple[dict[str, E
     for new, pieces in parts.items():
         pieces.sort()
         first = pieces[0][2]
-        out[new] = Expected((sum(p[2][0] for p in pieces), *first[1:]), out[new].component,
-                            tuple(p[1] for p in pieces))
+        out[new] = Expected((sum(p[2][0] for p in pieces), *first[1:]), out[new].component, tuple(p[1] for p in pieces))
     return out, counts
 
 
@@ -167,6 +173,7 @@ def reconcile_single_file(inventory: Inventory) -> Reconciliation | None:
         expected, counts = original_layout(kind, prefix)
     except ExprError as error:  # a broken data file, never the checkpoint's fault: structural check only
         from ..reconcile.engine import reconcile
+
         structural = reconcile(inventory, None)
         structural.detail = f"{kind['label']}: no formula ({error})"
         return structural
@@ -214,34 +221,59 @@ def reconcile_single_file(inventory: Inventory) -> Reconciliation | None:
     label = kind["label"]
     for comp, names in missing.items():
         whole = len(names) == sum(1 for e in expected.values() if e.component == comp)
-        what = f"the {comp} component is missing entirely ({plural(len(names), 'tensor')})" if whole else \
-            f"{plural(len(names), 'tensor')} of the {comp} component {'is' if len(names) == 1 else 'are'} not stored"
+        what = (
+            f"the {comp} component is missing entirely ({plural(len(names), 'tensor')})"
+            if whole
+            else f"{plural(len(names), 'tensor')} of the {comp} component {'is' if len(names) == 1 else 'are'} not stored"
+        )
         rec.findings.append(finding("missing-tensor", f"{label}: {what}: {shown(names, MAX_NAMES)}", tensors=names))
     if wrong:
-        rec.findings.append(finding("shape-mismatch", f"{label}: {plural(len(wrong), 'tensor')} with another shape "
-                                    f"than the loader's config implies: {shown(wrong, MAX_NAMES, sep='; ')}",
-                                    tensors=wrong_names))
+        rec.findings.append(
+            finding(
+                "shape-mismatch",
+                f"{label}: {plural(len(wrong), 'tensor')} with another shape "
+                f"than the loader's config implies: {shown(wrong, MAX_NAMES, sep='; ')}",
+                tensors=wrong_names,
+            )
+        )
     if extra:
-        rec.findings.append(finding("unexpected-tensor", f"{label}: {plural(len(extra), 'stored tensor')} that "
-                                    f"diffusers' single-file loader does not read: {shown(extra, MAX_NAMES)}",
-                                    tensors=extra))
+        rec.findings.append(
+            finding(
+                "unexpected-tensor",
+                f"{label}: {plural(len(extra), 'stored tensor')} that "
+                f"diffusers' single-file loader does not read: {shown(extra, MAX_NAMES)}",
+                tensors=extra,
+            )
+        )
     if ema_seen:
-        rec.findings.append(finding("buffer-stored", f"{plural(len(ema_seen), 'tensor')} under {data()['ema_prefix']}: ldm's "
-                                    f"EMA copy of the {kind['ema']} (LitEma buffers, each of its weight's shape; "
-                                    "diffusers loads the non-EMA weights unless extract_ema)", tensors=ema_seen))
+        rec.findings.append(
+            finding(
+                "buffer-stored",
+                f"{plural(len(ema_seen), 'tensor')} under {data()['ema_prefix']}: ldm's "
+                f"EMA copy of the {kind['ema']} (LitEma buffers, each of its weight's shape; "
+                "diffusers loads the non-EMA weights unless extract_ema)",
+                tensors=ema_seen,
+            )
+        )
     for why, names in ignored_by.items():
-        rec.findings.append(finding("buffer-stored", f"{plural(len(names), 'tensor')}: {why}: {shown(names, 4)}",
-                                    tensors=names))
+        rec.findings.append(
+            finding("buffer-stored", f"{plural(len(names), 'tensor')}: {why}: {shown(names, 4)}", tensors=names)
+        )
     rec.architecture = label
     rec.expected_parameters = sum(counts.values())
     rec.components = [Component(c, None, 1, n, actual[c]) for c, n in counts.items()]
-    rec.formula_by_component = " + ".join(f"{c} {n:,}" for c, n in counts.items()) + \
-        f" = {rec.expected_parameters:,}"
+    rec.formula_by_component = " + ".join(f"{c} {n:,}" for c, n in counts.items()) + f" = {rec.expected_parameters:,}"
     rec.formula = rec.formula_by_component
     rec.spec = {"file": "single_file.toml", "class": kind["name"], "layout": "original"}
     where = f" (diffusers model type {kind['model_type']})" if kind.get("model_type") else ""
-    rec.detail = (f"single-file {label}{where}, read as diffusers' from_single_file does with "
-                  f"{kind['pipeline']}'s configs: {rec.formula_by_component}")
-    rec.extra["single_file"] = {"type": kind["name"], "model_type": kind.get("model_type"), "prefix": prefix,
-                             "components": {c: {"expected": n, "actual": actual[c]} for c, n in counts.items()}}
+    rec.detail = (
+        f"single-file {label}{where}, read as diffusers' from_single_file does with "
+        f"{kind['pipeline']}'s configs: {rec.formula_by_component}"
+    )
+    rec.extra["single_file"] = {
+        "type": kind["name"],
+        "model_type": kind.get("model_type"),
+        "prefix": prefix,
+        "components": {c: {"expected": n, "actual": actual[c]} for c, n in counts.items()},
+    }
     return rec

@@ -24,9 +24,16 @@ from ..gate.drift import Changes, compare_sections
 
 # -- loading a side ----------------------------------------------------------------------------------------
 
-def load_side(target: str, *, token: str | None = None, use_cache: bool = True,
-              progress: Callable[[str], None] | None = None, hub: bool = False,
-              content: bool = False) -> lockmod.LockSnapshot:
+
+def load_side(
+    target: str,
+    *,
+    token: str | None = None,
+    use_cache: bool = True,
+    progress: Callable[[str], None] | None = None,
+    hub: bool = False,
+    content: bool = False,
+) -> lockmod.LockSnapshot:
     """A snapshot of ``target``: a lock file is read directly, anything else is audited (``content``: verified,
     every byte read, so files are compared by sha256)."""
     path = Path(target)
@@ -34,14 +41,18 @@ def load_side(target: str, *, token: str | None = None, use_cache: bool = True,
         try:
             json.loads(path.read_bytes())
         except (OSError, ValueError):
-            raise UsageError(f"{target} is neither a checkpoint (directory, .safetensors file, Hub repo id) nor "
-                             "an st-audit lock file") from None
+            raise UsageError(
+                f"{target} is neither a checkpoint (directory, .safetensors file, Hub repo id) nor "
+                "an st-audit lock file"
+            ) from None
         return lockmod.read(path)
     if content:
         from ..run.options import AuditOptions
         from ..verify import verify
+
         return lockmod.snapshot(verify(target, AuditOptions(token=token, progress=progress)))
     from ..run.dispatch import audit_target
+
     # a Hub side may pin its own revision: org/name@v1 against org/name@refs/pr/3
     return lockmod.snapshot(audit_target(target, token=token, use_cache=use_cache, progress=progress, hub=hub))
 

@@ -24,16 +24,19 @@ def codes_text(fmt: str = "table", width: int | None = None) -> str:
     rows = [[f"`{c}`" if fmt == "markdown" else c, s, m] for c, (s, m) in CODES.items()]
     if fmt == "markdown":
         from tabulate import tabulate
+
         return tabulate(rows, headers=["code", "severity", "meaning"], tablefmt="github") + "\n"
     from ..formats.fit import fit_table
+
     return fit_table(rows, ["code", "severity", "meaning"], width=width, wrap="meaning") + "\n"
 
 
 def explain(code: str) -> str:
     """Severity, meaning, remedy and how to silence one code; a typo gets the nearest codes."""
     if code not in CODES:
-        raise UsageError(f"unknown finding code {code!r}"
-                         + did_you_mean(code, list(CODES), "; `st-audit codes` lists them all"))
+        raise UsageError(
+            f"unknown finding code {code!r}" + did_you_mean(code, list(CODES), "; `st-audit codes` lists them all")
+        )
     severity, meaning = CODES[code]
     lines = [f"{code} ({severity} by default)", "", f"  {meaning}."]
     if code in REMEDIES:
@@ -41,5 +44,5 @@ def explain(code: str) -> str:
         lines += ["", f"  What to do{where}: {REMEDIES[code]}"]
     if code in REMOTE_REMEDIES:
         lines += ["", f"  For a Hub repo's or an object store's own file: {REMOTE_REMEDIES[code]}"]
-    lines += ["", f"  Silence it with `--ignore {code}` or `ignore = [\"{code}\"]` in st-audit.toml."]
+    lines += ["", f'  Silence it with `--ignore {code}` or `ignore = ["{code}"]` in st-audit.toml.']
     return "\n".join(lines) + "\n"

@@ -38,20 +38,37 @@ class FleetRequest:
 
     def asked(self, targets: Sequence[str], fmt: str | None) -> bool:
         """Whether the command is a fleet run: a streamed format, or any option only a fleet has."""
-        return (fmt == "jsonl" or bool(self.from_files or self.hub_authors) or self.resume or self.shard is not None
-                or self.engine is not None or self.html_dir is not None
-                or any(hub_author(t) is not None for t in targets))
+        return (
+            fmt == "jsonl"
+            or bool(self.from_files or self.hub_authors)
+            or self.resume
+            or self.shard is not None
+            or self.engine is not None
+            or self.html_dir is not None
+            or any(hub_author(t) is not None for t in targets)
+        )
 
 
-def audit_fleet(targets: Sequence[str], request: FleetRequest, fmt: str | None, *, options: AuditOptions,
-                policy: Any, output: Path | None, recursive: bool, quiet: bool,
-                stderr: Callable[[str], None]) -> int:
+def audit_fleet(
+    targets: Sequence[str],
+    request: FleetRequest,
+    fmt: str | None,
+    *,
+    options: AuditOptions,
+    policy: Any,
+    output: Path | None,
+    recursive: bool,
+    quiet: bool,
+    stderr: Callable[[str], None],
+) -> int:
     """Run the fleet; its exit code."""
     fmt = fmt or "jsonl"
     if fmt != "jsonl" and not report_format(fmt).streams:
-        raise UsageError(f"-f {fmt} is one report for one run; a fleet run streams one line per target: use -f jsonl "
-                         f"-o FILE (then `st-audit report FILE -f {fmt if report_format(fmt).fleet_view else 'table'}`)"
-                         " or -f summary")
+        raise UsageError(
+            f"-f {fmt} is one report for one run; a fleet run streams one line per target: use -f jsonl "
+            f"-o FILE (then `st-audit report FILE -f {fmt if report_format(fmt).fleet_view else 'table'}`)"
+            " or -f summary"
+        )
     if request.resume and fmt != "jsonl":
         raise UsageError("--resume reads back the lines of -f jsonl: use -f jsonl -o FILE")
     if request.ray_address is not None and (request.engine or "local") != "ray":
@@ -62,8 +79,7 @@ def audit_fleet(targets: Sequence[str], request: FleetRequest, fmt: str | None, 
     listings = [HubListing(a, request.hub_filters, request.limit) for a in request.hub_authors]
     if (request.hub_filters or request.limit is not None) and not listings:
         raise UsageError("--hub-filter and --limit apply to --hub-author ORG listings")
-    every = gather(targets, from_files=request.from_files, listings=listings, recursive=recursive,
-                   token=options.token)
+    every = gather(targets, from_files=request.from_files, listings=listings, recursive=recursive, token=options.token)
     if not every:
         raise UsageError("no targets: give TARGET arguments, --from FILE or --hub-author ORG")
     mine = list(select(every, shard))
@@ -93,6 +109,7 @@ def fleet_report(path: Path, form: ReportFormat, page: Path | None) -> tuple[str
     from ..fleet.run import worst_exit
     from ..fleet.sink import lines
     from ..formats.fleet import fleet_of
+
     if not path.is_file():
         raise UsageError(f"{path}: no such file (the -o FILE of `st-audit audit -f jsonl`)")
     page_dir = str(page.parent) if page is not None else os.getcwd()
@@ -103,6 +120,7 @@ def fleet_report(path: Path, form: ReportFormat, page: Path | None) -> tuple[str
     for row in fleet.rows:
         code = worst_exit(code, row.exit_code)
     import shutil
+
     # a terminal's width (or COLUMNS); a file or a pipe gets wide lines
     width = shutil.get_terminal_size((200, 24)).columns if sys.stdout.isatty() or "COLUMNS" in os.environ else 200
     return form.fleet(fleet, width), code

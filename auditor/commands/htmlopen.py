@@ -31,6 +31,7 @@ def html_output(page: bool, output: Path | None, open_: bool) -> Path | None:
     if not page or output is not None or not (open_ or sys.stdout.isatty()):
         return output
     import tempfile
+
     handle, name = tempfile.mkstemp(prefix="st-audit-", suffix=".html")
     os.close(handle)
     return Path(name)
@@ -49,4 +50,5 @@ def show_html(is_page: bool, page: Path | None, open_: bool, quiet: bool, given:
         stderr(f"HTML report: {uri}")
     if open_:
         import webbrowser
+
         webbrowser.open(uri)

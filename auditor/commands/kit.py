@@ -54,31 +54,52 @@ def choices(enum: type[Enum]) -> str:
     return "[" + "|".join(str(m.value) for m in enum) + "]"
 
 
-OutputOpt = Annotated[Optional[Path], typer.Option(
-    "--output", "-o", metavar="FILE", help="Write the output here instead of stdout (missing folders are created).")]
+OutputOpt = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--output", "-o", metavar="FILE", help="Write the output here instead of stdout (missing folders are created)."
+    ),
+]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Nothing on stderr but errors (no summary, no "
-                                                              "progress).")]
-ColorOpt = Annotated[Color, typer.Option(
-    "--color", metavar=choices(Color), help="Colour severities and the verdict: auto (on a terminal, unless NO_COLOR is set), always, "
-                    "never.")]
-HubOpt = Annotated[bool, typer.Option("--hub", help="Read TARGET as a Hub repo id even without org/ (bare legacy "
-                                                    "ids such as gpt2).")]
-RevisionOpt = Annotated[Optional[str], typer.Option(
-    "--revision", metavar="REV", help="Hub branch, tag, refs/pr/N or commit (or write org/name@REV); of a Hugging "
-                                      "Face cache folder, the snapshot to audit.")]
-TokenOpt = Annotated[Optional[str], typer.Option("--token", metavar="TOKEN", help="Hub token (default: HF_TOKEN or the saved login).")]
+QuietOpt = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Nothing on stderr but errors (no summary, no progress).")
+]
+ColorOpt = Annotated[
+    Color,
+    typer.Option(
+        "--color",
+        metavar=choices(Color),
+        help="Colour severities and the verdict: auto (on a terminal, unless NO_COLOR is set), always, never.",
+    ),
+]
+HubOpt = Annotated[
+    bool, typer.Option("--hub", help="Read TARGET as a Hub repo id even without org/ (bare legacy ids such as gpt2).")
+]
+RevisionOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--revision",
+        metavar="REV",
+        help="Hub branch, tag, refs/pr/N or commit (or write org/name@REV); of a Hugging "
+        "Face cache folder, the snapshot to audit.",
+    ),
+]
+TokenOpt = Annotated[
+    Optional[str], typer.Option("--token", metavar="TOKEN", help="Hub token (default: HF_TOKEN or the saved login).")
+]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not use or fill the Hub header cache.")]
 
 
 def _format_choice(streams: bool) -> Callable[[Optional[str]], Optional[str]]:
     """--format's check: a registered report format (``formats.FORMATS``; asked when the command runs, so a format
     registered by a program that runs the command line is a choice too), and for ``audit`` jsonl."""
+
     def check(text: Optional[str]) -> Optional[str]:
         names = [*FORMATS, *(("jsonl",) if streams else ())]
         if text is None or text in names:
             return text
         raise typer.BadParameter(f"{text!r} is not one of {', '.join(map(repr, names))}.")
+
     return check
 
 
@@ -97,17 +118,34 @@ def format_metavar(*extra: str) -> str:
     return "[" + "|".join((*FORMATS, *extra)) + "]"
 
 
-FormatOpt = Annotated[str, typer.Option(
-    "--format", "-f", envvar="ST_AUDIT_FORMAT", metavar=format_metavar(), callback=_format_choice(False),
-    autocompletion=complete_formats,
-    help="Report format (summary: the one verdict line). Default: ST_AUDIT_FORMAT, else table.")]
+FormatOpt = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        "-f",
+        envvar="ST_AUDIT_FORMAT",
+        metavar=format_metavar(),
+        callback=_format_choice(False),
+        autocompletion=complete_formats,
+        help="Report format (summary: the one verdict line). Default: ST_AUDIT_FORMAT, else table.",
+    ),
+]
 
 # audit's formats: the report formats, and jsonl (a fleet run: one line per target as each finishes, docs/fleet.md)
-AuditFormatOpt = Annotated[Optional[str], typer.Option(
-    "--format", "-f", envvar="ST_AUDIT_FORMAT", metavar=format_metavar("jsonl"), show_default=False,
-    callback=_format_choice(True), autocompletion=complete_audit_formats,
-    help="Report format (summary: the one verdict line; jsonl: one JSON line per target, streamed). Default: "
-         "ST_AUDIT_FORMAT, else table (jsonl for a fleet run: --from, hf://ORG, --resume, --shard ...).")]
+AuditFormatOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--format",
+        "-f",
+        envvar="ST_AUDIT_FORMAT",
+        metavar=format_metavar("jsonl"),
+        show_default=False,
+        callback=_format_choice(True),
+        autocompletion=complete_audit_formats,
+        help="Report format (summary: the one verdict line; jsonl: one JSON line per target, streamed). Default: "
+        "ST_AUDIT_FORMAT, else table (jsonl for a fleet run: --from, hf://ORG, --resume, --shard ...).",
+    ),
+]
 
 
 class TextFormat(str, Enum):
@@ -120,33 +158,52 @@ class TextFormat(str, Enum):
 
 TEXT_FORMATS = tuple(f.value for f in TextFormat)
 # no envvar here: ST_AUDIT_FORMAT applies only when it names one of these (see env_format below)
-TextFormatOpt = Annotated[Optional[TextFormat], typer.Option(
-    "--format", "-f", metavar=choices(TextFormat), help="Output format. Default: ST_AUDIT_FORMAT when it is one of these, else table.",
-    show_default=False)]
+TextFormatOpt = Annotated[
+    Optional[TextFormat],
+    typer.Option(
+        "--format",
+        "-f",
+        metavar=choices(TextFormat),
+        help="Output format. Default: ST_AUDIT_FORMAT when it is one of these, else table.",
+        show_default=False,
+    ),
+]
 
 
-PolicyOpt = Annotated[Optional[Path], typer.Option(
-    "--policy", envvar="ST_AUDIT_POLICY", metavar="FILE",
-    help="Policy file (TOML). Default: st-audit.toml here, else [tool.st-audit] in pyproject.toml.")]
+PolicyOpt = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--policy",
+        envvar="ST_AUDIT_POLICY",
+        metavar="FILE",
+        help="Policy file (TOML). Default: st-audit.toml here, else [tool.st-audit] in pyproject.toml.",
+    ),
+]
 NoPolicyOpt = Annotated[bool, typer.Option("--no-policy", help="Do not look for st-audit.toml or pyproject.toml.")]
+
+
 def _fail_on(text: Optional[str]) -> Optional[str]:
     """--fail-on, case-insensitive, with the usual short forms (``warn`` is ``warning``), as in a policy file."""
     if text is None:
         return None
     word = FAIL_ON_ALIASES.get(text.lower(), text.lower())
     if word not in FailOn.__members__:
-        raise typer.BadParameter(f"{text!r} is not one of {', '.join(FailOn.__members__)}"
-                                 + did_you_mean(word, [*FailOn.__members__, *FAIL_ON_ALIASES]))
+        raise typer.BadParameter(
+            f"{text!r} is not one of {', '.join(FailOn.__members__)}"
+            + did_you_mean(word, [*FailOn.__members__, *FAIL_ON_ALIASES])
+        )
     return word
 
 
 def _codes(given: Optional[list[str]]) -> Optional[list[str]]:
     """--ignore: each a finding code; a typo is refused with the codes it is close to (as `st-audit explain`)."""
     from ..core.findings import CODES
+
     for code in given or ():
         if code not in CODES:
-            raise typer.BadParameter(f"unknown finding code {code!r}"
-                                     + did_you_mean(code, list(CODES), "; `st-audit codes` lists them all"))
+            raise typer.BadParameter(
+                f"unknown finding code {code!r}" + did_you_mean(code, list(CODES), "; `st-audit codes` lists them all")
+            )
     return given
 
 
@@ -154,31 +211,53 @@ def complete_codes(incomplete: str) -> list[tuple[str, str]]:
     """Shell completion of a finding code (--ignore, `st-audit explain`): the codes starting with what is typed, each
     with its meaning (zsh and fish show it)."""
     from ..core.findings import CODES
+
     return [(code, meaning) for code, (_, meaning) in CODES.items() if code.startswith(incomplete)]
 
 
 def complete_fail_on(incomplete: str) -> list[tuple[str, str]]:
     """Shell completion of --fail-on: the thresholds (the aliases are accepted, not offered)."""
-    words = {"error": "fail on errors (the default)", "warning": "fail on warnings and errors",
-             "info": "fail on any finding", "never": "never fail (report only)"}
+    words = {
+        "error": "fail on errors (the default)",
+        "warning": "fail on warnings and errors",
+        "info": "fail on any finding",
+        "never": "never fail (report only)",
+    }
     return [(w, why) for w, why in words.items() if w.startswith(incomplete.lower())]
 
 
-FailOnOpt = Annotated[Optional[str], typer.Option(
-    "--fail-on", metavar=choices(FailOn), callback=_fail_on, show_default=False, autocompletion=complete_fail_on,
-    help="Lowest severity that fails (default: the policy's fail_on, else ST_AUDIT_FAIL_ON, else error).")]
-IgnoreOpt = Annotated[Optional[list[str]], typer.Option("--ignore", metavar="CODE", callback=_codes,
-                                                        autocompletion=complete_codes,
-                                                        help="Finding code to ignore (repeatable).")]
+FailOnOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--fail-on",
+        metavar=choices(FailOn),
+        callback=_fail_on,
+        show_default=False,
+        autocompletion=complete_fail_on,
+        help="Lowest severity that fails (default: the policy's fail_on, else ST_AUDIT_FAIL_ON, else error).",
+    ),
+]
+IgnoreOpt = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--ignore",
+        metavar="CODE",
+        callback=_codes,
+        autocompletion=complete_codes,
+        help="Finding code to ignore (repeatable).",
+    ),
+]
 
 
 def version() -> str:
     """The installed distribution's version (the package's own when run from a source tree)."""
     try:
         from importlib.metadata import version as dist_version
+
         return dist_version("st-audit")
     except Exception:  # noqa: BLE001 - not installed: the source tree's version
         from ..core.version import __version__
+
         return str(__version__)
 
 
@@ -210,23 +289,25 @@ def prepare_output(output: Path | None) -> None:
 
 # lines of prose in the table report, which a terminal narrower than them gets folded (tables fit the width
 # themselves: formats.fit); a composite target's one line per section among them
-FOLDED = re.compile(r"^(st-audit report for |formula: |by component: |policy: |  note: |  (ERROR|WARNING|INFO) +[a-z-]+: |  files: |"
-                    r"  stored: |expected from config.json: |  e\.g\. |\S.* \(.*\): .*(error|note)s?$|"
-                    r"  (PASS|FAIL|ERROR): .*(error|note)s?$)")
+FOLDED = re.compile(
+    r"^(st-audit report for |formula: |by component: |policy: |  note: |  (ERROR|WARNING|INFO) +[a-z-]+: |  files: |"
+    r"  stored: |expected from config.json: |  e\.g\. |\S.* \(.*\): .*(error|note)s?$|"
+    r"  (PASS|FAIL|ERROR): .*(error|note)s?$)"
+)
 
 
 def fold_prose(text: str, width: int) -> str:
     """``text`` with its long prose lines (the closed formula, findings, notes, the verdict) folded to ``width``
     columns under a hanging indent, as a person reads them in a terminal; tables and short lines as they are."""
     import textwrap
+
     out = []
     for line in text.split("\n"):
         if len(line) <= width or not FOLDED.match(line):
             out.append(line)
             continue
         indent = " " * min(len(line) - len(line.lstrip()) + 4, width // 3)
-        out += textwrap.wrap(line, width=width, subsequent_indent=indent, break_long_words=True,
-                             break_on_hyphens=False)
+        out += textwrap.wrap(line, width=width, subsequent_indent=indent, break_long_words=True, break_on_hyphens=False)
     return "\n".join(out)
 
 
@@ -242,6 +323,7 @@ def terminal_width(output: Path | None) -> int | None:
     if output is not None or not sys.stdout.isatty():
         return None
     import shutil
+
     return max(40, shutil.get_terminal_size().columns)
 
 
@@ -275,8 +357,7 @@ def use_color(choice: Color, stream: TextIO) -> bool:
         return False
 
 
-_STYLES = {"ERROR": "\033[1;31m", "WARNING": "\033[33m", "INFO": "\033[36m", "PASS": "\033[1;32m",
-           "FAIL": "\033[1;31m"}
+_STYLES = {"ERROR": "\033[1;31m", "WARNING": "\033[33m", "INFO": "\033[36m", "PASS": "\033[1;32m", "FAIL": "\033[1;31m"}
 _RESET = "\033[0m"
 _SEVERITY = re.compile(r"^(\s*)(ERROR|WARNING|INFO)(\s)", re.MULTILINE)
 _VERDICT = re.compile(r"^(PASS|FAIL|ERROR)(:)", re.MULTILINE)
@@ -312,8 +393,12 @@ def run(debug: bool, body: Callable[[], int]) -> None:
     except Exception as e:  # a bug: still one line unless --debug
         if debug:
             traceback.print_exc()
-        stderr(printable(f"st-audit: internal error (a bug in st-audit {version()}): {type(e).__name__}: {e} "
-                         "(rerun with --debug for the traceback, and please report it)"))
+        stderr(
+            printable(
+                f"st-audit: internal error (a bug in st-audit {version()}): {type(e).__name__}: {e} "
+                "(rerun with --debug for the traceback, and please report it)"
+            )
+        )
         raise typer.Exit(EXIT_INTERNAL) from None
     raise typer.Exit(code)
 

@@ -23,13 +23,13 @@ def judged(target: str, rules: Any, options: AuditOptions, *, verify: bool, quie
     snapshot's files keep the Hub's digests (its blob names), so the lock records them without reading."""
     if verify:
         from ..verify import verify as run_verify
+
         return run_verify(target, options, policy=rules, show_progress=not quiet)  # --variant, --base ... as given
     # the resolver gives a cache snapshot's source its digests, repo and commit (and an hf download folder's)
     return gated_audit(target, rules, options=options)
 
 
-def write(report: AnyReport, output: Path | None, *, force: bool, quiet: bool,
-          stderr: Callable[[str], None]) -> int:
+def write(report: AnyReport, output: Path | None, *, force: bool, quiet: bool, stderr: Callable[[str], None]) -> int:
     """Write the lock of ``report`` (exit 0), or refuse a failing one (exit 1) unless ``force``."""
     if report.failing and not force:
         stderr(summary_line(report))

@@ -53,8 +53,9 @@ def _touched_dirs(paths: Iterable[str | Path]) -> set[Path]:
     return dirs
 
 
-def run(paths: Iterable[str | Path], policy: Policy, *, write: Callable[[str], None] | None = None,
-        quiet: bool = False) -> int:
+def run(
+    paths: Iterable[str | Path], policy: Policy, *, write: Callable[[str], None] | None = None, quiet: bool = False
+) -> int:
     """Audit every checkpoint directory touched by ``paths``; returns the exit code (the CLI's: the worst of
     0 pass, 1 findings, 3 could not audit, 4 internal error). ``quiet`` prints only what fails."""
     emit = write or (lambda s: print(s, flush=True))
@@ -82,4 +83,5 @@ def run(paths: Iterable[str | Path], policy: Policy, *, write: Callable[[str], N
 
 if __name__ == "__main__":  # pragma: no cover - `st-audit precommit` is the entry point
     from ..gate.policy import load
+
     sys.exit(run(sys.argv[1:], load()))

@@ -27,7 +27,7 @@ _KINDS: dict[str, dict[str, Any]] = _DATA["kinds"]
 # -- weight files --
 MAIN_STEM: str = _WEIGHTS["main_stem"]
 VARIANT_STEMS: tuple[str, ...] = tuple(_WEIGHTS["variant_stems"])
-INDEX_NAMES: tuple[str, ...] = tuple(_WEIGHTS["indexes"])      # in the order loaders prefer them
+INDEX_NAMES: tuple[str, ...] = tuple(_WEIGHTS["indexes"])  # in the order loaders prefer them
 LOADER_NAMES: tuple[str, ...] = tuple(_WEIGHTS["loaders"])
 
 # -- side files of one exporter --

@@ -16,6 +16,7 @@ from .tomlio import tomllib
 Severity = Literal["error", "warning", "info"]
 SEVERITY_RANK: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
 
+
 def _load_codes() -> dict[str, dict[str, Any]]:
     with open(Path(__file__).with_name("codes.toml"), "rb") as f:
         return tomllib.load(f)
@@ -84,9 +85,16 @@ class Finding:
 MAX_TENSORS_IN_JSON = 20
 
 
-def finding(code: str, message: str, *, tensors: tuple[str, ...] | list[str] = (),
-            files: tuple[str, ...] | list[str] = (), severity: Severity | None = None,
-            expected: Any = None, actual: Any = None) -> Finding:
+def finding(
+    code: str,
+    message: str,
+    *,
+    tensors: tuple[str, ...] | list[str] = (),
+    files: tuple[str, ...] | list[str] = (),
+    severity: Severity | None = None,
+    expected: Any = None,
+    actual: Any = None,
+) -> Finding:
     """Build a finding with the registered default severity of ``code``."""
     default, _ = CODES[code]
     return Finding(code, message, severity or default, tuple(tensors), tuple(files), expected, actual)

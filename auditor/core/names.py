@@ -19,5 +19,6 @@ def did_you_mean(word: str, choices: Sequence[str], every: str = "") -> str:
     """``"; did you mean fail_on?"``: the choices close to a mistyped ``word`` (difflib), for a usage error; else
     ``every`` (``"; `st-audit codes` lists them all"``) or nothing. The command line and the policy file say the same."""
     import difflib
+
     near = difflib.get_close_matches(word, list(choices), n=3)
     return f"; did you mean {' or '.join(near)}?" if near else every

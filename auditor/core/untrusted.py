@@ -41,8 +41,7 @@ def printable(text: str) -> str:
     if not text.isprintable():
         text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
     if "::" in text or "##" in text:
-        text = _CI_COMMAND.sub(lambda m: _ESCAPED_FIRST[m.group(1) or m.group(2)] + ("" if m.group(2) else ":"),
-                               text)
+        text = _CI_COMMAND.sub(lambda m: _ESCAPED_FIRST[m.group(1) or m.group(2)] + ("" if m.group(2) else ":"), text)
     return text
 
 

@@ -125,8 +125,9 @@ class LocalEngine:
         done: Any = ctx.Queue()
 
         def start() -> None:
-            process = ctx.Process(target=_serve, args=(todo, done, job, threads), daemon=True,
-                                  name="st-audit-fleet-worker")
+            process = ctx.Process(
+                target=_serve, args=(todo, done, job, threads), daemon=True, name="st-audit-fleet-worker"
+            )
             process.start()
             self._workers.append(process)
 
@@ -162,8 +163,7 @@ class LocalEngine:
                 process.join(timeout=5)
             self._workers.clear()
 
-    def _reap(self, in_flight: dict[int, dict[int, Task]], todo: Any, threads: int,
-              start: Any) -> Iterator[Outcome]:
+    def _reap(self, in_flight: dict[int, dict[int, Task]], todo: Any, threads: int, start: Any) -> Iterator[Outcome]:
         """Outcomes for the targets of worker processes that died, and a replacement for each."""
         for process in list(self._workers):
             if process.is_alive() or process.exitcode == 0:
@@ -171,8 +171,10 @@ class LocalEngine:
             self._workers.remove(process)
             lost = in_flight.pop(process.pid, {})
             for task in lost.values():
-                why = (f"the worker process auditing it died (exit code {process.exitcode}): out of memory or "
-                       "killed; audit it alone to see more")
+                why = (
+                    f"the worker process auditing it died (exit code {process.exitcode}): out of memory or "
+                    "killed; audit it alone to see more"
+                )
                 yield Outcome(task.index, task.target, "error", 4, _error_line(task, why), root=why)
             if not self._stop.is_set():
                 for _ in range(threads):
@@ -182,8 +184,15 @@ class LocalEngine:
 
 def _error_line(task: Task, why: str) -> str:
     import json
-    doc = {"schema_version": 1, "target": task.target, "verdict": "error", "exit_code": 4, "error": why,
-           "fleet": {"target": task.target, "fingerprint": None, "seconds": 0.0}}
+
+    doc = {
+        "schema_version": 1,
+        "target": task.target,
+        "verdict": "error",
+        "exit_code": 4,
+        "error": why,
+        "fleet": {"target": task.target, "fingerprint": None, "seconds": 0.0},
+    }
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 

@@ -45,8 +45,10 @@ class Shard:
             raise UsageError(f"--shard {text!r}: write I/N, e.g. 1/4 (the first of four shares)")
         index, count = int(m[1]), int(m[2])
         if count < 1 or not 1 <= index <= count:
-            raise UsageError(f"--shard {text}: I must be between 1 and N (N >= 1); a 0-based index such as "
-                             f"Kubernetes' JOB_COMPLETION_INDEX is written $((JOB_COMPLETION_INDEX + 1))/N")
+            raise UsageError(
+                f"--shard {text}: I must be between 1 and N (N >= 1); a 0-based index such as "
+                f"Kubernetes' JOB_COMPLETION_INDEX is written $((JOB_COMPLETION_INDEX + 1))/N"
+            )
         return cls(index, count)
 
     def takes(self, target: str) -> bool:
@@ -86,11 +88,18 @@ def list_hub_models(listing: HubListing, token: str | None = None) -> list[str]:
     the Hub, whatever folders exist here), in the Hub's order. The Hub client stays in the Hub source
     (``read.sources.hub.author_models``), imported only when a listing is asked for."""
     from ..read.sources.hub import author_models
+
     return [f"hf://{repo}" for repo in author_models(listing.author, listing.filters, listing.limit, token=token)]
 
 
-def gather(targets: Iterable[str], *, from_files: Iterable[str] = (), listings: Iterable[HubListing] = (),
-           recursive: bool = False, token: str | None = None) -> list[str]:
+def gather(
+    targets: Iterable[str],
+    *,
+    from_files: Iterable[str] = (),
+    listings: Iterable[HubListing] = (),
+    recursive: bool = False,
+    token: str | None = None,
+) -> list[str]:
     """Every target of the run, in order, each once: the command line's (``hf://ORG`` expanded), the files', the
     Hub listings'; directories replaced by their model folders when ``recursive``."""
     given: list[str] = []
@@ -118,5 +127,4 @@ def select(targets: Iterable[str], shard: Shard | None) -> Iterator[str]:
             yield target
 
 
-__all__ = ["HubListing", "Shard", "gather", "hub_author", "list_hub_models", "read_target_file",
-           "select"]
+__all__ = ["HubListing", "Shard", "gather", "hub_author", "list_hub_models", "read_target_file", "select"]

@@ -19,11 +19,30 @@ from ..core.errors import AuditError, UsageError
 from .work import Job, Outcome, Task, audit_one
 
 # environment variables a worker needs to read what the driver can read (only those set are passed)
-FORWARDED = ("HF_TOKEN", "HF_ENDPOINT", "HF_HUB_OFFLINE", "HF_HUB_ETAG_TIMEOUT", "HF_HUB_DOWNLOAD_TIMEOUT",
-             "HF_HUB_DISABLE_TELEMETRY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
-             "AWS_DEFAULT_REGION", "AWS_REGION", "AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3",
-             "GOOGLE_APPLICATION_CREDENTIALS", "AZURE_STORAGE_ACCOUNT_NAME", "AZURE_STORAGE_ACCOUNT_KEY",
-             "AZURE_STORAGE_CONNECTION_STRING", "NO_PROXY", "no_proxy", "HTTPS_PROXY", "https_proxy")
+FORWARDED = (
+    "HF_TOKEN",
+    "HF_ENDPOINT",
+    "HF_HUB_OFFLINE",
+    "HF_HUB_ETAG_TIMEOUT",
+    "HF_HUB_DOWNLOAD_TIMEOUT",
+    "HF_HUB_DISABLE_TELEMETRY",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_DEFAULT_REGION",
+    "AWS_REGION",
+    "AWS_PROFILE",
+    "AWS_ENDPOINT_URL",
+    "AWS_ENDPOINT_URL_S3",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "AZURE_STORAGE_ACCOUNT_NAME",
+    "AZURE_STORAGE_ACCOUNT_KEY",
+    "AZURE_STORAGE_CONNECTION_STRING",
+    "NO_PROXY",
+    "no_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+)
 # a task mostly waits on the network: several share one CPU of the cluster's accounting
 CPUS_PER_TASK = 0.25
 
@@ -37,8 +56,10 @@ class RayEngine:
 
     def __init__(self, address: str | None = None) -> None:
         if not address:
-            raise UsageError("--engine ray needs a cluster: --ray-address HOST:PORT or RAY_ADDRESS (started with "
-                             "`ray start --head`; 'auto' finds one started on this machine)")
+            raise UsageError(
+                "--engine ray needs a cluster: --ray-address HOST:PORT or RAY_ADDRESS (started with "
+                "`ray start --head`; 'auto' finds one started on this machine)"
+            )
         try:
             import ray
         except ImportError:
@@ -51,10 +72,17 @@ class RayEngine:
         ray = self._ray
         env = {name: os.environ[name] for name in FORWARDED if name in os.environ}
         try:
-            ray.init(address=self.address, runtime_env={"env_vars": env} if env else None,
-                     log_to_driver=False, logging_level="ERROR", configure_logging=False)
+            ray.init(
+                address=self.address,
+                runtime_env={"env_vars": env} if env else None,
+                log_to_driver=False,
+                logging_level="ERROR",
+                configure_logging=False,
+            )
         except Exception as e:  # noqa: BLE001 - a connection failure is one sentence, whatever Ray raised
-            raise AuditError(f"cannot connect to the Ray cluster at {self.address}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+            raise AuditError(
+                f"cannot connect to the Ray cluster at {self.address}: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
+            ) from None
         remote = ray.remote(num_cpus=CPUS_PER_TASK, max_retries=1)(_audit_remote)
         job_ref = ray.put(job)
         ahead = iter(tasks)
@@ -88,6 +116,7 @@ class RayEngine:
             return self._ray.get(ref)  # type: ignore[no-any-return]
         except Exception as e:  # noqa: BLE001 - Ray's task and worker errors
             from .engines import _error_line
+
             why = f"the Ray task auditing it failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
             return Outcome(task.index, task.target, "error", 4, _error_line(task, why), root=why)
 

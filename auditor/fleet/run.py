@@ -79,8 +79,7 @@ class Plan:
     resume: bool = False
 
 
-def run_fleet(plan: Plan, engine: Engine, *, progress: Callable[[str], None] | None = None,
-              live: bool = False) -> int:
+def run_fleet(plan: Plan, engine: Engine, *, progress: Callable[[str], None] | None = None, live: bool = False) -> int:
     """Audit ``plan.targets`` with ``engine``; the exit code. ``progress``: where the progress line and the summary go
     (stderr); ``live``: that is a terminal (the progress line is redrawn in place)."""
     if plan.resume and plan.output is None:
@@ -126,10 +125,17 @@ def _record(outcome: Outcome, known: dict[str, Reported], tally: Tally, sink: Si
 
 
 def _summary(tally: Tally) -> dict[str, Any]:
-    return {"targets": tally.total, "audited": tally.done - tally.resumed, "already_reported": tally.resumed,
-            "pass": tally.verdicts["pass"], "fail": tally.verdicts["fail"], "error": tally.verdicts["error"],
-            "verdict": verdict_of(tally.worst), "exit_code": tally.worst,
-            "seconds": round(time.monotonic() - tally.started, 3)}
+    return {
+        "targets": tally.total,
+        "audited": tally.done - tally.resumed,
+        "already_reported": tally.resumed,
+        "pass": tally.verdicts["pass"],
+        "fail": tally.verdicts["fail"],
+        "error": tally.verdicts["error"],
+        "verdict": verdict_of(tally.worst),
+        "exit_code": tally.worst,
+        "seconds": round(time.monotonic() - tally.started, 3),
+    }
 
 
 def _write_summary(plan: Plan, summary: dict[str, Any]) -> None:
@@ -150,8 +156,10 @@ def summary_line(summary: dict[str, Any]) -> str:
         parts.append(f"{summary['error']} could not be audited")
     resumed = f" ({summary['already_reported']} already reported)" if summary["already_reported"] else ""
     word = {0: "PASS", 1: "FAIL"}.get(summary["exit_code"], "ERROR")
-    return (f"{word}: {summary['targets']} targets{resumed}: {', '.join(parts)} (exit {summary['exit_code']}) in "
-            f"{_duration(summary['seconds'])}")
+    return (
+        f"{word}: {summary['targets']} targets{resumed}: {', '.join(parts)} (exit {summary['exit_code']}) in "
+        f"{_duration(summary['seconds'])}"
+    )
 
 
 def _duration(seconds: float) -> str:

@@ -112,6 +112,7 @@ def previous(path: Path) -> dict[str, Reported]:
         if not isinstance(fleet, dict) or not isinstance(fleet.get("target"), str):
             continue
         code = doc.get("exit_code")
-        out[fleet["target"]] = Reported(fleet["target"], fleet.get("fingerprint"), str(doc.get("verdict")),
-                                        code if isinstance(code, int) else 4)
+        out[fleet["target"]] = Reported(
+            fleet["target"], fleet.get("fingerprint"), str(doc.get("verdict")), code if isinstance(code, int) else 4
+        )
     return out

@@ -51,11 +51,11 @@ class Outcome:
 
     index: int
     target: str
-    verdict: str                   # pass | fail | error | skipped
+    verdict: str  # pass | fail | error | skipped
     exit_code: int
     line: str | None = None
     fingerprint: str | None = None
-    root: str | None = None        # the root finding's code of a failing target, or the error, for the progress view
+    root: str | None = None  # the root finding's code of a failing target, or the error, for the progress view
     seconds: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -66,23 +66,34 @@ def audit_one(task: Task, job: Job) -> Outcome:
     fingerprint: str | None = None
     try:
         from ..run.audit import open_source
+
         options = job.options
         # a target a previous run reported: its listing says whether it changed, before any other request
-        source = open_source(task.path or task.target, revision=options.revision, token=options.token,
-                             use_cache=options.use_cache, hub=options.hub, prefetch=task.known is None)
+        source = open_source(
+            task.path or task.target,
+            revision=options.revision,
+            token=options.token,
+            use_cache=options.use_cache,
+            hub=options.hub,
+            prefetch=task.known is None,
+        )
         fingerprint = fingerprint_of(source)
         if task.known is not None and fingerprint is not None and fingerprint == task.known:
-            return Outcome(task.index, task.target, "skipped", 0, fingerprint=fingerprint,
-                           seconds=time.monotonic() - started)
+            return Outcome(
+                task.index, task.target, "skipped", 0, fingerprint=fingerprint, seconds=time.monotonic() - started
+            )
         from ..run.multi import gated_audit_target
+
         report = gated_audit_target([task.target], job.policy, options=options, source=source)
         return _reported(task, job, report, fingerprint, time.monotonic() - started)
     except AuditError as e:
         return _failed(task, job, e.exit_code, str(e), fingerprint, time.monotonic() - started)
     except Exception as e:  # noqa: BLE001 - a bug in st-audit: this target's line says so, the fleet goes on
         where = traceback.extract_tb(e.__traceback__)[-1]
-        why = (f"internal error (a bug in st-audit {__version__}): {type(e).__name__}: {e} "
-               f"[{Path(where.filename).name}:{where.lineno}]")
+        why = (
+            f"internal error (a bug in st-audit {__version__}): {type(e).__name__}: {e} "
+            f"[{Path(where.filename).name}:{where.lineno}]"
+        )
         return _failed(task, job, 4, why, fingerprint, time.monotonic() - started)
 
 
@@ -104,13 +115,27 @@ def _reported(task: Task, job: Job, report: Any, fingerprint: str | None, second
     if job.html_dir is not None:
         fleet["html"] = _write_html(job.html_dir, task, report)
     root = _root_finding(doc)
-    return Outcome(task.index, task.target, doc["verdict"], report.exit_code,
-                   _render(job, report, {**doc, "fleet": fleet}), fingerprint, root, seconds)
+    return Outcome(
+        task.index,
+        task.target,
+        doc["verdict"],
+        report.exit_code,
+        _render(job, report, {**doc, "fleet": fleet}),
+        fingerprint,
+        root,
+        seconds,
+    )
 
 
 def _failed(task: Task, job: Job, code: int, why: str, fingerprint: str | None, seconds: float) -> Outcome:
-    doc = {"schema_version": 1, "target": task.target, "verdict": "error", "exit_code": code, "error": why,
-           "fleet": {"target": task.target, "fingerprint": fingerprint, "seconds": round(seconds, 3)}}
+    doc = {
+        "schema_version": 1,
+        "target": task.target,
+        "verdict": "error",
+        "exit_code": code,
+        "error": why,
+        "fleet": {"target": task.target, "fingerprint": fingerprint, "seconds": round(seconds, 3)},
+    }
     said = about(task.target, why)
     # a summary line is printed: the target (a list's text) and why (it may name the checkpoint's files) shown safely
     line = _line(doc) if job.stream == "jsonl" else printable(f"ERROR: {said}") + "\n"
@@ -121,6 +146,7 @@ def _render(job: Job, report: Any, doc: dict[str, Any]) -> str:
     if job.stream == "jsonl":
         return _line(doc)
     from ..formats import formatter
+
     text = formatter(job.stream)(report)
     return text if text.endswith("\n") else text + "\n"
 
@@ -144,6 +170,7 @@ def _write_html(folder: str, task: Task, report: Any) -> str:
     """The target's own HTML report in ``folder``; its path (``folder/name``, as the folder was given) for the fleet
     page, which links to it relative to where the page is written."""
     from ..formats import formatter
+
     name = html_name(task.target)
     path = Path(folder) / name
     tmp = path.with_name(f".{name}.tmp-{os.getpid()}")

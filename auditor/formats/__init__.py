@@ -16,9 +16,14 @@ if TYPE_CHECKING:
     from .base import ReportFormat
 
 # format name -> "module:Class" (imported only when chosen: formats and tabulate load only when printing)
-FORMATS: dict[str, str] = {"table": "auditor.formats.table:Table", "json": "auditor.formats.json_format:Json",
-                           "markdown": "auditor.formats.markdown:Markdown", "junit": "auditor.formats.junit:JUnit",
-                           "summary": "auditor.formats.summary:Summary", "html": "auditor.formats.html:Html"}
+FORMATS: dict[str, str] = {
+    "table": "auditor.formats.table:Table",
+    "json": "auditor.formats.json_format:Json",
+    "markdown": "auditor.formats.markdown:Markdown",
+    "junit": "auditor.formats.junit:JUnit",
+    "summary": "auditor.formats.summary:Summary",
+    "html": "auditor.formats.html:Html",
+}
 
 
 def register(name: str, where: str) -> None:

@@ -37,6 +37,7 @@ class ReportFormat:
         """``report`` in this format: ``composite`` for a report of sections, else ``single``. ``width``: a terminal's
         columns when ``fits_terminal`` and the output goes to one, else None (whole lines)."""
         from ..report.composite import CompositeReport
+
         if isinstance(report, CompositeReport):
             return self.composite(report, width)
         return self.single(report, width)
@@ -49,6 +50,7 @@ class ReportFormat:
         """A report of sections: by default each section rendered by ``single`` under a heading naming it, a healthy
         one in one line, then the whole's findings and verdict line (``sections.format_sections``)."""
         from .sections import format_sections
+
         return format_sections(report, lambda inner: self.render(inner, width), as_markdown=False)
 
     def fleet(self, fleet: Fleet, width: int | None = None) -> str:
@@ -62,4 +64,3 @@ class ReportFormat:
 
     def __repr__(self) -> str:
         return f"<report format {self.name!r}>"
-

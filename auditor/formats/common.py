@@ -13,9 +13,14 @@ from .numbers import counted_label, finding_line, human, root_note, variants_not
 if TYPE_CHECKING:
     from ..report.composite import AnyReport
 
-LEDGER_LABELS = {"model": "model (the formula's parameters)", "mtp": "MTP module", "tied_duplicates": "tied duplicates",
-                 "buffers": "recomputable buffers", "quantization": "quantization bookkeeping",
-                 "unexplained": "unexplained"}
+LEDGER_LABELS = {
+    "model": "model (the formula's parameters)",
+    "mtp": "MTP module",
+    "tied_duplicates": "tied duplicates",
+    "buffers": "recomputable buffers",
+    "quantization": "quantization bookkeeping",
+    "unexplained": "unexplained",
+}
 
 
 def ledger_label(key: str, report: Report) -> str:
@@ -38,6 +43,7 @@ def shape(s: list[int] | tuple[int, ...]) -> str:
 def summary_line(report: AnyReport) -> str:
     if not isinstance(report, Report):  # a pipeline, sentence-transformers model or folder of independent files
         from .sections import summary_line as composite_line
+
         return composite_line(report)
     t = report.totals
     counts = report.severity_counts()
@@ -45,10 +51,12 @@ def summary_line(report: AnyReport) -> str:
     expected = f", expected {rec.expected_parameters:,}" if rec.expected_parameters is not None else ""
     kind = report.extra.get("kind")
     what = f" ({printable(kind['label'])})" if kind else ""
-    return (f"{report.verdict.upper()}: {printable(report.target)}{what}: {plural(t.tensors, 'tensor')}, "
-            f"{plural(t.parameters, 'parameter')} ({human(t.parameters)}){expected}{printable(variants_note(report))}; "
-            f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}, "
-            f"{plural(counts['info'], 'note')}")
+    return (
+        f"{report.verdict.upper()}: {printable(report.target)}{what}: {plural(t.tensors, 'tensor')}, "
+        f"{plural(t.parameters, 'parameter')} ({human(t.parameters)}){expected}{printable(variants_note(report))}; "
+        f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}, "
+        f"{plural(counts['info'], 'note')}"
+    )
 
 
 def variant_lines(report: Report, md: bool = False) -> list[str]:
@@ -60,15 +68,19 @@ def variant_lines(report: Report, md: bool = False) -> list[str]:
     for a in report.alternates:
         r = a.report
         t = r.totals
-        head = text(f"variant {a.variant} ({'an alternate of' if md else 'audited beside'} {counted_label(report)}, "
-                    f"not counted): {r.verdict.upper()}")
+        head = text(
+            f"variant {a.variant} ({'an alternate of' if md else 'audited beside'} {counted_label(report)}, "
+            f"not counted): {r.verdict.upper()}"
+        )
         out += [f"### {head}" if md else head, ""] if md else [head]
         pad = "- " if md else "  "
         out.append(f"{pad}files: {text(shown([f.name for f in r.files], 4))}")
         dtypes = text(", ".join(f"{d} {p:,}" for d, (_, p, _) in t.by_dtype.items()))
         expected = r.reconciliation.expected_parameters
-        out.append(f"{pad}stored: {plural(t.tensors, 'tensor')}, {plural(t.parameters, 'parameter')} ({dtypes}), "
-                   f"{t.bytes:,} bytes" + (f"; expected from config.json: {expected:,}" if expected is not None else ""))
+        out.append(
+            f"{pad}stored: {plural(t.tensors, 'tensor')}, {plural(t.parameters, 'parameter')} ({dtypes}), "
+            f"{t.bytes:,} bytes" + (f"; expected from config.json: {expected:,}" if expected is not None else "")
+        )
         findings = r.active_findings
         if not findings:
             out.append(f"{pad}findings: none")
@@ -90,15 +102,26 @@ def component_rows(report: Report) -> list[list[Any]]:
 
     for i, c in enumerate(components):
         rows.append(_row(c.component, c) + [share(c.expected)])
-        last_of_type = c.layer_type is not None and (i + 1 == len(components)
-                                                    or components[i + 1].layer_type != c.layer_type)
+        last_of_type = c.layer_type is not None and (
+            i + 1 == len(components) or components[i + 1].layer_type != c.layer_type
+        )
         if last_of_type:
             same = [r for r in components if r.layer_type == c.layer_type]
             expected, actual = sum(r.expected for r in same), sum(r.actual for r in same)
             per_layer = expected // c.layers if c.layers and expected % c.layers == 0 else None
             label = "= layers" if c.layer_type in ("layer", "layers") else f"= {c.layer_type} layers"
-            rows.append([printable(label), printable(c.layer_type or ""), c.layers, num(per_layer), num(expected),
-                         num(actual), _diff(actual - expected), share(expected)])
+            rows.append(
+                [
+                    printable(label),
+                    printable(c.layer_type or ""),
+                    c.layers,
+                    num(per_layer),
+                    num(expected),
+                    num(actual),
+                    _diff(actual - expected),
+                    share(expected),
+                ]
+            )
     if components:
         actual = sum(r.actual for r in components)
         rows.append(["= total", "", "", "", num(whole), num(actual), _diff(actual - whole), share(whole)])
@@ -108,8 +131,15 @@ def component_rows(report: Report) -> list[list[Any]]:
 
 def _row(label: str, c: Any) -> list[Any]:
     d = c.to_dict()
-    return [printable(label), printable(c.layer_type or "-"), c.layers or "-", num(d["expected_per_layer"]), num(c.expected),
-            num(c.actual), _diff(c.actual - c.expected)]
+    return [
+        printable(label),
+        printable(c.layer_type or "-"),
+        c.layers or "-",
+        num(d["expected_per_layer"]),
+        num(c.expected),
+        num(c.actual),
+        _diff(c.actual - c.expected),
+    ]
 
 
 def _diff(delta: int) -> str:

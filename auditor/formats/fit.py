@@ -9,8 +9,15 @@ from typing import Any
 MIN_WRAP = 12  # a wrapped column keeps at least this many characters per line
 
 
-def fit_table(rows: Sequence[Sequence[Any]], headers: Sequence[str], *, width: int | None,
-              colalign: Sequence[str] | None = None, drop: Sequence[str] = (), wrap: str | None = None) -> str:
+def fit_table(
+    rows: Sequence[Sequence[Any]],
+    headers: Sequence[str],
+    *,
+    width: int | None,
+    colalign: Sequence[str] | None = None,
+    drop: Sequence[str] = (),
+    wrap: str | None = None,
+) -> str:
     """``rows`` under ``headers`` (tabulate's "simple" format, numbers as the strings given) at most ``width``
     columns wide: the whole table when it fits (or ``width`` is None); else the columns named in ``drop`` are left
     out in that order until it fits, then column ``wrap`` is wrapped onto several lines. Only what does not fit
@@ -20,8 +27,13 @@ def fit_table(rows: Sequence[Sequence[Any]], headers: Sequence[str], *, width: i
     def render(keep: list[int], wrap_at: int | None = None) -> str:
         align = [colalign[i] for i in keep] if colalign else None
         limits = [wrap_at if wrap_at is not None and headers[i] == wrap else None for i in keep]
-        return tabulate([[row[i] for i in keep] for row in rows], headers=[headers[i] for i in keep],
-                        disable_numparse=True, colalign=align, maxcolwidths=limits if wrap_at is not None else None)
+        return tabulate(
+            [[row[i] for i in keep] for row in rows],
+            headers=[headers[i] for i in keep],
+            disable_numparse=True,
+            colalign=align,
+            maxcolwidths=limits if wrap_at is not None else None,
+        )
 
     keep = list(range(len(headers)))
     text = render(keep)

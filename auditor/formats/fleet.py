@@ -34,8 +34,8 @@ class Row:
     parameters: int | None
     verdict: str
     exit_code: int
-    root: str          # the root finding ("code: message") or the error; "" for a pass
-    html: str | None   # the target's own page, relative to where the fleet page is written
+    root: str  # the root finding ("code: message") or the error; "" for a pass
+    html: str | None  # the target's own page, relative to where the fleet page is written
 
 
 @dataclass(frozen=True)
@@ -61,8 +61,11 @@ def fleet_of(docs: Sequence[dict[str, Any]], *, source: str = "", page_dir: str 
             last.pop(fleet["target"], None)
             last[fleet["target"]] = doc
     rows = [_row(doc, page_dir) for doc in last.values()]
-    counts = {"verdict": Counter(r.verdict for r in rows), "kind": Counter(r.kind for r in rows),
-              "family": Counter(r.family for r in rows)}
+    counts = {
+        "verdict": Counter(r.verdict for r in rows),
+        "kind": Counter(r.kind for r in rows),
+        "family": Counter(r.family for r in rows),
+    }
     return Fleet(rows, summary, source, counts)
 
 
@@ -77,9 +80,16 @@ def _row(doc: dict[str, Any], page_dir: str | None) -> Row:
     if isinstance(html, str) and page_dir is not None:
         html = os.path.relpath(html, page_dir)
     code = doc.get("exit_code")
-    return Row(str(fleet["target"]), str(kind.get("kind") or ("-" if verdict == "error" else "?")), family,
-               totals.get("parameters") if isinstance(totals.get("parameters"), int) else None, verdict,
-               code if isinstance(code, int) else 4, _root(doc), html if isinstance(html, str) else None)
+    return Row(
+        str(fleet["target"]),
+        str(kind.get("kind") or ("-" if verdict == "error" else "?")),
+        family,
+        totals.get("parameters") if isinstance(totals.get("parameters"), int) else None,
+        verdict,
+        code if isinstance(code, int) else 4,
+        _root(doc),
+        html if isinstance(html, str) else None,
+    )
 
 
 def _root(doc: dict[str, Any]) -> str:
@@ -111,8 +121,10 @@ def _headline(fleet: Fleet) -> str:
 
 # -- terminal --------------------------------------------------------------------------------------------------
 
+
 def format_table(fleet: Fleet, width: int = 120) -> str:
     from tabulate import tabulate
+
     out = [_headline(fleet), ""]
     for what in ("kind", "family"):
         counts = ", ".join(f"{printable(k)} {n:,}" for k, n in fleet.counts[what].most_common(12))
@@ -121,29 +133,40 @@ def format_table(fleet: Fleet, width: int = 120) -> str:
     out.append("")
     ordered = _ordered(fleet.rows)
     # the target and the root finding share what kind, parameters and verdict (~45 columns) leave
-    target_width = min(48, max(16, (width - 45) // 2), max([len("target")] + [len(printable(r.target)) for r in ordered]))
-    cells = [[_clip_start(printable(r.target), target_width), printable(r.kind),
-              human(r.parameters) if r.parameters is not None else "-", r.verdict.upper()] for r in ordered]
+    target_width = min(
+        48, max(16, (width - 45) // 2), max([len("target")] + [len(printable(r.target)) for r in ordered])
+    )
+    cells = [
+        [
+            _clip_start(printable(r.target), target_width),
+            printable(r.kind),
+            human(r.parameters) if r.parameters is not None else "-",
+            r.verdict.upper(),
+        ]
+        for r in ordered
+    ]
     headers = ["target", "kind", "parameters", "verdict"]
     used = max(len(line) for line in tabulate(cells or [headers], headers=headers, disable_numparse=True).splitlines())
     # the root finding takes what the other columns leave (tabulate pads it by 2 and puts 2 spaces before it)
     room = max(12, width - used - 4)
     rows = [[*row, _clip(printable(r.root), room)] for row, r in zip(cells, ordered)]
-    out.append(tabulate(rows, headers=["target", "kind", "parameters", "verdict", "root finding"],
-                        disable_numparse=True))
+    out.append(
+        tabulate(rows, headers=["target", "kind", "parameters", "verdict", "root finding"], disable_numparse=True)
+    )
     return "\n".join(out) + "\n"
 
 
 def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[:width - 3] + "..."
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _clip_start(text: str, width: int) -> str:
     """A long target keeps its end (the model's own name), not the folders above it."""
-    return text if len(text) <= width else "..." + text[-(width - 3):]
+    return text if len(text) <= width else "..." + text[-(width - 3) :]
 
 
 # -- Markdown --------------------------------------------------------------------------------------------------
+
 
 def format_markdown(fleet: Fleet) -> str:
     v = fleet.counts["verdict"]
@@ -157,11 +180,14 @@ def format_markdown(fleet: Fleet) -> str:
         out += ["| target | kind | parameters | verdict | root finding |", "|---|---|---:|---|---|"]
         for r in failing[:MARKDOWN_ROWS]:
             params = human(r.parameters) if r.parameters is not None else "-"
-            out.append(f"| {markdown(r.target)} | {markdown(r.kind)} | {params} | {r.verdict.upper()} | {markdown(_clip(r.root, 200))} |")
+            out.append(
+                f"| {markdown(r.target)} | {markdown(r.kind)} | {params} | {r.verdict.upper()} | {markdown(_clip(r.root, 200))} |"
+            )
         if len(failing) > MARKDOWN_ROWS:
-            out.append(f"\n... and {len(failing) - MARKDOWN_ROWS:,} more failing targets (`st-audit report FILE` shows all)")
+            out.append(
+                f"\n... and {len(failing) - MARKDOWN_ROWS:,} more failing targets (`st-audit report FILE` shows all)"
+            )
     return "\n".join(out) + "\n"
-
 
 
 # -- HTML ------------------------------------------------------------------------------------------------------
@@ -197,6 +223,7 @@ rows.forEach(function(r){b.appendChild(r)})});apply()})();
 
 def format_html(fleet: Fleet) -> str:
     from ..core.version import __version__
+
     v = fleet.counts["verdict"]
 
     def counts(what: str) -> str:
@@ -209,26 +236,31 @@ def format_html(fleet: Fleet) -> str:
         if r.html:
             target = f'<a href="{escape(r.html, quote=True)}">{target}</a>'
         params = human(r.parameters) if r.parameters is not None else "-"
-        rows.append(f'<tr data-verdict="{r.verdict}"><td>{target}</td><td>{escape(r.kind)}</td>'
-                    f'<td>{escape(r.family)}</td><td class="n" data-key="{r.parameters or 0}">{params}</td>'
-                    f'<td data-key="{r.verdict}"><span class="v {r.verdict}">{r.verdict.upper()}</span></td>'
-                    f'<td>{escape(r.root)}</td></tr>')
+        rows.append(
+            f'<tr data-verdict="{r.verdict}"><td>{target}</td><td>{escape(r.kind)}</td>'
+            f'<td>{escape(r.family)}</td><td class="n" data-key="{r.parameters or 0}">{params}</td>'
+            f'<td data-key="{r.verdict}"><span class="v {r.verdict}">{r.verdict.upper()}</span></td>'
+            f"<td>{escape(r.root)}</td></tr>"
+        )
     summary = fleet.summary or {}
     took = f" &middot; {summary['seconds']:.1f} s" if isinstance(summary.get("seconds"), (int, float)) else ""
     options = "".join(f'<option value="{w}">{w} ({v[w]:,})</option>' for w in ("fail", "error", "pass"))
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="color-scheme" '
-            f'content="light dark"><title>st-audit fleet: {escape(fleet.source)}</title><style>{_FLEET_CSS}</style>'
-            f'</head><body><h1>{escape(_headline(fleet))}</h1><div class="muted">{escape(fleet.source)}{took}</div>'
-            f'<div class="counts"><div><b>by verdict</b><table>'
-            + "".join(f'<tr><td><span class="v {w}">{w.upper()}</span></td><td>{v[w]:,}</td></tr>' for w in
-                      ("pass", "fail", "error"))
-            + f'</table></div>{counts("kind")}{counts("family")}</div>'
-            f'<div class="controls"><input id="q" type="search" placeholder="filter: target, kind, family, finding" '
-            f'aria-label="filter"><select id="verdict" aria-label="verdict"><option value="">all verdicts</option>'
-            f'{options}</select><span class="muted"><span id="shown">{len(rows)}</span> shown</span></div>'
-            f'<table id="rows"><thead><tr><th>target</th><th>kind</th><th>family</th><th>parameters</th>'
-            f'<th>verdict</th><th>root finding</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
-            f'<footer class="muted">st-audit {escape(__version__)}; self-contained page (nothing fetched).</footer>'
-            f'<script>{_FLEET_JS}</script></body></html>\n')
-
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="color-scheme" '
+        f'content="light dark"><title>st-audit fleet: {escape(fleet.source)}</title><style>{_FLEET_CSS}</style>'
+        f'</head><body><h1>{escape(_headline(fleet))}</h1><div class="muted">{escape(fleet.source)}{took}</div>'
+        f'<div class="counts"><div><b>by verdict</b><table>'
+        + "".join(
+            f'<tr><td><span class="v {w}">{w.upper()}</span></td><td>{v[w]:,}</td></tr>'
+            for w in ("pass", "fail", "error")
+        )
+        + f"</table></div>{counts('kind')}{counts('family')}</div>"
+        f'<div class="controls"><input id="q" type="search" placeholder="filter: target, kind, family, finding" '
+        f'aria-label="filter"><select id="verdict" aria-label="verdict"><option value="">all verdicts</option>'
+        f'{options}</select><span class="muted"><span id="shown">{len(rows)}</span> shown</span></div>'
+        f'<table id="rows"><thead><tr><th>target</th><th>kind</th><th>family</th><th>parameters</th>'
+        f"<th>verdict</th><th>root finding</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        f'<footer class="muted">st-audit {escape(__version__)}; self-contained page (nothing fetched).</footer>'
+        f"<script>{_FLEET_JS}</script></body></html>\n"
+    )

@@ -40,8 +40,7 @@ def file_rows(report: Report) -> list[tuple[str, str, str, str]]:
         unread = fs.name in report.lost.files or not fs.ok and not fs.tensors
         held = lost_tensors.get(fs.name)
         tensors = f"{fs.tensors:,}" if not unread else (f"{held:,} not checked" if held else "not read")
-        rows.append((fs.name, "unread" if unread else "", size(fs.size) if fs.size is not None else "",
-                     tensors))
+        rows.append((fs.name, "unread" if unread else "", size(fs.size) if fs.size is not None else "", tensors))
     seen = {fs.name for fs in report.files}
     for name in report.lost.files:
         if name not in seen:
@@ -76,29 +75,45 @@ def files_view(report: Report, uid: str = "r", anchor: str = "") -> str:
         found = naming.get(name, [])
         sev = _worst(found)
         dot = f'<span class="dot {sev}" title="{sev}"></span>' if sev else ""
-        tag = {"unread": ' <span class="tag-missing">not read</span>',
-               "absent": ' <span class="tag-missing">missing</span>', "other": "", "": ""}.get(
-            state, f' <span class="muted">{escape(state)}</span>')
-        codes = "".join(f'<span class="fcode {f.severity}" title="{escape(f.message)}">{escape(f.code)}</span>'
-                        for f in found)
+        tag = {
+            "unread": ' <span class="tag-missing">not read</span>',
+            "absent": ' <span class="tag-missing">missing</span>',
+            "other": "",
+            "": "",
+        }.get(state, f' <span class="muted">{escape(state)}</span>')
+        codes = "".join(
+            f'<span class="fcode {f.severity}" title="{escape(f.message)}">{escape(f.code)}</span>' for f in found
+        )
         cls = " missing" if state == "absent" else " unread" if state == "unread" else ""
         if fold and not found and not state:
             cls += " quiet"
             quiet += 1
-        body.append(f'<tr class="file{cls}" id="{uid}-f{i}" data-file="{escape(name)}" data-sev="{sev or "none"}">'
-                    f'<td class="mark">{dot}</td><td><code>{escape(name)}</code>{tag}</td>'
-                    f'<td class="n">{shown_size}</td><td class="n">{tensors}</td><td>{codes}</td></tr>')
+        body.append(
+            f'<tr class="file{cls}" id="{uid}-f{i}" data-file="{escape(name)}" data-sev="{sev or "none"}">'
+            f'<td class="mark">{dot}</td><td><code>{escape(name)}</code>{tag}</td>'
+            f'<td class="n">{shown_size}</td><td class="n">{tensors}</td><td>{codes}</td></tr>'
+        )
     flagged = sum(1 for name, *_ in rows if naming.get(name))
-    note = f'{flagged:,} named by a finding' if flagged else "no finding names a file"
+    note = f"{flagged:,} named by a finding" if flagged else "no finding names a file"
     unread = any(state in ("unread", "absent") for _, state, _, _ in rows)
-    why = (' A file that could not be read leaves its tensors &ldquo;not checked&rdquo; in the tree (dashed in the '
-           'layer bars).' if unread else "")
+    why = (
+        " A file that could not be read leaves its tensors &ldquo;not checked&rdquo; in the tree (dashed in the "
+        "layer bars)."
+        if unread
+        else ""
+    )
     others = "other " if quiet < len(rows) else ""
-    toggle = (f'<input type="checkbox" class="showall" id="{uid}-allfiles"><label for="{uid}-allfiles"> show the '
-              f'{quiet:,} {others}files (nothing is said about them)</label>' if quiet else "")
+    toggle = (
+        f'<input type="checkbox" class="showall" id="{uid}-allfiles"><label for="{uid}-allfiles"> show the '
+        f"{quiet:,} {others}files (nothing is said about them)</label>"
+        if quiet
+        else ""
+    )
     table_cls = "files quietall" if quiet == len(rows) else "files"
     ident = f' id="{anchor}"' if anchor else ""
-    return (f'<h2{ident}>Files</h2><p class="muted">'
-            f'{len(report.files):,} audited; {note}.{why}</p>{toggle}'
-            f'<table class="{table_cls}"><tr><th></th><th>file</th><th class="n">size</th><th class="n">tensors</th>'
-            f'<th>findings</th></tr>{"".join(body)}</table>')
+    return (
+        f'<h2{ident}>Files</h2><p class="muted">'
+        f"{len(report.files):,} audited; {note}.{why}</p>{toggle}"
+        f'<table class="{table_cls}"><tr><th></th><th>file</th><th class="n">size</th><th class="n">tensors</th>'
+        f"<th>findings</th></tr>{''.join(body)}</table>"
+    )

@@ -19,6 +19,7 @@ def size(n: int) -> str:
             return f"{n / step:.2f} {unit}"
     return f"{n:,} B"
 
+
 MAX_STACKS = 3  # per-layer charts per checkpoint: the decoder, a vision tower, an encoder ...
 
 
@@ -63,16 +64,27 @@ def where_parameters_go(report: Report, root: Node, anchor: str = "") -> str:
     total = sum(e for _, e, _ in slices)
 
     def row(i: int, label: str, e: int, s: int) -> str:
-        compared = f'<td class="n">{_num(e)}</td><td class="n">{_num(s)}</td><td class="n">{_delta(s - e)}</td>' \
-            if formula else f'<td class="n">{_num(s)}</td>'
-        return (f'<tr><td><span class="swatch" style="background:{colour(i)}"></span>{escape(label)}</td>{compared}'
-                f'<td class="n">{e / total if total else 0:.1%}</td></tr>')
+        compared = (
+            f'<td class="n">{_num(e)}</td><td class="n">{_num(s)}</td><td class="n">{_delta(s - e)}</td>'
+            if formula
+            else f'<td class="n">{_num(s)}</td>'
+        )
+        return (
+            f'<tr><td><span class="swatch" style="background:{colour(i)}"></span>{escape(label)}</td>{compared}'
+            f'<td class="n">{e / total if total else 0:.1%}</td></tr>'
+        )
+
     rows = "".join(row(i, label, e, s) for i, (label, e, s) in enumerate(slices))
-    head = ('<th class="n">expected</th><th class="n">stored</th><th class="n">difference</th>' if formula
-            else '<th class="n">stored</th>')
+    head = (
+        '<th class="n">expected</th><th class="n">stored</th><th class="n">difference</th>'
+        if formula
+        else '<th class="n">stored</th>'
+    )
     legend = f'<table class="legend"><tr><th></th>{head}<th class="n">share</th></tr>{rows}</table>'
-    parts = [f'<div class="chart"><h3>{title}</h3><div class="donutbox">'
-             f'{donut([(label, e) for label, e, _ in slices], human(total))}{legend}</div></div>']
+    parts = [
+        f'<div class="chart"><h3>{title}</h3><div class="donutbox">'
+        f"{donut([(label, e) for label, e, _ in slices], human(total))}{legend}</div></div>"
+    ]
     by_dtype = report.totals.by_dtype
     if by_dtype:
         bars = [(d, row.bytes, f"{size(row.bytes)}, {row.tensors:,} tensors") for d, row in by_dtype.items()]
@@ -131,30 +143,42 @@ def per_layer(report: Report, root: Node, uid: str, anchor: str = "") -> str:
             else:
                 status = "ok"  # a note (scales stored, buffers) does not make a layer wrong
             bars.append(LayerBar(i, value, expected if i < declared else None, status, kind))
-        legend = "".join(f'<span><span class="swatch" style="background:{colour(k)}"></span>{escape(name)}: '
-                         f'{layers:,} layers x {"varies" if per is None else _num(per)}</span>'
-                         for k, (name, (layers, per)) in enumerate(mine.items()))
+        legend = "".join(
+            f'<span><span class="swatch" style="background:{colour(k)}"></span>{escape(name)}: '
+            f"{layers:,} layers x {'varies' if per is None else _num(per)}</span>"
+            for k, (name, (layers, per)) in enumerate(mine.items())
+        )
         flagged = sorted({b.index for b in bars if b.status in DIFFERS})
         unread = [b.index for b in bars if b.status == "unchecked"]
         beyond = [b.index for b in bars if b.status == "beyond"]
-        note = (f'<p class="tag-unchecked">Layers not checked (their file could not be read): '
-                f'{_ranges(set(unread))}</p>' if unread else "")
+        note = (
+            f'<p class="tag-unchecked">Layers not checked (their file could not be read): {_ranges(set(unread))}</p>'
+            if unread
+            else ""
+        )
         if flagged:
             one = len(flagged) == 1
-            note += (f'<p class="differ">{len(flagged):,} of {declared:,} layers {"differs" if one else "differ"}: '
-                     f'{"layer" if one else "layers"} <b>{_ranges(set(flagged))}</b></p>')
+            note += (
+                f'<p class="differ">{len(flagged):,} of {declared:,} layers {"differs" if one else "differ"}: '
+                f"{'layer' if one else 'layers'} <b>{_ranges(set(flagged))}</b></p>"
+            )
         elif not unread and names:
             note += '<p class="muted">Every layer holds what its formula expects.</p>'
         if beyond:
             mtp = mtp_layers(report, stack)
-            what = ("the multi-token-prediction module, counted apart" if set(beyond) <= mtp else
-                    "no finding is about them")
-            note += (f'<p class="muted">{"Layer" if len(beyond) == 1 else "Layers"} {_ranges(set(beyond))} '
-                     f'{"is" if len(beyond) == 1 else "are"} beyond config.json\'s {declared:,} layers: {what}.</p>')
+            what = (
+                "the multi-token-prediction module, counted apart" if set(beyond) <= mtp else "no finding is about them"
+            )
+            note += (
+                f'<p class="muted">{"Layer" if len(beyond) == 1 else "Layers"} {_ranges(set(beyond))} '
+                f"{'is' if len(beyond) == 1 else 'are'} beyond config.json's {declared:,} layers: {what}.</p>"
+            )
         line = " (the line: expected)" if any(b.expected is not None for b in bars) else ""
-        out.append(f'<div class="chart"><h3><code>{escape(stack.label)}</code>: {len(bars):,} layers, {counted}'
-                   f'{line}</h3>{layer_bars(bars, names, uid=f"{uid}-{n}", counted="encoded" if encoded else "stored")}'
-                   f'<div class="legend">{legend}{_bar_key({b.status for b in bars})}</div>{note}</div>')
+        out.append(
+            f'<div class="chart"><h3><code>{escape(stack.label)}</code>: {len(bars):,} layers, {counted}'
+            f"{line}</h3>{layer_bars(bars, names, uid=f'{uid}-{n}', counted='encoded' if encoded else 'stored')}"
+            f'<div class="legend">{legend}{_bar_key({b.status for b in bars})}</div>{note}</div>'
+        )
     return "".join(out)
 
 
@@ -163,9 +187,13 @@ DIFFERS = frozenset({"differs", "missing", "error", "warning"})
 
 
 # what a bar's look means, said only for the looks a chart has
-BAR_KEY = (("missing", "hatched: missing"), ("unchecked", "dashed: not checked"),
-           ("differs|warning", "amber: differs or warning"), ("error", "red: error"),
-           ("beyond", "grey: beyond config.json"))
+BAR_KEY = (
+    ("missing", "hatched: missing"),
+    ("unchecked", "dashed: not checked"),
+    ("differs|warning", "amber: differs or warning"),
+    ("error", "red: error"),
+    ("beyond", "grey: beyond config.json"),
+)
 
 
 def _bar_key(statuses: set[str]) -> str:
@@ -173,8 +201,9 @@ def _bar_key(statuses: set[str]) -> str:
     return f'<span class="muted">{"; ".join(said)}</span>' if said else ""
 
 
-def _assign(found: list[Node], kinds: dict[str, tuple[int, int | None]]
-            ) -> list[tuple[Node, dict[str, tuple[int, int | None]]]]:
+def _assign(
+    found: list[Node], kinds: dict[str, tuple[int, int | None]]
+) -> list[tuple[Node, dict[str, tuple[int, int | None]]]]:
     """(stack, its layer types), the stacks with types first, at most ``MAX_STACKS``. A type goes to the largest
     stack of its count; the types left, together, to the largest stack of their summed count (hybrid), else to
     the largest stack. Index runs with holes no type explains (``mlp.{0,2}``: a Sequential around an activation)
@@ -225,37 +254,46 @@ def tree_view(root: Node, total: int, anchors: dict[int, str] | None = None, anc
     id ``anchors`` gives it, and each leaf its template and index values (``data-t``, ``data-ix``) for the page's
     search over tensor names."""
     anchors = anchors or {}
-    head = ('<div class="row head"><span>module</span><span class="n">parameters</span><span>share</span>'
-            '<span class="n">bytes</span><span class="n">tensors</span></div>')
+    head = (
+        '<div class="row head"><span>module</span><span class="n">parameters</span><span>share</span>'
+        '<span class="n">bytes</span><span class="n">tensors</span></div>'
+    )
     body = "".join(_node(c, total, 1, anchors) for c in root.children.values())
-    return (f'<h2{_id(anchor)}>Module tree</h2><div class="treebox"><div class="toolbar"><button data-tree="all">'
-            'expand all</button><button data-tree="none">collapse all</button><button data-tree="findings">open '
-            'findings</button><span class="muted">numbers are stored parameters; n x: a repeated module; the search '
-            f'box at the top filters it by tensor name</span></div><div class="tree">{head}{body}</div></div>')
+    return (
+        f'<h2{_id(anchor)}>Module tree</h2><div class="treebox"><div class="toolbar"><button data-tree="all">'
+        'expand all</button><button data-tree="none">collapse all</button><button data-tree="findings">open '
+        'findings</button><span class="muted">numbers are stored parameters; n x: a repeated module; the search '
+        f'box at the top filters it by tensor name</span></div><div class="tree">{head}{body}</div></div>'
+    )
 
 
 def _row(node: Node, total: int, extra: str = "") -> str:
     share = node.parameters / total if total else 0
     rep = f'<span class="rep">{node.repeat:,} x</span>' if node.repeat > 1 else ""
     dot = f'<span class="dot {node.severity}" title="{node.severity}"></span>' if node.severity else ""
-    missing = (f'<span class="tag-missing"> {node.missing:,} missing</span>' if node.missing else "")
+    missing = f'<span class="tag-missing"> {node.missing:,} missing</span>' if node.missing else ""
     if node.missing_pattern and node.dtype is not None:
         missing += f' <code class="tag-missing">{escape(node.missing_pattern)}</code>'
     absent = node.missing_values - node.unchecked_values
     if absent and node.values:
         missing += f'<span class="tag-missing"> (index {_ranges(absent)} absent)</span>'
     if node.unchecked and (node.dtype is not None or not node.is_leaf):
-        missing += (f'<span class="tag-unchecked" title="{UNREAD}"> {node.unchecked:,} not checked'
-                    + (f' (index {_ranges(node.unchecked_values)})' if node.unchecked_values and node.values else "")
-                    + '</span>')
-    return (f'<div class="name"><code>{escape(node.label)}</code>{rep}{extra}{missing}{dot}</div>'
-            f'<span class="n">{_num(node.parameters)}</span>'
-            f'<div class="share"><i style="width:{share * 100:.2f}%"></i><b>{share:.2%}</b></div>'
-            f'<span class="n">{size(node.bytes)}</span><span class="n">{_num(node.tensors)}</span>')
+        missing += (
+            f'<span class="tag-unchecked" title="{UNREAD}"> {node.unchecked:,} not checked'
+            + (f" (index {_ranges(node.unchecked_values)})" if node.unchecked_values and node.values else "")
+            + "</span>"
+        )
+    return (
+        f'<div class="name"><code>{escape(node.label)}</code>{rep}{extra}{missing}{dot}</div>'
+        f'<span class="n">{_num(node.parameters)}</span>'
+        f'<div class="share"><i style="width:{share * 100:.2f}%"></i><b>{share:.2%}</b></div>'
+        f'<span class="n">{size(node.bytes)}</span><span class="n">{_num(node.tensors)}</span>'
+    )
 
 
 def _ranges(values: set[int]) -> str:
     from ..inventory.groups import ranges
+
     return ranges(values)
 
 
@@ -267,15 +305,19 @@ def _node(node: Node, total: int, depth: int, anchors: dict[int, str]) -> str:
     ident = f' id="{anchors[id(node)]}"' if id(node) in anchors else ""
     if node.is_leaf:
         if node.dtype is None:
-            extra = (f' <span class="tag-unchecked" title="{UNREAD}">not checked</span>' if unread else
-                     ' <span class="tag-missing">missing</span>')
+            extra = (
+                f' <span class="tag-unchecked" title="{UNREAD}">not checked</span>'
+                if unread
+                else ' <span class="tag-missing">missing</span>'
+            )
         else:
-            extra = (f' <span class="badge">{node.dtype} [{", ".join(map(str, node.shape or ()))}]</span>'
-                     + "".join(f' <span class="{"tag-unexplained" if c == "unexplained" else "badge"}">{escape(c)}'
-                               f' x{n:,}</span>' for c, n in node.categories.items()))
+            extra = f' <span class="badge">{node.dtype} [{", ".join(map(str, node.shape or ()))}]</span>' + "".join(
+                f' <span class="{"tag-unexplained" if c == "unexplained" else "badge"}">{escape(c)} x{n:,}</span>'
+                for c, n in node.categories.items()
+            )
         codes = f' title="{escape(", ".join(sorted(node.codes)))}"' if node.codes else ""
         cls = "row leaf" + ((" unchecked" if unread else " missing") if node.dtype is None else "")
-        search = (f' data-t="{escape(node.template or "")}" data-ix="{"|".join(_ranges(a) for a in node.axes)}"')
+        search = f' data-t="{escape(node.template or "")}" data-ix="{"|".join(_ranges(a) for a in node.axes)}"'
         return f'<div class="{cls}"{ident}{search}{codes}>{_row(node, total, extra)}</div>'
     flagged = " flagged" if node.severity else ""
     # open: the first two levels, a module that is its parent's only child (``base_model.model.model``), and the
@@ -284,17 +326,23 @@ def _node(node: Node, total: int, depth: int, anchors: dict[int, str]) -> str:
     opened = depth <= 2 or only or node.severity in ("error", "warning")
     missing = (" unchecked" if unread else " missing") if node.tensors == 0 else ""
     kids = "".join(_node(c, total, depth + 1, anchors) for c in node.children.values())
-    return (f'<details class="node{flagged}"{ident}{" open" if opened else ""}><summary class="row{missing}">'
-            f'{_row(node, total)}</summary><div class="kids">{kids}</div></details>')
+    return (
+        f'<details class="node{flagged}"{ident}{" open" if opened else ""}><summary class="row{missing}">'
+        f'{_row(node, total)}</summary><div class="kids">{kids}</div></details>'
+    )
 
 
 def section_slices(report: CompositeReport) -> str:
     """A pipeline's donut: each section's stored parameters."""
     slices = [(s.part.name, int(s.report.total_counts()["parameters"])) for s in report.sections]
     total = sum(v for _, v in slices)
-    rows = "".join(f'<tr><td><span class="swatch" style="background:{colour(i)}"></span>{escape(name)}</td>'
-                   f'<td class="n">{_num(v)}</td><td class="n">{v / total if total else 0:.1%}</td></tr>'
-                   for i, (name, v) in enumerate(slices))
-    return (f'<h2>Where the parameters go</h2><div class="charts"><div class="chart"><h3>Parameters by section '
-            f'(stored)</h3><div class="donutbox">{donut(slices, human(total))}<table><tr><th></th><th class="n">'
-            f'parameters</th><th class="n">share</th></tr>{rows}</table></div></div></div>')
+    rows = "".join(
+        f'<tr><td><span class="swatch" style="background:{colour(i)}"></span>{escape(name)}</td>'
+        f'<td class="n">{_num(v)}</td><td class="n">{v / total if total else 0:.1%}</td></tr>'
+        for i, (name, v) in enumerate(slices)
+    )
+    return (
+        f'<h2>Where the parameters go</h2><div class="charts"><div class="chart"><h3>Parameters by section '
+        f'(stored)</h3><div class="donutbox">{donut(slices, human(total))}<table><tr><th></th><th class="n">'
+        f'parameters</th><th class="n">share</th></tr>{rows}</table></div></div></div>'
+    )

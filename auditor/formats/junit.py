@@ -28,12 +28,14 @@ if TYPE_CHECKING:
 MAX_NAMES = 1000
 # a check that runs only when asked for (core/codes.toml ``needs``) and why it did not run
 NEEDS = {code: d["needs"] for code, d in CODE_DATA.items() if "needs" in d}
-NOT_RUN = {"content": "not run: only `st-audit verify` reads the tensor data",
-           "digests": "not run: no expected digests (verify a Hugging Face cache snapshot, or pass --against)",
-           "listing": "not run: no Hub listing to compare the files with (verify --against ORG/NAME)",
-           "lock": "not run: no lock to compare with (--lock FILE, or the policy's lock)",
-           "policy": "not run: no policy rule (st-audit.toml, or flags such as --expect-parameters)",
-           "variants": "not run: only an alternate variant is compared with the counted weights (its own suite)"}
+NOT_RUN = {
+    "content": "not run: only `st-audit verify` reads the tensor data",
+    "digests": "not run: no expected digests (verify a Hugging Face cache snapshot, or pass --against)",
+    "listing": "not run: no Hub listing to compare the files with (verify --against ORG/NAME)",
+    "lock": "not run: no lock to compare with (--lock FILE, or the policy's lock)",
+    "policy": "not run: no policy rule (st-audit.toml, or flags such as --expect-parameters)",
+    "variants": "not run: only an alternate variant is compared with the counted weights (its own suite)",
+}
 # characters XML 1.0 cannot carry at all (a hostile header may put them in tensor names)
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
@@ -61,8 +63,10 @@ def format_report(report: Report) -> str:
     skips the checks that did not run on it."""
     target = printable(report.target)
     suites = [_checkpoint_suite(report, f"st-audit {target}")]
-    suites += [_checkpoint_suite(a.report, f"st-audit {target} :: variant {printable(a.variant)}", a.variant)
-               for a in report.alternates]
+    suites += [
+        _checkpoint_suite(a.report, f"st-audit {target} :: variant {printable(a.variant)}", a.variant)
+        for a in report.alternates
+    ]
     return document(suites)
 
 
@@ -70,15 +74,28 @@ def _checkpoint_suite(report: Report, name: str, variant: str | None = None) -> 
     """The suite of one checkpoint's weights (the counted ones, or an alternate ``variant``), under its own
     ``checks``."""
     t = report.totals
-    props = (("target", report.target), ("verdict", report.counted_verdict), ("fail_on", report.fail_on),
-             ("tensors", str(t.tensors)), ("parameters", str(t.parameters)), ("bytes", str(t.bytes)),
-             ("expected_parameters", str(report.reconciliation.expected_parameters)),
-             *((("variant", variant),) if variant is not None else ()))
+    props = (
+        ("target", report.target),
+        ("verdict", report.counted_verdict),
+        ("fail_on", report.fail_on),
+        ("tensors", str(t.tensors)),
+        ("parameters", str(t.parameters)),
+        ("bytes", str(t.bytes)),
+        ("expected_parameters", str(report.reconciliation.expected_parameters)),
+        *((("variant", variant),) if variant is not None else ()),
+    )
     return suite(name, report.findings, report.ignored_codes, report.fail_on, report.checks, props)
 
 
-def suite(name: str, findings: list[Finding], ignored: tuple[str, ...], fail_on: str, checks: frozenset[str],
-          props: tuple[tuple[str, str], ...] = (), codes: list[str] | None = None) -> ET.Element:
+def suite(
+    name: str,
+    findings: list[Finding],
+    ignored: tuple[str, ...],
+    fail_on: str,
+    checks: frozenset[str],
+    props: tuple[tuple[str, str], ...] = (),
+    codes: list[str] | None = None,
+) -> ET.Element:
     """One ``<testsuite>``: a test case per check of ``codes`` (default: every code), judged from ``findings``;
     ``name`` as shown (its checkpoint text already ``printable``)."""
     threshold = None if fail_on == "never" else SEVERITY_RANK[fail_on]
@@ -102,17 +119,34 @@ def suite(name: str, findings: list[Finding], ignored: tuple[str, ...], fail_on:
             failing = [f for f in found if threshold is not None and SEVERITY_RANK[f.severity] >= threshold]
             if failing:
                 failures += 1
-                el = ET.SubElement(case, "failure", {"type": code, "message": _clean(
-                    printable(failing[0].message) if len(failing) == 1
-                    else f"{len(failing)} findings: {printable(failing[0].message)}")})
+                el = ET.SubElement(
+                    case,
+                    "failure",
+                    {
+                        "type": code,
+                        "message": _clean(
+                            printable(failing[0].message)
+                            if len(failing) == 1
+                            else f"{len(failing)} findings: {printable(failing[0].message)}"
+                        ),
+                    },
+                )
                 el.text = _clean("\n\n".join(_describe(f) for f in failing))
             rest = [f for f in found if f not in failing]
             out = ET.SubElement(case, "system-out")
             out.text = _clean("\n\n".join([meaning] + [_describe(f) for f in rest]))
         cases.append(case)
-    element = ET.Element("testsuite", {"name": _clean(name), "tests": str(len(cases)),
-                                       "failures": str(failures), "errors": "0", "skipped": str(skipped),
-                                       "time": "0"})
+    element = ET.Element(
+        "testsuite",
+        {
+            "name": _clean(name),
+            "tests": str(len(cases)),
+            "failures": str(failures),
+            "errors": "0",
+            "skipped": str(skipped),
+            "time": "0",
+        },
+    )
     if props:
         properties = ET.SubElement(element, "properties")
         for key, value in props:
@@ -124,8 +158,9 @@ def suite(name: str, findings: list[Finding], ignored: tuple[str, ...], fail_on:
 def error_suite(name: str, message: str) -> ET.Element:
     """A target that could not be audited at all: one test case in ``error`` (exit 3), with why; ``name`` as
     shown."""
-    element = ET.Element("testsuite", {"name": _clean(name), "tests": "1", "failures": "0", "errors": "1",
-                                       "skipped": "0", "time": "0"})
+    element = ET.Element(
+        "testsuite", {"name": _clean(name), "tests": "1", "failures": "0", "errors": "1", "skipped": "0", "time": "0"}
+    )
     case = ET.SubElement(element, "testcase", {"classname": "st-audit", "name": "audit", "time": "0"})
     ET.SubElement(case, "error", {"type": "could-not-audit", "message": _clean(printable(message))})
     return element
@@ -159,8 +194,16 @@ def composite_report(report: CompositeReport, inner_format: Callable[[Any], str]
     own = report.active_findings
     if own:
         codes = list(dict.fromkeys(f.code for f in own))
-        suites.append(suite(f"st-audit {printable(report.target)} :: the whole", report.findings, report.ignored_codes,
-                            report.fail_on, frozenset(), codes=codes))
+        suites.append(
+            suite(
+                f"st-audit {printable(report.target)} :: the whole",
+                report.findings,
+                report.ignored_codes,
+                report.fail_on,
+                frozenset(),
+                codes=codes,
+            )
+        )
     suites += [error_suite(f"st-audit {printable(name)}", why) for name, why in report.could_not]
     return document(suites, f"st-audit {printable(report.target)}")
 

@@ -23,8 +23,10 @@ def policy_line(policy: dict[str, Any] | None) -> str | None:
     if not policy:
         return None
     rules = policy["rules"]
-    return printable(f"policy: {policy['path'] or 'command-line flags'} ({plural(len(rules), 'rule')}: "
-                     f"{', '.join(r['key'] for r in rules)})")
+    return printable(
+        f"policy: {policy['path'] or 'command-line flags'} ({plural(len(rules), 'rule')}: "
+        f"{', '.join(r['key'] for r in rules)})"
+    )
 
 
 def finding_line(f: Finding) -> str:
@@ -54,10 +56,14 @@ def _failing(report: Any, where: str) -> list[tuple[str, Finding]]:
         return []
     own = [(where, f) for f in Judged.failing.fget(report)]  # type: ignore[attr-defined]
     if isinstance(report, Report):
-        return own + [pair for a in report.alternates
-                      for pair in _failing(a.report, f"{where} ({a.variant})" if where else f"({a.variant})")]
-    return own + [pair for s in report.sections
-                  for pair in _failing(s.report, f"{where}/{s.part.name}" if where else s.part.name)]
+        return own + [
+            pair
+            for a in report.alternates
+            for pair in _failing(a.report, f"{where} ({a.variant})" if where else f"({a.variant})")
+        ]
+    return own + [
+        pair for s in report.sections for pair in _failing(s.report, f"{where}/{s.part.name}" if where else s.part.name)
+    ]
 
 
 def root_note(report: Any) -> str:

@@ -21,18 +21,24 @@ from .numbers import counted_label, finding_line, human, policy_line, root_note,
 
 def summary_line(report: CompositeReport) -> str:
     counts = report.severity_counts()
-    found = (f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}, "
-             f"{plural(counts['info'], 'note')}")
+    found = (
+        f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}, {plural(counts['info'], 'note')}"
+    )
     if report.kind.of_targets:  # unrelated models: the run's line, not one model's sum
         verdicts = [s.report.verdict for s in report.sections]
-        outcome = [f"{verdicts.count(v):,} {word}" for v, word in (("pass", "passed"), ("fail", "failed"),
-                                                                  ("error", "could not be audited")) if v in verdicts]
+        outcome = [
+            f"{verdicts.count(v):,} {word}"
+            for v, word in (("pass", "passed"), ("fail", "failed"), ("error", "could not be audited"))
+            if v in verdicts
+        ]
         if report.could_not:
             outcome.append(f"{len(report.could_not):,} could not be audited")
         every = len(report.sections) + len(report.could_not)
         return f"{report.verdict.upper()}: {every:,} targets in all: {', '.join(outcome)}; {found}"
-    return (f"{report.verdict.upper()}: {printable(report.target)} ({printable(kind_line(report.kind.to_dict()))}): "
-            f"{_holds(report)}")
+    return (
+        f"{report.verdict.upper()}: {printable(report.target)} ({printable(kind_line(report.kind.to_dict()))}): "
+        f"{_holds(report)}"
+    )
 
 
 def _holds(report: CompositeReport) -> str:
@@ -41,9 +47,11 @@ def _holds(report: CompositeReport) -> str:
     t = report.total_counts()
     alternates = sum(len(s.report.alternates) for s in report.sections if isinstance(s.report, Report))
     also = f" (+ {plural(alternates, 'variant')} audited, not counted)" if alternates else ""
-    return (f"{plural(len(report.sections), 'section')}{also}, {plural(t['tensors'], 'tensor')}, "
-            f"{plural(t['parameters'], 'parameter')} ({human(t['parameters'])}); {plural(counts['error'], 'error')}, "
-            f"{plural(counts['warning'], 'warning')}, {plural(counts['info'], 'note')}")
+    return (
+        f"{plural(len(report.sections), 'section')}{also}, {plural(t['tensors'], 'tensor')}, "
+        f"{plural(t['parameters'], 'parameter')} ({human(t['parameters'])}); {plural(counts['error'], 'error')}, "
+        f"{plural(counts['warning'], 'warning')}, {plural(counts['info'], 'note')}"
+    )
 
 
 def could_not_lines(report: CompositeReport) -> list[str]:
@@ -69,6 +77,7 @@ def _unread(report: Any) -> str | None:
     """The root cause's code when none of a section's tensors could be read (its files are Git LFS pointers,
     truncated, not safetensors) and nothing else failed: such a section's full report says nothing more."""
     from ..report.rootcause import ROOT_CODES
+
     if not isinstance(report, Report) or report.totals.tensors:
         return None
     codes = {f.code for f in report.failing}
@@ -101,8 +110,10 @@ def format_sections(report: CompositeReport, inner: Callable[[Any], str], *, as_
     for code in dict.fromkeys(unread.values()):  # one root cause shared by several sections is said once
         alike = [s for s in report.sections if unread.get(id(s)) == code]
         first = next(f for f in alike[0].report.failing if f.code == code)
-        out.append(f"{'## ' if md else '=== '}{plural(len(alike), 'section')} with no readable weights "
-                   f"({code}){'' if md else ' ==='}")
+        out.append(
+            f"{'## ' if md else '=== '}{plural(len(alike), 'section')} with no readable weights "
+            f"({code}){'' if md else ' ==='}"
+        )
         out.append(f"{'- ' if md else '  '}{', '.join(shown(s.part.name) for s in alike)}")
         out.append(f"{'- ' if md else '  '}e.g. {shown(first.message)}")
         out.append("")
@@ -116,8 +127,9 @@ def format_sections(report: CompositeReport, inner: Callable[[Any], str], *, as_
     findings = report.active_findings
     if findings:
         out.append("findings about the whole:")
-        out += [f"- {f.severity.upper()} `{f.code}`: {markdown(f.message)}" if md else finding_line(f)
-                for f in findings]
+        out += [
+            f"- {f.severity.upper()} `{f.code}`: {markdown(f.message)}" if md else finding_line(f) for f in findings
+        ]
         out.append("")
     if brief:  # the hint only when a healthy section is shown in this one line alone
         hidden = any(healthy(s.report) and id(s) not in unread for s in report.sections)
@@ -165,6 +177,9 @@ def _checkpoint_line(report: Report) -> str:
     t = report.totals
     counts = report.severity_counts()
     expected = report.reconciliation.expected_parameters
-    return (f"{plural(t.tensors, 'tensor')}, {plural(t.parameters, 'parameter')} ({human(t.parameters)})"
-            + (f", expected {expected:,}" if expected is not None else "") + f"{variants_note(report)}; "
-            f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}, {plural(counts['info'], 'note')}")
+    return (
+        f"{plural(t.tensors, 'tensor')}, {plural(t.parameters, 'parameter')} ({human(t.parameters)})"
+        + (f", expected {expected:,}" if expected is not None else "")
+        + f"{variants_note(report)}; "
+        f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}, {plural(counts['info'], 'note')}"
+    )

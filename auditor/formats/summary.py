@@ -30,6 +30,7 @@ class Summary(ReportFormat):
 
     def composite(self, report: CompositeReport, width: int | None = None) -> str:
         from .sections import summary_lines
+
         return summary_lines(report, lambda inner: self.render(inner, width))
 
     def summary_on_stderr(self, to_file: bool) -> bool:

@@ -16,12 +16,14 @@ from .numbers import finding_line, policy_line
 if TYPE_CHECKING:
     from .fleet import Fleet
 
+
 def format_report(report: Report, width: int | None = None) -> str:
     """The report for a terminal or a log; ``width``: a terminal's columns, which its tables stay within (columns
     dropped, the least needed first, or the tensor pattern wrapped); None for whole tables (a file, a pipe)."""
     rec = report.reconciliation
     t = report.totals
     from ..report.composite import kind_line
+
     kind = kind_line(report.extra.get("kind"))
     out = [f"st-audit report for {printable(report.target)}" + (f": {printable(kind)}" if kind else "")]
     out += [f"  note: {printable(n)}" for n in (report.extra.get("kind") or {}).get("notes", [])]
@@ -38,23 +40,40 @@ def format_report(report: Report, width: int | None = None) -> str:
         layout = "" if rec.spec["layout"] == "default" else f", stored as {rec.spec['layout']}"
         out.append(f"spec: {rec.spec['file']} ({printable(rec.spec['class'])}{layout})")
     unread = sum(1 for f in report.files if not f.ok and not f.tensors)  # no header could be parsed: see the findings
-    read = "" if not unread else " (none could be read)" if unread == len(report.files) else \
-        f" ({unread:,} could not be read)"
-    out.append(f"files audited: {len(report.files)}{read}" + (f"; not audited: {len(report.ignored_files)}"
-                                                            if report.ignored_files else ""))
+    read = (
+        ""
+        if not unread
+        else " (none could be read)"
+        if unread == len(report.files)
+        else f" ({unread:,} could not be read)"
+    )
+    out.append(
+        f"files audited: {len(report.files)}{read}"
+        + (f"; not audited: {len(report.ignored_files)}" if report.ignored_files else "")
+    )
     for name, why in sorted(report.ignored_files.items()):
         out.append(f"  - {printable(name)}: {printable(why)}")
     out.append("")
     if unread and not t.tensors and not report.include_tensors:
         # nothing was read: tables of zeros would only push the one finding that matters down the screen
         if rec.expected_parameters is not None:
-            out += [f"expected from config.json: {rec.expected_parameters:,} parameters (nothing read to compare "
-                    "them with)", ""]
+            out += [
+                f"expected from config.json: {rec.expected_parameters:,} parameters (nothing read to compare "
+                "them with)",
+                "",
+            ]
         return "\n".join(out + _findings(report)) + "\n"
     dtype_rows = [[printable(d), num(n), num(p), num(b)] for d, (n, p, b) in t.by_dtype.items()]
     dtype_rows.append(["total", num(t.tensors), num(t.parameters), num(t.bytes)])
-    out.append(fit_table(dtype_rows, ["dtype", "tensors", "parameters", "bytes"], width=width,
-                         colalign=("left", "right", "right", "right"), drop=("bytes",)))
+    out.append(
+        fit_table(
+            dtype_rows,
+            ["dtype", "tensors", "parameters", "bytes"],
+            width=width,
+            colalign=("left", "right", "right", "right"),
+            drop=("bytes",),
+        )
+    )
     out.append("")
     if rec.expected_parameters is not None:
         out.append(f"expected from config.json: {rec.expected_parameters:,} parameters")
@@ -72,15 +91,24 @@ def format_report(report: Report, width: int | None = None) -> str:
     out.append(tabulate(ledger_rows, tablefmt="plain", disable_numparse=True, colalign=("left", "right")))
     out.append("")
     if rec.components:
-        out.append(fit_table(component_rows(report), COMPONENT_HEADERS, width=width,
-                             colalign=("left", "left", "right", "right", "right", "right", "right", "right"),
-                             drop=("share", "per layer", "stack", "layers"), wrap="component"))
+        out.append(
+            fit_table(
+                component_rows(report),
+                COMPONENT_HEADERS,
+                width=width,
+                colalign=("left", "left", "right", "right", "right", "right", "right", "right"),
+                drop=("share", "per layer", "stack", "layers"),
+                wrap="component",
+            )
+        )
         out.append("")
     if report.include_tensors or not rec.components:  # the brief view: the breakdown says it, --tensors lists all
-        group_rows = [[printable(g.pattern), f"x{g.count:,}", printable(g.dtype), shape(g.shape)]
-                      for g in report.groups]
-        out.append(fit_table(group_rows, ["tensor pattern", "count", "dtype", "shape"], width=width,
-                             wrap="tensor pattern"))
+        group_rows = [
+            [printable(g.pattern), f"x{g.count:,}", printable(g.dtype), shape(g.shape)] for g in report.groups
+        ]
+        out.append(
+            fit_table(group_rows, ["tensor pattern", "count", "dtype", "shape"], width=width, wrap="tensor pattern")
+        )
         out.append("")
     return "\n".join(out + _findings(report)) + "\n"
 
@@ -105,6 +133,7 @@ class Table(ReportFormat):
 
     def fleet(self, fleet: Fleet, width: int | None = None) -> str:
         from .fleet import format_table
+
         return format_table(fleet, width or 120)
 
     def summary_on_stderr(self, to_file: bool) -> bool:

@@ -139,8 +139,14 @@ def build(rows: Iterable[Row]) -> Node:
         leaf = node.children.get((segment, row.dtype, row.shape))
         if leaf is None:
             leaf = node.children[(segment, row.dtype, row.shape)] = Node(
-                segment, _join(node.path, segment), axis, dtype=row.dtype, shape=row.shape, template=row.template,
-                parent=node)
+                segment,
+                _join(node.path, segment),
+                axis,
+                dtype=row.dtype,
+                shape=row.shape,
+                template=row.template,
+                parent=node,
+            )
         _add(leaf, row)
         _widen(leaf, row.axes)
         if axis is not None and axis < len(row.axes):
@@ -178,14 +184,24 @@ def report_rows(report: Report) -> list[Row]:
     rows = []
     for g in report.groups:
         elements = math.prod(g.shape)
-        rows.append(Row(g.template, g.dtype, g.shape, g.count, elements * g.count,
-                        report.tensors[g.names[0]].nbytes * g.count, tuple(frozenset(a) for a in g.axes())))
+        rows.append(
+            Row(
+                g.template,
+                g.dtype,
+                g.shape,
+                g.count,
+                elements * g.count,
+                report.tensors[g.names[0]].nbytes * g.count,
+                tuple(frozenset(a) for a in g.axes()),
+            )
+        )
     return rows
 
 
 def snapshot_rows(doc: dict[str, Any]) -> list[Row]:
     """A lock snapshot's groups as rows (``st-audit diff`` draws both sides)."""
     from ..gate.lock import decode_indices
+
     rows = []
     for g in doc.get("groups", []):
         tuples = decode_indices(g["indices"]) if g.get("indices") else []
@@ -233,8 +249,9 @@ def module_tree(report: Report) -> Node:
             if len(leaves) > 1:
                 for leaf in leaves:
                     if id(leaf) not in members:
-                        members[id(leaf)] = {n for g in groups.get((template, leaf.dtype or "", leaf.shape or ()), [])
-                                             for n in g.names}
+                        members[id(leaf)] = {
+                            n for g in groups.get((template, leaf.dtype or "", leaf.shape or ()), []) for n in g.names
+                        }
                 leaves = [leaf for leaf in leaves if name in members[id(leaf)]]
             for leaf in leaves:
                 leaf.codes.add(f.code)
@@ -242,8 +259,14 @@ def module_tree(report: Report) -> Node:
     return root
 
 
-def _add_missing(root: Node, names: Iterable[str], by_template: dict[str, list[Node]], severity: str,
-                 code: str = "missing-tensor", unread: set[str] | None = None) -> None:
+def _add_missing(
+    root: Node,
+    names: Iterable[str],
+    by_template: dict[str, list[Node]],
+    severity: str,
+    code: str = "missing-tensor",
+    unread: set[str] | None = None,
+) -> None:
     """Missing tensors grouped by template, each template one leaf where its stored siblings would be. With
     ``unread`` (the names placed so far), the tensors are not checked rather than missing: each counted once."""
     found: dict[str, list[tuple[int, ...]]] = {}
@@ -267,8 +290,9 @@ def _add_missing(root: Node, names: Iterable[str], by_template: dict[str, list[N
         segment, axis = parts[-1]
         leaf = next((n for n in by_template.get(template, []) if n.path == _join(node.path, segment)), None)
         if leaf is None:
-            leaf = node.children[(segment, "missing")] = Node(segment, _join(node.path, segment), axis,
-                                                              template=template, parent=node)
+            leaf = node.children[(segment, "missing")] = Node(
+                segment, _join(node.path, segment), axis, template=template, parent=node
+            )
             by_template.setdefault(template, []).append(leaf)
         if axis is not None:
             absent = {ix[axis] for ix in index_list if ix[axis] not in leaf.values}
@@ -297,7 +321,7 @@ def layer_params(report: Report, stack: Node) -> tuple[dict[int, int], dict[int,
     encoded = report.reconciliation.encoded
     for g in _under(report, stack):
         elements = math.prod(g.shape)
-        firsts = g.flat[0::g.width]
+        firsts = g.flat[0 :: g.width]
         for index, n in Counter(firsts).items():
             every[index] += n * elements
         if categories:
@@ -385,7 +409,7 @@ def mtp_layers(report: Report, stack: Node) -> set[int]:
         return set()
     out: set[int] = set()
     for g in _under(report, stack):
-        for index, name in zip(g.flat[0::g.width], g.names):
+        for index, name in zip(g.flat[0 :: g.width], g.names):
             if categories.get(name) == "mtp":
                 out.add(index)
     return out

@@ -28,16 +28,16 @@ class Changes:
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     reshaped: list[tuple[str, Any, Any]] = field(default_factory=list)  # (name, shape in a, shape in b)
-    retyped: list[tuple[str, Any, Any]] = field(default_factory=list)   # (name, dtype in a, dtype in b)
+    retyped: list[tuple[str, Any, Any]] = field(default_factory=list)  # (name, dtype in a, dtype in b)
     totals: tuple[dict[str, Any], dict[str, Any]] = field(default_factory=lambda: ({}, {}))
-    meta: list[tuple[str, Any, Any]] = field(default_factory=list)      # model_type, architecture, expected
+    meta: list[tuple[str, Any, Any]] = field(default_factory=list)  # model_type, architecture, expected
     components: list[tuple[str, int, int]] = field(default_factory=list)  # (row, params in a, in b)
-    templates: list[tuple[str, int, int]] = field(default_factory=list)   # (pattern, params in a, in b)
-    dtypes: list[tuple[str, int, int]] = field(default_factory=list)      # (dtype, params in a, in b)
+    templates: list[tuple[str, int, int]] = field(default_factory=list)  # (pattern, params in a, in b)
+    dtypes: list[tuple[str, int, int]] = field(default_factory=list)  # (dtype, params in a, in b)
     files_changed: list[str] = field(default_factory=list)
     file_names: list[str] = field(default_factory=list)
     content: list[tuple[str, str, Any, Any]] = field(default_factory=list)  # (file, "sha256"|"size", a, b)
-    config: list[tuple[str, Any, Any]] = field(default_factory=list)    # config.json settings (key, a, b)
+    config: list[tuple[str, Any, Any]] = field(default_factory=list)  # config.json settings (key, a, b)
     # files a side could not read (side "a"|"b", file, root code, what it is: read.header.WHAT key or None), and the
     # tensors one side has that the other's unread files may hold: not compared, never "added" or "removed"
     unread: list[tuple[str, str, str, str | None]] = field(default_factory=list)
@@ -56,8 +56,16 @@ class Changes:
     def identical(self) -> bool:
         ta, tb = self.totals
         return self.complete and not (
-            self.added or self.removed or self.reshaped or self.retyped or self.meta or self.content or self.config
-            or ta.get("parameters") != tb.get("parameters") or ta.get("tensors") != tb.get("tensors"))
+            self.added
+            or self.removed
+            or self.reshaped
+            or self.retyped
+            or self.meta
+            or self.content
+            or self.config
+            or ta.get("parameters") != tb.get("parameters")
+            or ta.get("tensors") != tb.get("tensors")
+        )
 
     @staticmethod
     def grouped(items: list[tuple[str, Any, Any]]) -> list[tuple[str, Any, Any]]:
@@ -80,15 +88,21 @@ class Changes:
         return {
             "identical": self.identical,
             "complete": self.complete,
-            "unread": [{"side": side, "file": name, "code": code, "is": what, "why": unread_reason(code, what)}
-                       for side, name, code, what in self.unread],
-            "not_compared": {"count": len(self.not_compared), "patterns": patterns(n for _, n in self.not_compared),
-                             "tensors": [n for _, n in self.not_compared]},
-            "totals": {k: {"a": ta.get(k), "b": tb.get(k), "delta": (tb.get(k) or 0) - (ta.get(k) or 0)}
-                       for k in ("tensors", "parameters", "bytes")},
+            "unread": [
+                {"side": side, "file": name, "code": code, "is": what, "why": unread_reason(code, what)}
+                for side, name, code, what in self.unread
+            ],
+            "not_compared": {
+                "count": len(self.not_compared),
+                "patterns": patterns(n for _, n in self.not_compared),
+                "tensors": [n for _, n in self.not_compared],
+            },
+            "totals": {
+                k: {"a": ta.get(k), "b": tb.get(k), "delta": (tb.get(k) or 0) - (ta.get(k) or 0)}
+                for k in ("tensors", "parameters", "bytes")
+            },
             "added": {"count": len(self.added), "patterns": patterns(self.added), "tensors": self.added},
-            "removed": {"count": len(self.removed), "patterns": patterns(self.removed),
-                        "tensors": self.removed},
+            "removed": {"count": len(self.removed), "patterns": patterns(self.removed), "tensors": self.removed},
             "shape_changes": [{"tensor": n, "a": list(a), "b": list(b)} for n, a, b in self.reshaped],
             "dtype_changes": [{"tensor": n, "a": a, "b": b} for n, a, b in self.retyped],
             "metadata_changes": [{"field": f, "a": a, "b": b} for f, a, b in self.meta],
@@ -113,9 +127,9 @@ def _unkey(v: Any) -> Any:
 class Unread:
     """A snapshot's files that could not be read, and which tensors they may hold."""
 
-    files: dict[str, tuple[str, str | None]]   # file -> (root code, what it is)
-    tensors: frozenset[str]                    # the index's names for their tensors
-    unindexed: bool                            # a file no index describes: any tensor may be in it
+    files: dict[str, tuple[str, str | None]]  # file -> (root code, what it is)
+    tensors: frozenset[str]  # the index's names for their tensors
+    unindexed: bool  # a file no index describes: any tensor may be in it
 
     def holds(self, name: str) -> bool:
         return bool(self.files) and (self.unindexed or name in self.tensors)
@@ -133,6 +147,7 @@ def unread_reason(code: str, what: str | None) -> str:
     meaning."""
     from ..core.findings import CODES
     from ..read.header import WHAT
+
     return WHAT[what] if what in WHAT else f"{CODES[code][1]} ({code})"
 
 
@@ -141,8 +156,9 @@ def unread_text(files: list[tuple[str, str, str | None]]) -> str:
     by_reason: dict[str, list[str]] = {}
     for name, code, what in files:
         by_reason.setdefault(unread_reason(code, what), []).append(name)
-    return "; ".join(f"{shown(names, MAX_NAMES)}: {'each ' if len(names) > 1 else ''}{reason}"
-                     for reason, names in by_reason.items())
+    return "; ".join(
+        f"{shown(names, MAX_NAMES)}: {'each ' if len(names) > 1 else ''}{reason}" for reason, names in by_reason.items()
+    )
 
 
 def compare(a: LockSnapshot, b: LockSnapshot) -> Changes:
@@ -157,8 +173,9 @@ def compare(a: LockSnapshot, b: LockSnapshot) -> Changes:
     ch.removed = [n for n in gone if not ub.holds(n)]
     ch.added = [n for n in new if not ua.holds(n)]
     ch.not_compared = [("b", n) for n in gone if ub.holds(n)] + [("a", n) for n in new if ua.holds(n)]
-    ch.unread = [(side, name, code, what) for side, u in (("a", ua), ("b", ub))
-                 for name, (code, what) in u.files.items()]
+    ch.unread = [
+        (side, name, code, what) for side, u in (("a", ua), ("b", ub)) for name, (code, what) in u.files.items()
+    ]
     unread_files = set(ua.files) | set(ub.files)
     for name, (dtype_a, shape_a) in ma.items():
         other = mb.get(name)
@@ -196,8 +213,11 @@ def compare(a: LockSnapshot, b: LockSnapshot) -> Changes:
     ch.content = [c for c in content_changes(a.get("files", []), b.get("files", [])) if c[0] not in unread_files]
     if "config" in a and "config" in b:  # locks written before settings were kept compare tensors only
         ca, cb = a["config"], b["config"]
-        ch.config = [(k, ca.get(k), cb.get(k)) for k in sorted(set(ca) | set(cb))
-                     if ca.get(k) != cb.get(k) and not k.startswith("_") and k != "transformers_version"]
+        ch.config = [
+            (k, ca.get(k), cb.get(k))
+            for k in sorted(set(ca) | set(cb))
+            if ca.get(k) != cb.get(k) and not k.startswith("_") and k != "transformers_version"
+        ]
     return ch
 
 
@@ -213,27 +233,47 @@ def compare_sections(a: LockSnapshot, b: LockSnapshot) -> list[tuple[str, Change
     return [(name, compare(sa.get(name, EMPTY), sb.get(name, EMPTY))) for name in names]
 
 
-def section_locks(lock: LockSnapshot, names: list[str], *,
-                  lock_name: str = "the lock") -> tuple[dict[str, LockSnapshot], list[Finding]]:
+def section_locks(
+    lock: LockSnapshot, names: list[str], *, lock_name: str = "the lock"
+) -> tuple[dict[str, LockSnapshot], list[Finding]]:
     """What each section of a composite target is held to: its part of the lock (nothing, for a section the
     lock lacks: all its tensors are then drift), and findings for the lock's sections the target lacks."""
     locked = lockmod.sections(lock)
     gone = [n for n in locked if n not in names]
-    findings = [finding("lock-drift", f"{lock_name} holds {plural(len(gone), 'section')} the target does not: "
-                        f"{', '.join(n or '(one checkpoint)' for n in gone)}")] if gone else []
+    findings = (
+        [
+            finding(
+                "lock-drift",
+                f"{lock_name} holds {plural(len(gone), 'section')} the target does not: "
+                f"{', '.join(n or '(one checkpoint)' for n in gone)}",
+            )
+        ]
+        if gone
+        else []
+    )
     return {n: locked.get(n, EMPTY) for n in names}, findings
 
 
-def variant_locks(lock: LockSnapshot, variants: list[str], *,
-                  lock_name: str = "the lock") -> tuple[dict[str, LockSnapshot], list[Finding]]:
+def variant_locks(
+    lock: LockSnapshot, variants: list[str], *, lock_name: str = "the lock"
+) -> tuple[dict[str, LockSnapshot], list[Finding]]:
     """What each alternate variant of a checkpoint is held to: the lock's snapshot of that variant (nothing, for a
     variant the lock lacks: all its tensors are then drift), and a finding for the variants the lock holds that
     the checkpoint no longer has."""
     locked = lock.get("variants", {})
     gone = [v for v in locked if v not in variants]
-    findings = [finding("lock-drift", f"{lock_name} holds {'variant' if len(gone) == 1 else 'variants'} "
-                        f"{', '.join(gone)} of these weights; the target has no such files",
-                        files=[f["name"] for v in gone for f in locked[v].get("files", [])])] if gone else []
+    findings = (
+        [
+            finding(
+                "lock-drift",
+                f"{lock_name} holds {'variant' if len(gone) == 1 else 'variants'} "
+                f"{', '.join(gone)} of these weights; the target has no such files",
+                files=[f["name"] for v in gone for f in locked[v].get("files", [])],
+            )
+        ]
+        if gone
+        else []
+    )
     return {v: locked.get(v, EMPTY) for v in variants}, findings
 
 
@@ -305,69 +345,133 @@ def value(v: Any) -> str:
 SAYS_DRIFT: dict[str, tuple[str, ...]] = {code: tuple(d["drift"]) for code, d in CODE_DATA.items() if "drift" in d}
 
 
-def drift(lock: LockSnapshot, report: Report, *, lock_name: str = "the lock",
-          said: Sequence[Finding] = ()) -> list[Finding]:
+def drift(
+    lock: LockSnapshot, report: Report, *, lock_name: str = "the lock", said: Sequence[Finding] = ()
+) -> list[Finding]:
     """``lock-drift`` findings: how ``report`` (one checkpoint) differs from the locked snapshot, naming the
     tensors. ``said``: the checkpoint's other findings (the audit's, the policy's): a change of tensors that an error
     among them already names (the ``missing-tensor`` for the tensor no longer stored) is one accident, so its drift
     is ``info`` with ``caused_by`` that code rather than a second error."""
     out: list[Finding] = []
     if "sections" in lock:
-        out.append(finding("lock-drift", f"{lock_name} describes a {lock.get('kind', 'composite target')} of "
-                           f"{plural(len(lock['sections']), 'section')}; this target is one checkpoint"))
+        out.append(
+            finding(
+                "lock-drift",
+                f"{lock_name} describes a {lock.get('kind', 'composite target')} of "
+                f"{plural(len(lock['sections']), 'section')}; this target is one checkpoint",
+            )
+        )
     changes = compare(lock, snapshot(report, alternates=False))
-    errors = [f for f in said if f.severity == "error" and f.code in SAYS_DRIFT and f.tensors
-              and f.code not in report.ignored_codes]
+    errors = [
+        f
+        for f in said
+        if f.severity == "error" and f.code in SAYS_DRIFT and f.tensors and f.code not in report.ignored_codes
+    ]
     if changes.removed:
-        out += _tensor_drift(changes.removed, "removed", errors, lambda names: (
-            f"{plural(len(names), 'tensor')} in {lock_name} {'is' if len(names) == 1 else 'are'} no longer stored: "
-            f"{shown(patterns(names), MAX_NAMES, sep='; ')}"))
+        out += _tensor_drift(
+            changes.removed,
+            "removed",
+            errors,
+            lambda names: (
+                f"{plural(len(names), 'tensor')} in {lock_name} {'is' if len(names) == 1 else 'are'} no longer stored: "
+                f"{shown(patterns(names), MAX_NAMES, sep='; ')}"
+            ),
+        )
     if changes.added:
-        out += _tensor_drift(changes.added, "added", errors, lambda names: (
-            f"{plural(len(names), 'stored tensor')} not in {lock_name}: {shown(patterns(names), MAX_NAMES, sep='; ')}"))
+        out += _tensor_drift(
+            changes.added,
+            "added",
+            errors,
+            lambda names: (
+                f"{plural(len(names), 'stored tensor')} not in {lock_name}: {shown(patterns(names), MAX_NAMES, sep='; ')}"
+            ),
+        )
     if changes.reshaped:
         shapes = {n: (a, b) for n, a, b in changes.reshaped}
-        out += _tensor_drift([n for n, _, _ in changes.reshaped], "reshaped", errors, lambda names: (
-            f"{plural(len(names), 'tensor')} changed shape since {lock_name}: " + shown([f"{p} {list(a)} -> {list(b)}" for p, a, b in changes.grouped([(n, *shapes[n]) for n in names])], MAX_NAMES, sep='; ')))
+        out += _tensor_drift(
+            [n for n, _, _ in changes.reshaped],
+            "reshaped",
+            errors,
+            lambda names: (
+                f"{plural(len(names), 'tensor')} changed shape since {lock_name}: "
+                + shown(
+                    [f"{p} {list(a)} -> {list(b)}" for p, a, b in changes.grouped([(n, *shapes[n]) for n in names])],
+                    MAX_NAMES,
+                    sep="; ",
+                )
+            ),
+        )
     if changes.retyped:
-        out.append(finding("lock-drift", f"{plural(len(changes.retyped), 'tensor')} changed dtype since "
-                           f"{lock_name}: " + shown([f"{p} {a} -> {b}"
-                                                     for p, a, b in changes.grouped(changes.retyped)], MAX_NAMES, sep='; '),
-                           tensors=[n for n, _, _ in changes.retyped]))
+        out.append(
+            finding(
+                "lock-drift",
+                f"{plural(len(changes.retyped), 'tensor')} changed dtype since "
+                f"{lock_name}: "
+                + shown([f"{p} {a} -> {b}" for p, a, b in changes.grouped(changes.retyped)], MAX_NAMES, sep="; "),
+                tensors=[n for n, _, _ in changes.retyped],
+            )
+        )
     root = _root(changes)
     if changes.unread:
         out += _not_compared(changes, lock_name, root)
     (ta, tb) = changes.totals
     if ta["parameters"] != tb["parameters"] or ta["tensors"] != tb["tensors"]:
         itemised = bool(changes.added or changes.removed or changes.reshaped or changes.retyped)
-        counts = finding("lock-drift", f"counts changed since {lock_name}"
-                         + (" (with the tensor changes above)" if itemised else "") + ": "
-                         f"{ta['tensors']:,} -> {tb['tensors']:,} tensors, {ta['parameters']:,} -> "
-                         f"{tb['parameters']:,} parameters ({tb['parameters'] - ta['parameters']:+,})",
-                         severity="info" if itemised else None)  # the sum of the changes named above: said there
+        counts = finding(
+            "lock-drift",
+            f"counts changed since {lock_name}" + (" (with the tensor changes above)" if itemised else "") + ": "
+            f"{ta['tensors']:,} -> {tb['tensors']:,} tensors, {ta['parameters']:,} -> "
+            f"{tb['parameters']:,} parameters ({tb['parameters'] - ta['parameters']:+,})",
+            severity="info" if itemised else None,
+        )  # the sum of the changes named above: said there
         # files that could not be read hold tensors: counts of what was read cannot be compared
-        out.append(replace(counts, severity="info", caused_by=root, message=f"not compared (files could not be "
-                           f"read): {counts.message}") if root else counts)
+        out.append(
+            replace(
+                counts,
+                severity="info",
+                caused_by=root,
+                message=f"not compared (files could not be read): {counts.message}",
+            )
+            if root
+            else counts
+        )
     for key, a, b in changes.meta:
-        out.append(finding("lock-drift", f"{key} changed since {lock_name}: {value(a)} -> {value(b)}",
-                           severity="warning"))
+        out.append(
+            finding("lock-drift", f"{key} changed since {lock_name}: {value(a)} -> {value(b)}", severity="warning")
+        )
     if changes.content:
         # the sole sign of retrained or corrupted weights when the inventory is unchanged; otherwise a consequence
         explained = bool(changes.added or changes.removed or changes.reshaped or changes.retyped)
-        out.append(finding("lock-drift", f"{plural(len(changes.content), 'file')} changed content since {lock_name}"
-                           + (" (with the tensor changes above)" if explained else "") + ": "
-                           + shown([f"{n} ({how} {_short(x)} -> {_short(y)})" for n, how, x, y in changes.content], MAX_NAMES, sep='; '),
-                           files=[n for n, _, _, _ in changes.content], severity="info" if explained else None))
+        out.append(
+            finding(
+                "lock-drift",
+                f"{plural(len(changes.content), 'file')} changed content since {lock_name}"
+                + (" (with the tensor changes above)" if explained else "")
+                + ": "
+                + shown(
+                    [f"{n} ({how} {_short(x)} -> {_short(y)})" for n, how, x, y in changes.content], MAX_NAMES, sep="; "
+                ),
+                files=[n for n, _, _, _ in changes.content],
+                severity="info" if explained else None,
+            )
+        )
     changed = {n for n, _, _, _ in changes.content}
     layout = [(line, n) for line, n in zip(changes.files_changed, changes.file_names) if n not in changed]
     if layout:
-        out.append(finding("lock-drift", f"the file layout differs from {lock_name}: "
-                           f"{shown([line for line, _ in layout], MAX_NAMES, sep='; ')}", files=[n for _, n in layout], severity="info"))
+        out.append(
+            finding(
+                "lock-drift",
+                f"the file layout differs from {lock_name}: {shown([line for line, _ in layout], MAX_NAMES, sep='; ')}",
+                files=[n for _, n in layout],
+                severity="info",
+            )
+        )
     return out
 
 
-def _tensor_drift(names: list[str], kind: str, errors: list[Finding],
-                  message: Callable[[list[str]], str]) -> list[Finding]:
+def _tensor_drift(
+    names: list[str], kind: str, errors: list[Finding], message: Callable[[list[str]], str]
+) -> list[Finding]:
     """One change of tensors (``kind``: removed, added, reshaped) as ``lock-drift``: an error for the tensors no error in
     ``errors`` already names as such, ``info`` caused by that error's code for those one does (each its own finding)."""
     out: list[Finding] = []
@@ -380,8 +484,17 @@ def _tensor_drift(names: list[str], kind: str, errors: list[Finding],
         if not covered:
             continue
         left = [n for n in left if n not in named]
-        out.append(replace(finding("lock-drift", f"{message(covered)} (the {f.code} above: one change, not a separate "
-                                   "problem)", tensors=covered, severity="info"), caused_by=f.code))
+        out.append(
+            replace(
+                finding(
+                    "lock-drift",
+                    f"{message(covered)} (the {f.code} above: one change, not a separate problem)",
+                    tensors=covered,
+                    severity="info",
+                ),
+                caused_by=f.code,
+            )
+        )
     if left:
         out.insert(0, finding("lock-drift", message(left), tensors=left))
     return out
@@ -402,12 +515,20 @@ def _not_compared(changes: Changes, lock_name: str, root: str | None) -> list[Fi
         if not files:
             continue
         names = changes.not_compared_in(side)
-        held = f"{plural(len(names), 'tensor')} of {lock_name if side == 'b' else 'this checkpoint'} not compared" \
-            if names else "nothing compared in them"
-        message = (f"{plural(len(files), 'file')} of {whose} could not be read ({unread_text(files)}): {held}"
-                   + (f": {shown(patterns(names), MAX_NAMES, sep='; ')}" if names else ""))
-        out.append(replace(finding("lock-drift", message, tensors=names, files=[n for n, _, _ in files],
-                                   severity="info"), caused_by=root))
+        held = (
+            f"{plural(len(names), 'tensor')} of {lock_name if side == 'b' else 'this checkpoint'} not compared"
+            if names
+            else "nothing compared in them"
+        )
+        message = f"{plural(len(files), 'file')} of {whose} could not be read ({unread_text(files)}): {held}" + (
+            f": {shown(patterns(names), MAX_NAMES, sep='; ')}" if names else ""
+        )
+        out.append(
+            replace(
+                finding("lock-drift", message, tensors=names, files=[n for n, _, _ in files], severity="info"),
+                caused_by=root,
+            )
+        )
     return out
 
 

@@ -64,9 +64,9 @@ class LockUnread(TypedDict, total=False):
     """The files that could not be read (a Git LFS pointer, an absent shard, a broken header) and the tensors the
     index puts in them: compared with nothing, so a diff says "not compared" rather than "removed"."""
 
-    files: list[dict[str, str]]            # {"name", "code": the root finding's, "is": read.header.WHAT key}
-    tensors: list[dict[str, Any]]          # {"template", "count", "indices"}: the index's names for them
-    unindexed: bool                        # an unread file no index describes: any tensor may be in it
+    files: list[dict[str, str]]  # {"name", "code": the root finding's, "is": read.header.WHAT key}
+    tensors: list[dict[str, Any]]  # {"template", "count", "indices"}: the index's names for them
+    unindexed: bool  # an unread file no index describes: any tensor may be in it
 
 
 class LockSnapshot(TypedDict, total=False):
@@ -83,15 +83,16 @@ class LockSnapshot(TypedDict, total=False):
     components: list[dict[str, Any]]
     files: list[LockFile]
     groups: list[LockGroup]
-    config: dict[str, Any]                 # config.json's settings (scalars, dotted into sub-configs)
-    kind: str                              # a composite target's kind (diffusers-pipeline, ...)
-    sections: dict[str, LockSnapshot]      # a composite target: one snapshot per section, by section name
-    unread: LockUnread                     # files that could not be read, when any
-    variant: str                           # the variant of the counted weights (absent: the default weights)
-    variants: dict[str, LockSnapshot]      # the alternate variants beside them (fp16, non_ema), by variant
+    config: dict[str, Any]  # config.json's settings (scalars, dotted into sub-configs)
+    kind: str  # a composite target's kind (diffusers-pipeline, ...)
+    sections: dict[str, LockSnapshot]  # a composite target: one snapshot per section, by section name
+    unread: LockUnread  # files that could not be read, when any
+    variant: str  # the variant of the counted weights (absent: the default weights)
+    variants: dict[str, LockSnapshot]  # the alternate variants beside them (fp16, non_ema), by variant
 
 
 # -- index sets as products of ranges ----------------------------------------------------------------------
+
 
 def parse_ranges(text: str) -> list[int]:
     """``"0..3,5"`` -> ``[0, 1, 2, 3, 5]``."""
@@ -106,6 +107,7 @@ def parse_ranges(text: str) -> list[int]:
 
 def decode_indices(entries: Sequence[str]) -> list[tuple[int, ...]]:
     import itertools
+
     out: list[tuple[int, ...]] = []
     for entry in entries:
         out += itertools.product(*(parse_ranges(p) for p in entry.split(" x ")))
@@ -127,9 +129,16 @@ def snapshot(report: Report | CompositeReport, *, alternates: bool = True) -> Lo
     each checkpoint's alternate variants under ``variants`` (``alternates=False``: the counted weights alone)."""
     if not isinstance(report, Report):
         from ..core.version import __version__
-        return {"st_audit_lock": LOCK_VERSION, "st_audit_version": __version__, "kind": report.kind.kind,
-                "totals": report.total_counts(), "files": [], "groups": [],
-                "sections": {s.part.name: snapshot(s.report) for s in report.sections}}
+
+        return {
+            "st_audit_lock": LOCK_VERSION,
+            "st_audit_version": __version__,
+            "kind": report.kind.kind,
+            "totals": report.total_counts(),
+            "files": [],
+            "groups": [],
+            "sections": {s.part.name: snapshot(s.report) for s in report.sections},
+        }
     return _checkpoint_snapshot(report, alternates)
 
 
@@ -172,20 +181,36 @@ def _checkpoint_snapshot(report: Report, alternates: bool = True) -> LockSnapsho
     groups: list[LockGroup] = []
     for g in report.groups:
         elements = math.prod(g.shape)
-        entry: LockGroup = {"pattern": g.pattern, "template": _template(g), "dtype": g.dtype,
-                                 "shape": list(g.shape), "count": g.count, "parameters": elements * g.count,
-                                 "bytes": report.tensors[g.names[0]].nbytes * g.count}
+        entry: LockGroup = {
+            "pattern": g.pattern,
+            "template": _template(g),
+            "dtype": g.dtype,
+            "shape": list(g.shape),
+            "count": g.count,
+            "parameters": elements * g.count,
+            "bytes": report.tensors[g.names[0]].nbytes * g.count,
+        }
         codes = encode_indices(g.indices)
         if codes:
             entry["indices"] = codes
         groups.append(entry)
     groups.sort(key=lambda e: (e["template"], e["dtype"], e["shape"]))
     from ..core.version import __version__
+
     source = {k: report.source[k] for k in ("repo", "revision", "commit") if report.source.get(k) is not None}
     files: list[LockFile] = sorted(
-        ({"name": f.name, "size": f.size, "tensors": f.tensors, "data_bytes": f.data_bytes,
-          **({"sha256": report.file_sha256[f.name]} if f.name in report.file_sha256 else {})}  # type: ignore[typeddict-item]
-         for f in report.files), key=lambda f: f["name"])
+        (
+            {
+                "name": f.name,
+                "size": f.size,
+                "tensors": f.tensors,
+                "data_bytes": f.data_bytes,
+                **({"sha256": report.file_sha256[f.name]} if f.name in report.file_sha256 else {}),
+            }  # type: ignore[typeddict-item]
+            for f in report.files
+        ),
+        key=lambda f: f["name"],
+    )
     doc: LockSnapshot = {
         "st_audit_lock": LOCK_VERSION,
         "st_audit_version": __version__,
@@ -193,11 +218,22 @@ def _checkpoint_snapshot(report: Report, alternates: bool = True) -> LockSnapsho
         "model_type": rec.model_type,
         "architecture": rec.architecture,
         "totals": report.totals.to_dict(),
-        "expected": {"parameters": rec.expected_parameters, "activated_parameters": rec.activated_parameters,
-                     "mtp_parameters": rec.mtp_parameters},
+        "expected": {
+            "parameters": rec.expected_parameters,
+            "activated_parameters": rec.activated_parameters,
+            "mtp_parameters": rec.mtp_parameters,
+        },
         "ledger": dict(rec.ledger),
-        "components": [{"component": c.component, "layer_type": c.layer_type, "layers": c.layers,
-                        "expected": c.expected, "actual": c.actual} for c in rec.components],
+        "components": [
+            {
+                "component": c.component,
+                "layer_type": c.layer_type,
+                "layers": c.layers,
+                "expected": c.expected,
+                "actual": c.actual,
+            }
+            for c in rec.components
+        ],
         "files": files,
         "groups": groups,
     }
@@ -217,8 +253,12 @@ def _unread(report: Report) -> LockUnread | None:
     lost = report.lost
     if not lost.files:
         return None
-    doc: LockUnread = {"files": [{"name": name, "code": code, **({"is": lost.what[name]} if name in lost.what else {})}
-                                 for name, code in sorted(lost.files.items())]}
+    doc: LockUnread = {
+        "files": [
+            {"name": name, "code": code, **({"is": lost.what[name]} if name in lost.what else {})}
+            for name, code in sorted(lost.files.items())
+        ]
+    }
     if lost.tensors:
         doc["tensors"] = name_groups(lost.tensors)
     if lost.unindexed:
@@ -271,7 +311,7 @@ def read(path: str | os.PathLike[str]) -> LockSnapshot:
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise UsageError(f"lock file {p} cannot be read: {e}") from None
     if not is_lock(doc):
-        raise UsageError(f"{p} is not an st-audit lock file (no \"{LOCK_KEY}\": {LOCK_VERSION})")
+        raise UsageError(f'{p} is not an st-audit lock file (no "{LOCK_KEY}": {LOCK_VERSION})')
     try:
         doc = _variants_as_alternates(doc)
         for section in [doc, *checkpoints(doc).values()]:
@@ -296,8 +336,11 @@ def _variants_as_alternates(doc: Any) -> Any:
     as sections ``.`` and ``. (fp16)``), as the lock of the same target is written now: each folder's variants as
     one checkpoint, the default weights counted (else the first variant by name) and the others under
     ``variants``; a component folder alone as one checkpoint; totals counting each once. Any other lock as it is."""
-    if doc.get("kind") not in _SPLIT_KINDS or not isinstance(doc.get("sections"), dict) or any(
-            isinstance(s, dict) and ("variant" in s or "variants" in s) for s in doc["sections"].values()):
+    if (
+        doc.get("kind") not in _SPLIT_KINDS
+        or not isinstance(doc.get("sections"), dict)
+        or any(isinstance(s, dict) and ("variant" in s or "variants" in s) for s in doc["sections"].values())
+    ):
         return doc
     grouped: dict[str, dict[str | None, Any]] = {}
     for name, section in doc["sections"].items():
@@ -309,10 +352,16 @@ def _variants_as_alternates(doc: Any) -> Any:
     sections: dict[str, Any] = {}
     for base, by_variant in grouped.items():
         counted = None if None in by_variant else min(v for v in by_variant if v is not None)
-        others = {v: {**s, "variant": v} for v, s in sorted(by_variant.items(), key=lambda kv: kv[0] or "")
-                  if v is not None and v != counted}
-        sections[base] = {**by_variant[counted], **({"variant": counted} if counted is not None else {}),
-                          **({"variants": others} if others else {})}
+        others = {
+            v: {**s, "variant": v}
+            for v, s in sorted(by_variant.items(), key=lambda kv: kv[0] or "")
+            if v is not None and v != counted
+        }
+        sections[base] = {
+            **by_variant[counted],
+            **({"variant": counted} if counted is not None else {}),
+            **({"variants": others} if others else {}),
+        }
     if list(sections) == ["."]:  # a component folder alone: one checkpoint now
         return {**sections["."], LOCK_KEY: doc[LOCK_KEY], "st_audit_version": doc.get("st_audit_version")}
     return {**doc, "sections": sections, "totals": _summed([s["totals"] for s in sections.values()])}
@@ -342,8 +391,9 @@ def tensors_of(group: LockGroup) -> list[str]:
         return [template]
     names = [fill(template, combo) for combo in decode_indices(entries)]
     if len(names) != group.get("count", len(names)):
-        raise ValueError(f"group {group.get('pattern', template)} lists {len(names)} tensors, count says "
-                         f"{group['count']}")
+        raise ValueError(
+            f"group {group.get('pattern', template)} lists {len(names)} tensors, count says {group['count']}"
+        )
     return names
 
 

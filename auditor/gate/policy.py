@@ -50,6 +50,7 @@ PYPROJECT = "pyproject.toml"
 TIED_HEAD_CHOICES = ("required", "forbidden")
 ROUNDING = ", rounding of expect_parameters"
 
+
 @dataclass(frozen=True)
 class Policy:
     """A validated policy. ``None`` means "not set": the rule is not checked (or the default applies)."""
@@ -80,12 +81,17 @@ class Policy:
         changes: dict[str, Any] = {f.name: getattr(other, f.name) for f in fields(self) if f.name in given}
         if "expect_model_parameters" in given:
             changes["model_rounding"] = other.model_rounding
-        if "expect_parameters" in given and "tolerance" not in given and (
-                self.tolerance is None or self.tolerance_is_rounding):
+        if (
+            "expect_parameters" in given
+            and "tolerance" not in given
+            and (self.tolerance is None or self.tolerance_is_rounding)
+        ):
             changes["tolerance"] = other.tolerance  # an abbreviated count's rounding goes with the count
         if "tolerance" in changes:
             changes["tolerance_is_rounding"] = other.tolerance_is_rounding
-        changes["origins"] = tuple({**dict(self.origins), **{k: origin for k in changes if k != "tolerance_is_rounding"}}.items())
+        changes["origins"] = tuple(
+            {**dict(self.origins), **{k: origin for k in changes if k != "tolerance_is_rounding"}}.items()
+        )
         return replace(self, **changes)
 
     def origin_of(self, key: str) -> str | None:
@@ -110,27 +116,31 @@ class Policy:
         return {"path": path, "rules": [{"key": k, "from": self.origin_of(k)} for k in keys]}
 
 
-KEYS = tuple(f.name for f in fields(Policy)
-             if f.name not in ("origin", "origins", "model_rounding", "tolerance_is_rounding"))
+KEYS = tuple(
+    f.name for f in fields(Policy) if f.name not in ("origin", "origins", "model_rounding", "tolerance_is_rounding")
+)
 NOT_RULES = ("fail_on", "ignore", "lock", "tolerance")  # how findings are judged, the lock, a rule's slack
 
 
 # -- parsing ------------------------------------------------------------------------------------------------
+
 
 def parse(data: Mapping[str, Any], origin: str) -> Policy:
     """Validate a policy table (from TOML or from command-line flags) into a ``Policy``."""
     unknown = [k for k in data if k not in KEYS]
     if unknown:
         hint = did_you_mean(unknown[0].replace("-", "_"), KEYS) if len(unknown) == 1 else ""
-        raise UsageError(f"{origin}: unknown policy key {', '.join(repr(k) for k in unknown)}{hint} "
-                         f"(known keys: {', '.join(KEYS)})")
+        raise UsageError(
+            f"{origin}: unknown policy key {', '.join(repr(k) for k in unknown)}{hint} (known keys: {', '.join(KEYS)})"
+        )
     values: dict[str, Any] = {}
     rounding = 0
     if "expect_parameters" in data:
         values["expect_parameters"], rounding = parse_count(data["expect_parameters"], "expect_parameters", origin)
     if "expect_model_parameters" in data:
         values["expect_model_parameters"], values["model_rounding"] = parse_count(
-            data["expect_model_parameters"], "expect_model_parameters", origin)
+            data["expect_model_parameters"], "expect_model_parameters", origin
+        )
     if "tolerance" in data:
         values["tolerance"] = parse_tolerance(data["tolerance"], "tolerance", origin)
     elif rounding:
@@ -141,8 +151,11 @@ def parse(data: Mapping[str, Any], origin: str) -> Policy:
         bad = [d for d in dtypes if d not in DTYPE_BITS]
         if bad:
             hint = did_you_mean(bad[0], list(DTYPE_BITS)) if len(bad) == 1 else ""
-            raise _bad("allowed_dtypes", origin, f"unknown dtype {', '.join(repr(d) for d in bad)}{hint} "
-                       f"(safetensors dtypes: {', '.join(DTYPE_BITS)})")
+            raise _bad(
+                "allowed_dtypes",
+                origin,
+                f"unknown dtype {', '.join(repr(d) for d in bad)}{hint} (safetensors dtypes: {', '.join(DTYPE_BITS)})",
+            )
         if not dtypes:
             raise _bad("allowed_dtypes", origin, "must list at least one dtype")
         values["allowed_dtypes"] = tuple(dict.fromkeys(dtypes))
@@ -152,8 +165,12 @@ def parse(data: Mapping[str, Any], origin: str) -> Policy:
         codes = _str_list(data["ignore"], "ignore", origin)
         bad = [c for c in codes if c not in CODES]
         if bad:
-            raise _bad("ignore", origin, f"unknown finding code {', '.join(repr(c) for c in bad)}"
-                       + did_you_mean(bad[-1], list(CODES), "; `st-audit codes` lists them all"))
+            raise _bad(
+                "ignore",
+                origin,
+                f"unknown finding code {', '.join(repr(c) for c in bad)}"
+                + did_you_mean(bad[-1], list(CODES), "; `st-audit codes` lists them all"),
+            )
         values["ignore"] = tuple(dict.fromkeys(codes))
     if "forbid_unexplained" in data:
         value = data["forbid_unexplained"]
@@ -169,8 +186,11 @@ def parse(data: Mapping[str, Any], origin: str) -> Policy:
         if not isinstance(value, str) or not value.strip():
             raise _bad("lock", origin, f"must be the path of a lock file, not {_type(value)}")
         values["lock"] = value
-    origins = tuple((k, f"{origin}{ROUNDING}" if k == "tolerance" and "tolerance" not in data else origin)
-                    for k in values if k in KEYS)
+    origins = tuple(
+        (k, f"{origin}{ROUNDING}" if k == "tolerance" and "tolerance" not in data else origin)
+        for k in values
+        if k in KEYS
+    )
     return Policy(**values, origin=origin, origins=origins)
 
 
@@ -201,8 +221,13 @@ def load_file(path: Path, shown: Path | None = None) -> Policy:
     return policy
 
 
-def load(path: str | os.PathLike[str] | None = None, *, cwd: str | os.PathLike[str] | None = None,
-         discover: bool = True, near: Sequence[str | os.PathLike[str]] = ()) -> Policy:
+def load(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    discover: bool = True,
+    near: Sequence[str | os.PathLike[str]] = (),
+) -> Policy:
     """The policy in force: ``path`` if given, else the one found as ruff and uv find their configuration: from
     each directory of ``near`` (the local targets), then from the working directory, walking up to the repository
     root, the first folder holding st-audit.toml or a pyproject.toml with a [tool.st-audit] table. So the same
@@ -268,6 +293,7 @@ def _heads(report: Report) -> list[str]:
     from fnmatch import fnmatchcase
 
     from ..specs import common
+
     patterns = common().get("head_names", ())
     return [n for n in report.tensors if any(fnmatchcase(n, p) for p in patterns)]
 
@@ -292,8 +318,13 @@ def check(report: Report, policy: Policy) -> list[Finding]:
                 bound = f" +- {slack:,} ({policy.tolerance})"
             else:
                 bound = f" +- {slack:,}"
-            violation("expect_parameters", f"the checkpoint stores {stored:,} parameters, expected "
-                      f"{expected:,}{bound} (off by {stored - expected:+,})", expected=expected, actual=stored)
+            violation(
+                "expect_parameters",
+                f"the checkpoint stores {stored:,} parameters, expected "
+                f"{expected:,}{bound} (off by {stored - expected:+,})",
+                expected=expected,
+                actual=stored,
+            )
     if policy.expect_model_parameters is not None:
         expected = policy.expect_model_parameters
         model = report.reconciliation.ledger["model"]
@@ -302,9 +333,14 @@ def check(report: Report, policy: Policy) -> list[Finding]:
         slack = (tolerance or Tolerance()).allowed(expected)
         if abs(model - expected) > slack:
             bound = f" +- {slack:,}" if slack else " exactly"
-            violation("expect_model_parameters", f"the model's own parameters (ledger 'model': no MTP module, tied "
-                      f"copies, buffers or quantization scales) are {model:,}, expected {expected:,}{bound} "
-                      f"(off by {model - expected:+,})", expected=expected, actual=model)
+            violation(
+                "expect_model_parameters",
+                f"the model's own parameters (ledger 'model': no MTP module, tied "
+                f"copies, buffers or quantization scales) are {model:,}, expected {expected:,}{bound} "
+                f"(off by {model - expected:+,})",
+                expected=expected,
+                actual=model,
+            )
     if policy.allowed_dtypes is not None:
         allowed = set(policy.allowed_dtypes)
         by_dtype: dict[str, list[str]] = {}
@@ -312,37 +348,60 @@ def check(report: Report, policy: Policy) -> list[Finding]:
             if t.dtype not in allowed:
                 by_dtype.setdefault(t.dtype, []).append(t.name)
         for dtype, names in sorted(by_dtype.items()):
-            violation("allowed_dtypes", f"{plural(len(names), 'tensor')} stored as {dtype}, which is not among "
-                      f"{', '.join(policy.allowed_dtypes)}: {shown(names)}", tensors=names)
+            violation(
+                "allowed_dtypes",
+                f"{plural(len(names), 'tensor')} stored as {dtype}, which is not among "
+                f"{', '.join(policy.allowed_dtypes)}: {shown(names)}",
+                tensors=names,
+            )
     if policy.forbid_unexplained:
         names = [n for n, c in report.reconciliation.categories.items() if c == "unexplained"]
         if names or report.reconciliation.ledger.get("unexplained"):
-            violation("forbid_unexplained", f"{plural(len(names), 'stored tensor')} "
-                      f"({report.reconciliation.ledger.get('unexplained', 0):,} parameters) the architecture does "
-                      f"not explain: {shown(names)}", tensors=names)
+            violation(
+                "forbid_unexplained",
+                f"{plural(len(names), 'stored tensor')} "
+                f"({report.reconciliation.ledger.get('unexplained', 0):,} parameters) the architecture does "
+                f"not explain: {shown(names)}",
+                tensors=names,
+            )
     if policy.tied_head is not None:
         categories = report.reconciliation.categories
         heads = _heads(report)
         separate = [n for n in heads if categories.get(n) != "tied_duplicates"]
         if policy.tied_head == "required" and separate:
-            violation("tied_head", f"the LM head must be tied to the input embeddings, but a separate head is "
-                      f"stored: {shown(separate)}", tensors=separate)
+            violation(
+                "tied_head",
+                f"the LM head must be tied to the input embeddings, but a separate head is stored: {shown(separate)}",
+                tensors=separate,
+            )
         if policy.tied_head == "forbidden" and not separate:
             copies = [n for n in heads if categories.get(n) == "tied_duplicates"]
-            detail = (f" ({shown(copies)} is only a copy config.json ties to the embeddings)" if copies
-                      else " (no lm_head weight is stored)")
-            violation("tied_head", f"the LM head must be a separate matrix, but it is tied to the input "
-                      f"embeddings{detail}", tensors=copies)
+            detail = (
+                f" ({shown(copies)} is only a copy config.json ties to the embeddings)"
+                if copies
+                else " (no lm_head weight is stored)"
+            )
+            violation(
+                "tied_head",
+                f"the LM head must be a separate matrix, but it is tied to the input embeddings{detail}",
+                tensors=copies,
+            )
     if policy.max_shard_bytes is not None:
         big = [f for f in report.files if (f.size or 0) > policy.max_shard_bytes]
         for f in big:
-            violation("max_shard_bytes", f"{f.name} is {f.size:,} bytes, over the limit of "
-                      f"{policy.max_shard_bytes:,}", files=[f.name], expected=policy.max_shard_bytes, actual=f.size)
+            violation(
+                "max_shard_bytes",
+                f"{f.name} is {f.size:,} bytes, over the limit of {policy.max_shard_bytes:,}",
+                files=[f.name],
+                expected=policy.max_shard_bytes,
+                actual=f.size,
+            )
     return out
 
 
-def apply(report: Report, policy: Policy, *, lock_doc: LockSnapshot | None = None,
-          lock_name: str | None = None) -> Report:
+def apply(
+    report: Report, policy: Policy, *, lock_doc: LockSnapshot | None = None, lock_name: str | None = None
+) -> Report:
     """``report`` with the policy's findings (and drift from ``lock_doc``, if given) added: a new report, the
     audit's own is left as it was."""
     added = check(report, policy)
@@ -350,18 +409,29 @@ def apply(report: Report, policy: Policy, *, lock_doc: LockSnapshot | None = Non
     locks: dict[str, LockSnapshot] = {}
     if lock_doc is not None:
         from .drift import drift, variant_locks
+
         added += drift(lock_doc, report, lock_name=lock_name or "the lock", said=report.findings + added)
         checks |= {"lock"}
         locks, gone = variant_locks(lock_doc, [a.variant for a in report.alternates], lock_name=lock_name or "the lock")
         added += gone
     # each alternate variant (unet's fp16 weights) is held to the same rules and to the lock's snapshot of it
-    alternates = tuple(replace(a, report=apply(a.report, policy, lock_doc=locks.get(a.variant), lock_name=lock_name))
-                       for a in report.alternates)
-    if not added and checks == report.checks and all(a.report is b.report for a, b in zip(alternates, report.alternates)):
+    alternates = tuple(
+        replace(a, report=apply(a.report, policy, lock_doc=locks.get(a.variant), lock_name=lock_name))
+        for a in report.alternates
+    )
+    if (
+        not added
+        and checks == report.checks
+        and all(a.report is b.report for a, b in zip(alternates, report.alternates))
+    ):
         return report
     from ..report.rootcause import fold_more
-    findings = sorted(fold_more(report.findings, added, report.lost), key=lambda f: -SEVERITY_RANK[f.severity]) \
-        if added else report.findings
+
+    findings = (
+        sorted(fold_more(report.findings, added, report.lost), key=lambda f: -SEVERITY_RANK[f.severity])
+        if added
+        else report.findings
+    )
     return replace(report, findings=findings, alternates=alternates, checks=checks)
 
 
@@ -374,6 +444,8 @@ def settings(policy: Policy, *, env: Mapping[str, str] | None = None) -> tuple[s
         given = env.get("ST_AUDIT_FAIL_ON") or "error"
         fail_on = FAIL_ON_ALIASES.get(given.strip().lower(), given.strip().lower())
         if fail_on not in FAIL_ON_CHOICES:
-            raise UsageError(f"ST_AUDIT_FAIL_ON must be one of {', '.join(FAIL_ON_CHOICES)}, not {given!r}"
-                             + did_you_mean(fail_on, [*FAIL_ON_CHOICES, *FAIL_ON_ALIASES]))
+            raise UsageError(
+                f"ST_AUDIT_FAIL_ON must be one of {', '.join(FAIL_ON_CHOICES)}, not {given!r}"
+                + did_you_mean(fail_on, [*FAIL_ON_CHOICES, *FAIL_ON_ALIASES])
+            )
     return fail_on, tuple(policy.ignore or ())

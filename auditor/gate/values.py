@@ -15,8 +15,22 @@ from ..core.names import did_you_mean
 # parameter counts: decimal suffixes as in "8.19B", "596M"
 COUNT_UNITS = {"": 1, "K": 10**3, "M": 10**6, "B": 10**9, "G": 10**9, "T": 10**12}
 # byte sizes: decimal (as huggingface's max_shard_size "5GB") and binary units
-BYTE_UNITS = {"": 1, "B": 1, "K": 10**3, "KB": 10**3, "M": 10**6, "MB": 10**6, "G": 10**9, "GB": 10**9,
-              "T": 10**12, "TB": 10**12, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+BYTE_UNITS = {
+    "": 1,
+    "B": 1,
+    "K": 10**3,
+    "KB": 10**3,
+    "M": 10**6,
+    "MB": 10**6,
+    "G": 10**9,
+    "GB": 10**9,
+    "T": 10**12,
+    "TB": 10**12,
+    "KIB": 2**10,
+    "MIB": 2**20,
+    "GIB": 2**30,
+    "TIB": 2**40,
+}
 _NUMBER = re.compile(r"^\s*([0-9][0-9_,]*(?:\.[0-9]+)?|\.[0-9]+)\s*([A-Za-z]*)\s*$")
 
 
@@ -45,7 +59,7 @@ def parse_count(value: Any, key: str, origin: str) -> tuple[int, int]:
     for 8.19B +- 0.005B and that half-unit is returned as the rounding tolerance (0 for exact counts).
     """
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise _bad(key, origin, f"must be an integer or a string such as \"8.19B\", not {_type(value)}")
+        raise _bad(key, origin, f'must be an integer or a string such as "8.19B", not {_type(value)}')
     if isinstance(value, int):
         if value < 0:
             raise _bad(key, origin, f"must not be negative, not {value}")
@@ -53,8 +67,9 @@ def parse_count(value: Any, key: str, origin: str) -> tuple[int, int]:
     m = _NUMBER.match(value)
     unit = m.group(2).upper() if m else ""
     if m is None or unit not in COUNT_UNITS:
-        raise _bad(key, origin, f"cannot parse {value!r} as a parameter count (examples: 8190735360, "
-                   "\"8.19B\", \"596M\", \"135K\")")
+        raise _bad(
+            key, origin, f'cannot parse {value!r} as a parameter count (examples: 8190735360, "8.19B", "596M", "135K")'
+        )
     number, scale = m.group(1).replace("_", "").replace(",", ""), COUNT_UNITS[unit]
     whole, _, frac = number.partition(".")
     exact = (int(whole or "0") * 10 ** len(frac) + int(frac or "0")) * scale
@@ -67,7 +82,7 @@ def parse_count(value: Any, key: str, origin: str) -> tuple[int, int]:
 def parse_bytes(value: Any, key: str, origin: str) -> int:
     """A byte size: ``5000000000``, ``"5GB"``, ``"4.5GiB"``, ``"500MB"``."""
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise _bad(key, origin, f"must be an integer or a string such as \"5GB\", not {_type(value)}")
+        raise _bad(key, origin, f'must be an integer or a string such as "5GB", not {_type(value)}')
     if isinstance(value, int):
         if value <= 0:
             raise _bad(key, origin, f"must be positive, not {value}")
@@ -75,8 +90,9 @@ def parse_bytes(value: Any, key: str, origin: str) -> int:
     m = _NUMBER.match(value)
     unit = m.group(2).upper() if m else ""
     if m is None or unit not in BYTE_UNITS:
-        raise _bad(key, origin, f"cannot parse {value!r} as a size in bytes (examples: 5000000000, \"5GB\", "
-                   "\"4.5GiB\", \"500MB\")")
+        raise _bad(
+            key, origin, f'cannot parse {value!r} as a size in bytes (examples: 5000000000, "5GB", "4.5GiB", "500MB")'
+        )
     number = m.group(1).replace("_", "").replace(",", "")
     whole, _, frac = number.partition(".")
     size = (int(whole or "0") * 10 ** len(frac) + int(frac or "0")) * BYTE_UNITS[unit] // 10 ** len(frac)
@@ -92,24 +108,30 @@ def parse_tolerance(value: Any, key: str, origin: str) -> Tolerance:
         try:
             percent = float(text)
         except ValueError:
-            raise _bad(key, origin, f"cannot parse {value!r} as a percentage (example: \"0.1%\")") from None
+            raise _bad(key, origin, f'cannot parse {value!r} as a percentage (example: "0.1%")') from None
         if not math.isfinite(percent) or percent < 0:
             raise _bad(key, origin, f"must be a non-negative percentage, not {value!r}")
         return Tolerance(relative=percent / 100)
     if isinstance(value, float):
-        raise _bad(key, origin, f"must be a percentage string (\"0.1%\") or a whole count, not the float {value!r}")
+        raise _bad(key, origin, f'must be a percentage string ("0.1%") or a whole count, not the float {value!r}')
     count, _ = parse_count(value, key, origin)
     return Tolerance(absolute=count)
 
 
 # what people type for a severity threshold: the words the findings print (ERROR, WARNING), short forms, plurals;
 # the same in a policy file (fail_on = "warn"), ST_AUDIT_FAIL_ON and --fail-on
-FAIL_ON_ALIASES = {"warn": "warning", "warnings": "warning", "err": "error", "errors": "error", "note": "info",
-                   "notes": "info", "none": "never"}
+FAIL_ON_ALIASES = {
+    "warn": "warning",
+    "warnings": "warning",
+    "err": "error",
+    "errors": "error",
+    "note": "info",
+    "notes": "info",
+    "none": "never",
+}
 
 
-def _choice(value: Any, key: str, choices: tuple[str, ...], origin: str,
-            aliases: dict[str, str] | None = None) -> str:
+def _choice(value: Any, key: str, choices: tuple[str, ...], origin: str, aliases: dict[str, str] | None = None) -> str:
     """One of ``choices``, case-insensitive, or one of their ``aliases``; a typo is refused with the close ones."""
     if isinstance(value, str):
         word = value.strip().lower()
@@ -129,16 +151,27 @@ def _str_list(value: Any, key: str, origin: str) -> list[str]:
 
 
 def _type(value: Any) -> str:
-    names = {bool: "a boolean", int: "an integer", float: "a float", str: "a string", list: "a list",
-             dict: "a table"}
-    return f"{names.get(type(value), type(value).__name__)} ({value!r})" if not isinstance(value, (list, dict)) \
+    names = {bool: "a boolean", int: "an integer", float: "a float", str: "a string", list: "a list", dict: "a table"}
+    return (
+        f"{names.get(type(value), type(value).__name__)} ({value!r})"
+        if not isinstance(value, (list, dict))
         else names.get(type(value), type(value).__name__)
+    )
 
 
 COMMAND_LINE = "the command line"
-FLAGS = {"expect_parameters": "--expect-parameters", "expect_model_parameters": "--expect-model-parameters", "tolerance": "--tolerance", "allowed_dtypes": "--allow-dtype",
-         "fail_on": "--fail-on", "ignore": "--ignore", "forbid_unexplained": "--forbid-unexplained",
-         "tied_head": "--tied-head", "max_shard_bytes": "--max-shard-bytes", "lock": "--lock"}
+FLAGS = {
+    "expect_parameters": "--expect-parameters",
+    "expect_model_parameters": "--expect-model-parameters",
+    "tolerance": "--tolerance",
+    "allowed_dtypes": "--allow-dtype",
+    "fail_on": "--fail-on",
+    "ignore": "--ignore",
+    "forbid_unexplained": "--forbid-unexplained",
+    "tied_head": "--tied-head",
+    "max_shard_bytes": "--max-shard-bytes",
+    "lock": "--lock",
+}
 
 
 def _bad(key: str, origin: str, why: str) -> UsageError:

@@ -38,9 +38,13 @@ class Totals:
     def to_dict(self) -> dict[str, object]:
         order = list(DTYPE_BITS)
         return {
-            "tensors": self.tensors, "parameters": self.parameters, "bytes": self.bytes,
-            "by_dtype": {d: {"tensors": t, "parameters": p, "bytes": b}
-                         for d, (t, p, b) in sorted(self.by_dtype.items(), key=lambda kv: order.index(kv[0]))},
+            "tensors": self.tensors,
+            "parameters": self.parameters,
+            "bytes": self.bytes,
+            "by_dtype": {
+                d: {"tensors": t, "parameters": p, "bytes": b}
+                for d, (t, p, b) in sorted(self.by_dtype.items(), key=lambda kv: order.index(kv[0]))
+            },
         }
 
 
@@ -56,8 +60,14 @@ class FileSummary:
     ok: bool
 
     def to_dict(self) -> dict[str, object]:
-        return {"name": self.name, "size": self.size, "header_length": self.header_length,
-                "tensors": self.tensors, "data_bytes": self.data_bytes, "ok": self.ok}
+        return {
+            "name": self.name,
+            "size": self.size,
+            "header_length": self.header_length,
+            "tensors": self.tensors,
+            "data_bytes": self.data_bytes,
+            "ok": self.ok,
+        }
 
 
 @dataclass
@@ -102,29 +112,41 @@ def build_inventory(checkpoint: Checkpoint) -> Inventory:
             row[0] += len(of_dtype)
             row[1] += sum(map(ELEMENTS, of_dtype))
             row[2] += sum(map(END, of_dtype)) - sum(map(START, of_dtype))
-        files.append(FileSummary(name, checkpoint.files.get(name), header.header_length, len(held),
-                                 data_bytes, header.ok))
-    totals = Totals(sum(r[0] for r in by_dtype.values()), sum(r[1] for r in by_dtype.values()),
-                    sum(r[2] for r in by_dtype.values()),
-                    MappingProxyType({d: DtypeTotals(*r) for d, r in by_dtype.items()}))
+        files.append(
+            FileSummary(name, checkpoint.files.get(name), header.header_length, len(held), data_bytes, header.ok)
+        )
+    totals = Totals(
+        sum(r[0] for r in by_dtype.values()),
+        sum(r[1] for r in by_dtype.values()),
+        sum(r[2] for r in by_dtype.values()),
+        MappingProxyType({d: DtypeTotals(*r) for d, r in by_dtype.items()}),
+    )
     for tensor_name, stored_in in sorted(where.items()):
-        findings.append(finding("tensor-duplicated", f"{tensor_name} is stored in {len(stored_in)} files "
-                                f"({', '.join(stored_in)}); loaders disagree on which copy wins",
-                                tensors=[tensor_name], files=stored_in))
+        findings.append(
+            finding(
+                "tensor-duplicated",
+                f"{tensor_name} is stored in {len(stored_in)} files "
+                f"({', '.join(stored_in)}); loaders disagree on which copy wins",
+                tensors=[tensor_name],
+                files=stored_in,
+            )
+        )
     if checkpoint.weight_map is not None:
         findings.extend(_cross_check_index(checkpoint, tensors, where, files))
     return Inventory(tensors, files, totals, findings)
 
 
-def _cross_check_index(checkpoint: Checkpoint, tensors: dict[str, Tensor], where: dict[str, list[str]],
-                       files: list[FileSummary]) -> list[Finding]:
+def _cross_check_index(
+    checkpoint: Checkpoint, tensors: dict[str, Tensor], where: dict[str, list[str]], files: list[FileSummary]
+) -> list[Finding]:
     """weight_map vs headers, both ways, and total_size vs the data bytes actually stored."""
     weight_map = checkpoint.weight_map or {}
     index_name = checkpoint.index_name or "index"
     out: list[Finding] = []
     # the usual checkpoint, decided at C speed: the same names both ways, each in the shard the index says
     agree = weight_map.keys() == tensors.keys() and list(weight_map.values()) == list(
-        map(FILE, map(tensors.__getitem__, weight_map)))
+        map(FILE, map(tensors.__getitem__, weight_map))
+    )
     if not agree:
         out = _disagreements(checkpoint, weight_map, index_name, tensors, where, files)
     metadata = (checkpoint.index or {}).get("metadata")
@@ -140,9 +162,16 @@ def _cross_check_index(checkpoint: Checkpoint, tensors: dict[str, Tensor], where
                 hint = " (it equals the sum of file sizes, headers included: the mlx convention)"
             elif isinstance(declared, int) and declared > data:
                 hint = " (stale after tensors were removed, or counts shared storages)"
-            out.append(finding("index-total-size-mismatch", f"{index_name} metadata.total_size is {declared!r} but the "
-                               f"shards hold {data:,} bytes of tensor data{hint}", files=[index_name],
-                               expected=declared, actual=data))
+            out.append(
+                finding(
+                    "index-total-size-mismatch",
+                    f"{index_name} metadata.total_size is {declared!r} but the "
+                    f"shards hold {data:,} bytes of tensor data{hint}",
+                    files=[index_name],
+                    expected=declared,
+                    actual=data,
+                )
+            )
     return out
 
 
@@ -160,14 +189,25 @@ def check_total_parameters(checkpoint: Checkpoint, stored: int, model: int, expe
     index_name = checkpoint.index_name or "index"
     declared_text = f"{declared:,}" if isinstance(declared, int) and not isinstance(declared, bool) else repr(declared)
     formula = f" and config.json implies {expected:,}" if expected is not None else ""
-    return [finding("index-total-parameters-mismatch", f"{index_name} metadata.total_parameters is {declared_text}, but "
-                    f"{stored:,} parameters are stored{formula}", files=[index_name], expected=declared,
-                    actual=stored)]
+    return [
+        finding(
+            "index-total-parameters-mismatch",
+            f"{index_name} metadata.total_parameters is {declared_text}, but {stored:,} parameters are stored{formula}",
+            files=[index_name],
+            expected=declared,
+            actual=stored,
+        )
+    ]
 
 
-def _disagreements(checkpoint: Checkpoint, weight_map: dict[str, str], index_name: str,
-                   tensors: dict[str, Tensor], where: dict[str, list[str]],
-                   files: list[FileSummary]) -> list[Finding]:
+def _disagreements(
+    checkpoint: Checkpoint,
+    weight_map: dict[str, str],
+    index_name: str,
+    tensors: dict[str, Tensor],
+    where: dict[str, list[str]],
+    files: list[FileSummary],
+) -> list[Finding]:
     """Index entries absent from their shard or stored elsewhere, and stored tensors the index lacks."""
     readable = {f.name for f in files if checkpoint.headers[f.name].header_length is not None}
     missing: dict[str, list[str]] = {}
@@ -182,17 +222,39 @@ def _disagreements(checkpoint: Checkpoint, weight_map: dict[str, str], index_nam
             misplaced.append(tensor)
     out: list[Finding] = []
     for shard, names in sorted(missing.items()):
-        out.append(finding("index-tensor-missing", f"{index_name} lists {plural(len(names), 'tensor')} in {shard} "
-                           f"that {shard} does not contain: {shown(names, 3)}", tensors=names, files=[shard]))
+        out.append(
+            finding(
+                "index-tensor-missing",
+                f"{index_name} lists {plural(len(names), 'tensor')} in {shard} "
+                f"that {shard} does not contain: {shown(names, 3)}",
+                tensors=names,
+                files=[shard],
+            )
+        )
     if misplaced:
-        out.append(finding("index-tensor-misplaced", f"{plural(len(misplaced), 'tensor')} stored in a different shard "
-                           f"than {index_name} says: " + "; ".join(
-                               f"{t} in {', '.join(where.get(t, [tensors[t].file]))} (index: {weight_map[t]})" for t in misplaced[:5]),
-                           tensors=misplaced, files=sorted({weight_map[t] for t in misplaced})))
+        out.append(
+            finding(
+                "index-tensor-misplaced",
+                f"{plural(len(misplaced), 'tensor')} stored in a different shard "
+                f"than {index_name} says: "
+                + "; ".join(
+                    f"{t} in {', '.join(where.get(t, [tensors[t].file]))} (index: {weight_map[t]})"
+                    for t in misplaced[:5]
+                ),
+                tensors=misplaced,
+                files=sorted({weight_map[t] for t in misplaced}),
+            )
+        )
     unlisted = [t for t in tensors if t not in weight_map]
     if unlisted:
         shards = sorted({tensors[t].file for t in unlisted})
-        out.append(finding("index-tensor-unlisted", f"{plural(len(unlisted), 'stored tensor')} missing from "
-                           f"{index_name}'s weight_map (loaders that follow the index never see them): {shown(unlisted, 3)}",
-                           tensors=unlisted, files=shards))
+        out.append(
+            finding(
+                "index-tensor-unlisted",
+                f"{plural(len(unlisted), 'stored tensor')} missing from "
+                f"{index_name}'s weight_map (loaders that follow the index never see them): {shown(unlisted, 3)}",
+                tensors=unlisted,
+                files=shards,
+            )
+        )
     return out

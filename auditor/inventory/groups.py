@@ -46,7 +46,7 @@ class Group:
 
     def axes(self) -> list[set[int]]:
         """The values seen at each index position."""
-        return [set(self.flat[i::self.width]) for i in range(self.width)]
+        return [set(self.flat[i :: self.width]) for i in range(self.width)]
 
     def add(self, indices: Iterable[int], name: str) -> None:
         try:
@@ -70,8 +70,14 @@ class Group:
         return render(self.template, self.axes())
 
     def to_dict(self, elements: int, nbytes: int) -> dict[str, object]:
-        return {"pattern": self.pattern, "count": self.count, "dtype": self.dtype, "shape": list(self.shape),
-                "parameters": elements * self.count, "bytes": nbytes * self.count}
+        return {
+            "pattern": self.pattern,
+            "count": self.count,
+            "dtype": self.dtype,
+            "shape": list(self.shape),
+            "parameters": elements * self.count,
+            "bytes": nbytes * self.count,
+        }
 
 
 _INDEX = re.compile(r"\.(0|[1-9][0-9]*)(?=\.)")
@@ -158,11 +164,17 @@ def find_range_gaps(groups: Iterable[Group]) -> list[Finding]:
         # a lost tensor leaves a few holes in an otherwise full grid; many holes are a layout of its own
         # (experts only in some blocks, blocks of several sizes): noted, not warned about
         sparse = (grid - len(present)) * 100 > grid
-        out.append(finding("range-gap", f"{pattern}: {plural(grid - len(present), 'combination')} of the index "
-                           f"ranges {'is' if grid - len(present) == 1 else 'are'} absent" +
-                           (f", e.g. {shown}" if shown else "") +
-                           ("; so many that it is likely the architecture's own layout" if sparse else ""),
-                           tensors=missing, severity="info" if sparse else "warning"))
+        out.append(
+            finding(
+                "range-gap",
+                f"{pattern}: {plural(grid - len(present), 'combination')} of the index "
+                f"ranges {'is' if grid - len(present) == 1 else 'are'} absent"
+                + (f", e.g. {shown}" if shown else "")
+                + ("; so many that it is likely the architecture's own layout" if sparse else ""),
+                tensors=missing,
+                severity="info" if sparse else "warning",
+            )
+        )
     return out
 
 

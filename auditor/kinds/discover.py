@@ -49,13 +49,13 @@ TARGETS = "targets"  # several targets in one run (``report.composite.several``)
 class Part:
     """One thing to audit as a checkpoint of its own: a folder, optionally restricted to some weight files."""
 
-    name: str                           # section title: "unet", "2_Dense", "cnn.safetensors"; "unet (fp16)" (an alternate)
-    kind: str                           # a KIND_LABELS key
-    folder: str = ""                    # folder inside the target ("" = its root)
-    weights: tuple[str, ...] | None = None   # weight/index files of that folder to audit (None: as a loader picks)
-    role: str | None = None             # e.g. "Dense" (sentence-transformers module), "UNet2DConditionModel"
-    config: dict[str, Any] | None = None     # the part's manifest (Dense config, diffusers config), when read
-    variant: str | None = None          # the weights' variant ("fp16", "non_ema"): audited as --variant would
+    name: str  # section title: "unet", "2_Dense", "cnn.safetensors"; "unet (fp16)" (an alternate)
+    kind: str  # a KIND_LABELS key
+    folder: str = ""  # folder inside the target ("" = its root)
+    weights: tuple[str, ...] | None = None  # weight/index files of that folder to audit (None: as a loader picks)
+    role: str | None = None  # e.g. "Dense" (sentence-transformers module), "UNet2DConditionModel"
+    config: dict[str, Any] | None = None  # the part's manifest (Dense config, diffusers config), when read
+    variant: str | None = None  # the weights' variant ("fp16", "non_ema"): audited as --variant would
     # the other variants of the same weights in this folder (``unet (fp16)`` beside ``unet``): each audited in
     # full, none counted (``_variant_parts``)
     alternates: tuple[Part, ...] = ()
@@ -71,9 +71,9 @@ class Kind:
 
     kind: str
     parts: tuple[Part, ...]
-    detail: str = ""                    # "StableDiffusionPipeline: unet, vae, text_encoder (+ 2 without weights)"
-    notes: tuple[str, ...] = ()         # things worth saying that are not findings
-    manifest: dict[str, Any] = field(default_factory=dict)   # adapter_config / model_index / modules.json
+    detail: str = ""  # "StableDiffusionPipeline: unet, vae, text_encoder (+ 2 without weights)"
+    notes: tuple[str, ...] = ()  # things worth saying that are not findings
+    manifest: dict[str, Any] = field(default_factory=dict)  # adapter_config / model_index / modules.json
 
     @property
     def label(self) -> str:
@@ -85,10 +85,14 @@ class Kind:
         return self.kind == TARGETS
 
     def to_dict(self) -> dict[str, Any]:
-        doc: dict[str, Any] = {"kind": self.kind, "label": self.label, "detail": self.detail or None,
-                               "sections": [p.name for p in self.parts]}
+        doc: dict[str, Any] = {
+            "kind": self.kind,
+            "label": self.label,
+            "detail": self.detail or None,
+            "sections": [p.name for p in self.parts],
+        }
         if len(self.parts) == 1 and self.parts[0].variant is not None:
-            doc["variant"] = self.parts[0].variant   # the weights audited are this variant's (model.fp16...)
+            doc["variant"] = self.parts[0].variant  # the weights audited are this variant's (model.fp16...)
         return doc
 
 
@@ -176,8 +180,9 @@ def for_variant(kind: Kind, variant: str) -> Kind:
         raise NotASafetensorsCheckpoint(f"no files of variant {variant!r}; variants present: {', '.join(present)}")
     parts = []
     for part in kind.parts:
-        chosen = [p for p in part.each_variant() if p.variant == variant] or \
-            [p for p in part.each_variant() if p.variant is None]
+        chosen = [p for p in part.each_variant() if p.variant == variant] or [
+            p for p in part.each_variant() if p.variant is None
+        ]
         parts += [replace(chosen[0], name=part.name)] if chosen else []
     return replace(kind, parts=tuple(parts))
 
@@ -194,8 +199,11 @@ def classify_config(config: Any) -> str:
     if isinstance(config, dict):
         if "_class_name" in config and "model_type" not in config:
             return COMPONENT
-        if "model_type" not in config and ("pretrained_cfg" in config or "architecture" in config) \
-                and "num_classes" in config:
+        if (
+            "model_type" not in config
+            and ("pretrained_cfg" in config or "architecture" in config)
+            and "num_classes" in config
+        ):
             return TIMM
     return MODEL
 
@@ -226,8 +234,12 @@ def one_checkpoint(folder: Folder, kind: str) -> Kind:
 def independent_files(folder: Folder) -> Kind:
     """Several .safetensors files, nothing that binds them into one model: each stands alone."""
     parts = tuple(Part(n, FILE, "", (n,)) for n in sorted(n for n in folder.top if n.endswith(".safetensors")))
-    return Kind(FILES, parts, f"{len(parts)} files, no index, no {main_file()}, no manifest",
-                (f"audited file by file: nothing (index, {main_file()}, manifest) makes them one model",))
+    return Kind(
+        FILES,
+        parts,
+        f"{len(parts)} files, no index, no {main_file()}, no manifest",
+        (f"audited file by file: nothing (index, {main_file()}, manifest) makes them one model",),
+    )
 
 
 def _config_detail(config: dict[str, Any]) -> str:
@@ -246,18 +258,30 @@ def component(folder: Folder) -> Kind:
     config = folder.config
     groups = variants(list(folder.top))
     role = str(config.get("_class_name"))
-    parts = _variant_parts(groups, COMPONENT, "", ".", role, config) or (Part(".", COMPONENT, role=role, config=config),)
+    parts = _variant_parts(groups, COMPONENT, "", ".", role, config) or (
+        Part(".", COMPONENT, role=role, config=config),
+    )
     return Kind(COMPONENT, parts, role, _only_variants_note(groups))
 
 
-def _variant_parts(groups: dict[str | None, list[str]], kind: str, folder: str, name: str, role: str | None = None,
-                   config: dict[str, Any] | None = None, *, alone: bool = True) -> tuple[Part, ...]:
+def _variant_parts(
+    groups: dict[str | None, list[str]],
+    kind: str,
+    folder: str,
+    name: str,
+    role: str | None = None,
+    config: dict[str, Any] | None = None,
+    *,
+    alone: bool = True,
+) -> tuple[Part, ...]:
     """A folder's weights as one part (none without weights): the counted variant named as the folder (``unet``),
     the others its alternates (``unet (fp16)``). The default weights count, as a loader without ``variant=``
     loads them; a folder of variants only counts the first by name (its note says which). ``alone=False``: the
     alternates alone, one part per variant (beside weights a loader picks by its own rules)."""
-    ordered = [Part(name if v is None else f"{name} ({v})", kind, folder, tuple(names), role, config, v)
-               for v, names in sorted(groups.items(), key=lambda kv: (kv[0] is not None, kv[0] or ""))]
+    ordered = [
+        Part(name if v is None else f"{name} ({v})", kind, folder, tuple(names), role, config, v)
+        for v, names in sorted(groups.items(), key=lambda kv: (kv[0] is not None, kv[0] or ""))
+    ]
     if not alone:
         return tuple(ordered)
     if not ordered:
@@ -271,8 +295,10 @@ def _only_variants_note(groups: dict[str | None, list[str]]) -> tuple[str, ...]:
     if not groups or None in groups:
         return ()
     shown = ", ".join(sorted(v for v in groups if v))
-    return (f"only variant weights are present ({shown}): audited as --variant would; loading needs "
-            f"variant={sorted(v for v in groups if v)[0]!r}",)
+    return (
+        f"only variant weights are present ({shown}): audited as --variant would; loading needs "
+        f"variant={sorted(v for v in groups if v)[0]!r}",
+    )
 
 
 def adapter(folder: Folder) -> Kind:
@@ -286,8 +312,10 @@ def adapter(folder: Folder) -> Kind:
     for other in weights:
         if other != main:  # e.g. a diffusers-format copy beside the PEFT file: its own section
             parts.append(Part(other, FILE, "", (other,)))
-    notes = tuple(f"{d}/ holds another adapter (audit it on its own or use --recursive)"
-                  for d in sorted({n.split("/")[0] for n in files if n.endswith(f"/{ADAPTER_CONFIG}")}))
+    notes = tuple(
+        f"{d}/ holds another adapter (audit it on its own or use --recursive)"
+        for d in sorted({n.split("/")[0] for n in files if n.endswith(f"/{ADAPTER_CONFIG}")})
+    )
     return Kind(ADAPTER, tuple(parts), notes=notes)
 
 
@@ -311,8 +339,11 @@ def pipeline(root: Folder) -> Kind:
         config_name = f"{folder}/config.json"
         config = _json_or_none(read_json, config_name) if config_name in files else None
         kind = classify_config(config) if config is not None else MODEL
-        role = cls if isinstance(cls, str) else (str(config.get("_class_name")) if isinstance(config, dict)
-                                                 and "_class_name" in config else None)
+        role = (
+            cls
+            if isinstance(cls, str)
+            else (str(config.get("_class_name")) if isinstance(config, dict) and "_class_name" in config else None)
+        )
         parts += _variant_parts(groups, kind, folder, folder, role, config if isinstance(config, dict) else None)
     for name in sorted(n for n in files if "/" not in n and n.endswith(".safetensors")):
         parts.append(Part(name, FILE, "", (name,), "single-file checkpoint beside the pipeline"))
@@ -338,7 +369,7 @@ def sentence_transformers(folder: Folder) -> Kind | None:
         role = str(m.get("type", "?")).rsplit(".", 1)[-1]
         names.append(role)
         prefix = f"{path}/" if path else ""
-        here = {n[len(prefix):] for n in files if n.startswith(prefix) and "/" not in n[len(prefix):]}
+        here = {n[len(prefix) :] for n in files if n.startswith(prefix) and "/" not in n[len(prefix) :]}
         weights = sorted(n for n in here if n.endswith(".safetensors") or ".safetensors.index" in n)
         if not weights:
             continue
@@ -347,19 +378,19 @@ def sentence_transformers(folder: Folder) -> Kind | None:
         if role == "Transformer" or (isinstance(config, dict) and "model_type" in config):
             index, singles, _ = choose(here)
             chosen = tuple([index] if index else singles)
-            parts.append(Part(path or ".", MODEL, path, chosen, role,
-                              config if isinstance(config, dict) else None))
+            parts.append(Part(path or ".", MODEL, path, chosen, role, config if isinstance(config, dict) else None))
         else:
-            parts.append(Part(path, FILE, path, tuple(weights), role,
-                              config if isinstance(config, dict) else None))
+            parts.append(Part(path, FILE, path, tuple(weights), role, config if isinstance(config, dict) else None))
     return Kind(SENTENCE_TRANSFORMERS, tuple(parts), " -> ".join(names), manifest={"modules": modules})
 
 
 def read_json_from(read_small: Callable[[str], bytes], sizes: dict[str, int | None]) -> ReadJson:
     """A ``read_json`` for ``discover`` that refuses oversized manifests."""
+
     def read(name: str) -> Any:
         size = sizes.get(name)
         if size is not None and size > MAX_SMALL_FILE:
             raise ValueError(f"{name} is too large to be a manifest")
         return json.loads(read_small(name).decode("utf-8"))
+
     return read

@@ -42,8 +42,13 @@ class Quantization:
     assessment: Assessment = field(default_factory=Assessment)
 
     @classmethod
-    def of(cls, config: Mapping[str, Any] | None, stored: Mapping[str, Tensor] | None = None,
-           expected: Mapping[str, Any] | None = None, tied: bool = False) -> Quantization:
+    def of(
+        cls,
+        config: Mapping[str, Any] | None,
+        stored: Mapping[str, Tensor] | None = None,
+        expected: Mapping[str, Any] | None = None,
+        tied: bool = False,
+    ) -> Quantization:
         """The config's scheme, with every expected weight's stored tensors sorted by it (once per audit); without
         ``stored`` (no formula to compare with) no tensor is assessed, and ``classify`` judges by name alone."""
         quant = read(config)
@@ -57,8 +62,9 @@ class Quantization:
     def verdict(self, name: str) -> QuantVerdict | None:
         return self.assessment.verdicts.get(name)
 
-    def classify(self, tensor: Tensor, stored: Mapping[str, Tensor],
-                 expected: Mapping[str, Any]) -> QuantVerdict | None:
+    def classify(
+        self, tensor: Tensor, stored: Mapping[str, Tensor], expected: Mapping[str, Any]
+    ) -> QuantVerdict | None:
         """A verdict when ``tensor`` is bookkeeping or a packed weight. Without expected tensors (no formula for
         the architecture) bookkeeping is recognised by name alone, for the ledger."""
         verdict = self.assessment.verdicts.get(tensor.name)

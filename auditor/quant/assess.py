@@ -41,10 +41,12 @@ class _Layers:
         self.q = q
         self._resolved: dict[tuple[int, str, int, int], Resolved | str | None] = {}
         # no names to match (targets are classes, nothing ignored or overridden): the answer depends on the shape
-        self.by_shape_only = not q.ignore and not q.overrides and all(
-            t in (LINEAR, EMBEDDING) for g in q.groups for t in g.targets)
+        self.by_shape_only = (
+            not q.ignore and not q.overrides and all(t in (LINEAR, EMBEDDING) for g in q.groups for t in g.targets)
+        )
         self._by_shape: dict[tuple[str, int, int], tuple[Resolved | str | None, bool]] | None = (
-            {} if self.by_shape_only else None)
+            {} if self.by_shape_only else None
+        )
 
     def scheme_for(self, module: str, kind: str, rows: int, cols: int) -> tuple[Resolved | str | None, bool]:
         """(resolved scheme, or an error text, or None when full precision is expected; whether by class)."""
@@ -58,8 +60,9 @@ class _Layers:
     def _scheme_for(self, module: str, kind: str, rows: int, cols: int) -> tuple[Resolved | str | None, bool]:
         q = self.q
         for index, group in enumerate(q.groups):
-            hits = [t for t in group.targets if targeted(t, module, kind)
-                    and (t in (LINEAR, EMBEDDING) or kind in q.kinds)]
+            hits = [
+                t for t in group.targets if targeted(t, module, kind) and (t in (LINEAR, EMBEDDING) or kind in q.kinds)
+            ]
             if not hits:
                 continue
             if q.is_ignored(module):
@@ -98,8 +101,9 @@ def _shape_text(shapes: tuple[tuple[int, ...], ...]) -> str:
     return " or ".join(str(list(s)) for s in shapes)
 
 
-def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mapping[str, Any],
-           tied: bool = False) -> Assessment:
+def assess(
+    q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mapping[str, Any], tied: bool = False
+) -> Assessment:
     """Sort the stored tensors of every expected weight by the config's scheme; see the module docstring."""
     out = Assessment()
     if q is None:
@@ -112,7 +116,8 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
     # when the scheme depends on the shape alone, everything but the names is the same for the tensors sharing
     # one ExpectedTensor (the 256 experts of a layer): decided once per (ExpectedTensor, "ends in .weight")
     per_rule: dict[tuple[int, bool], tuple[str | None, Resolved | str | None, bool, Plan | None]] | None = (
-        {} if layers.by_shape_only else None)
+        {} if layers.by_shape_only else None
+    )
     for e, weights in rule_instances(expected):
         if e.kind not in ("param", "head") or (e.kind == "head" and (tied or getattr(e, "tied", False))):
             continue
@@ -151,8 +156,11 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
                 near = siblings.get(module, []) + siblings.get(weight, [])
                 packed = next((n for n in near if n.rpartition(".")[2] in rule_suffixes()[0]), None)
                 for name in near:
-                    out.verdicts[name] = QuantVerdict("packed", weight, None, e.elements) if name == packed and \
-                        weight not in stored else QuantVerdict("quantization", weight)
+                    out.verdicts[name] = (
+                        QuantVerdict("packed", weight, None, e.elements)
+                        if name == packed and weight not in stored
+                        else QuantVerdict("quantization", weight)
+                    )
                 if near:
                     out.problems.append((packed or near[0], resolved))
                 continue
@@ -165,9 +173,19 @@ def assess(q: QuantConfig | None, stored: Mapping[str, Tensor], expected: Mappin
     return out
 
 
-def _layer(out: Assessment, q: QuantConfig, r: Resolved, plan: Plan, weight: str, module: str, e: Any,
-           stored: Mapping[str, Tensor], expected: Mapping[str, Any],
-           siblings: Mapping[str, list[str]], either: bool) -> None:
+def _layer(
+    out: Assessment,
+    q: QuantConfig,
+    r: Resolved,
+    plan: Plan,
+    weight: str,
+    module: str,
+    e: Any,
+    stored: Mapping[str, Tensor],
+    expected: Mapping[str, Any],
+    siblings: Mapping[str, list[str]],
+    either: bool,
+) -> None:
     """One layer the config quantizes with scheme ``r`` (called per layer: ~46k times for DeepSeek-V3, so the
     usual case, every tensor as the rule says, takes the fewest steps)."""
     wpart = r.weight
@@ -176,9 +194,12 @@ def _layer(out: Assessment, q: QuantConfig, r: Resolved, plan: Plan, weight: str
     want = plan.want
     # quantized in place (same name) unless it is a float tensor of the logical shape that the scheme would not
     # store that way (a BF16 weight beside bitsandbytes' BF16 storage, or under an F8 scheme)
-    if t is None or not (packed_name != weight or t.dtype not in FLOAT_DTYPES
-                         or t.shape not in (tuple(e.shape), e.alt_shape)
-                         or (t.shape in want and t.dtype in wpart.dtypes)):
+    if t is None or not (
+        packed_name != weight
+        or t.dtype not in FLOAT_DTYPES
+        or t.shape not in (tuple(e.shape), e.alt_shape)
+        or (t.shape in want and t.dtype in wpart.dtypes)
+    ):
         _unpacked(out, q, r, weight, module, packed_name, stored, expected, either)
         return
     problems: list[str] | None = None
@@ -200,28 +221,46 @@ def _layer(out: Assessment, q: QuantConfig, r: Resolved, plan: Plan, weight: str
         if a.dtype in dtypes and (not shapes or a.shape in shapes):
             # keyed by the stored tensor's own name object and, without a note, all sharing one verdict: ~46k
             # fewer strings and tuples kept alive for DeepSeek-V3
-            verdicts[a.name] = SORTED if note is None or not name.endswith(".bias") else \
-                QuantVerdict("quantization", weight, None, 0, note)
+            verdicts[a.name] = (
+                SORTED
+                if note is None or not name.endswith(".bias")
+                else QuantVerdict("quantization", weight, None, 0, note)
+            )
             continue
         why = []
         if a.dtype not in dtypes:
             why.append(f"dtype {a.dtype}, expected {' or '.join(dtypes)}")
         if shapes and a.shape not in shapes:
-            why.append(f"shape {list(a.shape)}, expected {_shape_text(shapes)} = {_rule_text(part.rule)} for {weight} "
-                       f"[rows={e.shape[-2]}, cols={e.shape[-1]}] ({r.scheme.name}{_params_note(r.env)})")
+            why.append(
+                f"shape {list(a.shape)}, expected {_shape_text(shapes)} = {_rule_text(part.rule)} for {weight} "
+                f"[rows={e.shape[-2]}, cols={e.shape[-1]}] ({r.scheme.name}{_params_note(r.env)})"
+            )
         verdicts[a.name] = QuantVerdict("quantization", weight, "; ".join(why))
-    verdicts[t.name] = verdict(QuantVerdict, ("packed", weight, "; ".join(problems) if problems else None, logical, None))
+    verdicts[t.name] = verdict(
+        QuantVerdict, ("packed", weight, "; ".join(problems) if problems else None, logical, None)
+    )
     # stored beside the layer but no part of its scheme (the scales just sorted are the usual siblings)
     for near in (siblings.get(module), siblings.get(weight)):
         if near is not None:
             for name in near:
                 if name not in verdicts:
-                    verdicts[name] = QuantVerdict("quantization", weight, f"not a tensor of the {r.scheme.name} "
-                                                  f"layout (it stores {', '.join(suffixes(r, module, weight))})")
+                    verdicts[name] = QuantVerdict(
+                        "quantization",
+                        weight,
+                        f"not a tensor of the {r.scheme.name} "
+                        f"layout (it stores {', '.join(suffixes(r, module, weight))})",
+                    )
 
 
-def _weight_problems(r: Resolved, t: Tensor, want: tuple[tuple[int, ...], ...], weight: str, packed_name: str,
-                     e: Any, stored: Mapping[str, Tensor]) -> tuple[list[str], int]:
+def _weight_problems(
+    r: Resolved,
+    t: Tensor,
+    want: tuple[tuple[int, ...], ...],
+    weight: str,
+    packed_name: str,
+    e: Any,
+    stored: Mapping[str, Tensor],
+) -> tuple[list[str], int]:
     """What is wrong with a packed weight (its dtype, its shape, an unpacked copy beside it), and the values it
     encodes (the logical count when its form is right, else what its bits hold)."""
     wpart, scheme = r.weight, r.scheme
@@ -229,31 +268,60 @@ def _weight_problems(r: Resolved, t: Tensor, want: tuple[tuple[int, ...], ...], 
     if t.dtype not in wpart.dtypes:
         problems.append(f"dtype {t.dtype}, expected {' or '.join(wpart.dtypes)} ({scheme.name})")
     if want and t.shape not in want:
-        problems.append(f"shape {list(t.shape)}, expected {_shape_text(want)} = {_rule_text(wpart.rule)} for "
-                        f"{weight} [rows={e.shape[-2]}, cols={e.shape[-1]}] ({scheme.name})")
+        problems.append(
+            f"shape {list(t.shape)}, expected {_shape_text(want)} = {_rule_text(wpart.rule)} for "
+            f"{weight} [rows={e.shape[-2]}, cols={e.shape[-1]}] ({scheme.name})"
+        )
     logical = e.elements if not problems else _encoded(t, r.value_bits)
     if packed_name != weight and weight in stored:
         problems.append(f"{weight} is stored too, unpacked")
     return problems, logical
 
 
-def _unpacked(out: Assessment, q: QuantConfig, r: Resolved, weight: str, module: str, packed_name: str,
-              stored: Mapping[str, Tensor], expected: Mapping[str, Any], either: bool) -> None:
+def _unpacked(
+    out: Assessment,
+    q: QuantConfig,
+    r: Resolved,
+    weight: str,
+    module: str,
+    packed_name: str,
+    stored: Mapping[str, Tensor],
+    expected: Mapping[str, Any],
+    either: bool,
+) -> None:
     """A layer the config quantizes whose packed weight is not stored: full precision, or lost."""
     full = weight in stored
-    present = [n for n in (r.name(p, module, weight) for p in r.parts if p is not r.weight)
-               if n in stored and n not in expected and n not in out.verdicts]
+    present = [
+        n
+        for n in (r.name(p, module, weight) for p in r.parts if p is not r.weight)
+        if n in stored and n not in expected and n not in out.verdicts
+    ]
     for name in present:
-        why = (f"{weight} is stored unquantized beside it" if full
-               else f"its packed weight {packed_name} (the stored form of {weight}) is not stored")
+        why = (
+            f"{weight} is stored unquantized beside it"
+            if full
+            else f"its packed weight {packed_name} (the stored form of {weight}) is not stored"
+        )
         out.verdicts[name] = QuantVerdict("quantization", weight, why)
     if full and not present and q.strict and not either:
-        out.coverage.append((weight, f"{q.source} quantizes it ({r.scheme.name}) but it is stored in full precision "
-                                     f"({stored[weight].dtype})"))
+        out.coverage.append(
+            (
+                weight,
+                f"{q.source} quantizes it ({r.scheme.name}) but it is stored in full precision "
+                f"({stored[weight].dtype})",
+            )
+        )
 
 
-def _not_quantized(out: Assessment, q: QuantConfig, weight: str, module: str, e: Any,
-                   stored: Mapping[str, Tensor], siblings: Mapping[str, list[str]]) -> None:
+def _not_quantized(
+    out: Assessment,
+    q: QuantConfig,
+    weight: str,
+    module: str,
+    e: Any,
+    stored: Mapping[str, Tensor],
+    siblings: Mapping[str, list[str]],
+) -> None:
     """A layer the config leaves in full precision: flag it when it is stored quantized anyway."""
     t = stored.get(weight)
     odd = [n for n in (*siblings.get(module, ()), *siblings.get(weight, ())) if looks_quantized(n)]
@@ -262,8 +330,13 @@ def _not_quantized(out: Assessment, q: QuantConfig, weight: str, module: str, e:
     if t is not None and t.dtype in FLOAT_DTYPES and t.shape in (tuple(e.shape), e.alt_shape) and odd:
         return  # stray names next to a full-precision weight: left to the reconciliation (unexpected-tensor)
     names = ([weight] if t is not None and t.dtype not in FLOAT_DTYPES else []) + odd
-    out.coverage.append((names[0], f"stored quantized ({', '.join(names)}) but {q.source} does not quantize "
-                                   f"{module} (not targeted, or ignored): a loader would not read it"))
+    out.coverage.append(
+        (
+            names[0],
+            f"stored quantized ({', '.join(names)}) but {q.source} does not quantize "
+            f"{module} (not targeted, or ignored): a loader would not read it",
+        )
+    )
     for name in odd:
         out.verdicts[name] = QuantVerdict("quantization", weight)
     if t is None:  # the packed form stands for the weight: count what it most likely encodes
@@ -285,8 +358,9 @@ def _rule_text(rule: Any) -> str:
 
 
 def _params_note(env: Mapping[str, Any]) -> str:
-    shown = [f"{k} {env[k]}" for k in ("bits", "num_bits", "group_size", "weight_block_size", "block_structure",
-                                       "strategy") if env.get(k) is not None]
+    shown = [
+        f"{k} {env[k]}"
+        for k in ("bits", "num_bits", "group_size", "weight_block_size", "block_structure", "strategy")
+        if env.get(k) is not None
+    ]
     return (", " + ", ".join(shown)) if shown else ""
-
-

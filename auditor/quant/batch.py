@@ -26,7 +26,7 @@ class AuxPart(NamedTuple):
     part: LayerPart
     on_module: bool
     suffix: str
-    shapes: tuple[tuple[int, ...], ...]   # with the layer's leading dimensions (fused experts)
+    shapes: tuple[tuple[int, ...], ...]  # with the layer's leading dimensions (fused experts)
     dtypes: tuple[str, ...]
     required: bool
     note: str | None
@@ -36,14 +36,25 @@ class Plan(NamedTuple):
     """What a scheme stores for one kind of layer (a scheme and the weight's leading dimensions), computed once
     for all the layers of that kind rather than once per layer."""
 
-    want: tuple[tuple[int, ...], ...]     # the packed weight's accepted shapes
+    want: tuple[tuple[int, ...], ...]  # the packed weight's accepted shapes
     aux: tuple[AuxPart, ...]
 
 
 def make_plan(r: Resolved, lead: tuple[int, ...]) -> Plan:
     want = tuple((*lead, *s) for s in r.weight.shapes) if lead else r.weight.shapes
-    aux = tuple(AuxPart(p, p.on_module, p.suffix, tuple((*lead, *s) for s in p.shapes) if lead else p.shapes,
-                         p.dtypes, p.required, p.rule.note) for p in r.parts if p is not r.weight)
+    aux = tuple(
+        AuxPart(
+            p,
+            p.on_module,
+            p.suffix,
+            tuple((*lead, *s) for s in p.shapes) if lead else p.shapes,
+            p.dtypes,
+            p.required,
+            p.rule.note,
+        )
+        for p in r.parts
+        if p is not r.weight
+    )
     return Plan(want, aux)
 
 
@@ -88,9 +99,17 @@ class Lacking(Mapping[str, list[str]]):
         return len(self._parents())
 
 
-def all_as_planned(out: Assessment, r: Resolved, plan: Plan, weights: list[str], e: Any,
-                    stored: Mapping[str, Tensor], expected: Mapping[str, Any],
-                    lacking: Lacking, batched: list[tuple[list[str], Resolved]]) -> bool:
+def all_as_planned(
+    out: Assessment,
+    r: Resolved,
+    plan: Plan,
+    weights: list[str],
+    e: Any,
+    stored: Mapping[str, Tensor],
+    expected: Mapping[str, Any],
+    lacking: Lacking,
+    batched: list[tuple[list[str], Resolved]],
+) -> bool:
     """Sort every weight of one rule instance (the 256 experts of a layer) at once when each is stored exactly as
     the plan says: what ``assess._layer`` concludes for each, at C speed. False, with nothing recorded, when any weight
     or part differs (``assess._layer`` then explains each). An optional part that no stored name the architecture lacks ends with
@@ -101,15 +120,20 @@ def all_as_planned(out: Assessment, r: Resolved, plan: Plan, weights: list[str],
     in_place = not wpart.on_module and not wpart.suffix
     if not in_place and not stored.keys().isdisjoint(weights):  # an unpacked copy beside a packed form
         return False
-    found = list(map(stored.get, weights if in_place else
-                     [(m if wpart.on_module else w) + wpart.suffix for m, w in zip(modules, weights)]))
+    found = list(
+        map(
+            stored.get,
+            weights if in_place else [(m if wpart.on_module else w) + wpart.suffix for m, w in zip(modules, weights)],
+        )
+    )
     if None in found:
         return False
     packed = cast(list[Tensor], found)
     logical_shapes = (tuple(e.shape), e.alt_shape)
     for dtype, shape in set(map(FORM, packed)):  # a float weight of the logical shape in place is not packed
-        if dtype not in wpart.dtypes or (shape not in want if want else
-                                         in_place and dtype in FLOAT_DTYPES and shape in logical_shapes):
+        if dtype not in wpart.dtypes or (
+            shape not in want if want else in_place and dtype in FLOAT_DTYPES and shape in logical_shapes
+        ):
             return False
     sorted_parts = []
     for part in plan.aux:
@@ -120,8 +144,9 @@ def all_as_planned(out: Assessment, r: Resolved, plan: Plan, weights: list[str],
             return False
         present = [a for a in map(stored.get, names) if a is not None]
         if (part.required and len(present) < len(names)) or any(
-                dtype not in part.dtypes or (part.shapes and shape not in part.shapes)
-                for dtype, shape in set(map(FORM, present))):
+            dtype not in part.dtypes or (part.shapes and shape not in part.shapes)
+            for dtype, shape in set(map(FORM, present))
+        ):
             return False
         sorted_parts.append(present)
     verdicts = out.verdicts
@@ -131,8 +156,9 @@ def all_as_planned(out: Assessment, r: Resolved, plan: Plan, weights: list[str],
     if in_place:  # each stands for itself: one verdict for all (no base name needed)
         verdicts.update(dict.fromkeys(map(NAME, packed), QuantVerdict("packed", "", None, logical)))
     else:
-        verdicts.update(zip(map(NAME, packed), [verdict(QuantVerdict, ("packed", w, None, logical, None))
-                                                  for w in weights]))
+        verdicts.update(
+            zip(map(NAME, packed), [verdict(QuantVerdict, ("packed", w, None, logical, None)) for w in weights])
+        )
     batched.append((weights, r))
     return True
 
@@ -150,10 +176,14 @@ def strays(out: Assessment, batched: list[tuple[list[str], Resolved]], siblings:
             if module in parents or weight in parents:
                 for name in chain(siblings.get(module, ()), siblings.get(weight, ())):
                     if name not in verdicts:
-                        verdicts[name] = QuantVerdict("quantization", weight, f"not a tensor of the {r.scheme.name} "
-                                                      f"layout (it stores {', '.join(suffixes(r, module, weight))})")
+                        verdicts[name] = QuantVerdict(
+                            "quantization",
+                            weight,
+                            f"not a tensor of the {r.scheme.name} "
+                            f"layout (it stores {', '.join(suffixes(r, module, weight))})",
+                        )
 
 
 def suffixes(r: Resolved, module: str, weight: str) -> list[str]:
     names = [r.name(p, module, weight) for p in r.parts]
-    return sorted(n[len(module) + 1:] if n.startswith(module + ".") else n for n in names)
+    return sorted(n[len(module) + 1 :] if n.startswith(module + ".") else n for n in names)

@@ -14,36 +14,63 @@ from ..read.header import DTYPE, DTYPE_BITS, ELEMENTS, Tensor
 from . import Quantization
 from .verdicts import FLOAT_DTYPES, unconfigured
 
-CONFIG_DTYPES = {"bfloat16": "BF16", "float16": "F16", "half": "F16", "float32": "F32", "float": "F32",
-                 "float64": "F64"}
+CONFIG_DTYPES = {
+    "bfloat16": "BF16",
+    "float16": "F16",
+    "half": "F16",
+    "float32": "F32",
+    "float": "F32",
+    "float64": "F64",
+}
 
 
-def quantization_findings(quantization: Quantization, stored: Mapping[str, Tensor], expected: Mapping[str, Any],
-                          categories: Mapping[str, str], cfg: Mapping[str, Any]) -> list[Finding]:
+def quantization_findings(
+    quantization: Quantization,
+    stored: Mapping[str, Tensor],
+    expected: Mapping[str, Any],
+    categories: Mapping[str, str],
+    cfg: Mapping[str, Any],
+) -> list[Finding]:
     """Coverage against the config, missing config, and the stored-vs-config dtype warning."""
     out: list[Finding] = []
     coverage = quantization.assessment.coverage
     if coverage:
-        out.append(finding("quantization-coverage", f"{plural(len(coverage), 'layer')} stored in another form than "
-                           "the quantization config says: "
-                           + shown([f"{n}: {why}" for n, why in coverage], sep="; "),
-                           tensors=[n for n, _ in coverage]))
+        out.append(
+            finding(
+                "quantization-coverage",
+                f"{plural(len(coverage), 'layer')} stored in another form than "
+                "the quantization config says: " + shown([f"{n}: {why}" for n, why in coverage], sep="; "),
+                tensors=[n for n, _ in coverage],
+            )
+        )
     q = cfg.get("quantization_config")
     if quantization.config is None and isinstance(q, Mapping):
         odd = unconfigured(stored, expected)
         if odd:
-            out.append(finding("quantization-unknown", f"quantization_config names quant_method "
-                               f"{q.get('quant_method')!r}, which st-audit has no scheme for: "
-                               f"{plural(len(odd), 'quantized tensor')} counted without checks: {shown(odd)}",
-                               tensors=odd, files=["config.json"]))
+            out.append(
+                finding(
+                    "quantization-unknown",
+                    f"quantization_config names quant_method "
+                    f"{q.get('quant_method')!r}, which st-audit has no scheme for: "
+                    f"{plural(len(odd), 'quantized tensor')} counted without checks: {shown(odd)}",
+                    tensors=odd,
+                    files=["config.json"],
+                )
+            )
     elif quantization.config is None:
         odd = unconfigured(stored, expected)
         if odd:
             dtypes = sorted({stored[n].dtype for n in odd if stored[n].dtype not in FLOAT_DTYPES}) or ["names"]
-            out.append(finding("quantization-config-missing", f"{plural(len(odd), 'tensor')} stored quantized "
-                               f"({', '.join(dtypes)}) but config.json has no quantization_config: a loader would "
-                               f"read the codes as plain weights or not at all: {shown(odd)}", tensors=odd,
-                               files=["config.json"]))
+            out.append(
+                finding(
+                    "quantization-config-missing",
+                    f"{plural(len(odd), 'tensor')} stored quantized "
+                    f"({', '.join(dtypes)}) but config.json has no quantization_config: a loader would "
+                    f"read the codes as plain weights or not at all: {shown(odd)}",
+                    tensors=odd,
+                    files=["config.json"],
+                )
+            )
     dtype = dtype_mismatch(stored, categories, cfg)
     if dtype is not None:
         out.append(dtype)
@@ -57,8 +84,9 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
-def dtype_mismatch(stored: Mapping[str, Tensor], categories: Mapping[str, str],
-                   cfg: Mapping[str, Any]) -> Finding | None:
+def dtype_mismatch(
+    stored: Mapping[str, Tensor], categories: Mapping[str, str], cfg: Mapping[str, Any]
+) -> Finding | None:
     """The model's floating parameters are mostly stored in another dtype than config.json's ``dtype`` /
     ``torch_dtype``: a loader casts them (or keeps twice the memory). Deliberate exceptions (an F32 router bias in
     a BF16 model) do not count: the dominant stored dtype decides."""
@@ -80,6 +108,10 @@ def dtype_mismatch(stored: Mapping[str, Tensor], categories: Mapping[str, str],
     total = sum(by_dtype.values())
     stored_bytes = sum(e * DTYPE_BITS[d] // 8 for d, e in by_dtype.items())
     wanted_bytes = total * DTYPE_BITS[want] // 8
-    return finding("dtype-config-mismatch", f"stored {dominant}, config says {declared}: {_size(stored_bytes)} instead "
-                   f"of {_size(wanted_bytes)} ({plural(len(odd), 'floating tensor')} not {want}: {shown(odd)})",
-                   tensors=odd, files=["config.json"])
+    return finding(
+        "dtype-config-mismatch",
+        f"stored {dominant}, config says {declared}: {_size(stored_bytes)} instead "
+        f"of {_size(wanted_bytes)} ({plural(len(odd), 'floating tensor')} not {want}: {shown(odd)})",
+        tensors=odd,
+        files=["config.json"],
+    )

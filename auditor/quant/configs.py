@@ -34,12 +34,12 @@ class Group:
 class QuantConfig:
     """A quantization config in the one shape the scheme files are evaluated against."""
 
-    method: str                       # the dialect: selects the scheme files' [[scheme]] entries by `method`
+    method: str  # the dialect: selects the scheme files' [[scheme]] entries by `method`
     groups: tuple[Group, ...]
     ignore: tuple[str, ...] = ()
-    ignore_style: str = "hf"          # "ct": exact name or re:; "hf": transformers' should_convert_module; "glob"
+    ignore_style: str = "hf"  # "ct": exact name or re:; "hf": transformers' should_convert_module; "glob"
     overrides: Mapping[str, Mapping[str, Any] | None] = field(default_factory=dict)  # module -> params or None (skip)
-    strict: bool = True               # a targeted layer stored in full precision is a finding
+    strict: bool = True  # a targeted layer stored in full precision is a finding
     kinds: tuple[str, ...] = (LINEAR, EMBEDDING)  # what regex / name targets may select (Fused: 3-D experts)
     source: str = "config.json quantization_config"
 
@@ -76,16 +76,27 @@ def _compressed_tensors(q: Mapping[str, Any]) -> QuantConfig:
     for group in (q.get("config_groups") or {}).values():
         if not isinstance(group, Mapping):
             continue
-        params: dict[str, Any] = {"format": group.get("format") or q.get("format") or "", "group_size": None,
-                                  "block_structure": None, "strategy": None, "num_bits": None, "type": None,
-                                  "symmetric": True}
+        params: dict[str, Any] = {
+            "format": group.get("format") or q.get("format") or "",
+            "group_size": None,
+            "block_structure": None,
+            "strategy": None,
+            "num_bits": None,
+            "type": None,
+            "symmetric": True,
+        }
         weights = group.get("weights")
         if isinstance(weights, Mapping):
             params.update(weights)
         inputs = group.get("input_activations")
         params.update({f"input_{k}": v for k, v in inputs.items()} if isinstance(inputs, Mapping) else {})
-        for key, default in (("input_num_bits", None), ("input_strategy", None), ("input_dynamic", True),
-                             ("input_type", None), ("input_symmetric", True)):
+        for key, default in (
+            ("input_num_bits", None),
+            ("input_strategy", None),
+            ("input_dynamic", True),
+            ("input_type", None),
+            ("input_symmetric", True),
+        ):
             params.setdefault(key, default)
         groups.append(Group(params, _strings(group.get("targets")) or (LINEAR,)))
     return QuantConfig("compressed-tensors", tuple(groups), _strings(q.get("ignore")), "ct")
@@ -93,19 +104,26 @@ def _compressed_tensors(q: Mapping[str, Any]) -> QuantConfig:
 
 def _bitsandbytes(q: Mapping[str, Any]) -> QuantConfig:
     four = bool(q.get("load_in_4bit") or q.get("_load_in_4bit"))
-    params = {"load_in_4bit": four, "load_in_8bit": not four and bool(q.get("load_in_8bit") or q.get("_load_in_8bit")),
-              "quant_type": q.get("bnb_4bit_quant_type") or "fp4",
-              "double_quant": bool(q.get("bnb_4bit_use_double_quant")),
-              "quant_storage": q.get("bnb_4bit_quant_storage") or "uint8"}
+    params = {
+        "load_in_4bit": four,
+        "load_in_8bit": not four and bool(q.get("load_in_8bit") or q.get("_load_in_8bit")),
+        "quant_type": q.get("bnb_4bit_quant_type") or "fp4",
+        "double_quant": bool(q.get("bnb_4bit_use_double_quant")),
+        "quant_storage": q.get("bnb_4bit_quant_storage") or "uint8",
+    }
     # transformers never converts the output embeddings (get_keys_to_not_convert), whatever the skip list says
     ignore = (*_strings(q.get("llm_int8_skip_modules")), "lm_head")
     return QuantConfig("bitsandbytes", (Group(params),), ignore, "hf")
 
 
 def _gptq(q: Mapping[str, Any]) -> QuantConfig:
-    params = {"bits": q.get("bits"), "group_size": q.get("group_size", 128), "desc_act": bool(q.get("desc_act")),
-              "sym": q.get("sym", True), "checkpoint_format": str(q.get("checkpoint_format") or q.get("format")
-                                                                  or "gptq").lower()}
+    params = {
+        "bits": q.get("bits"),
+        "group_size": q.get("group_size", 128),
+        "desc_act": bool(q.get("desc_act")),
+        "sym": q.get("sym", True),
+        "checkpoint_format": str(q.get("checkpoint_format") or q.get("format") or "gptq").lower(),
+    }
     if q.get("is_marlin_format"):
         params["checkpoint_format"] = "marlin"
     ignore: list[str] = list(_strings(q.get("modules_to_not_convert")))
@@ -125,9 +143,12 @@ def _gptq(q: Mapping[str, Any]) -> QuantConfig:
 def _awq(q: Mapping[str, Any]) -> QuantConfig:
     version = q.get("version", "gemm")
     version = version.lower() if isinstance(version, str) else "gemm"
-    params = {"bits": q.get("bits", q.get("w_bit")), "group_size": q.get("group_size", q.get("q_group_size")),
-              "version": "gemm" if version in ("gemm", "exllama", "ipex") else version,
-              "zero_point": q.get("zero_point", True)}
+    params = {
+        "bits": q.get("bits", q.get("w_bit")),
+        "group_size": q.get("group_size", q.get("q_group_size")),
+        "version": "gemm" if version in ("gemm", "exllama", "ipex") else version,
+        "zero_point": q.get("zero_point", True),
+    }
     return QuantConfig("awq", (Group(params, (DECODER_BLOCKS,)),), _strings(q.get("modules_to_not_convert")), "hf")
 
 
@@ -143,17 +164,31 @@ def _fbgemm_fp8(q: Mapping[str, Any]) -> QuantConfig:
 
 
 def _mxfp4(q: Mapping[str, Any]) -> QuantConfig:
-    return QuantConfig("mxfp4", (Group({}, (r"re:.*experts\..*",)),), _strings(q.get("modules_to_not_convert")), "hf",
-                       strict=False, kinds=("Fused",))
+    return QuantConfig(
+        "mxfp4",
+        (Group({}, (r"re:.*experts\..*",)),),
+        _strings(q.get("modules_to_not_convert")),
+        "hf",
+        strict=False,
+        kinds=("Fused",),
+    )
 
 
 def modelopt(q: Mapping[str, Any], source: str = "config.json quantization_config") -> QuantConfig:
     """ModelOpt: ``quant_algo`` (NVFP4, FP8, ...), ``group_size``, ``exclude_modules`` as shell patterns."""
     algo = q.get("quant_algo")
-    params = {"quant_algo": algo.upper() if isinstance(algo, str) else "", "group_size": q.get("group_size", 16),
-              "kv_cache_quant_algo": q.get("kv_cache_quant_algo")}
-    return QuantConfig("modelopt", (Group(params),), (*_strings(q.get("exclude_modules")),
-                                                      *_strings(q.get("ignore"))), "glob", source=source)
+    params = {
+        "quant_algo": algo.upper() if isinstance(algo, str) else "",
+        "group_size": q.get("group_size", 16),
+        "kv_cache_quant_algo": q.get("kv_cache_quant_algo"),
+    }
+    return QuantConfig(
+        "modelopt",
+        (Group(params),),
+        (*_strings(q.get("exclude_modules")), *_strings(q.get("ignore"))),
+        "glob",
+        source=source,
+    )
 
 
 def _mlx(q: Mapping[str, Any]) -> QuantConfig:
@@ -166,13 +201,26 @@ def _mlx(q: Mapping[str, Any]) -> QuantConfig:
             overrides[key] = None
         elif isinstance(value, Mapping):
             overrides[key] = value
-    return QuantConfig("mlx", (Group(params, (LINEAR, EMBEDDING)),), (), "hf", overrides, strict=False,
-                       source="config.json quantization (MLX)")
+    return QuantConfig(
+        "mlx",
+        (Group(params, (LINEAR, EMBEDDING)),),
+        (),
+        "hf",
+        overrides,
+        strict=False,
+        source="config.json quantization (MLX)",
+    )
 
 
 READERS: dict[str, Callable[[Mapping[str, Any]], QuantConfig]] = {
-    "compressed-tensors": _compressed_tensors, "bitsandbytes": _bitsandbytes, "gptq": _gptq, "awq": _awq,
-    "fp8": _fp8, "fbgemm_fp8": _fbgemm_fp8, "mxfp4": _mxfp4, "modelopt": modelopt,
+    "compressed-tensors": _compressed_tensors,
+    "bitsandbytes": _bitsandbytes,
+    "gptq": _gptq,
+    "awq": _awq,
+    "fp8": _fp8,
+    "fbgemm_fp8": _fbgemm_fp8,
+    "mxfp4": _mxfp4,
+    "modelopt": modelopt,
 }
 
 

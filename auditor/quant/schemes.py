@@ -31,10 +31,10 @@ class SchemeError(ValueError):
 class StoredTensorRule:
     """One tensor a quantized layer stores."""
 
-    name: str                     # template: {module}, {weight}, scheme parameters
-    role: str                     # "weight" (stands for the logical weight) or "aux" (bookkeeping)
-    dtype: Expr                   # a list of dtypes, or an expression giving one
-    shapes: tuple[Expr, ...]      # alternatives, each a list of dimension expressions or an expression; () = any
+    name: str  # template: {module}, {weight}, scheme parameters
+    role: str  # "weight" (stands for the logical weight) or "aux" (bookkeeping)
+    dtype: Expr  # a list of dtypes, or an expression giving one
+    shapes: tuple[Expr, ...]  # alternatives, each a list of dimension expressions or an expression; () = any
     required: Expr = True
     note: str | None = None
 
@@ -52,14 +52,15 @@ class Scheme:
     applies: str | None = None
     file: str = ""
 
+
 class LayerPart(NamedTuple):
     """One rule evaluated for one layer shape; its tensor is ``(module or weight name) + suffix``."""
 
     rule: StoredTensorRule
     dtypes: tuple[str, ...]
-    shapes: tuple[tuple[int, ...], ...]   # alternatives; () = any shape
+    shapes: tuple[tuple[int, ...], ...]  # alternatives; () = any shape
     required: bool
-    on_module: bool                       # the name starts from the layer ({module}) or the weight ({weight})
+    on_module: bool  # the name starts from the layer ({module}) or the weight ({weight})
     suffix: str
 
 
@@ -70,7 +71,7 @@ class Resolved:
     scheme: Scheme
     applies: bool
     parts: tuple[LayerPart, ...]
-    weight: LayerPart                          # the part with role "weight"
+    weight: LayerPart  # the part with role "weight"
     value_bits: int | None
     env: dict[str, Any]
 
@@ -103,18 +104,33 @@ def _scheme(doc: dict[str, Any], file: str) -> Scheme:
         for part in ("dtype", "required"):
             _check(t.get(part), where)
         _check(shapes if isinstance(shapes, list) else [shapes], where)
-        rules.append(StoredTensorRule(t["name"], t.get("role", "aux"), t["dtype"],
-                                tuple(shapes) if isinstance(shapes, list) else (shapes,),
-                                t.get("required", True), t.get("note")))
+        rules.append(
+            StoredTensorRule(
+                t["name"],
+                t.get("role", "aux"),
+                t["dtype"],
+                tuple(shapes) if isinstance(shapes, list) else (shapes,),
+                t.get("required", True),
+                t.get("note"),
+            )
+        )
     if sum(r.role == "weight" for r in rules) != 1 or any(r.role not in ("weight", "aux") for r in rules):
-        raise SchemeError(f"{where}: exactly one tensor has role = \"weight\"; the others are \"aux\"")
+        raise SchemeError(f'{where}: exactly one tensor has role = "weight"; the others are "aux"')
     let = tuple((k, v) for k, v in doc.get("let", {}).items())
     for _, v in let:
         _check(v, where)
     for part in ("when", "applies", "value_bits"):
         _check(doc.get(part), where)
-    return Scheme(doc["name"], doc["method"], doc.get("when", "True"), tuple(rules), let, doc.get("value_bits"),
-                  doc.get("applies"), file)
+    return Scheme(
+        doc["name"],
+        doc["method"],
+        doc.get("when", "True"),
+        tuple(rules),
+        let,
+        doc.get("value_bits"),
+        doc.get("applies"),
+        file,
+    )
 
 
 @lru_cache(maxsize=1)
@@ -173,9 +189,10 @@ def resolve(scheme: Scheme, params: dict[str, Any], rows: int, cols: int) -> Res
             else:
                 alternatives.append(_shape(alt, env))
         on_module = rule.name.startswith("{module}")
-        suffix = rule.name[len("{module}"):].format_map(_Params(env))  # "{weight}" has the same length
-        rules.append(LayerPart(rule, tuple(dtypes), tuple(alternatives), bool(evaluate(rule.required, env)), on_module,
-                          suffix))
+        suffix = rule.name[len("{module}") :].format_map(_Params(env))  # "{weight}" has the same length
+        rules.append(
+            LayerPart(rule, tuple(dtypes), tuple(alternatives), bool(evaluate(rule.required, env)), on_module, suffix)
+        )
     bits = evaluate(scheme.value_bits, env)
     weight = next(p for p in rules if p.rule.role == "weight")
     return Resolved(scheme, applies, tuple(rules), weight, bits if isinstance(bits, int) and bits > 0 else None, env)

@@ -20,8 +20,8 @@ FLOAT_DTYPES = ("F16", "BF16", "F32", "F64")
 class QuantVerdict(NamedTuple):
     """How a stored tensor relates to quantization (one per quantization tensor: ~46k for DeepSeek-V3)."""
 
-    category: str            # "quantization" (bookkeeping) or "packed" (the quantized weight itself)
-    base: str                # the logical tensor a packed weight stands for ("" for one stored under that
+    category: str  # "quantization" (bookkeeping) or "packed" (the quantized weight itself)
+    base: str  # the logical tensor a packed weight stands for ("" for one stored under that
     #                          tensor's own name, sorted in bulk, and for bookkeeping sorted in bulk)
     problem: str | None = None
     logical_elements: int = 0  # for packed weights: how many parameters the stored tensor encodes
@@ -33,8 +33,8 @@ class Assessment:
     """Everything the quantization layer concluded about one checkpoint."""
 
     verdicts: dict[str, QuantVerdict] = field(default_factory=dict)
-    problems: list[tuple[str, str]] = field(default_factory=list)     # (tensor, what does not fit which rule)
-    coverage: list[tuple[str, str]] = field(default_factory=list)     # (tensor, stored form vs the config)
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (tensor, what does not fit which rule)
+    coverage: list[tuple[str, str]] = field(default_factory=list)  # (tensor, stored form vs the config)
 
 
 SORTED = QuantVerdict("quantization", "")  # bookkeeping as its rule says, sorted in bulk
@@ -56,13 +56,15 @@ def rule_suffixes() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(weight), frozenset(aux)
 
 
-
 def looks_quantized(name: str) -> bool:
     """A quantization tensor by its name: a packed weight or bookkeeping some scheme file names."""
     last = name.rpartition(".")[2]
     weight, aux = rule_suffixes()
-    return last in weight or last in aux or any(last.startswith(prefixes) or last.endswith(suffixes)
-                                                for prefixes, suffixes in packed_forms().values())
+    return (
+        last in weight
+        or last in aux
+        or any(last.startswith(prefixes) or last.endswith(suffixes) for prefixes, suffixes in packed_forms().values())
+    )
 
 
 def looks_like_bookkeeping(name: str) -> bool:

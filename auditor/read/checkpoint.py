@@ -45,6 +45,8 @@ MAX_SMALL_FILE = 64 * 1024 * 1024  # index.json / config.json larger than this a
 # An index grows with its checkpoint (~90 bytes per tensor: 92 MB for 1,000,000 tensors in 2,000 shards), so its
 # limit does too: this much more per .safetensors file listed beside it (a real index: ~50 kB per shard).
 INDEX_BYTES_PER_SHARD = 1024 * 1024
+
+
 @dataclass
 class Checkpoint:
     """Everything read from a checkpoint: file list, headers, index, config, discovery findings."""
@@ -158,10 +160,15 @@ def choose(names: Iterable[str], variant: str | None = None) -> tuple[str | None
     if variant is not None and variant not in present:
         raise NotASafetensorsCheckpoint(
             f"no files of variant {variant!r} ({main_file(variant)} or {main_index(variant)})"
-            + (f"; variants present: {', '.join(present)}" if present else "; there are no variant files"))
+            + (f"; variants present: {', '.join(present)}" if present else "; there are no variant files")
+        )
     for n, v in variants.items():
-        if v != variant and (v is not None or variant is not None) and n.endswith((".safetensors", ".json")) \
-                and (v is not None or ".safetensors" in n):
+        if (
+            v != variant
+            and (v is not None or variant is not None)
+            and n.endswith((".safetensors", ".json"))
+            and (v is not None or ".safetensors" in n)
+        ):
             ignored[n] = f"variant {v!r} (audit it with --variant {v})" if v else f"not variant {variant!r}"
     top = [n for n in names if "/" not in n and n not in ignored]
     safetensors = [n for n in top if n.endswith(".safetensors")]
@@ -184,8 +191,9 @@ def choose(names: Iterable[str], variant: str | None = None) -> tuple[str | None
             ignored[idx] = f"another index; {preferred[0]} was audited"
         return preferred[0], [], ignored
     if not safetensors and present and variant is None:
-        raise NotASafetensorsCheckpoint(f"only variant weights are present ({', '.join(present)}): pass "
-                                        f"--variant {present[0]} to audit them")
+        raise NotASafetensorsCheckpoint(
+            f"only variant weights are present ({', '.join(present)}): pass --variant {present[0]} to audit them"
+        )
     return None, safetensors, ignored
 
 
@@ -199,16 +207,25 @@ def _folders_below(source: Source) -> str:
     if source.root is None or source.single is not None or source.prefix:
         return ""
     from .walk import local_listdir, model_folders
+
     found = list(model_folders(source.target, local_listdir, MAX_FOLDERS_WALKED))
     if not found:
         return ""
     what = f"{plural(len(found), 'model folder')} {'is' if len(found) == 1 else 'are'} below it"
-    return (f"; {what} ({printable(shown(found, 3))}): `st-audit audit --recursive {printable(source.target)}` audits "
-            f"{'it' if len(found) == 1 else 'each'}")
+    return (
+        f"; {what} ({printable(shown(found, 3))}): `st-audit audit --recursive {printable(source.target)}` audits "
+        f"{'it' if len(found) == 1 else 'each'}"
+    )
 
 
-def collect(source: Source, progress: Callable[[str], None] | None = None, *, variant: str | None = None,
-            use_config: bool = True, then: tuple[str, ...] = ()) -> Checkpoint:
+def collect(
+    source: Source,
+    progress: Callable[[str], None] | None = None,
+    *,
+    variant: str | None = None,
+    use_config: bool = True,
+    then: tuple[str, ...] = (),
+) -> Checkpoint:
     """Read a checkpoint's index, config and headers from ``source`` and note discovery problems. ``then``: the
     variants whose headers are read next, silently (a component's fp16 weights): the one progress line says so."""
     files = source.list_files()
@@ -218,8 +235,11 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
     tensor_counts: dict[str, int] = {}
     if index_name is not None:
         doc, error = _load_json(source, files, index_name)
-        if error is None and not (isinstance(doc, dict) and isinstance(doc.get("weight_map"), dict)
-                                  and set(map(type, doc["weight_map"].values())) <= {str}):
+        if error is None and not (
+            isinstance(doc, dict)
+            and isinstance(doc.get("weight_map"), dict)
+            and set(map(type, doc["weight_map"].values())) <= {str}
+        ):
             error = f"{index_name} has no weight_map object mapping tensor names to file names"
         if error is not None:
             findings.append(finding("index-invalid", error, files=[index_name]))
@@ -238,12 +258,16 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
             raise NotASafetensorsCheckpoint(
                 f"{source.target} has no safetensors weights, only {', '.join(pickles[:4])}"
                 f"{' ...' if len(pickles) > 4 else ''}: pickle files can run code when loaded; "
-                "ask for a safetensors export, or scan them with picklescan/fickling before use")
-        raise NotASafetensorsCheckpoint(f"{source.target} contains no .safetensors file or safetensors index"
-                                        + _folders_below(source))
+                "ask for a safetensors export, or scan them with picklescan/fickling before use"
+            )
+        raise NotASafetensorsCheckpoint(
+            f"{source.target} contains no .safetensors file or safetensors index" + _folders_below(source)
+        )
     for n in sorted(files):
         if n.endswith(PICKLE_SUFFIXES) and "/" not in n:
-            ignored.setdefault(n, "pickle weights, not audited (can run code when loaded; prefer the safetensors files)")
+            ignored.setdefault(
+                n, "pickle weights, not audited (can run code when loaded; prefer the safetensors files)"
+            )
     if progress:
         after = f" (then {'variant' if len(then) == 1 else 'variants'} {', '.join(then)})" if then else ""
         progress(f"reading {plural(len(audited), 'header')} from {printable(source.target)}{printable(after)}")
@@ -252,8 +276,11 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
     for name in audited:
         if name not in headers:
             headers[name] = Header(name)
-            headers[name].fail("tensor-limit", f"not read: the files before it already hold over {budget:,} "
-                               f"tensors, {MAX_TENSORS:,} more than the index names (a crafted repo?)")
+            headers[name].fail(
+                "tensor-limit",
+                f"not read: the files before it already hold over {budget:,} "
+                f"tensors, {MAX_TENSORS:,} more than the index names (a crafted repo?)",
+            )
     if index is not None and len(index["weight_map"]) >= SHARE_NAMES_FROM:
         index["weight_map"] = _shared_strings(index["weight_map"], headers)
     config = None
@@ -262,29 +289,50 @@ def collect(source: Source, progress: Callable[[str], None] | None = None, *, va
         if error is None and isinstance(doc, dict):
             config = doc
         else:
-            findings.append(finding("config-invalid", f"{error or 'config.json is not a JSON object'}: the "
-                                    "architecture could not be checked; fix or re-download config.json",
-                                    files=["config.json"]))
+            findings.append(
+                finding(
+                    "config-invalid",
+                    f"{error or 'config.json is not a JSON object'}: the "
+                    "architecture could not be checked; fix or re-download config.json",
+                    files=["config.json"],
+                )
+            )
     if config is not None and "quantization_config" not in config and MODELOPT_CONFIG in files:
         # NVIDIA ModelOpt writes its quantization settings to a side file; read as the config's own
         doc, _ = _load_json(source, files, MODELOPT_CONFIG)
         if isinstance(doc, dict) and isinstance(doc.get("quantization"), dict):
             config = {**config, "quantization_config": {"quant_method": "modelopt", **doc["quantization"]}}
     _check_shard_names(audited, findings)
-    if index is None and index_name is None and len(audited) > 1 and PIPELINE_INDEX not in files and not any(
-            posixpath.basename(n) in LOADER_NAMES or SHARD_RE.match(posixpath.basename(n)) for n in audited):
-        findings.append(finding("loose-files", f"no loader would use these {plural(len(audited), 'file')} as one "
-                                f"checkpoint ({', '.join(audited[:4])}{' ...' if len(audited) > 4 else ''}): none "
-                                f"has a name loaders look for ({LOADER_NAMES[0]}, an index, "
-                                f"{', '.join(LOADER_NAMES[1:3])}) and no index ties them together; they were "
-                                "audited as one set: audit each file on its own if they are separate",
-                                files=audited))
-    return Checkpoint(source.target, files, audited, headers, index_name, index, config, ignored, findings,
-                      source.describe())
+    if (
+        index is None
+        and index_name is None
+        and len(audited) > 1
+        and PIPELINE_INDEX not in files
+        and not any(posixpath.basename(n) in LOADER_NAMES or SHARD_RE.match(posixpath.basename(n)) for n in audited)
+    ):
+        findings.append(
+            finding(
+                "loose-files",
+                f"no loader would use these {plural(len(audited), 'file')} as one "
+                f"checkpoint ({', '.join(audited[:4])}{' ...' if len(audited) > 4 else ''}): none "
+                f"has a name loaders look for ({LOADER_NAMES[0]}, an index, "
+                f"{', '.join(LOADER_NAMES[1:3])}) and no index ties them together; they were "
+                "audited as one set: audit each file on its own if they are separate",
+                files=audited,
+            )
+        )
+    return Checkpoint(
+        source.target, files, audited, headers, index_name, index, config, ignored, findings, source.describe()
+    )
 
 
-def _plan_shards(index_name: str, index: dict[str, Any], files: dict[str, int | None],
-                 findings: list[Finding], ignored: dict[str, str]) -> list[str]:
+def _plan_shards(
+    index_name: str,
+    index: dict[str, Any],
+    files: dict[str, int | None],
+    findings: list[Finding],
+    ignored: dict[str, str],
+) -> list[str]:
     """The shards named by the weight_map that are safe and present; the rest become findings."""
     base = posixpath.dirname(index_name)
     weight_map = index["weight_map"]
@@ -300,33 +348,59 @@ def _plan_shards(index_name: str, index: dict[str, Any], files: dict[str, int | 
     for shard, path in paths.items():
         tensors = by_shard.get(shard, [])
         if not safe_relative(shard):
-            findings.append(finding("index-path-unsafe", f"{index_name} maps {plural(len(tensors), 'tensor')} to "
-                                    f"{shard!r}, a path outside the checkpoint; it was not opened",
-                                    tensors=tensors, files=[index_name]))
+            findings.append(
+                finding(
+                    "index-path-unsafe",
+                    f"{index_name} maps {plural(len(tensors), 'tensor')} to "
+                    f"{shard!r}, a path outside the checkpoint; it was not opened",
+                    tensors=tensors,
+                    files=[index_name],
+                )
+            )
         elif path not in files:
-            findings.append(finding("index-shard-missing", f"{index_name} maps {plural(len(tensors), 'tensor')} to "
-                                    f"{shard}, which does not exist (interrupted download?)",
-                                    tensors=tensors, files=[shard]))
+            findings.append(
+                finding(
+                    "index-shard-missing",
+                    f"{index_name} maps {plural(len(tensors), 'tensor')} to "
+                    f"{shard}, which does not exist (interrupted download?)",
+                    tensors=tensors,
+                    files=[shard],
+                )
+            )
         else:
             audited.append(path)
     referenced = set(audited)
-    stray = sorted(n for n in files if n.endswith(".safetensors") and "/" not in n and n not in referenced
-                   and n not in ignored)
+    stray = sorted(
+        n for n in files if n.endswith(".safetensors") and "/" not in n and n not in referenced and n not in ignored
+    )
     if MISTRAL_PARAMS in files:  # Mistral ships its native format beside the HF shards: a normal layout
         native = [n for n in stray if MISTRAL_NATIVE.match(n)]
         for n in native:
-            ignored[n] = (f"Mistral's native format (with {MISTRAL_PARAMS}, for mistral-inference and vLLM); "
-                          "transformers loads the indexed shards")
+            ignored[n] = (
+                f"Mistral's native format (with {MISTRAL_PARAMS}, for mistral-inference and vLLM); "
+                "transformers loads the indexed shards"
+            )
         stray = [n for n in stray if n not in native]
     for n in stray:
         ignored[n] = f"not referenced by {index_name}"
     if stray:
-        findings.append(finding("shard-unreferenced", f"{plural(len(stray), 'safetensors file')} in the checkpoint "
-                                f"{'is' if len(stray) == 1 else 'are'} not referenced by {index_name}: "
-                                f"{', '.join(stray[:5])}{' ...' if len(stray) > 5 else ''}", files=stray))
+        findings.append(
+            finding(
+                "shard-unreferenced",
+                f"{plural(len(stray), 'safetensors file')} in the checkpoint "
+                f"{'is' if len(stray) == 1 else 'are'} not referenced by {index_name}: "
+                f"{', '.join(stray[:5])}{' ...' if len(stray) > 5 else ''}",
+                files=stray,
+            )
+        )
     if "metadata" not in index:
-        findings.append(finding("index-metadata-missing", f"{index_name} has no \"metadata\" object "
-                                "(transformers' get_checkpoint_shard_files reads it)", files=[index_name]))
+        findings.append(
+            finding(
+                "index-metadata-missing",
+                f'{index_name} has no "metadata" object (transformers\' get_checkpoint_shard_files reads it)',
+                files=[index_name],
+            )
+        )
     return audited
 
 
@@ -362,7 +436,13 @@ def _check_shard_names(audited: list[str], findings: list[Finding]) -> None:
             width = len(match["index"]) if match else 5
             names = [f"{prefix}-{i:0{width}d}-of-{total_text}.safetensors" for i in missing]
             shown = ", ".join(names[:5])
-            findings.append(finding("shard-count-mismatch", f"shard names promise {len(expected)} '{prefix}' shards "
-                                    f"but {len(present)} are audited" + (f"; missing {shown}" if missing else ""),
-                                    files=names,
-                                    expected=len(expected), actual=len(present)))
+            findings.append(
+                finding(
+                    "shard-count-mismatch",
+                    f"shard names promise {len(expected)} '{prefix}' shards "
+                    f"but {len(present)} are audited" + (f"; missing {shown}" if missing else ""),
+                    files=names,
+                    expected=len(expected),
+                    actual=len(present),
+                )
+            )

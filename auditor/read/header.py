@@ -23,17 +23,42 @@ MAX_HEADER_BYTES = 100_000_000  # reference MAX_HEADER_SIZE: exactly 100,000,000
 
 # dtype -> bits per element; the 22 variants of safetensors 0.8 (tensor.rs `Dtype::bitsize`)
 DTYPE_BITS: dict[str, int] = {
-    "BOOL": 8, "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6, "U8": 8, "I8": 8,
-    "F8_E5M2": 8, "F8_E4M3": 8, "F8_E8M0": 8, "F8_E4M3FNUZ": 8, "F8_E5M2FNUZ": 8,
-    "I16": 16, "U16": 16, "F16": 16, "BF16": 16,
-    "I32": 32, "U32": 32, "F32": 32,
-    "C64": 64, "F64": 64, "I64": 64, "U64": 64,
+    "BOOL": 8,
+    "F4": 4,
+    "F6_E2M3": 6,
+    "F6_E3M2": 6,
+    "U8": 8,
+    "I8": 8,
+    "F8_E5M2": 8,
+    "F8_E4M3": 8,
+    "F8_E8M0": 8,
+    "F8_E4M3FNUZ": 8,
+    "F8_E5M2FNUZ": 8,
+    "I16": 16,
+    "U16": 16,
+    "F16": 16,
+    "BF16": 16,
+    "I32": 32,
+    "U32": 32,
+    "F32": 32,
+    "C64": 64,
+    "F64": 64,
+    "I64": 64,
+    "U64": 64,
 }
 _USIZE_MAX = 2**64 - 1
 # the findings that mean the bytes are not a whole header at all (framing, UTF-8, JSON), as opposed to a parsed header
 # whose content is wrong: a cache keeps only headers without them
-NOT_A_HEADER = frozenset({"not-safetensors", "header-too-small", "header-too-large", "header-length-invalid",
-                          "header-invalid-utf8", "header-invalid-json"})
+NOT_A_HEADER = frozenset(
+    {
+        "not-safetensors",
+        "header-too-small",
+        "header-too-large",
+        "header-length-invalid",
+        "header-invalid-utf8",
+        "header-invalid-json",
+    }
+)
 
 # What people save under a .safetensors name by mistake: a short key (a ``not-safetensors`` finding's ``actual``, so
 # later stages decide on it: a diff names Git LFS pointers as such) and the words for it.
@@ -104,8 +129,9 @@ class Header:
         return not any(f.severity == "error" for f in self.findings)
 
     def fail(self, code: str, message: str, tensors: tuple[str, ...] = (), actual: str | None = None) -> None:
-        self.findings.append(finding(code, f"{self.file}: {message}", tensors=tensors, files=(self.file,),
-                                     actual=actual))
+        self.findings.append(
+            finding(code, f"{self.file}: {message}", tensors=tensors, files=(self.file,), actual=actual)
+        )
 
     def not_safetensors(self, what: str) -> None:
         """The file is something else (a key of ``WHAT``): said in words, and as the finding's ``actual``."""
@@ -137,7 +163,10 @@ def read_header_length(file: str, first_bytes: bytes, file_size: int | None) -> 
         if what:
             header.not_safetensors(what)
         else:
-            header.fail("header-too-small", f"only {plural(len(first_bytes), 'byte')}; a safetensors file starts with an 8-byte header length")
+            header.fail(
+                "header-too-small",
+                f"only {plural(len(first_bytes), 'byte')}; a safetensors file starts with an 8-byte header length",
+            )
         return None, header
     n = int.from_bytes(first_bytes[:8], "little")
     header.header_length = n
@@ -149,7 +178,10 @@ def read_header_length(file: str, first_bytes: bytes, file_size: int | None) -> 
         header.fail("header-too-large", f"declared header length {n:,} bytes exceeds the 100,000,000-byte limit")
         return None, header
     if file_size is not None and 8 + n > file_size:
-        header.fail("header-length-invalid", f"declared header length {n:,} bytes runs past the end of the {file_size:,}-byte file")
+        header.fail(
+            "header-length-invalid",
+            f"declared header length {n:,} bytes runs past the end of the {file_size:,}-byte file",
+        )
         return None, header
     return n, header
 
@@ -176,14 +208,17 @@ class _Pairs:
 # Why a file may be shorter than its header says, by where the file is (``remote``: a Hub repo's or an object store's
 # own copy, as the source that reads it knows): a local file is a download (or an export) that stopped early; a
 # repo's file is short as it is stored there, so downloading it again gives the same short file.
-SHORT_FILE = {False: "incomplete download?",
-              True: "the file is stored short: an interrupted upload, or a header written for other data?"}
+SHORT_FILE = {
+    False: "incomplete download?",
+    True: "the file is stored short: an interrupted upload, or a header written for other data?",
+}
 # the damaged tensors a file-truncated message names (the finding's ``tensors`` hold them all)
 SHOWN_DAMAGED = 3
 
 
-def parse_header(file: str, raw: bytes, file_size: int | None, header: Header | None = None, *,
-                 remote: bool = False) -> Header:
+def parse_header(
+    file: str, raw: bytes, file_size: int | None, header: Header | None = None, *, remote: bool = False
+) -> Header:
     """Parse and validate the JSON header ``raw`` (exactly N bytes) of a file of ``file_size`` bytes.
 
     ``file_size`` None skips the coverage check (used when the size is unknown). ``remote``: the file is a Hub
@@ -200,12 +235,12 @@ def parse_header(file: str, raw: bytes, file_size: int | None, header: Header | 
         except UnicodeDecodeError as e:
             # the first fault wins: a whole JSON value and a byte that is not padding before the bad byte is a JSON
             # error, which is also all a reader that stops at that byte (the Hub's, see HeaderScan) can know
-            stop = HeaderScan().feed(raw[:e.start]).stop
+            stop = HeaderScan().feed(raw[: e.start]).stop
             if stop is None:
                 header.fail("header-invalid-utf8", f"header is not valid UTF-8 (byte {e.start})")
                 return header
-            text = raw[:e.start].decode("utf-8")
-            text = text[:len(raw[:stop].decode("utf-8")) + 1]
+            text = raw[: e.start].decode("utf-8")
+            text = text[: len(raw[:stop].decode("utf-8")) + 1]
         try:
             doc = json.loads(text, object_pairs_hook=hook, parse_constant=_reject_constant)
         except (ValueError, RecursionError) as e:
@@ -216,7 +251,11 @@ def parse_header(file: str, raw: bytes, file_size: int | None, header: Header | 
         return header
     if hook.duplicates:
         names = tuple(dict.fromkeys(hook.duplicates))
-        header.fail("header-duplicate-key", f"duplicate JSON key(s) {shown(names, 5, fmt=repr)}: readers disagree on which value wins", names)
+        header.fail(
+            "header-duplicate-key",
+            f"duplicate JSON key(s) {shown(names, 5, fmt=repr)}: readers disagree on which value wins",
+            names,
+        )
 
     meta = doc.pop("__metadata__", None)
     if meta is not None:
@@ -230,23 +269,35 @@ def parse_header(file: str, raw: bytes, file_size: int | None, header: Header | 
         expected = 8 + header.header_length + header.data_end
         if file_size < expected:
             damaged = _past_the_end(header, file_size - 8 - header.header_length)
-            header.findings.append(finding(
-                "file-truncated", f"{file}: file is {file_size:,} bytes but header + data need {expected:,}: "
-                f"{plural(expected - file_size, 'byte')} missing ({SHORT_FILE[remote]}); "
-                f"{plural(len(damaged), 'tensor')} {'lies' if len(damaged) == 1 else 'lie'} past the end of the file: "
-                f"{shown(damaged, SHOWN_DAMAGED)}", tensors=damaged, files=(file,), expected=expected,
-                actual=file_size))
+            header.findings.append(
+                finding(
+                    "file-truncated",
+                    f"{file}: file is {file_size:,} bytes but header + data need {expected:,}: "
+                    f"{plural(expected - file_size, 'byte')} missing ({SHORT_FILE[remote]}); "
+                    f"{plural(len(damaged), 'tensor')} {'lies' if len(damaged) == 1 else 'lie'} past the end of the file: "
+                    f"{shown(damaged, SHOWN_DAMAGED)}",
+                    tensors=damaged,
+                    files=(file,),
+                    expected=expected,
+                    actual=file_size,
+                )
+            )
         elif file_size > expected:
-            header.fail("file-trailing-bytes", f"{plural(file_size - expected, 'byte')} follow{'s' if file_size - expected == 1 else ''} the end of the tensor data "
-                        f"(file is {file_size:,} bytes, header + data {expected:,})")
+            header.fail(
+                "file-trailing-bytes",
+                f"{plural(file_size - expected, 'byte')} follow{'s' if file_size - expected == 1 else ''} the end of the tensor data "
+                f"(file is {file_size:,} bytes, header + data {expected:,})",
+            )
     return header
 
 
 def _past_the_end(header: Header, data_size: int) -> list[str]:
     """The tensors whose data runs past ``data_size`` (what a short file holds of its data section), in file order:
     the first is cut, the others are missing whole."""
-    return [t.name for t in sorted((t for t in header.tensors if t.end > data_size and t.end > t.start),
-                                   key=lambda t: t.start)]
+    return [
+        t.name
+        for t in sorted((t for t in header.tensors if t.end > data_size and t.end > t.start), key=lambda t: t.start)
+    ]
 
 
 def _fast_loads(raw: bytes) -> dict[str, Any] | None:
@@ -278,16 +329,19 @@ def _fast_loads(raw: bytes) -> dict[str, Any] | None:
 # -- where a header's JSON ends, read piece by piece --------------------------------------------------------
 
 _JSON_SPACE = b" \t\n\r"  # what may pad a header after its JSON value (the reference: serde_json's trailing whitespace)
-_VALUE_STARTS = frozenset(b'{["-0123456789tfnNI')  # every character a JSON value, or a constant the parser names, starts with
+_VALUE_STARTS = frozenset(
+    b'{["-0123456789tfnNI'
+)  # every character a JSON value, or a constant the parser names, starts with
 _OTHER = rb'[^"{}\[\]]*'  # neither a bracket nor a quote; every pattern here is an unrolled loop (other* (special
 # other*)*), whose parts cannot match the same character, so a failed match backtracks linearly, never exponentially
 _STRING = rb'"[^"\\]*(?:\\[\s\S][^"\\]*)*"'
-_FLAT_ARRAY = rb'\[' + _OTHER + rb'(?:' + _STRING + _OTHER + rb')*\]'
-_FLAT_OBJECT = rb'\{' + _OTHER + rb'(?:(?:' + _STRING + rb'|' + _FLAT_ARRAY + rb')' + _OTHER + rb')*\}'
+_FLAT_ARRAY = rb"\[" + _OTHER + rb"(?:" + _STRING + _OTHER + rb")*\]"
+_FLAT_OBJECT = rb"\{" + _OTHER + rb"(?:(?:" + _STRING + rb"|" + _FLAT_ARRAY + rb")" + _OTHER + rb")*\}"
 # what leaves the bracket depth as it was: strings, other characters, and objects and arrays with no object inside
 # (a tensor's entry, __metadata__): a header's bulk is skipped in C, a few thousand entries per call
-_SKIP = re.compile(_OTHER + rb'(?:(?:' + _STRING + rb'|' + _FLAT_ARRAY + rb'|' + _FLAT_OBJECT + rb')' + _OTHER
-                   + rb'){0,4096}')
+_SKIP = re.compile(
+    _OTHER + rb"(?:(?:" + _STRING + rb"|" + _FLAT_ARRAY + rb"|" + _FLAT_OBJECT + rb")" + _OTHER + rb"){0,4096}"
+)
 _STRING_AT = re.compile(_STRING)
 _OPEN, _CLOSE, _QUOTE = frozenset(b"{["), frozenset(b"}]"), ord('"')
 
@@ -393,8 +447,13 @@ def _validate_tensors(header: Header, entries: dict[str, object]) -> None:
         except (TypeError, KeyError, ValueError):
             bad_entry.append(name)
             continue
-        if (type(dtype) is not str or type(shape) is not list or type(start) is not int or type(end) is not int
-                or not (0 <= start <= _USIZE_MAX and 0 <= end <= _USIZE_MAX)):
+        if (
+            type(dtype) is not str
+            or type(shape) is not list
+            or type(start) is not int
+            or type(end) is not int
+            or not (0 <= start <= _USIZE_MAX and 0 <= end <= _USIZE_MAX)
+        ):
             bad_entry.append(name)
             continue
         n = 1
@@ -422,15 +481,26 @@ def _validate_tensors(header: Header, entries: dict[str, object]) -> None:
         # tuple.__new__: Tensor(...) minus the Python frame of NamedTuple.__new__
         append(new(Tensor, (name, dtype_of[dtype], dims, n, file, at(start, start), at(end, end))))
     if bad_entry:
-        header.fail("tensor-entry-invalid", f"{len(bad_entry):,} tensor entr{'y' if len(bad_entry) == 1 else 'ies'} "
-                    f"lack dtype/shape/data_offsets or have malformed values: {shown(bad_entry, 5, fmt=repr)}", tuple(bad_entry))
+        header.fail(
+            "tensor-entry-invalid",
+            f"{len(bad_entry):,} tensor entr{'y' if len(bad_entry) == 1 else 'ies'} "
+            f"lack dtype/shape/data_offsets or have malformed values: {shown(bad_entry, 5, fmt=repr)}",
+            tuple(bad_entry),
+        )
     if bad_dtype:
         dtypes = sorted({str(entries[n]["dtype"]) for n in bad_dtype})  # type: ignore[index]
-        header.fail("dtype-unknown", f"unknown dtype(s) {shown(dtypes, 5, fmt=repr)} (safetensors defines {len(DTYPE_BITS)}, "
-                    f"case-sensitive) in {shown(bad_dtype, 5, fmt=repr)}", tuple(bad_dtype))
+        header.fail(
+            "dtype-unknown",
+            f"unknown dtype(s) {shown(dtypes, 5, fmt=repr)} (safetensors defines {len(DTYPE_BITS)}, "
+            f"case-sensitive) in {shown(bad_dtype, 5, fmt=repr)}",
+            tuple(bad_dtype),
+        )
     if bad_size:
-        header.fail("tensor-size-mismatch", f"data_offsets length does not equal elements x dtype bits / 8 "
-                    f"for {shown(bad_size, 5, fmt=repr)}", tuple(bad_size))
+        header.fail(
+            "tensor-size-mismatch",
+            f"data_offsets length does not equal elements x dtype bits / 8 for {shown(bad_size, 5, fmt=repr)}",
+            tuple(bad_size),
+        )
     if bad_entry or bad_dtype or bad_size:
         return
     # The reference sorts by (start, end) and requires each start to equal the previous end, from 0.
@@ -446,8 +516,11 @@ def _validate_tensors(header: Header, entries: dict[str, object]) -> None:
     header.data_end = position
     for kind, offenders in (("a gap", gaps), ("an overlap", overlaps)):
         if offenders:
-            header.fail("offsets-invalid", f"tensor data is not contiguous from offset 0: {kind} before "
-                        f"{shown(offenders, 5, fmt=repr)}", tuple(offenders))
+            header.fail(
+                "offsets-invalid",
+                f"tensor data is not contiguous from offset 0: {kind} before {shown(offenders, 5, fmt=repr)}",
+                tuple(offenders),
+            )
 
 
 _BY_OFFSETS = itemgetter(5, 6)

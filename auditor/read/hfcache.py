@@ -100,8 +100,10 @@ def unique_commit(commits: list[str], short: str, what: str) -> str | None:
     do (the user must give more characters)."""
     found = sorted({c for c in commits if c.startswith(short)})
     if len(found) > 1:
-        raise UsageError(f"{what}: the short commit {short} is ambiguous ({', '.join(c[:12] for c in found[:4])}"
-                         f"{' ...' if len(found) > 4 else ''}): give more of its characters")
+        raise UsageError(
+            f"{what}: the short commit {short} is ambiguous ({', '.join(c[:12] for c in found[:4])}"
+            f"{' ...' if len(found) > 4 else ''}): give more of its characters"
+        )
     return found[0] if found else None
 
 
@@ -121,8 +123,9 @@ def snapshot_commit(folder: Path, revision: str | None, target: str) -> str:
         raise TargetNotFound(f"revision {revision!r} of {target} is not in the cache ({ref} does not exist)")
     found = sorted(p.name for p in (folder / "snapshots").iterdir() if p.is_dir())
     if len(found) != 1:
-        raise UsageError(f"{target} has {len(found)} cached snapshots and no refs/main: pass --revision "
-                         "or the snapshot directory")
+        raise UsageError(
+            f"{target} has {len(found)} cached snapshots and no refs/main: pass --revision or the snapshot directory"
+        )
     return found[0]
 
 
@@ -139,7 +142,7 @@ def snapshot_of(path: Path, folder: Path, revision: str | None, target: str) -> 
     rel = path.absolute().relative_to((folder / "snapshots").absolute())
     commit = rel.parts[0] if rel.parts else ""
     root = folder / "snapshots" / commit
-    repo_id = folder.name[len(PREFIX):].replace("--", "/", 1)
+    repo_id = folder.name[len(PREFIX) :].replace("--", "/", 1)
     return Snapshot(path, root, repo_id, commit, revision, ref, _blob_digests(path, root))
 
 
@@ -201,8 +204,10 @@ def is_complete(snapshot: Snapshot, read_json: Any) -> bool:
         if not isinstance(weight_map, dict):
             return False
         base = posixpath.dirname(index_name)
-        if not all(isinstance(s, str) and posixpath.normpath(posixpath.join(base, s)) in present
-                   for s in set(weight_map.values())):
+        if not all(
+            isinstance(s, str) and posixpath.normpath(posixpath.join(base, s)) in present
+            for s in set(weight_map.values())
+        ):
             return False
     return True
 
@@ -216,7 +221,7 @@ def local_dir_metadata(path: Path) -> tuple[dict[str, Expected], str | None]:
     commits = set()
     if meta.is_dir():
         for entry in meta.rglob("*.metadata"):
-            name = entry.relative_to(meta).as_posix()[:-len(".metadata")]
+            name = entry.relative_to(meta).as_posix()[: -len(".metadata")]
             try:
                 commit, etag = entry.read_text(encoding="utf-8").splitlines()[:2]
             except (OSError, UnicodeDecodeError, ValueError):

@@ -35,8 +35,22 @@ from .hfcache import Expected, offline
 from .sources.local import describe_special, symlink_problem
 from .walk import folders_in_listing, local_listdir, model_folders
 
-__all__ = ["resolve", "hub_target", "in_cache", "under", "model_folders", "folders_in_listing", "describe_special", "Target", "LocalTarget", "CacheTarget",
-           "HubTarget", "StoreTarget", "REPO_ID", "is_repo_id"]
+__all__ = [
+    "resolve",
+    "hub_target",
+    "in_cache",
+    "under",
+    "model_folders",
+    "folders_in_listing",
+    "describe_special",
+    "Target",
+    "LocalTarget",
+    "CacheTarget",
+    "HubTarget",
+    "StoreTarget",
+    "REPO_ID",
+    "is_repo_id",
+]
 
 if TYPE_CHECKING:
     from .sources.protocol import Source
@@ -79,8 +93,14 @@ class Target:
         """What is known of the files' content without reading it (cache blob names, hf download metadata)."""
         return {}
 
-    def open(self, *, token: str | None = None, use_cache: bool = True,
-             progress: Callable[[str], None] | None = None, prefetch: bool = True) -> Source:
+    def open(
+        self,
+        *,
+        token: str | None = None,
+        use_cache: bool = True,
+        progress: Callable[[str], None] | None = None,
+        prefetch: bool = True,
+    ) -> Source:
         """The source that reads this target (a Hub source fetches the index and config.json as soon as it has
         listed the repo unless ``prefetch`` is False)."""
         raise NotImplementedError
@@ -102,9 +122,16 @@ class LocalTarget(Target):
     def digests(self) -> Mapping[str, Expected]:
         return self.known
 
-    def open(self, *, token: str | None = None, use_cache: bool = True,
-             progress: Callable[[str], None] | None = None, prefetch: bool = True) -> Source:
+    def open(
+        self,
+        *,
+        token: str | None = None,
+        use_cache: bool = True,
+        progress: Callable[[str], None] | None = None,
+        prefetch: bool = True,
+    ) -> Source:
         from .sources.local import LocalSource
+
         return LocalSource(self.path, _sha256(self.known), {"commit": self.commit} if self.commit else None)
 
 
@@ -135,9 +162,16 @@ class CacheTarget(Target):
     def digests(self) -> Mapping[str, Expected]:
         return self.snapshot.digests
 
-    def open(self, *, token: str | None = None, use_cache: bool = True,
-             progress: Callable[[str], None] | None = None, prefetch: bool = True) -> Source:
+    def open(
+        self,
+        *,
+        token: str | None = None,
+        use_cache: bool = True,
+        progress: Callable[[str], None] | None = None,
+        prefetch: bool = True,
+    ) -> Source:
         from .sources.local import LocalSource
+
         snap = self.snapshot
         if progress is not None:
             how = "; offline (HF_HUB_OFFLINE): headers read from the cached files, no request" if self.from_hub else ""
@@ -163,11 +197,19 @@ class HubTarget(Target):
     def guessed(self) -> bool:
         return not self.explicit
 
-    def open(self, *, token: str | None = None, use_cache: bool = True,
-             progress: Callable[[str], None] | None = None, prefetch: bool = True) -> Source:
+    def open(
+        self,
+        *,
+        token: str | None = None,
+        use_cache: bool = True,
+        progress: Callable[[str], None] | None = None,
+        prefetch: bool = True,
+    ) -> Source:
         from .sources.hub import HubSource  # imports huggingface_hub: only for Hub targets
-        source = HubSource(self.repo, revision=self.revision, token=token, use_cache=use_cache, progress=progress,
-                           prefetch=prefetch)
+
+        source = HubSource(
+            self.repo, revision=self.revision, token=token, use_cache=use_cache, progress=progress, prefetch=prefetch
+        )
         source.target = self.text
         return source
 
@@ -183,9 +225,16 @@ class StoreTarget(Target):
     def kind(self) -> str:
         return "object-store"
 
-    def open(self, *, token: str | None = None, use_cache: bool = True,
-             progress: Callable[[str], None] | None = None, prefetch: bool = True) -> Source:
+    def open(
+        self,
+        *,
+        token: str | None = None,
+        use_cache: bool = True,
+        progress: Callable[[str], None] | None = None,
+        prefetch: bool = True,
+    ) -> Source:
         from .sources.objstore import ObjectStoreSource  # imports fsspec: only for object-store targets
+
         return ObjectStoreSource(self.url, progress=progress)
 
 
@@ -200,16 +249,20 @@ def resolve(text: str, *, revision: str | None = None, hub: bool = False) -> Tar
     """What ``text`` names; ``revision`` is --revision (it must agree with an ``@rev`` in the target); ``hub`` reads
     a bare id as a Hub repo and never as a local path."""
     if not text:
-        raise UsageError("the target is empty: pass a checkpoint directory, a .safetensors file, a Hub repo id or an "
-                         "object-store URL")
+        raise UsageError(
+            "the target is empty: pass a checkpoint directory, a .safetensors file, a Hub repo id or an "
+            "object-store URL"
+        )
     path = Path(text).expanduser()
     if not hub and os.path.lexists(path):
         return _local(text, path, revision)
     m = _URL.match(text)
     if m and m["scheme"].lower() not in HUB_SCHEMES:
         if revision is not None:
-            raise UsageError("--revision applies to Hub repos and Hugging Face cache folders only, but the target "
-                             "is an object-store URL")
+            raise UsageError(
+                "--revision applies to Hub repos and Hugging Face cache folders only, but the target "
+                "is an object-store URL"
+            )
         return StoreTarget(text, url=text, protocol=m["scheme"].lower())
     if not hub:
         _case_twin(path)
@@ -222,9 +275,9 @@ def hub_target(text: str, *, revision: str | None = None, hub: bool = True) -> H
     explicit = hub
     repo, rev = text, None
     if text.startswith("hf://"):
-        repo, explicit = text[len("hf://"):].strip("/"), True
+        repo, explicit = text[len("hf://") :].strip("/"), True
         for prefix in ("models/",):
-            repo = repo[len(prefix):] if repo.startswith(prefix) else repo
+            repo = repo[len(prefix) :] if repo.startswith(prefix) else repo
     elif text.startswith(("https://", "http://")):
         repo, rev = _from_url(text)
         explicit = True
@@ -243,8 +296,9 @@ def hub_target(text: str, *, revision: str | None = None, hub: bool = True) -> H
             raise UsageError(f"{text}: {repo!r} is not a Hub repo id; use org/name (e.g. Qwen/Qwen3-8B)")
         raise TargetNotFound(f"{text}: no such file or directory")
     if "/" not in repo and not explicit:
-        raise TargetNotFound(f"{text}: no such file or directory (for the Hub model {text!r}, pass --hub or "
-                             f"write hf://{text})")
+        raise TargetNotFound(
+            f"{text}: no such file or directory (for the Hub model {text!r}, pass --hub or write hf://{text})"
+        )
     return HubTarget(text, repo=repo, revision=rev, explicit=explicit)
 
 
@@ -261,8 +315,9 @@ def _local(text: str, path: Path, revision: str | None) -> Target:
     if folder is not None:
         return CacheTarget(text, snapshot=hfcache.snapshot_of(path, folder, revision, text))
     if revision is not None:
-        raise UsageError("--revision applies to Hub repos and Hugging Face cache folders only, but the target is a "
-                         "local path")
+        raise UsageError(
+            "--revision applies to Hub repos and Hugging Face cache folders only, but the target is a local path"
+        )
     known, commit = hfcache.local_dir_metadata(path) if path.is_dir() or path.is_file() else ({}, None)
     return LocalTarget(text, path=path, known=known, commit=commit)
 
@@ -271,9 +326,13 @@ def _from_caches(target: HubTarget) -> Target:
     """A Hub target as the local caches can answer it: a short commit they know expanded to the full one; offline, a
     complete snapshot in the Hugging Face cache instead of the Hub."""
     rev = target.revision
-    if rev is not None and hfcache.SHORT_COMMIT.match(rev) and not (hfcache.repo_folder(target.repo) / "refs" /
-                                                                    rev).is_file():
+    if (
+        rev is not None
+        and hfcache.SHORT_COMMIT.match(rev)
+        and not (hfcache.repo_folder(target.repo) / "refs" / rev).is_file()
+    ):
         from .sources.hubcache import cached_commits  # imports huggingface_hub: a Hub target anyway
+
         commits = hfcache.cached_commits(hfcache.repo_folder(target.repo)) + cached_commits(target.repo)
         full = hfcache.unique_commit(commits, rev, target.text)
         if full is not None:
@@ -288,7 +347,9 @@ def _from_caches(target: HubTarget) -> Target:
 def _snapshot_json(root: Path) -> Callable[[str], Any]:
     def read(name: str) -> Any:
         from ..core.jsonio import loads
+
         return loads((root / name).read_bytes())
+
     return read
 
 
@@ -306,8 +367,13 @@ def _case_twin(path: Path) -> None:
 
 
 def _looks_like_path(text: str) -> bool:
-    return (text.startswith((".", "/", "~")) or "\\" in text or text.count("/") >= 2
-            or text.endswith((".safetensors", ".json")) or bool(re.match(r"^[A-Za-z]:", text)))
+    return (
+        text.startswith((".", "/", "~"))
+        or "\\" in text
+        or text.count("/") >= 2
+        or text.endswith((".safetensors", ".json"))
+        or bool(re.match(r"^[A-Za-z]:", text))
+    )
 
 
 def _from_url(text: str) -> tuple[str, str | None]:
@@ -337,10 +403,12 @@ def under(text: str, max_folders: int | None = None) -> Iterator[str]:
     """Every model folder under ``text``, a local directory or an object-store prefix (``--recursive``, a fleet's
     "every model folder under this prefix"), as a generator: a fleet starts auditing while the walk goes on.
     ``max_folders``: of a local directory, list at most this many folders."""
-    if not os.path.lexists(Path(text).expanduser()) and (m := _URL.match(text)) and \
-            m["scheme"].lower() not in HUB_SCHEMES:
+    if (
+        not os.path.lexists(Path(text).expanduser())
+        and (m := _URL.match(text))
+        and m["scheme"].lower() not in HUB_SCHEMES
+    ):
         from .sources.objstore import targets_under  # imports fsspec: only for object-store prefixes
+
         return targets_under(text)
     return model_folders(text, local_listdir, max_folders)
-
-

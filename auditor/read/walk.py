@@ -10,8 +10,9 @@ from collections.abc import Callable, Iterable, Iterator
 from ..core.conventions import OWNING_MANIFESTS
 
 
-def model_folders(root: str, listdir: Callable[[str], tuple[list[str], list[str]]],
-                  max_folders: int | None = None) -> Iterator[str]:
+def model_folders(
+    root: str, listdir: Callable[[str], tuple[list[str], list[str]]], max_folders: int | None = None
+) -> Iterator[str]:
     """Every folder under ``root`` that holds something to audit, depth first in name order, as found.
 
     ``listdir(path) -> (subfolders, files)``. A folder that is a pipeline or sentence-transformers model owns
@@ -28,8 +29,11 @@ def model_folders(root: str, listdir: Callable[[str], tuple[list[str], list[str]
         if owns or any(_weights(n) for n in names):
             yield path
         if not owns:
-            stack.extend(posixpath.join(path, d) if "/" in path else f"{path}/{d}" for d in sorted(subdirs, reverse=True)
-                         if not d.startswith("."))
+            stack.extend(
+                posixpath.join(path, d) if "/" in path else f"{path}/{d}"
+                for d in sorted(subdirs, reverse=True)
+                if not d.startswith(".")
+            )
 
 
 def folders_in_listing(root: str, names: Iterable[str]) -> Iterator[str]:
@@ -41,14 +45,15 @@ def folders_in_listing(root: str, names: Iterable[str]) -> Iterator[str]:
         for depth in range(len(parts) - 1):
             parent, child = "/".join(parts[:depth]), parts[depth]
             tree.setdefault(parent, (set(), []))[0].add(child)
-            tree.setdefault("/".join(parts[:depth + 1]), (set(), []))
+            tree.setdefault("/".join(parts[: depth + 1]), (set(), []))
         tree["/".join(parts[:-1])][1].append(parts[-1])
     base = root.rstrip("/")
 
     def listdir(path: str) -> tuple[list[str], list[str]]:
-        rel = path[len(base):].strip("/")
+        rel = path[len(base) :].strip("/")
         dirs, files = tree.get(rel, (set(), []))
         return sorted(dirs), files
+
     return model_folders(base, listdir)
 
 

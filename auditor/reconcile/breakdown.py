@@ -56,16 +56,25 @@ def summarize(expectation: Expectation, expected: Mapping[str, ExpectedTensor] |
     for (layer_type, _), elements in per_layer.items():
         sizes[layer_type].add(elements)
     uneven = frozenset(t for t, seen in sizes.items() if len(seen) > 1)
-    return ExpectedSummary(parameters, activated if has_experts else None,
-                           mtp if expectation.mtp_layers else None, rows, layers_by_type, uneven)
+    return ExpectedSummary(
+        parameters,
+        activated if has_experts else None,
+        mtp if expectation.mtp_layers else None,
+        rows,
+        layers_by_type,
+        uneven,
+    )
 
 
 COMPONENT_ORDER: tuple[str, ...] = tuple(common()["components"])
 
 
-def component_rows(expected: dict[tuple[str | None, str], int], actual: dict[tuple[str | None, str], int],
-                   layers_by_type: dict[str | None, set[int]],
-                   uneven: frozenset[str | None] = frozenset()) -> list[Component]:
+def component_rows(
+    expected: dict[tuple[str | None, str], int],
+    actual: dict[tuple[str | None, str], int],
+    layers_by_type: dict[str | None, set[int]],
+    uneven: frozenset[str | None] = frozenset(),
+) -> list[Component]:
     """Rows in reading order: embeddings, each layer type's components, then the final norm and head."""
     keys = list(expected) + [k for k in actual if k not in expected]
     type_order = list(dict.fromkeys(k[0] for k in keys if k[0] is not None))
@@ -81,8 +90,9 @@ def component_rows(expected: dict[tuple[str | None, str], int], actual: dict[tup
     for key in sorted(keys, key=order):
         layer_type, component = key
         layers = len(layers_by_type.get(layer_type, ())) if layer_type is not None else 0
-        rows.append(Component(component, layer_type, layers, expected.get(key, 0), actual.get(key, 0),
-                              layer_type not in uneven))
+        rows.append(
+            Component(component, layer_type, layers, expected.get(key, 0), actual.get(key, 0), layer_type not in uneven)
+        )
     return rows
 
 

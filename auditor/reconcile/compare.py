@@ -39,19 +39,23 @@ class Sorted:
     notes: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # bookkeeping with its own note
     scale_problems: list[tuple[str, str]] = field(default_factory=list)
     # layers past the config's, per stack
-    beyond: dict[StackInfo, dict[int, list[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    beyond: dict[StackInfo, dict[int, list[str]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
     unexplained: list[str] = field(default_factory=list)
     by_rule: dict[int, list[Tensor]] = field(default_factory=lambda: defaultdict(list))  # for dtype outliers
     actual_by_row: dict[tuple[str | None, str], int] = field(default_factory=lambda: defaultdict(int))
 
 
-def sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tensor], rec: Reconciliation,
-                   quantization: Quantization) -> Sorted:
+def sort_expected(
+    expected: Mapping[str, ExpectedTensor], stored: dict[str, Tensor], rec: Reconciliation, quantization: Quantization
+) -> Sorted:
     """Walk the expected tensors: matched (model or MTP), wrong shape, tied copy, buffer, or missing."""
     s = Sorted()
     # alt_group: {group: {True: [(name, expected shape, stored shape)] matched by alt_shape only, False: by shape}}
     ways: dict[str, dict[bool, list[tuple[str, tuple[int, ...], tuple[int, ...]]]]] = defaultdict(
-        lambda: {True: [], False: []})
+        lambda: {True: [], False: []}
+    )
     verdict_of = quantization.assessment.verdicts.get  # quantization.verdict, minus a call per tensor
     for e, names in rule_instances(expected):
         if len(names) > 1 and _all_matched(e, names, stored, verdict_of, rec, s):
@@ -64,8 +68,14 @@ def sort_expected(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tens
     return s
 
 
-def _all_matched(e: ExpectedTensor, names: list[str], stored: dict[str, Tensor],
-                 verdict_of: Callable[[str], QuantVerdict | None], rec: Reconciliation, s: Sorted) -> bool:
+def _all_matched(
+    e: ExpectedTensor,
+    names: list[str],
+    stored: dict[str, Tensor],
+    verdict_of: Callable[[str], QuantVerdict | None],
+    rec: Reconciliation,
+    s: Sorted,
+) -> bool:
     """Sort every name of one rule instance (the 256 experts of a layer) at once when each is stored under its
     own name in its expected shape, all in full precision or all packed in place without a problem: what
     ``_sort_one`` concludes for each, at C speed. False, with nothing recorded, otherwise."""
@@ -96,8 +106,11 @@ def _all_matched(e: ExpectedTensor, names: list[str], stored: dict[str, Tensor],
             extra = rec.packed_extra_by_dtype
             extra[dtype] = extra.get(dtype, 0) + elements - stored_elements
             if elements != stored_elements:  # packed (not FP8 or int8 in place: one value per element)
-                rec.encoded.update(dict.fromkeys(names, verdicts[0].logical_elements) if uniform
-                                   else zip(names, map(_LOGICAL, verdicts)))
+                rec.encoded.update(
+                    dict.fromkeys(names, verdicts[0].logical_elements)
+                    if uniform
+                    else zip(names, map(_LOGICAL, verdicts))
+                )
         else:
             for name, t, v in zip(names, tensors, verdicts):
                 rec.count_packed(name, t.dtype, v.logical_elements, t.elements)
@@ -112,22 +125,23 @@ def _all_matched(e: ExpectedTensor, names: list[str], stored: dict[str, Tensor],
 class Placement(NamedTuple):
     """Where one expected tensor went (``_sort_one``'s answer; ``_record`` adds it to the ledger and the lists)."""
 
-    name: str                                   # as stored (a legacy alias), or as expected when not stored
-    category: str | None = None                 # the ledger category it is counted in (None: not counted)
-    elements: int = 0                           # what it counts: the values a packed weight encodes
-    listed: str | None = None                   # the ``Sorted`` list naming it (tied_copies, missing, ...)
+    name: str  # as stored (a legacy alias), or as expected when not stored
+    category: str | None = None  # the ledger category it is counted in (None: not counted)
+    elements: int = 0  # what it counts: the values a packed weight encodes
+    listed: str | None = None  # the ``Sorted`` list naming it (tied_copies, missing, ...)
     mismatch: tuple[tuple[int, ...], tuple[int, ...]] | None = None  # (expected, stored) shape
     # (alt_group, matched by alt_shape, expected shape, stored shape): one release's layout or the other's
     way: tuple[str, bool, tuple[int, ...], tuple[int, ...]] | None = None
-    tensor: Tensor | None = None                # the stored tensor, when packed or a dtype-outlier candidate
-    packed: bool = False                        # quantized in place: counted as the values it encodes
-    problem: str | None = None                  # what does not fit its quantization rule
-    row: tuple[str | None, str] | None = None   # the component row whose actual count it adds to
-    rule: int | None = None                     # the rule whose dtypes it is compared with (outliers)
+    tensor: Tensor | None = None  # the stored tensor, when packed or a dtype-outlier candidate
+    packed: bool = False  # quantized in place: counted as the values it encodes
+    problem: str | None = None  # what does not fit its quantization rule
+    row: tuple[str | None, str] | None = None  # the component row whose actual count it adds to
+    rule: int | None = None  # the rule whose dtypes it is compared with (outliers)
 
 
-def _sort_one(name: str, e: ExpectedTensor, stored: dict[str, Tensor],
-              verdict_of: Callable[[str], QuantVerdict | None]) -> Placement:
+def _sort_one(
+    name: str, e: ExpectedTensor, stored: dict[str, Tensor], verdict_of: Callable[[str], QuantVerdict | None]
+) -> Placement:
     """One expected tensor: matched (model or MTP), wrong shape, tied copy, buffer, or missing."""
     t = stored.get(name)
     if t is None and e.aliases:  # a legacy name an old exporter wrote for the same weight
@@ -136,40 +150,63 @@ def _sort_one(name: str, e: ExpectedTensor, stored: dict[str, Tensor],
     if e.kind == "shared":  # the same parameter under a second name: never required, counted once
         if t is None:
             return Placement(name)
-        return Placement(name, "tied_duplicates", t.elements, "shared_copies",
-                         (e.shape, t.shape) if t.shape != e.shape else None)
+        return Placement(
+            name, "tied_duplicates", t.elements, "shared_copies", (e.shape, t.shape) if t.shape != e.shape else None
+        )
     if e.kind == "head" and e.tied:
         return Placement(name, "tied_duplicates", t.elements, "tied_copies") if t is not None else Placement(name)
     if e.kind == "state" and t is not None:  # a persistent buffer the model needs: required, not a parameter
-        return Placement(name, "buffers", t.elements,
-                         mismatch=(e.shape, t.shape) if t.shape != e.shape and t.shape != e.alt_shape else None)
+        return Placement(
+            name,
+            "buffers",
+            t.elements,
+            mismatch=(e.shape, t.shape) if t.shape != e.shape and t.shape != e.alt_shape else None,
+        )
     if e.kind == "unsaved" and t is None:  # counted by num_parameters(), never written: nothing to miss
         return Placement(name)
     if e.kind == "buffer":
         if t is None:
             return Placement(name)
-        return Placement(name, "buffers", t.elements, "buffers",
-                         (e.shape, t.shape) if t.shape != e.shape and t.shape != e.alt_shape else None)
+        return Placement(
+            name,
+            "buffers",
+            t.elements,
+            "buffers",
+            (e.shape, t.shape) if t.shape != e.shape and t.shape != e.alt_shape else None,
+        )
     if t is None:
         return Placement(name, listed="head_missing" if e.kind == "head" else "mtp_missing" if e.mtp else "missing")
     category = "mtp" if e.mtp else "model"
     row = None if e.mtp else (e.layer_type, e.component)
     verdict = verdict_of(name)
     if verdict is not None and verdict.category == "packed":  # quantized in place (bitsandbytes, FP8, int8)
-        return Placement(name, category, verdict.logical_elements, tensor=t, packed=True, problem=verdict.problem,
-                         row=row)
+        return Placement(
+            name, category, verdict.logical_elements, tensor=t, packed=True, problem=verdict.problem, row=row
+        )
     mismatch = way = None
     if t.shape != e.shape and t.shape != e.alt_shape:  # alt_shape: a release's transpose of the weight
         mismatch = (e.shape, t.shape)
     elif e.alt_group is not None and e.shape != e.alt_shape:
         way = (e.alt_group, t.shape == e.alt_shape, e.shape, t.shape)
     # a quantized-in-place weight beside full-precision ones of its kind is the config's say: no outlier
-    return Placement(name, category, t.elements, mismatch=mismatch, way=way, tensor=t, row=row,
-                     rule=e.rule if verdict is None else None)
+    return Placement(
+        name,
+        category,
+        t.elements,
+        mismatch=mismatch,
+        way=way,
+        tensor=t,
+        row=row,
+        rule=e.rule if verdict is None else None,
+    )
 
 
-def _record(p: Placement, rec: Reconciliation, s: Sorted,
-            ways: dict[str, dict[bool, list[tuple[str, tuple[int, ...], tuple[int, ...]]]]]) -> None:
+def _record(
+    p: Placement,
+    rec: Reconciliation,
+    s: Sorted,
+    ways: dict[str, dict[bool, list[tuple[str, tuple[int, ...], tuple[int, ...]]]]],
+) -> None:
     """Add one placement to what the comparison builds: the ledger and categories, the raw differences."""
     name = p.name
     if p.category is not None:
@@ -194,8 +231,14 @@ def _record(p: Placement, rec: Reconciliation, s: Sorted,
         s.by_rule[p.rule].append(p.tensor)
 
 
-def sort_the_rest(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tensor], expectation: Expectation,
-                   quantization: Quantization, rec: Reconciliation, s: Sorted) -> None:
+def sort_the_rest(
+    expected: Mapping[str, ExpectedTensor],
+    stored: dict[str, Tensor],
+    expectation: Expectation,
+    quantization: Quantization,
+    rec: Reconciliation,
+    s: Sorted,
+) -> None:
     """Stored tensors the formula did not name: quantization, buffers, layers past the config, or unexplained."""
     ledger, categories = rec.ledger, rec.categories
     suffixes = buffer_suffixes()
@@ -237,8 +280,9 @@ def sort_the_rest(expected: Mapping[str, ExpectedTensor], stored: dict[str, Tens
         s.unexplained.append(name)
 
 
-def _all_bookkeeping(rest: list[str], verdicts: list[QuantVerdict | None], stored: dict[str, Tensor],
-                     rec: Reconciliation, s: Sorted) -> bool:
+def _all_bookkeeping(
+    rest: list[str], verdicts: list[QuantVerdict | None], stored: dict[str, Tensor], rec: Reconciliation, s: Sorted
+) -> bool:
     """Sort the tensors left after the walk at once when every one is bookkeeping its rule sorted in bulk (the
     46k FP8 scales of DeepSeek-V3): what ``sort_the_rest`` concludes for each, at C speed. False, with nothing
     recorded, otherwise."""
@@ -254,7 +298,7 @@ def stack_layer(name: str, stacks: tuple[StackInfo, ...]) -> tuple[StackInfo, in
     """The stack and layer number a stored name falls in (``model.layers.61.x`` -> decoder, 61)."""
     for stack in stacks:
         if name.startswith(stack.prefix):
-            head = name[len(stack.prefix):].split(".", 1)[0]
+            head = name[len(stack.prefix) :].split(".", 1)[0]
             if head.isdigit():
                 return stack, int(head)
     return None

@@ -45,24 +45,38 @@ from .parts import KnownPart, known_parts
 from .result import LEDGER_KEYS, Component, Reconciliation
 from .structural import checked_note
 
-__all__ = ["LEDGER_KEYS", "Component", "ExpectedSummary", "Reconciliation", "UnknownArchitecture", "formula_report",
-           "reconcile", "summarize"]
+__all__ = [
+    "LEDGER_KEYS",
+    "Component",
+    "ExpectedSummary",
+    "Reconciliation",
+    "UnknownArchitecture",
+    "formula_report",
+    "reconcile",
+    "summarize",
+]
 
 
 class UnknownArchitecture(ConfigError):
     """``st-audit formula`` on a model_type no spec covers."""
 
 
-def reconcile(inventory: Inventory, config: dict[str, Any] | None,
-              indexed: Mapping[str, str] | None = None) -> Reconciliation:
+def reconcile(
+    inventory: Inventory, config: dict[str, Any] | None, indexed: Mapping[str, str] | None = None
+) -> Reconciliation:
     """Compare the inventory with what ``config`` implies; never raises for a bad tensor.
 
     ``indexed``: the index's weight_map, whose names also say which layout the checkpoint uses when shards
     are absent (an index-only folder, LFS pointers)."""
     if config is None:
         rec = generic_reconciliation(inventory, {})
-        rec.findings.append(finding("config-missing", "no config.json next to the weights: the checkpoint was checked "
-                                    "for consistency only, not against an architecture formula"))
+        rec.findings.append(
+            finding(
+                "config-missing",
+                "no config.json next to the weights: the checkpoint was checked "
+                "for consistency only, not against an architecture formula",
+            )
+        )
         return rec
     spec, cfg = select(config)
     model_type = cfg.get("model_type")
@@ -73,8 +87,9 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None,
         rec = generic_reconciliation(inventory, cfg)
         parts = known_parts(cfg, inventory.tensors)
         checked = _check_parts(rec, parts, inventory) if parts else ""
-        rec.findings.append(finding("unknown-architecture", f"{selection_note(cfg)}; {checked}"
-                                    f"{checked_note(inventory)}"))
+        rec.findings.append(
+            finding("unknown-architecture", f"{selection_note(cfg)}; {checked}{checked_note(inventory)}")
+        )
     else:
         try:
             expectation = _expanded(spec, cfg, _stored_strings(inventory.tensors))
@@ -84,15 +99,28 @@ def reconcile(inventory: Inventory, config: dict[str, Any] | None,
         except ExprError as e:
             rec = generic_reconciliation(inventory, cfg)
             if by_class is not None:  # a borrowed class name's formula is not the config's to fail: no formula
-                rec.findings.append(finding("unknown-architecture", f"{selection_note(cfg)}; architectures[0] names a "
-                                            f"class whose formula ({spec.file}) cannot evaluate this config.json: "
-                                            f"{e}; {checked_note(inventory)}"))
+                rec.findings.append(
+                    finding(
+                        "unknown-architecture",
+                        f"{selection_note(cfg)}; architectures[0] names a "
+                        f"class whose formula ({spec.file}) cannot evaluate this config.json: "
+                        f"{e}; {checked_note(inventory)}",
+                    )
+                )
             else:
-                rec.findings.append(finding("config-mismatch", f"config.json cannot be evaluated by the {spec.file} "
-                                            f"formula: {e}", files=["config.json"]))
+                rec.findings.append(
+                    finding(
+                        "config-mismatch",
+                        f"config.json cannot be evaluated by the {spec.file} formula: {e}",
+                        files=["config.json"],
+                    )
+                )
         else:
-            names = (inventory.tensors if not indexed or indexed.keys() == inventory.tensors.keys()
-                     else {**indexed, **inventory.tensors})
+            names = (
+                inventory.tensors
+                if not indexed or indexed.keys() == inventory.tensors.keys()
+                else {**indexed, **inventory.tensors}
+            )
             expectation = best_layout(expectation, names)
             foreign = _remote_code_layout(config, expectation, names)
             if foreign is not None:
@@ -122,22 +150,29 @@ def _check_parts(rec: Reconciliation, parts: list[KnownPart], inventory: Invento
     said: list[str] = []
     for part in parts:
         names = [n for n in part.expectation.tensors if n in stored]
-        sub = _compare(replace(inventory, tensors={n: stored[n] for n in names}), part.expectation,
-                       dict(part.config))
+        sub = _compare(replace(inventory, tensors={n: stored[n] for n in names}), part.expectation, dict(part.config))
         differences = [f for f in sub.findings if f.severity != "info"]
         if differences and not local_differences(differences, part.expectation.tensors, stored):
-            said.append(f"{part.label} differs from its formula in every layer or outside them "
-                        f"({'; '.join(f.message for f in differences[:2])}): most likely the repo's own way of "
-                        "building it, so it is checked structurally")
+            said.append(
+                f"{part.label} differs from its formula in every layer or outside them "
+                f"({'; '.join(f.message for f in differences[:2])}): most likely the repo's own way of "
+                "building it, so it is checked structurally"
+            )
             continue
         rec.categories.update(sub.categories)
         covered = set(names)  # the structural check's layer findings about the part's tensors alone give way
-        rec.findings = [f for f in rec.findings if not (f.code in LAYER_CODES and f.tensors
-                                                        and covered.issuperset(f.tensors))] + differences
+        rec.findings = [
+            f for f in rec.findings if not (f.code in LAYER_CODES and f.tensors and covered.issuperset(f.tensors))
+        ] + differences
         summary = summarize(part.expectation, part.expectation.tensors)
-        said.append(f"{part.label}: {len(names):,} tensors, {summary.parameters:,} parameters, "
-                    + ("exactly as its formula says" if not differences else
-                       f"{plural(len(differences), 'finding')} where some layers differ from the others"))
+        said.append(
+            f"{part.label}: {len(names):,} tensors, {summary.parameters:,} parameters, "
+            + (
+                "exactly as its formula says"
+                if not differences
+                else f"{plural(len(differences), 'finding')} where some layers differ from the others"
+            )
+        )
     rec.ledger = dict.fromkeys(LEDGER_KEYS, 0)
     for name, category in rec.categories.items():
         rec.ledger[category] += stored[name].elements
@@ -148,8 +183,9 @@ def _check_parts(rec: Reconciliation, parts: list[KnownPart], inventory: Invento
 LAYER_CODES = frozenset({"missing-tensor", "shape-mismatch"})
 
 
-def local_differences(differences: list[Finding], expected: Mapping[str, ExpectedTensor],
-                      stored: Mapping[str, Tensor]) -> bool:
+def local_differences(
+    differences: list[Finding], expected: Mapping[str, ExpectedTensor], stored: Mapping[str, Tensor]
+) -> bool:
     """Whether every tensor the differences name sits in a layer whose siblings (the same tensor in the part's
     other layers) are stored with the shape the formula gives: a layer lost a tensor or holds a wrong one."""
     named = {n for f in differences for n in f.tensors}
@@ -162,8 +198,11 @@ def local_differences(differences: list[Finding], expected: Mapping[str, Expecte
             siblings.setdefault(template, []).append(name)
     for name in named:
         template, indices = split_name(name)
-        fine = [n for n in siblings.get(template, ()) if n not in named and n in stored
-                and stored[n].shape in (expected[n].shape, expected[n].alt_shape)]
+        fine = [
+            n
+            for n in siblings.get(template, ())
+            if n not in named and n in stored and stored[n].shape in (expected[n].shape, expected[n].alt_shape)
+        ]
         if not indices or not fine:
             return False
     return True
@@ -210,6 +249,7 @@ def _stored_strings(stored: Mapping[str, Tensor]) -> Callable[[list[str]], list[
     def reuse(names: list[str]) -> list[str]:
         found = list(map(get, names))
         return names if None in found else list(map(NAME, cast(list[Tensor], found)))
+
     return reuse
 
 
@@ -223,6 +263,7 @@ def _explainer(expectation: Expectation) -> Callable[[str], bool]:
 
     def explained(name: str) -> bool:
         return name in expected or name in aliases or name.endswith(suffixes) or stands_for(name, expected) is not None
+
     return explained
 
 
@@ -242,13 +283,16 @@ def _remote_code_layout(config: Mapping[str, Any], expectation: Expectation, nam
     matched = sum(1 for n in names if explained(n))
     if 2 * matched >= len(names):
         return None
-    return (f"config.json's auto_map loads the repo's own code, whose tensor names are not transformers' "
-            f"{expectation.cls} layout in {expectation.spec.file} ({matched:,} of {len(names):,} names match), "
-            "so no formula was applied")
+    return (
+        f"config.json's auto_map loads the repo's own code, whose tensor names are not transformers' "
+        f"{expectation.cls} layout in {expectation.spec.file} ({matched:,} of {len(names):,} names match), "
+        "so no formula was applied"
+    )
 
 
-def _unexplained_in_unread_shards(indexed: Mapping[str, str], inventory: Inventory,
-                                  expectation: Expectation) -> list[Finding]:
+def _unexplained_in_unread_shards(
+    indexed: Mapping[str, str], inventory: Inventory, expectation: Expectation
+) -> list[Finding]:
     """Names the index puts in shards that could not be read and that the formula does not explain, judged by
     name alone: neither an expected tensor, nor stored beside one (a scale or packed form of an expected
     weight: ``q_proj.qweight``, ``q_proj.weight.absmax``, ``gate_up_proj_blocks``), nor a recomputable buffer."""
@@ -259,13 +303,22 @@ def _unexplained_in_unread_shards(indexed: Mapping[str, str], inventory: Invento
     except TypeError:  # an unhashable shard name: judged entry by entry below
         pass
     explained = _explainer(expectation)
-    names = [n for n, shard in indexed.items() if isinstance(shard, str) and shard not in read
-             and n not in inventory.tensors and not explained(n)]
+    names = [
+        n
+        for n, shard in indexed.items()
+        if isinstance(shard, str) and shard not in read and n not in inventory.tensors and not explained(n)
+    ]
     if not names:
         return []
-    return [finding("unexpected-tensor", f"{plural(len(names), 'tensor name')} that the index puts in shards that "
-                    f"could not be read, and that the {expectation.spec.file} formula does not explain: "
-                    f"{shown(names, MAX_NAMES_IN_MESSAGE)}", tensors=names)]
+    return [
+        finding(
+            "unexpected-tensor",
+            f"{plural(len(names), 'tensor name')} that the index puts in shards that "
+            f"could not be read, and that the {expectation.spec.file} formula does not explain: "
+            f"{shown(names, MAX_NAMES_IN_MESSAGE)}",
+            tensors=names,
+        )
+    ]
 
 
 def _compare(inventory: Inventory, expectation: Expectation, cfg: dict[str, Any]) -> Reconciliation:
@@ -314,9 +367,16 @@ def formula_report(config: dict[str, Any]) -> dict[str, Any]:
     formula = closed_form_text(expectation, summary.parameters) or by_component
     if summary.mtp is not None:
         components.append(Component("mtp", None, expectation.mtp_layers, summary.mtp, 0))
-    return {"model_type": cfg.get("model_type"), "spec": spec.file, "class": _class_of(expectation, cfg),
-            "parameters": summary.parameters,
-            "activated_parameters": summary.activated, "mtp_parameters": summary.mtp,
-            "tied_embeddings": expectation.tied, "layers": expectation.num_layers, "formula": formula,
-            "formula_by_component": by_component,
-            "components": [{k: v for k, v in c.to_dict().items() if k != "actual"} for c in components]}
+    return {
+        "model_type": cfg.get("model_type"),
+        "spec": spec.file,
+        "class": _class_of(expectation, cfg),
+        "parameters": summary.parameters,
+        "activated_parameters": summary.activated,
+        "mtp_parameters": summary.mtp,
+        "tied_embeddings": expectation.tied,
+        "layers": expectation.num_layers,
+        "formula": formula,
+        "formula_by_component": by_component,
+        "components": [{k: v for k, v in c.to_dict().items() if k != "actual"} for c in components],
+    }

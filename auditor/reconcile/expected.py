@@ -16,8 +16,8 @@ class ExpectedLayout(NamedTuple):
     """What a config implies, as plain data."""
 
     tensors: dict[str, tuple[tuple[int, ...], str]]  # parameter tensors: name -> (shape, component)
-    parameters: int                                  # the model's own parameter count
-    buffers: dict[str, tuple[int, ...]]              # persistent buffers (saved, not parameters: SD3's pos_embed)
+    parameters: int  # the model's own parameter count
+    buffers: dict[str, tuple[int, ...]]  # persistent buffers (saved, not parameters: SD3's pos_embed)
 
 
 def expected_layout(config: dict[str, Any], task_class: str | None = None) -> ExpectedLayout | None:
@@ -25,6 +25,7 @@ def expected_layout(config: dict[str, Any], task_class: str | None = None) -> Ex
     ``task_class`` (``ForSequenceClassification``): the class the model is built as, when the spec has it
     (a PEFT adapter's task type), rather than the one architectures[0] names."""
     from .engine import summarize
+
     try:
         spec, cfg = select(config)
         if spec is None:
@@ -33,7 +34,8 @@ def expected_layout(config: dict[str, Any], task_class: str | None = None) -> Ex
     except (ExprError, TypeError, ValueError, KeyError):
         return None
     tensors = expectation.tensors
-    return ExpectedLayout({name: (tuple(e.shape), e.component) for name, e in tensors.items()
-                           if e.kind not in ("buffer", "unsaved")},
-                          summarize(expectation).parameters,
-                          {name: tuple(e.shape) for name, e in tensors.items() if e.kind == "buffer"})
+    return ExpectedLayout(
+        {name: (tuple(e.shape), e.component) for name, e in tensors.items() if e.kind not in ("buffer", "unsaved")},
+        summarize(expectation).parameters,
+        {name: tuple(e.shape) for name, e in tensors.items() if e.kind == "buffer"},
+    )

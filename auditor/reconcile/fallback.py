@@ -17,8 +17,11 @@ def generic_reconciliation(inventory: Inventory, cfg: dict[str, Any]) -> Reconci
     quantization = Quantization.of(cfg)
     stored = inventory.tensors
     rec.categories, rec.findings = structure(
-        inventory, cfg, lambda t: "quantization" if quantization.classify(t, stored, {}) is not None else None,
-        buffer_suffixes())
+        inventory,
+        cfg,
+        lambda t: "quantization" if quantization.classify(t, stored, {}) is not None else None,
+        buffer_suffixes(),
+    )
     for name, category in rec.categories.items():
         rec.ledger[category] += stored[name].elements
     return rec

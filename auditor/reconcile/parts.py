@@ -21,7 +21,7 @@ from ..specs import Expectation, expand, relabel, select
 from ..specs.expr import ExprError, NoSubSpec
 
 MIN_SHARE = 0.95  # a part is its formula's only when nearly all of it is there: a few missing are findings
-ANCHORS = 4       # expected names whose stored occurrences propose the part's prefix
+ANCHORS = 4  # expected names whose stored occurrences propose the part's prefix
 REQUIRED = ("param", "state")
 
 
@@ -29,15 +29,17 @@ REQUIRED = ("param", "state")
 class KnownPart:
     """A nested sub-config checked by its own formula: its expectation under the stored prefix."""
 
-    key: str                      # the config key (text_config)
-    config: Mapping[str, Any]     # the sub-config the formula was evaluated on
-    expectation: Expectation      # renamed under ``prefix``
+    key: str  # the config key (text_config)
+    config: Mapping[str, Any]  # the sub-config the formula was evaluated on
+    expectation: Expectation  # renamed under ``prefix``
     prefix: str
 
     @property
     def label(self) -> str:
-        return (f"{self.key} ({self.expectation.spec.file}, {self.expectation.cls}) stored under "
-                f"{self.prefix or 'no prefix'}")
+        return (
+            f"{self.key} ({self.expectation.spec.file}, {self.expectation.cls}) stored under "
+            f"{self.prefix or 'no prefix'}"
+        )
 
 
 def known_parts(config: Mapping[str, Any], stored: Mapping[str, Tensor]) -> list[KnownPart]:
@@ -87,8 +89,12 @@ def _headless(expectation: Expectation) -> Expectation:
     class's own rule (LlavaConfig ties where the top-level flag or the text config's says so), not the part's.
     The head is left to the structural check, with the rest."""
     tensors = {n: e for n, e in expectation.tensors.items() if e.kind != "head" and e.component != "lm_head"}
-    return replace(expectation, tensors=tensors, tied=False,
-                   tied_names={k: v for k, v in expectation.tied_names.items() if k in tensors})
+    return replace(
+        expectation,
+        tensors=tensors,
+        tied=False,
+        tied_names={k: v for k, v in expectation.tied_names.items() if k in tensors},
+    )
 
 
 def _prefixes(required: list[str], stored: Mapping[str, Tensor]) -> set[str]:

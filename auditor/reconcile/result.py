@@ -29,8 +29,14 @@ class Component:
 
     def to_dict(self) -> dict[str, Any]:
         per_layer = self.expected // self.layers if self.layers and self.uniform else None
-        return {"component": self.component, "layer_type": self.layer_type, "layers": self.layers,
-                "expected_per_layer": per_layer, "expected": self.expected, "actual": self.actual}
+        return {
+            "component": self.component,
+            "layer_type": self.layer_type,
+            "layers": self.layers,
+            "expected_per_layer": per_layer,
+            "expected": self.expected,
+            "actual": self.actual,
+        }
 
 
 @dataclass
@@ -57,8 +63,8 @@ class Reconciliation:
     # element count: the HTML report's per-layer bars count a layer as the ledger does
     encoded: dict[str, int] = field(default_factory=dict)
     # what a part's own reconciler (adapter, LoRA file, module, single file) says about it, carried to its report:
-    detail: str | None = None             # the kind block's detail ("diffusion LoRA (kohya names): 32 modules ...")
-    extra: dict[str, Any] = field(default_factory=dict)   # report blocks of its own ("adapter", "single_file")
+    detail: str | None = None  # the kind block's detail ("diffusion LoRA (kohya names): 32 modules ...")
+    extra: dict[str, Any] = field(default_factory=dict)  # report blocks of its own ("adapter", "single_file")
     # adapters and LoRA files cover the layers their config selects: a hole in a numbered range is not a loss
     selects_layers: bool = False
 

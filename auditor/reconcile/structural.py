@@ -26,10 +26,12 @@ MAX_NAMES = 4
 # warning needs strong evidence (a middle layer against a kind repeated this often), else it is a note.
 MIN_EVIDENCE = 4
 VARIANT = " (possibly the architecture's own variation: no formula to tell)"
-CHECKED = ("checked: each file's header and the index; the layers under {prefix} against each other (tensors "
-           "every layer of a kind holds, shapes shared across layers); the layer count and the config's "
-           "hidden_size and vocab_size against the stored shapes. Not checked: tensor shapes against a formula, "
-           "the expected parameter count")
+CHECKED = (
+    "checked: each file's header and the index; the layers under {prefix} against each other (tensors "
+    "every layer of a kind holds, shapes shared across layers); the layer count and the config's "
+    "hidden_size and vocab_size against the stored shapes. Not checked: tensor shapes against a formula, "
+    "the expected parameter count"
+)
 
 
 def checked_note(inventory: Inventory) -> str:
@@ -47,8 +49,12 @@ def _layer_prefix(stored: dict[str, Tensor]) -> str | None:
     return by_prefix.most_common(1)[0][0] if by_prefix else None
 
 
-def structure(inventory: Inventory, cfg: dict[str, Any], classify: Callable[[Tensor], str | None],
-              buffer_suffixes: tuple[str, ...]) -> tuple[dict[str, str], list[Finding]]:
+def structure(
+    inventory: Inventory,
+    cfg: dict[str, Any],
+    classify: Callable[[Tensor], str | None],
+    buffer_suffixes: tuple[str, ...],
+) -> tuple[dict[str, str], list[Finding]]:
     """Each stored tensor's ledger category and the structural findings.
 
     ``classify`` says which tensors are quantization bookkeeping (``"quantization"``) or None.
@@ -62,7 +68,7 @@ def structure(inventory: Inventory, cfg: dict[str, Any], classify: Callable[[Ten
         if category is None:
             category = "buffers" if name.endswith(buffer_suffixes) else "model"
         if category == "model" and prefix and name.startswith(prefix):
-            head, _, rest = name[len(prefix):].partition(".")
+            head, _, rest = name[len(prefix) :].partition(".")
             if head.isdigit():
                 layers[int(head)][rest] = t
         categories[name] = category
@@ -86,30 +92,67 @@ def _layer_findings(layers: dict[int, dict[str, Tensor]], prefix: str, cfg: dict
         if supersets:
             closest = min(supersets, key=len)
             gaps += [f"{prefix}{layer}.{m}" for m in sorted(closest - own)]
-            strong = strong and kinds[closest] >= MIN_EVIDENCE and layer not in edges and \
-                len(closest - own) * 4 <= len(closest)
+            strong = (
+                strong
+                and kinds[closest] >= MIN_EVIDENCE
+                and layer not in edges
+                and len(closest - own) * 4 <= len(closest)
+            )
     if gaps:
-        out.append(finding("missing-tensor", f"{plural(len(gaps), 'tensor')} that every other layer of the same kind "
-                           f"under {prefix} holds {'is' if len(gaps) == 1 else 'are'} missing: {shown(gaps)}"
-                           + ("" if strong else VARIANT), tensors=gaps, severity="warning" if strong else "info"))
+        out.append(
+            finding(
+                "missing-tensor",
+                f"{plural(len(gaps), 'tensor')} that every other layer of the same kind "
+                f"under {prefix} holds {'is' if len(gaps) == 1 else 'are'} missing: {shown(gaps)}"
+                + ("" if strong else VARIANT),
+                tensors=gaps,
+                severity="warning" if strong else "info",
+            )
+        )
     odd = _shape_outliers(layers, prefix)
     if odd:  # per-layer widths are common (DeepSeek-V4 compress ratios, Gemma 4 head_dim): a note, never more
-        out.append(finding("shape-mismatch", f"{plural(len(odd), 'tensor')} shaped unlike the same tensor in every "
-                           "other layer: " + "; ".join(f"{name} is {list(a)}, the others {list(e)}"
-                                                       for name, a, e in odd[:MAX_NAMES]) + VARIANT,
-                           tensors=[name for name, *_ in odd], severity="info"))
+        out.append(
+            finding(
+                "shape-mismatch",
+                f"{plural(len(odd), 'tensor')} shaped unlike the same tensor in every "
+                "other layer: "
+                + "; ".join(f"{name} is {list(a)}, the others {list(e)}" for name, a, e in odd[:MAX_NAMES])
+                + VARIANT,
+                tensors=[name for name, *_ in odd],
+                severity="info",
+            )
+        )
     declared = cfg.get("num_hidden_layers")
-    if prefix in common().get("decoder_prefixes", ()) and isinstance(declared, int) and not isinstance(declared, bool) \
-            and declared != len(layers):
+    if (
+        prefix in common().get("decoder_prefixes", ())
+        and isinstance(declared, int)
+        and not isinstance(declared, bool)
+        and declared != len(layers)
+    ):
         where = f"under {prefix} ({ranges(sorted(layers)).replace('..', '-')})"
         if declared > len(layers):
-            out.append(finding("config-mismatch", f"config.json declares {plural(declared, 'layer')} but "
-                               f"{len(layers):,} {'is' if len(layers) == 1 else 'are'} stored {where}",
-                               files=["config.json"], expected=declared, actual=len(layers)))
+            out.append(
+                finding(
+                    "config-mismatch",
+                    f"config.json declares {plural(declared, 'layer')} but "
+                    f"{len(layers):,} {'is' if len(layers) == 1 else 'are'} stored {where}",
+                    files=["config.json"],
+                    expected=declared,
+                    actual=len(layers),
+                )
+            )
         else:
-            out.append(finding("config-mismatch", f"config.json declares {plural(declared, 'layer')} but "
-                               f"{len(layers):,} are stored {where}: extra (MTP?) layers, or a config that undercounts",
-                               files=["config.json"], severity="warning", expected=declared, actual=len(layers)))
+            out.append(
+                finding(
+                    "config-mismatch",
+                    f"config.json declares {plural(declared, 'layer')} but "
+                    f"{len(layers):,} are stored {where}: extra (MTP?) layers, or a config that undercounts",
+                    files=["config.json"],
+                    severity="warning",
+                    expected=declared,
+                    actual=len(layers),
+                )
+            )
     return out
 
 
@@ -143,6 +186,12 @@ def _size_findings(stored: dict[str, Tensor], cfg: dict[str, Any]) -> list[Findi
     for key in ("hidden_size", "vocab_size") if embedding else ("hidden_size",):
         value = cfg.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and stored and value not in dims:
-            out.append(finding("config-mismatch", f"config.json {key} is {value:,} but no stored tensor has a "
-                               "dimension of that size", files=["config.json"], expected={key: value}))
+            out.append(
+                finding(
+                    "config-mismatch",
+                    f"config.json {key} is {value:,} but no stored tensor has a dimension of that size",
+                    files=["config.json"],
+                    expected={key: value},
+                )
+            )
     return out

@@ -24,8 +24,14 @@ class Section:
     report: Report | CompositeReport
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.part.name, "kind": self.part.kind, "folder": self.part.folder or None,
-                "role": self.part.role, "verdict": self.report.verdict, "report": self.report.to_dict()}
+        return {
+            "name": self.part.name,
+            "kind": self.part.kind,
+            "folder": self.part.folder or None,
+            "role": self.part.role,
+            "verdict": self.report.verdict,
+            "report": self.report.to_dict(),
+        }
 
 
 @dataclass
@@ -42,7 +48,7 @@ class CompositeReport(Judged):
     # targets of a multi-target command that could not be audited at all (target, why): the others are still
     # reported, and the command exits 3
     could_not: list[tuple[str, str]] = field(default_factory=list)
-    policy: dict[str, Any] | None = None   # the policy in force (gate.policy.Policy.describe), said once
+    policy: dict[str, Any] | None = None  # the policy in force (gate.policy.Policy.describe), said once
 
     @property
     def verdict(self) -> str:
@@ -65,6 +71,7 @@ class CompositeReport(Judged):
     def each_checkpoint(self, change: Callable[[Report, str], Report]) -> CompositeReport:
         def named(section: Section) -> Section:  # a checkpoint goes by its section's name, however deep
             return replace(section, report=section.report.each_checkpoint(lambda r, _: change(r, section.part.name)))
+
         return replace(self, sections=[named(s) for s in self.sections])
 
     def with_whole(self, findings: list[Finding], policy: dict[str, Any] | None) -> CompositeReport:
@@ -84,8 +91,10 @@ class CompositeReport(Judged):
         among several targets: a section's own list is already aggregated)."""
         out = list(own)
         for s in sections:
-            out += [{**f, "section": f"{s['name']}/{f['section']}" if "section" in f else s["name"]}
-                    for f in s["report"]["findings"]]
+            out += [
+                {**f, "section": f"{s['name']}/{f['section']}" if "section" in f else s["name"]}
+                for f in s["report"]["findings"]
+            ]
         return out
 
     def total_counts(self) -> dict[str, Any]:
@@ -104,14 +113,22 @@ class CompositeReport(Judged):
 
     def to_dict(self) -> dict[str, Any]:
         sections = [s.to_dict() for s in self.sections]
-        return {"schema_version": SCHEMA_VERSION, "target": self.target, "kind": self.kind.to_dict(),
-                "source": self.source, "totals": self.total_counts(),
-                "sections": sections,
-                "findings": self._aggregated([f.to_dict() for f in self.active_findings], sections),
-                "notes": list(self.kind.notes), "ignored_codes": sorted(self.ignored_codes),
-                "fail_on": self.fail_on, "verdict": self.verdict, **judged_keys(self),
-                **({"errors": [{"target": t, "error": why} for t, why in self.could_not]} if self.could_not else {}),
-                **({"policy": self.policy} if self.policy else {})}
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "target": self.target,
+            "kind": self.kind.to_dict(),
+            "source": self.source,
+            "totals": self.total_counts(),
+            "sections": sections,
+            "findings": self._aggregated([f.to_dict() for f in self.active_findings], sections),
+            "notes": list(self.kind.notes),
+            "ignored_codes": sorted(self.ignored_codes),
+            "fail_on": self.fail_on,
+            "verdict": self.verdict,
+            **judged_keys(self),
+            **({"errors": [{"target": t, "error": why} for t, why in self.could_not]} if self.could_not else {}),
+            **({"policy": self.policy} if self.policy else {}),
+        }
 
 
 # what an audit returns: one checkpoint's report, or a report of sections
@@ -122,8 +139,11 @@ def stamp_source(report: AnyReport, origin: dict[str, Any]) -> AnyReport:
     """``report`` with ``origin`` (repo, commit) added to its source, and to every section's."""
     if isinstance(report, Report):
         return replace(report, source={**report.source, **origin})
-    return replace(report, source={**report.source, **origin},
-                   sections=[replace(s, report=stamp_source(s.report, origin)) for s in report.sections])
+    return replace(
+        report,
+        source={**report.source, **origin},
+        sections=[replace(s, report=stamp_source(s.report, origin)) for s in report.sections],
+    )
 
 
 def kind_line(kind: dict[str, Any] | None) -> str:
@@ -134,17 +154,31 @@ def kind_line(kind: dict[str, Any] | None) -> str:
     return f"{kind['label']}: {detail}" if detail else str(kind["label"])
 
 
-def several(targets: list[str], reports: list[Report | CompositeReport], fail_on: str,
-            ignored_codes: tuple[str, ...], could_not: list[tuple[str, str]] | None = None) -> CompositeReport:
+def several(
+    targets: list[str],
+    reports: list[Report | CompositeReport],
+    fail_on: str,
+    ignored_codes: tuple[str, ...],
+    could_not: list[tuple[str, str]] | None = None,
+) -> CompositeReport:
     """Several targets on one command line (or found by --recursive): one section each, one exit code.
     ``targets`` name the audited ``reports``; ``could_not``: the others, (target, why), each named by the run too.
     The run is named by all its targets (or their count), never by one of them alone."""
     could_not = list(could_not or [])
-    parts = tuple(Part(t, r.kind.kind if isinstance(r, CompositeReport) else
-                       (r.extra.get("kind") or {}).get("kind", MODEL)) for t, r in zip(targets, reports))
+    parts = tuple(
+        Part(t, r.kind.kind if isinstance(r, CompositeReport) else (r.extra.get("kind") or {}).get("kind", MODEL))
+        for t, r in zip(targets, reports)
+    )
     every = targets + [t for t, _ in could_not]
     detail = f"{len(every)} targets" + (f", {len(could_not)} of them could not be audited" if could_not else "")
     kind = Kind(TARGETS, parts, detail)
-    return CompositeReport(", ".join(every) if len(every) <= 3 else f"{len(every)} targets", kind,
-                           {"kind": "local"}, [Section(p, r) for p, r in zip(parts, reports)],  # type: ignore[arg-type]
-                           [], fail_on, ignored_codes, could_not)
+    return CompositeReport(
+        ", ".join(every) if len(every) <= 3 else f"{len(every)} targets",
+        kind,
+        {"kind": "local"},
+        [Section(p, r) for p, r in zip(parts, reports)],  # type: ignore[arg-type]
+        [],
+        fail_on,
+        ignored_codes,
+        could_not,
+    )

@@ -28,7 +28,8 @@ def sibling_index(source: Source, checkpoint: Checkpoint) -> tuple[str, dict[str
     folder = source.folder()
     beside = {n: size for n, size in folder.list_files().items() if "/" not in n and size is not None}
     candidates = [n for n in INDEX_NAMES if n in beside] + sorted(
-        n for n in beside if fnmatch(n, "*.safetensors.index*.json") and n not in INDEX_NAMES)
+        n for n in beside if fnmatch(n, "*.safetensors.index*.json") and n not in INDEX_NAMES
+    )
     for index_name in candidates:
         if beside[index_name] > small_file_limit(index_name, beside):
             continue
@@ -56,16 +57,35 @@ def one_shard(source: Source, checkpoint: Checkpoint, lost: Lost) -> tuple[Findi
         return None, lost
     unread = name in lost.files  # the shard itself could not be read (a Git LFS pointer ...): its root finding says so
     files = {**lost.files, **{shard: "partial-checkpoint" for shard in others if shard not in lost.files}}
-    tensors = {**lost.tensors, **{tensor: shard for tensor, shard in weight_map.items()
-                                  if (shard != name or unread) and tensor not in lost.tensors}}
+    tensors = {
+        **lost.tensors,
+        **{
+            tensor: shard
+            for tensor, shard in weight_map.items()
+            if (shard != name or unread) and tensor not in lost.tensors
+        },
+    }
     # the index beside an unread shard says which tensors it should hold: the root finding counts them
     unindexed = any(f not in shards for f in files) if unread else lost.unindexed
-    lost = replace(lost, files=files, tensors=tensors, unindexed=unindexed, index_name=lost.index_name or index_name,
-                   present_shards=max(lost.present_shards, 1))
+    lost = replace(
+        lost,
+        files=files,
+        tensors=tensors,
+        unindexed=unindexed,
+        index_name=lost.index_name or index_name,
+        present_shards=max(lost.present_shards, 1),
+    )
     elsewhere = sum(1 for s in weight_map.values() if s != name)
     mine = len(weight_map) - elsewhere
-    this = ("it could not be read itself (see above), and" if unread else
-            f"its header and its {plural(mine, 'tensor')} were checked,")
-    return finding("partial-checkpoint", f"{name} is shard {shards.index(name) + 1} of {len(shards)} "
-                   f"({index_name}); {this} the {plural(elsewhere, 'tensor')} in the other shards were not: audit "
-                   "the directory to reconcile the model", files=others), lost
+    this = (
+        "it could not be read itself (see above), and"
+        if unread
+        else f"its header and its {plural(mine, 'tensor')} were checked,"
+    )
+    return finding(
+        "partial-checkpoint",
+        f"{name} is shard {shards.index(name) + 1} of {len(shards)} "
+        f"({index_name}); {this} the {plural(elsewhere, 'tensor')} in the other shards were not: audit "
+        "the directory to reconcile the model",
+        files=others,
+    ), lost

@@ -63,8 +63,9 @@ class Lost:
     def _keys(self) -> frozenset[str]:
         """Every name an index entry may stand for: its quantized forms, under every wrapper prefix (made on first
         use: most audits lose no file)."""
-        return frozenset(suffix for lost in self.tensors for held in (lost, *stand_ins(lost))
-                         for suffix in _dotted_suffixes(held))
+        return frozenset(
+            suffix for lost in self.tensors for held in (lost, *stand_ins(lost)) for suffix in _dotted_suffixes(held)
+        )
 
     def __bool__(self) -> bool:
         return bool(self.files)
@@ -96,8 +97,9 @@ def lost_files(checkpoint: Checkpoint, findings: list[Finding], formula: bool = 
     tensors: dict[str, str] = {}
     present_shards = 0
     unindexed = False
-    unread = {name for name in checkpoint.audited
-              if not checkpoint.headers[name].tensors and not checkpoint.headers[name].ok}
+    unread = {
+        name for name in checkpoint.audited if not checkpoint.headers[name].tensors and not checkpoint.headers[name].ok
+    }
     weight_map = checkpoint.weight_map or {}
     base = posixpath.dirname(checkpoint.index_name or "")
     shards = {s: (posixpath.join(base, s) if base else s) for s in set(weight_map.values())}
@@ -127,9 +129,16 @@ def lost_files(checkpoint: Checkpoint, findings: list[Finding], formula: bool = 
             files[name] = code_of.get(name, "file-unreadable")
             unindexed = True
     what = {name: w for name in files if (w := what_of.get(shards.get(name, name)) or what_of.get(name)) is not None}
-    return Lost(files=files, what=what, tensors=tensors, unindexed=unindexed, present_shards=present_shards,
-                index_name=checkpoint.index_name, formula=formula,
-                remote=checkpoint.source.get("kind") in REMOTE_KINDS)
+    return Lost(
+        files=files,
+        what=what,
+        tensors=tensors,
+        unindexed=unindexed,
+        present_shards=present_shards,
+        index_name=checkpoint.index_name,
+        formula=formula,
+        remote=checkpoint.source.get("kind") in REMOTE_KINDS,
+    )
 
 
 def _lost_file(file: str, lost: Lost) -> bool:
@@ -142,8 +151,11 @@ def fold(findings: list[Finding], lost: Lost) -> list[Finding]:
     """The findings with consequences of ``lost`` files folded into their root (see the module docstring)."""
     if not lost:
         return _config_invalid_alone(findings)
-    roots = [f for f in findings if f.code in ROOT_CODES and (any(_lost_file(file, lost) for file in f.files) or (
-        f.code == "index-path-unsafe"))]
+    roots = [
+        f
+        for f in findings
+        if f.code in ROOT_CODES and (any(_lost_file(file, lost) for file in f.files) or (f.code == "index-path-unsafe"))
+    ]
     if not roots:
         return findings
     by_code: dict[str, list[Finding]] = {}
@@ -167,8 +179,13 @@ def fold_more(folded: list[Finding], added: list[Finding], lost: Lost) -> list[F
     under the roots it already holds: the roots are not merged again (their messages would say it twice)."""
     if not lost:
         return folded + added
-    merged = {f.code: f for f in folded if f.code in ROOT_CODES and f.caused_by is None
-              and (any(_lost_file(file, lost) for file in f.files) or f.code == "index-path-unsafe")}
+    merged = {
+        f.code: f
+        for f in folded
+        if f.code in ROOT_CODES
+        and f.caused_by is None
+        and (any(_lost_file(file, lost) for file in f.files) or f.code == "index-path-unsafe")
+    }
     if not merged:
         return folded + added
     primary = max(merged, key=lambda c: sum(1 for t, s in lost.tensors.items() if lost.files.get(s) == c))
@@ -192,8 +209,11 @@ def _consequence(f: Finding, lost: Lost, primary: str, merged: dict[str, Finding
     if f.severity == "info" or about_unread_file(f):
         return [f]
     code = f.code
-    if code in ("index-tensor-missing", "shard-count-mismatch") and f.files and all(
-            _lost_file(file, lost) for file in f.files):
+    if (
+        code in ("index-tensor-missing", "shard-count-mismatch")
+        and f.files
+        and all(_lost_file(file, lost) for file in f.files)
+    ):
         # a pointer file "lacks" the tensors the index gives it; the names promise the missing shards: the root
         # finding already says exactly this
         return []
@@ -207,13 +227,21 @@ def _consequence(f: Finding, lost: Lost, primary: str, merged: dict[str, Finding
         if code != "missing-tensor":
             return [f]
         rest = [t for t in f.tensors if t not in set(caused)]
-        kept = finding(code, f"{plural(len(rest), 'tensor')} required by config.json "
-                       f"{'is' if len(rest) == 1 else 'are'} not stored{_where(lost)}: {shown(rest)}",
-                       tensors=rest, files=f.files, severity=f.severity)
+        kept = finding(
+            code,
+            f"{plural(len(rest), 'tensor')} required by config.json "
+            f"{'is' if len(rest) == 1 else 'are'} not stored{_where(lost)}: {shown(rest)}",
+            tensors=rest,
+            files=f.files,
+            severity=f.severity,
+        )
         return [kept, _caused(f, caused, root, merged)]
     compares_counts = not f.tensors and (f.expected is not None or f.actual is not None)
-    if code in COUNT_CODES or (code == "config-mismatch" and compares_counts) or (
-            code in ("policy-violation", "lock-drift") and compares_counts and not f.files):  # totals, not a file
+    if (
+        code in COUNT_CODES
+        or (code == "config-mismatch" and compares_counts)
+        or (code in ("policy-violation", "lock-drift") and compares_counts and not f.files)
+    ):  # totals, not a file
         return [_caused(f, [], primary, merged)]
     return [f]
 
@@ -227,14 +255,18 @@ def _where(lost: Lost) -> str:
 def _caused(f: Finding, tensors: list[str], root: str, merged: dict[str, Finding]) -> Finding:
     files = merged[root].files
     listed = shown(files, 2)
-    what = ("could not be read" if root != "index-shard-missing" else "is absent" if len(files) == 1
-            else "are absent")
+    what = "could not be read" if root != "index-shard-missing" else "is absent" if len(files) == 1 else "are absent"
     if root == "partial-checkpoint":
         note = "in the other shards, not audited here (partial-checkpoint)"
     else:
         note = f"a consequence of {root}: {listed} {what}; not a separate problem"
-    return replace(f, severity="info", caused_by=root, tensors=tuple(tensors) if tensors else f.tensors,
-                   message=f"not checked ({note}): {f.message}")
+    return replace(
+        f,
+        severity="info",
+        caused_by=root,
+        tensors=tuple(tensors) if tensors else f.tensors,
+        message=f"not checked ({note}): {f.message}",
+    )
 
 
 def _merge_roots(code: str, group: list[Finding], lost: Lost) -> Finding:
@@ -243,20 +275,36 @@ def _merge_roots(code: str, group: list[Finding], lost: Lost) -> Finding:
     if code == "partial-checkpoint":
         return group[0]  # a note, already complete: the other shards were left out on purpose
     if code == "index-path-unsafe":
-        return group[0] if len(group) == 1 else finding(code, "; ".join(f.message for f in group), tensors=[
-            t for f in group for t in f.tensors], files=group[0].files)
+        return (
+            group[0]
+            if len(group) == 1
+            else finding(
+                code,
+                "; ".join(f.message for f in group),
+                tensors=[t for f in group for t in f.tensors],
+                files=group[0].files,
+            )
+        )
     hidden = sum(1 for shard in lost.tensors.values() if shard in set(files))
     total = lost.present_shards + len(lost.files) if lost.index_name else None
     if code == "index-shard-missing" and lost.index_only:
-        checked = ("were checked against config.json's formula by name; their shapes, dtypes and data could not be"
-                   if lost.formula else "could not be checked beyond their names")
-        absent = (f"the only shard named by {lost.index_name}, {files[0]}, is absent" if len(files) == 1 else
-                  f"none of the {len(files):,} shards named by {lost.index_name} is present: {shown(files)}")
+        checked = (
+            "were checked against config.json's formula by name; their shapes, dtypes and data could not be"
+            if lost.formula
+            else "could not be checked beyond their names"
+        )
+        absent = (
+            f"the only shard named by {lost.index_name}, {files[0]}, is absent"
+            if len(files) == 1
+            else f"none of the {len(files):,} shards named by {lost.index_name} is present: {shown(files)}"
+        )
         text = f"{absent} (an index-only folder); the index's {plural(hidden, 'tensor name')} {checked}"
     elif code == "index-shard-missing":
-        text = (f"{lost.index_name} maps {plural(hidden, 'tensor')} to "
-                f"{plural(len(files), 'shard')} that {'does' if len(files) == 1 else 'do'} not exist "
-                f"(interrupted download?): {shown(files)}")
+        text = (
+            f"{lost.index_name} maps {plural(hidden, 'tensor')} to "
+            f"{plural(len(files), 'shard')} that {'does' if len(files) == 1 else 'do'} not exist "
+            f"(interrupted download?): {shown(files)}"
+        )
     elif len(group) == 1:
         text = group[0].message
     else:
@@ -264,8 +312,7 @@ def _merge_roots(code: str, group: list[Finding], lost: Lost) -> Finding:
         for f in group:
             reasons.setdefault(_reason(f), []).append(f)
         of = f" of {total:,}" if total else ""
-        text = (f"{len(files):,}{of} files could not be read: "
-                + "; ".join(_each(same) for same in reasons.values()))
+        text = f"{len(files):,}{of} files could not be read: " + "; ".join(_each(same) for same in reasons.values())
     if hidden and not (code == "index-shard-missing" and lost.index_only):
         pronoun = "it" if len(files) == 1 else "them"
         text += f"; {plural(hidden, 'tensor')} in {pronoun} could not be checked"
@@ -273,7 +320,8 @@ def _merge_roots(code: str, group: list[Finding], lost: Lost) -> Finding:
         text += f"; none of {'its' if len(files) == 1 else 'their'} tensors could be checked"
     # a file that is something else, in words that already say what to do (a Git LFS pointer: `git lfs pull`)
     advised = code != "index-shard-missing" and any(
-        isinstance(f.actual, str) and f.actual in SAYS_WHAT_TO_DO for f in group)
+        isinstance(f.actual, str) and f.actual in SAYS_WHAT_TO_DO for f in group
+    )
     if not advised:
         text += f"; {advice(code, lost.remote)}"
     tensors = [t for t, shard in lost.tensors.items() if shard in set(files)]
@@ -300,4 +348,4 @@ def _reason(f: Finding, each: bool = False) -> str:
     if f.code == "not-safetensors" and isinstance(f.actual, str) and f.actual in WHAT:
         return f"{'each' if each else 'this'} is {WHAT[f.actual]}"
     file = f.files[0] if f.files else ""
-    return f.message[len(file) + 2:] if file and f.message.startswith(f"{file}: ") else f.message
+    return f.message[len(file) + 2 :] if file and f.message.startswith(f"{file}: ") else f.message

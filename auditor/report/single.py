@@ -93,14 +93,14 @@ class Report(Judged):
     lost: Lost = field(default_factory=Lost)  # files that could not be read (rootcause.fold uses it again)
     # content, when known: file -> sha256 (the Hub listing's LFS digests, or computed by `verify`)
     file_sha256: dict[str, str] = field(default_factory=dict)
-    config: dict[str, Any] | None = None   # config.json as read (a lock keeps its settings, a diff shows them)
+    config: dict[str, Any] | None = None  # config.json as read (a lock keeps its settings, a diff shows them)
     tensor_extra: dict[str, dict[str, Any]] = field(default_factory=dict)  # tensor -> more keys (verify's stats)
     # the checks beyond the headers that ran on this checkpoint (``needs`` in core/codes.toml): "content" (verify
     # read the tensor data), "digests" (against expected ones), "listing" (the Hub's file list), "lock", "policy"
     # (rules beyond fail_on/ignore), "variants" (an alternate compared with the counted weights: report.variants); a
     # check that did not run is never reported as passed (JUnit)
     checks: frozenset[str] = frozenset()
-    variant: str | None = None   # the variant whose files these are (``model.fp16.safetensors``); None: the default
+    variant: str | None = None  # the variant whose files these are (``model.fp16.safetensors``); None: the default
     # the other variants of the same weights beside these (``unet/...fp16.safetensors`` beside the default file):
     # each audited in full and judged with this report, none counted in its totals
     alternates: tuple[Alternate, ...] = ()
@@ -134,8 +134,7 @@ class Report(Judged):
 
     def with_whole(self, findings: list[Finding], policy: dict[str, Any] | None) -> Report:
         extra = {**self.extra, "policy": policy} if policy is not None else self.extra
-        return replace(self, findings=self.findings + findings, extra=extra) if findings or policy is not None \
-            else self
+        return replace(self, findings=self.findings + findings, extra=extra) if findings or policy is not None else self
 
     @property
     def could_not(self) -> list[tuple[str, str]]:
@@ -154,12 +153,14 @@ class Report(Judged):
             "model_type": rec.model_type,
             "architecture": rec.architecture,
             "totals": self.totals.to_dict(),
-            "expected": {"parameters": rec.expected_parameters,
-                         "activated_parameters": rec.activated_parameters,
-                         "formula": rec.formula,
-                         "formula_by_component": rec.formula_by_component,
-                         "spec": rec.spec,
-                         "mtp_parameters": rec.mtp_parameters},
+            "expected": {
+                "parameters": rec.expected_parameters,
+                "activated_parameters": rec.activated_parameters,
+                "formula": rec.formula,
+                "formula_by_component": rec.formula_by_component,
+                "spec": rec.spec,
+                "mtp_parameters": rec.mtp_parameters,
+            },
             "ledger": dict(rec.ledger),
             "components": [c.to_dict() for c in rec.components],
             "groups": [g.to_dict(math.prod(g.shape), self.tensors[g.names[0]].nbytes) for g in self.groups],
@@ -172,11 +173,20 @@ class Report(Judged):
             **judged_keys(self),
         }
         if self.include_tensors:
-            doc["tensors"] = [{"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "elements": t.elements,
-                               "bytes": t.nbytes, "file": t.file, "offsets": [t.start, t.end],
-                               "category": rec.categories.get(t.name, "unexplained"),
-                               **self.tensor_extra.get(t.name, {})}
-                              for t in self.tensors.values()]
+            doc["tensors"] = [
+                {
+                    "name": t.name,
+                    "dtype": t.dtype,
+                    "shape": list(t.shape),
+                    "elements": t.elements,
+                    "bytes": t.nbytes,
+                    "file": t.file,
+                    "offsets": [t.start, t.end],
+                    "category": rec.categories.get(t.name, "unexplained"),
+                    **self.tensor_extra.get(t.name, {}),
+                }
+                for t in self.tensors.values()
+            ]
         doc.update(self.extra)
         if self.variant is not None or self.alternates:
             alternates: list[dict[str, Any]] = []
@@ -184,8 +194,11 @@ class Report(Judged):
                 inner = a.report.to_dict()
                 inner.pop("variants", None)
                 alternates.append({"variant": a.variant, "verdict": a.report.verdict, "report": inner})
-            doc["variants"] = {"counted": self.variant, "audited": [self.variant, *(a.variant for a in self.alternates)],
-                               "alternates": alternates}
+            doc["variants"] = {
+                "counted": self.variant,
+                "audited": [self.variant, *(a.variant for a in self.alternates)],
+                "alternates": alternates,
+            }
             # every finding of the checkpoint, as CI reads one report: the counted weights' own first, then each
             # alternate's, named by ``variant`` (its own report lists it too)
             doc["findings"] += [{**f, "variant": a["variant"]} for a in alternates for f in a["report"]["findings"]]
@@ -205,8 +218,12 @@ def judged_keys(report: Judged) -> dict[str, Any]:
     """The keys CI reads the same way from every report, one checkpoint or sections: the exit code, the counts by
     severity (over every section) and the tool that judged."""
     from ..core.version import __version__
-    return {"exit_code": report.exit_code, "counts": report.severity_counts(),
-            "tool": {"name": "st-audit", "version": __version__}}
+
+    return {
+        "exit_code": report.exit_code,
+        "counts": report.severity_counts(),
+        "tool": {"name": "st-audit", "version": __version__},
+    }
 
 
 _MANY_NAMES = 5_000
@@ -219,4 +236,3 @@ def _finding_dict(f: Finding, all_tensors: bool, known: list[Group] | None = Non
     if len(f.tensors) > 1:
         doc["patterns"] = patterns(f.tensors, known)
     return doc
-

@@ -27,8 +27,11 @@ def with_differences(alternate: Report, counted: Report) -> Report:
     if alternate.lost or counted.lost:
         return alternate
     found = differences(alternate, counted)
-    return replace(alternate, checks=alternate.checks | {"variants"},
-                   findings=sorted(alternate.findings + found, key=lambda f: -SEVERITY_RANK[f.severity]))
+    return replace(
+        alternate,
+        checks=alternate.checks | {"variants"},
+        findings=sorted(alternate.findings + found, key=lambda f: -SEVERITY_RANK[f.severity]),
+    )
 
 
 def differences(alternate: Report, counted: Report) -> list[Finding]:
@@ -47,15 +50,35 @@ def differences(alternate: Report, counted: Report) -> list[Finding]:
     files = [f.name for f in alternate.files]
     out: list[Finding] = []
     if lacking:
-        out.append(finding("variant-differs", f"variant {variant} lacks {plural(len(lacking), 'tensor')} of "
-                           f"{against}: {shown(patterns(lacking), MAX_NAMES, sep='; ')}", tensors=lacking, files=files))
+        out.append(
+            finding(
+                "variant-differs",
+                f"variant {variant} lacks {plural(len(lacking), 'tensor')} of "
+                f"{against}: {shown(patterns(lacking), MAX_NAMES, sep='; ')}",
+                tensors=lacking,
+                files=files,
+            )
+        )
     if reshaped:
         rows = [f"{n} {list(ours[n].shape)} (not {list(theirs[n].shape)})" for n in reshaped]
-        out.append(finding("variant-differs", f"variant {variant} stores {plural(len(reshaped), 'tensor')} in "
-                           f"another shape than {against}: {shown(rows, MAX_NAMES, sep='; ')}", tensors=reshaped,
-                           files=files))
+        out.append(
+            finding(
+                "variant-differs",
+                f"variant {variant} stores {plural(len(reshaped), 'tensor')} in "
+                f"another shape than {against}: {shown(rows, MAX_NAMES, sep='; ')}",
+                tensors=reshaped,
+                files=files,
+            )
+        )
     if extra:
-        out.append(finding("variant-differs", f"variant {variant} holds {plural(len(extra), 'tensor')} {against} "
-                           f"do not: {shown(patterns(extra), MAX_NAMES, sep='; ')}", tensors=extra, files=files,
-                           severity="warning"))
+        out.append(
+            finding(
+                "variant-differs",
+                f"variant {variant} holds {plural(len(extra), 'tensor')} {against} "
+                f"do not: {shown(patterns(extra), MAX_NAMES, sep='; ')}",
+                tensors=extra,
+                files=files,
+                severity="warning",
+            )
+        )
     return out

@@ -26,23 +26,40 @@ from ..report.single import FAIL_ON_CHOICES, Report
 from .options import AuditOptions
 
 
-def open_source(target: str, *, revision: str | None = None, token: str | None = None, use_cache: bool = True,
-                progress: Callable[[str], None] | None = None, hub: bool = False, prefetch: bool = True) -> Source:
+def open_source(
+    target: str,
+    *,
+    revision: str | None = None,
+    token: str | None = None,
+    use_cache: bool = True,
+    progress: Callable[[str], None] | None = None,
+    hub: bool = False,
+    prefetch: bool = True,
+) -> Source:
     """The source ``target`` names (``read.targets.resolve``: a local path, a Hugging Face cache snapshot, a Hub repo,
     an object-store URL); ``prefetch``: a Hub source fetches the index and config.json as soon as it has listed
     the repo."""
-    return resolve_target(target, revision=revision, hub=hub).open(token=token, use_cache=use_cache,
-                                                                    progress=progress, prefetch=prefetch)
+    return resolve_target(target, revision=revision, hub=hub).open(
+        token=token, use_cache=use_cache, progress=progress, prefetch=prefetch
+    )
 
 
-def _collect(source: Source, progress: Callable[[str], None] | None, variant: str | None,
-             use_config: bool, ambiguous: bool, then: tuple[str, ...] = ()) -> Checkpoint:
+def _collect(
+    source: Source,
+    progress: Callable[[str], None] | None,
+    variant: str | None,
+    use_config: bool,
+    ambiguous: bool,
+    then: tuple[str, ...] = (),
+) -> Checkpoint:
     """``collect``, with "not on the Hub" for a plain ``org/name`` also saying it is not a local path."""
     try:
         return collect(source, progress, variant=variant, use_config=use_config, then=then)
     except TargetNotFound as e:
         if ambiguous:
-            raise TargetNotFound(f"{source.target}: no such file or directory, and not readable as a Hub repo: {e}") from None
+            raise TargetNotFound(
+                f"{source.target}: no such file or directory, and not readable as a Hub repo: {e}"
+            ) from None
         raise
 
 
@@ -77,8 +94,9 @@ def _gc_paused() -> Iterator[None]:
 VARIANT_DTYPES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32"}
 
 
-def _variant_config(config: dict[str, Any] | None, variant: str | None, others: Iterable[str],
-                    precision_siblings: bool = False) -> dict[str, Any] | None:
+def _variant_config(
+    config: dict[str, Any] | None, variant: str | None, others: Iterable[str], precision_siblings: bool = False
+) -> dict[str, Any] | None:
     """The config a variant's files are held to: a precision variant declares its own dtype; beside precision
     variants (``others``: the files not audited), the one config.json describes whichever was saved last, so its
     dtype binds neither."""
@@ -91,9 +109,16 @@ def _variant_config(config: dict[str, Any] | None, variant: str | None, others: 
     return config
 
 
-def audit(target: str | Path, options: AuditOptions | None = None, *, source: Source | None = None,
-          reconciler: Callable[[Inventory, dict[str, Any] | None], Reconciliation] | None = None,
-          then: tuple[str, ...] = (), precision_siblings: bool = False, **settings: Any) -> Report:
+def audit(
+    target: str | Path,
+    options: AuditOptions | None = None,
+    *,
+    source: Source | None = None,
+    reconciler: Callable[[Inventory, dict[str, Any] | None], Reconciliation] | None = None,
+    then: tuple[str, ...] = (),
+    precision_siblings: bool = False,
+    **settings: Any,
+) -> Report:
     """Audit a local checkpoint (directory or file) or a Hub repo from its headers alone, under ``options``
     (``AuditOptions``, read whole; the library may pass its fields as keywords instead: ``audit(path, hub=True)``).
 
@@ -123,33 +148,59 @@ def audit(target: str | Path, options: AuditOptions | None = None, *, source: So
         if reconciler is not None:
             reconciliation = reconciler(inventory, checkpoint.config)
         else:
-            reconciliation = reconcile(inventory, _variant_config(checkpoint.config, variant, checkpoint.ignored,
-                                                                   precision_siblings),
-                                       checkpoint.weight_map)
+            reconciliation = reconcile(
+                inventory,
+                _variant_config(checkpoint.config, variant, checkpoint.ignored, precision_siblings),
+                checkpoint.weight_map,
+            )
         totals = reconciliation.counted(inventory.totals)  # packed weights as the parameters they encode
         # without a formula, holes in index grids (expert 17 missing in layer 40) are the only sign of a lost
         # tensor; with one, missing-tensor already names each, and a per-layer expert count is not a hole
-        gaps = find_range_gaps(groups) if reconciliation.expected_parameters is None \
-            and not reconciliation.selects_layers else []
-        findings = (inventory.findings + gaps + reconciliation.findings
-                    + check_total_parameters(checkpoint, totals.parameters, reconciliation.ledger["model"],
-                                             reconciliation.expected_parameters))
+        gaps = (
+            find_range_gaps(groups)
+            if reconciliation.expected_parameters is None and not reconciliation.selects_layers
+            else []
+        )
+        findings = (
+            inventory.findings
+            + gaps
+            + reconciliation.findings
+            + check_total_parameters(
+                checkpoint, totals.parameters, reconciliation.ledger["model"], reconciliation.expected_parameters
+            )
+        )
         # one root cause, one error: what only follows from an unread shard is folded into it
         lost = lost_files(checkpoint, inventory.findings, formula=reconciliation.expected_parameters is not None)
         lone_shard, lost = one_shard(source, checkpoint, lost)
         if lone_shard is not None:
             findings.append(lone_shard)
         if not options.use_config:
-            findings = [f for f in findings if f.code != "config-missing"] + [finding(
-                "config-missing", "config.json was not used (--no-config): the files' structure was checked, not "
-                "the architecture")]
+            findings = [f for f in findings if f.code != "config-missing"] + [
+                finding(
+                    "config-missing",
+                    "config.json was not used (--no-config): the files' structure was checked, not the architecture",
+                )
+            ]
         findings = fold(findings, lost)
         findings.sort(key=lambda f: -SEVERITY_RANK[f.severity])
-        report = Report(target=str(target), source=checkpoint.source, totals=totals, files=inventory.files,
-                      groups=groups, reconciliation=reconciliation, findings=findings,
-                      ignored_files=checkpoint.ignored, tensors=inventory.tensors, fail_on=fail_on,
-                      ignored_codes=codes, include_tensors=options.include_tensors, lost=lost,
-                      file_sha256=dict(source.lfs_sha256), config=checkpoint.config, variant=variant,
-                      extra=dict(reconciliation.extra))
+        report = Report(
+            target=str(target),
+            source=checkpoint.source,
+            totals=totals,
+            files=inventory.files,
+            groups=groups,
+            reconciliation=reconciliation,
+            findings=findings,
+            ignored_files=checkpoint.ignored,
+            tensors=inventory.tensors,
+            fail_on=fail_on,
+            ignored_codes=codes,
+            include_tensors=options.include_tensors,
+            lost=lost,
+            file_sha256=dict(source.lfs_sha256),
+            config=checkpoint.config,
+            variant=variant,
+            extra=dict(reconciliation.extra),
+        )
         source.finished()
         return report

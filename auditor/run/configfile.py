@@ -11,13 +11,16 @@ from ..core.jsonio import json_object
 
 def read_config(target: str, revision: str | None, token: str | None, hub: bool = False) -> dict[str, Any]:
     from ..read.targets import CacheTarget, LocalTarget, describe_special, resolve
+
     resolved = resolve(target, revision=revision, hub=hub)
     if isinstance(resolved, (LocalTarget, CacheTarget)):
         path = resolved.path
         if path.is_dir():
             if not (path / "config.json").exists():
-                raise ConfigError(f"{path} is a directory without a config.json; pass the config file or the "
-                                  "checkpoint directory that holds it")
+                raise ConfigError(
+                    f"{path} is a directory without a config.json; pass the config file or the "
+                    "checkpoint directory that holds it"
+                )
             path = path / "config.json"
         if path.is_dir():
             raise ConfigError(f"{path} is a directory, not a file")

@@ -57,8 +57,14 @@ from .options import AuditOptions
 ContentHook = Callable[[Source, "str | None", Callable[[Source], Report]], Report]
 
 
-def audit_target(target: str, options: AuditOptions | None = None, *, source: Source | None = None,
-                 content: ContentHook | None = None, **settings: Any) -> Report | CompositeReport:
+def audit_target(
+    target: str,
+    options: AuditOptions | None = None,
+    *,
+    source: Source | None = None,
+    content: ContentHook | None = None,
+    **settings: Any,
+) -> Report | CompositeReport:
     """Audit ``target`` as what it is (see ``auditor.kinds.discover``), under ``options`` (``AuditOptions``; the
     library may pass its fields as keywords instead: ``audit(path, fail_on="warning", base=...)``). ``source``: an
     opened source instead of the target's; ``content``: verify's pass over each part's bytes, around its audit."""
@@ -85,8 +91,9 @@ def audit_target(target: str, options: AuditOptions | None = None, *, source: So
     each = replace(options, variant=None) if split_by_variant(kind) else options
     if not sectioned(kind):
         report = _audit_part(source, kind, kind.parts[0], each, content)
-        alternates = tuple(replace(a, report=replace(a.report, target=f"{target} ({a.variant})"))
-                           for a in report.alternates)
+        alternates = tuple(
+            replace(a, report=replace(a.report, target=f"{target} ({a.variant})")) for a in report.alternates
+        )
         whole.finished()
         return replace(report, target=str(target), alternates=alternates, extra=_with_kind(report, kind))
     sections: list[Section] = []
@@ -95,11 +102,22 @@ def audit_target(target: str, options: AuditOptions | None = None, *, source: So
         try:
             report = _audit_part(source, kind, part, each, content)
         except AuditError as e:
-            findings.append(finding("component-missing", f"{part.name}: could not be audited: {e}",
-                                    files=[part.folder or part.name]))
+            findings.append(
+                finding(
+                    "component-missing", f"{part.name}: could not be audited: {e}", files=[part.folder or part.name]
+                )
+            )
             continue
-        sections.append(Section(part, replace(report, ignored_files=_ignored_here(report, part, kind),
-                                              extra=_with_kind(report, Kind(part.kind, (part,), part.role or "")))))
+        sections.append(
+            Section(
+                part,
+                replace(
+                    report,
+                    ignored_files=_ignored_here(report, part, kind),
+                    extra=_with_kind(report, Kind(part.kind, (part,), part.role or "")),
+                ),
+            )
+        )
     findings += kind_of(kind.kind).manifest_findings(source, kind)
     if not kind.parts and not findings:  # a manifest (modules.json, model_index.json) and not one weight file
         raise NotASafetensorsCheckpoint(f"{target}: a {kind.label} whose parts hold no safetensors weights")
@@ -132,11 +150,13 @@ def _with_kind(report: Report, kind: Kind) -> dict[str, Any]:
     return {**report.extra, "kind": doc}
 
 
-def _audit_part(source: Source, kind: Kind, part: Part, options: AuditOptions,
-                content: ContentHook | None = None) -> Report:
+def _audit_part(
+    source: Source, kind: Kind, part: Part, options: AuditOptions, content: ContentHook | None = None
+) -> Report:
     """One part: its counted weights' report, with each alternate variant (``unet (fp16)``) audited in full beside
     it; how an alternate differs from the counted weights is a finding on the alternate."""
     from ..report.variants import with_differences
+
     each = part.each_variant()
     # one progress line for the part: the counted weights' names the alternates read next, which read quietly
     then = tuple(str(other.variant) for other in each[1:])
@@ -150,19 +170,32 @@ def _audit_part(source: Source, kind: Kind, part: Part, options: AuditOptions,
         try:
             report = _audit_variant(source, other, each, quiet, content)
         except AuditError as e:  # an alternate that cannot be audited at all fails the checkpoint it goes with
-            problems.append(finding("component-missing", f"{other.name}: could not be audited: {e}",
-                                    files=list(other.weights or ())))
+            problems.append(
+                finding(
+                    "component-missing", f"{other.name}: could not be audited: {e}", files=list(other.weights or ())
+                )
+            )
             continue
         report = replace(report, extra=_with_kind(report, Kind(other.kind, (other,), other.role or "")))
         alternates.append(Alternate(str(other.variant), with_differences(report, counted)))
     audited = {w for other in each[1:] for w in other.weights or ()}
     findings = sorted(counted.findings + problems, key=lambda f: -SEVERITY_RANK[f.severity])
-    return replace(counted, alternates=tuple(alternates), findings=findings,
-                   ignored_files={n: why for n, why in counted.ignored_files.items() if n not in audited})
+    return replace(
+        counted,
+        alternates=tuple(alternates),
+        findings=findings,
+        ignored_files={n: why for n, why in counted.ignored_files.items() if n not in audited},
+    )
 
 
-def _audit_variant(source: Source, part: Part, each: tuple[Part, ...], options: AuditOptions,
-                   content: ContentHook | None = None, then: tuple[str, ...] = ()) -> Report:
+def _audit_variant(
+    source: Source,
+    part: Part,
+    each: tuple[Part, ...],
+    options: AuditOptions,
+    content: ContentHook | None = None,
+    then: tuple[str, ...] = (),
+) -> Report:
     """One variant of a part's weights (or the part, when it has none) through its kind's audit."""
     view = SourceView(source, part.folder, part.weights) if (part.folder or part.weights is not None) else source
     if part.variant is not None:
@@ -173,6 +206,7 @@ def _audit_variant(source: Source, part: Part, each: tuple[Part, ...], options: 
 
     def audit_part(src: Source) -> Report:
         return kind_of(part.kind).audit(src, part, options, where)
+
     return content(view, options.variant, audit_part) if content is not None else audit_part(view)
 
 
@@ -194,23 +228,38 @@ def _audit_model(src: Source, part: Part, options: AuditOptions, where: PartAt) 
 def _audit_file(src: Source, part: Part, options: AuditOptions, where: PartAt) -> Report:
     """A file that is not a model of its own: a LoRA file, an embedding, a module, a single-file checkpoint."""
     from ..adapters.modules import file_reconciler  # adapter code is imported only for adapter parts
-    return audit(part.name, options, source=src, reconciler=file_reconciler(part), then=where.then,
-                 precision_siblings=where.precision_siblings)
+
+    return audit(
+        part.name,
+        options,
+        source=src,
+        reconciler=file_reconciler(part),
+        then=where.then,
+        precision_siblings=where.precision_siblings,
+    )
 
 
 def _audit_component(src: Source, part: Part, options: AuditOptions, where: PartAt) -> Report:
     """A diffusers component: the ordinary reconciliation, the spec chosen by its ``_class_name``."""
-    return audit(part.name, options, source=src, reconciler=_component_reconciler, then=where.then,
-                 precision_siblings=where.precision_siblings)
+    return audit(
+        part.name,
+        options,
+        source=src,
+        reconciler=_component_reconciler,
+        then=where.then,
+        precision_siblings=where.precision_siblings,
+    )
 
 
 # -- PEFT adapters --------------------------------------------------------------------------------------------
+
 
 def _audit_adapter(view: Source, part: Part, options: AuditOptions, where: PartAt) -> Report:
     from ..adapters.base import resolve_base
     from ..adapters.lora import check_pairs, ranks, split  # imported only for adapter parts (start-up)
     from ..adapters.modules import ledger, unreadable
     from ..adapters.peft import check_adapter
+
     files = view.list_files()
     config: dict[str, Any] | None = None
     problems: list[Finding] = []
@@ -218,19 +267,36 @@ def _audit_adapter(view: Source, part: Part, options: AuditOptions, where: PartA
         try:
             config = json_object(view.read_small(ADAPTER_CONFIG), ADAPTER_CONFIG)
         except (OSError, ValueError) as e:
-            problems.append(finding("adapter-config-missing", f"{ADAPTER_CONFIG} cannot be read ({e}): PEFT cannot "
-                                    "load this adapter", files=[ADAPTER_CONFIG]))
+            problems.append(
+                finding(
+                    "adapter-config-missing",
+                    f"{ADAPTER_CONFIG} cannot be read ({e}): PEFT cannot load this adapter",
+                    files=[ADAPTER_CONFIG],
+                )
+            )
     weights = (part.weights or ("",))[0]
     if not weights:
         raise AuditError(f"{view.target}: {ADAPTER_CONFIG} but no {ADAPTER_WEIGHTS} (nothing to audit)")
     if config is None and not problems:
-        problems.append(finding("adapter-config-missing", f"{weights} holds PEFT adapter tensors but there is no "
-                                f"{ADAPTER_CONFIG} beside it: PeftModel.from_pretrained cannot load it (save it "
-                                "with save_pretrained, or write the LoraConfig used for training)", files=[weights]))
+        problems.append(
+            finding(
+                "adapter-config-missing",
+                f"{weights} holds PEFT adapter tensors but there is no "
+                f"{ADAPTER_CONFIG} beside it: PeftModel.from_pretrained cannot load it (save it "
+                "with save_pretrained, or write the LoraConfig used for training)",
+                files=[weights],
+            )
+        )
     if config is not None and weights != ADAPTER_WEIGHTS:
-        problems.append(finding("adapter-weights-name", f"the adapter weights are in {weights}, but "
-                                f"PeftModel.from_pretrained looks for {ADAPTER_WEIGHTS}: rename the file",
-                                files=[weights]))
+        problems.append(
+            finding(
+                "adapter-weights-name",
+                f"the adapter weights are in {weights}, but "
+                f"PeftModel.from_pretrained looks for {ADAPTER_WEIGHTS}: rename the file",
+                files=[weights],
+            )
+        )
+
     def reconciler(inventory: Inventory, beside: dict[str, Any] | None) -> Reconciliation:
         rec = Reconciliation(selects_layers=True)
         rec.findings += problems
@@ -252,19 +318,27 @@ def _audit_adapter(view: Source, part: Part, options: AuditOptions, where: PartA
         summary = check.summary
         rec.expected_parameters = None
         rec.architecture = f"PEFT {summary['peft_type']} adapter"
-        rec.model_type = based.config.get("model_type") if based.config and isinstance(
-            based.config.get("model_type"), str) else None
+        rec.model_type = (
+            based.config.get("model_type") if based.config and isinstance(based.config.get("model_type"), str) else None
+        )
         rec.extra["adapter"] = summary
         rec.detail = _adapter_detail(summary)
         ledger(rec, inventory, check.categories)
         return rec
 
-    return audit(part.name, options, source=view, reconciler=reconciler, then=where.then,
-                 precision_siblings=where.precision_siblings)
+    return audit(
+        part.name,
+        options,
+        source=view,
+        reconciler=reconciler,
+        then=where.then,
+        precision_siblings=where.precision_siblings,
+    )
 
 
 def _adapter_detail(s: dict[str, Any]) -> str:
     from ..adapters.peftconfig import data as peft_data
+
     targets = s["target_modules"]
     what = f"{s['peft_type']}"
     if s.get("r") is not None and s["peft_type"] not in peft_data()["prompt"]:
@@ -285,10 +359,8 @@ def _adapter_detail(s: dict[str, Any]) -> str:
     return what
 
 
-
-
-
 # -- diffusers components and pipelines -----------------------------------------------------------------------
+
 
 def _component_reconciler(inventory: Inventory, config: dict[str, Any] | None) -> Reconciliation:
     """The ordinary reconciliation (the spec is chosen by the config's ``_class_name``); the architecture is the
@@ -311,22 +383,33 @@ def _pipeline_findings(source: Source, kind: Kind) -> list[Finding]:
             continue
         pickles = [f for f in files if f.startswith(f"{name}/") and f.endswith((".bin", ".ckpt", ".pt"))]
         why = f"only pickle weights ({', '.join(pickles[:2])})" if pickles else "no safetensors weights"
-        out.append(finding("component-missing", f"{PIPELINE_INDEX} names {name} ({cls}) but {name}/ has {why}: the "
-                           "pipeline cannot be loaded from safetensors", files=[f"{name}/"]))
+        out.append(
+            finding(
+                "component-missing",
+                f"{PIPELINE_INDEX} names {name} ({cls}) but {name}/ has {why}: the "
+                "pipeline cannot be loaded from safetensors",
+                files=[f"{name}/"],
+            )
+        )
     return out
 
 
 def _ignored_here(report: Report, part: Part, kind: Kind) -> dict[str, str]:
     """The part's ignored files without those another section audits, nor those in a subfolder of its own (each
     folder of a composite target is its own section)."""
-    others = {f"{p.folder}/{w}" if p.folder else w for q in kind.parts if q is not part for p in q.each_variant()
-              for w in (p.weights or ())}
+    others = {
+        f"{p.folder}/{w}" if p.folder else w
+        for q in kind.parts
+        if q is not part
+        for p in q.each_variant()
+        for w in (p.weights or ())
+    }
     prefix = f"{part.folder}/" if part.folder else ""
-    return {n: why for n, why in report.ignored_files.items()
-            if f"{prefix}{n}" not in others and not in_subfolder(n)}
+    return {n: why for n, why in report.ignored_files.items() if f"{prefix}{n}" not in others and not in_subfolder(n)}
 
 
 # -- the kinds of target: one class each, registered in KINDS ------------------------------------------------------
+
 
 class TransformersModel(TargetKind):
     """A transformers model: a config.json with ``model_type`` (or none, with an index binding shards into one
@@ -335,7 +418,9 @@ class TransformersModel(TargetKind):
     name = MODEL
 
     def recognise(self, folder: Folder) -> Kind | None:
-        if folder.config_kind == MODEL or (folder.config is None and (folder.only_variants or folder.index is not None)):
+        if folder.config_kind == MODEL or (
+            folder.config is None and (folder.only_variants or folder.index is not None)
+        ):
             return one_checkpoint(folder, MODEL)
         return None
 
@@ -413,6 +498,7 @@ class SentenceTransformers(TargetKind):
     def manifest_findings(self, source: Source, kind: Kind) -> list[Finding]:
         """The modules disagree on the embedding width they pass along."""
         from ..adapters.modules import chain_findings
+
         return chain_findings(source, kind)
 
 
@@ -452,9 +538,20 @@ class Targets(TargetKind):
 
 
 # kind name -> its class. Discovery asks them in this order: manifests first, then what a config says, then files.
-KINDS: dict[str, TargetKind] = {k.name: k for k in (
-    DiffusersPipeline(), SentenceTransformers(), PeftAdapter(), DiffusersComponent(), TimmModel(), TransformersModel(),
-    SafetensorsFile(), SafetensorsFiles(), Targets())}
+KINDS: dict[str, TargetKind] = {
+    k.name: k
+    for k in (
+        DiffusersPipeline(),
+        SentenceTransformers(),
+        PeftAdapter(),
+        DiffusersComponent(),
+        TimmModel(),
+        TransformersModel(),
+        SafetensorsFile(),
+        SafetensorsFiles(),
+        Targets(),
+    )
+}
 
 
 def register_kind(kind: TargetKind, *, before: str | None = None) -> None:

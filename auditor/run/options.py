@@ -13,18 +13,18 @@ class AuditOptions:
     """Everything that changes what an audit reads or how it judges; the policy's rules and the lock are the gate's
     (``run.multi``), which sets ``fail_on`` and ``ignore`` here from the policy in force."""
 
-    fail_on: str = "error"                      # lowest severity that fails
-    ignore: tuple[str, ...] = ()                # finding codes that do not count
-    variant: str | None = None                  # audit model.<variant>.safetensors (each folder's, for a pipeline)
-    use_config: bool = True                     # False: the files' structure only (--no-config)
-    include_tensors: bool = False               # the long view (--tensors)
-    base: str | None = None                     # a PEFT adapter's base model (--base)
-    revision: str | None = None                 # a Hub revision
-    token: str | None = None                    # a Hub token
-    use_cache: bool = True                      # the checked header cache (--no-cache: off)
-    hub: bool = False                           # a bare id is a Hub repo (--hub)
-    progress: Callable[[str], None] | None = None   # where progress lines go (None: nowhere)
-    jobs: int | None = None                     # several targets: how many are audited at once (None: one at a time)
+    fail_on: str = "error"  # lowest severity that fails
+    ignore: tuple[str, ...] = ()  # finding codes that do not count
+    variant: str | None = None  # audit model.<variant>.safetensors (each folder's, for a pipeline)
+    use_config: bool = True  # False: the files' structure only (--no-config)
+    include_tensors: bool = False  # the long view (--tensors)
+    base: str | None = None  # a PEFT adapter's base model (--base)
+    revision: str | None = None  # a Hub revision
+    token: str | None = None  # a Hub token
+    use_cache: bool = True  # the checked header cache (--no-cache: off)
+    hub: bool = False  # a bare id is a Hub repo (--hub)
+    progress: Callable[[str], None] | None = None  # where progress lines go (None: nowhere)
+    jobs: int | None = None  # several targets: how many are audited at once (None: one at a time)
 
     def with_(self, **changes: Any) -> AuditOptions:
         """These options with ``changes`` (keyword names as the fields'; a ``None`` value is "not given", so

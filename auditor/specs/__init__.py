@@ -20,9 +20,32 @@ from .files import read
 from .load import SpecError, buffer_suffixes, build_specs, common, expressions, load_all
 from .model import Expectation, ExpectedTensor, Module, Spec, StackInfo, TaskClass, TensorRule
 
-__all__ = ["Expectation", "ExpectedTensor", "Module", "Spec", "SpecError", "StackInfo", "TaskClass", "TensorRule",
-           "all_specs", "buffer_suffixes", "build_specs", "by_class_note", "class_for", "common", "environment", "expand",
-           "find_spec", "missing_keys", "module_scope", "relabel", "select", "selection_note", "spec_file", "whole"]
+__all__ = [
+    "Expectation",
+    "ExpectedTensor",
+    "Module",
+    "Spec",
+    "SpecError",
+    "StackInfo",
+    "TaskClass",
+    "TensorRule",
+    "all_specs",
+    "buffer_suffixes",
+    "build_specs",
+    "by_class_note",
+    "class_for",
+    "common",
+    "environment",
+    "expand",
+    "find_spec",
+    "missing_keys",
+    "module_scope",
+    "relabel",
+    "select",
+    "selection_note",
+    "spec_file",
+    "whole",
+]
 
 
 @lru_cache(maxsize=1)
@@ -100,9 +123,16 @@ def missing_keys(spec: Spec, config: Mapping[str, Any]) -> list[str]:
     mean the class name was borrowed, not the architecture. Switches (booleans, null) and expressions
     (``num_key_value_heads = num_attention_heads``) default as the class's config does. A module's own config
     (``vision_config``) is its sub-spec's business, not checked here."""
-    local = {*spec.derived, "layer", "is_mtp", "task_class", "expert", *FUNCTIONS,
-             *(k for s in spec.stacks for k, _ in s.bind),
-             *(k for r in (*spec.rules, *(r for c in spec.classes.values() for r in c.rules)) for k, _ in r.repeat)}
+    local = {
+        *spec.derived,
+        "layer",
+        "is_mtp",
+        "task_class",
+        "expert",
+        *FUNCTIONS,
+        *(k for s in spec.stacks for k, _ in s.bind),
+        *(k for r in (*spec.rules, *(r for c in spec.classes.values() for r in c.rules)) for k, _ in r.repeat),
+    }
     read_ = {n.id for src in expressions(spec) for n in ast.walk(compile_expr(src)) if isinstance(n, ast.Name)}
     present = {k for k, v in config.items() if v is not None}
     for canonical, others in spec.aliases.items():
@@ -124,9 +154,11 @@ def by_class_note(spec: Spec, config: Mapping[str, Any]) -> str | None:
     if arch is None or model_type in spec.model_types or arch in spec.architectures:
         return None
     built_from = _class_types().get(arch, spec.file.removesuffix(".toml"))
-    return (f"model_type {model_type!r} is not one st-audit knows; architectures[0] {arch!r} is transformers' "
-            f"{built_from} class and config.json has every key its formula reads, so the {spec.file} formula was "
-            "chosen by class")
+    return (
+        f"model_type {model_type!r} is not one st-audit knows; architectures[0] {arch!r} is transformers' "
+        f"{built_from} class and config.json has every key its formula reads, so the {spec.file} formula was "
+        "chosen by class"
+    )
 
 
 def _diffusers_spec(class_name: str) -> Spec | None:
@@ -167,8 +199,9 @@ def selection_note(config: Mapping[str, Any]) -> str:
         found = _diffusers_spec(config["_class_name"])
         found = deferred(found, config) if found is not None else None
         if found is not None:
-            return (f"the {found.file} formula does not cover this {config['_class_name']} configuration "
-                    f"({found.applies})")
+            return (
+                f"the {found.file} formula does not cover this {config['_class_name']} configuration ({found.applies})"
+            )
         return f"no formula is known for the diffusers class {config['_class_name']!r}"
     model_type, arch = config.get("model_type"), architecture(config)
     spec = find_spec(config)
@@ -176,13 +209,17 @@ def selection_note(config: Mapping[str, Any]) -> str:
     if by_class is not None and arch is not None:
         missing = missing_keys(by_class, config)
         if missing:
-            return (f"no formula is known for model_type {model_type!r}; architectures[0] {arch!r} is transformers' "
-                    f"{_class_types()[arch]} class, but config.json lacks {len(missing)} of the keys its formula "
-                    f"({by_class.file}) reads ({', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}), so "
-                    "it was not used")
+            return (
+                f"no formula is known for model_type {model_type!r}; architectures[0] {arch!r} is transformers' "
+                f"{_class_types()[arch]} class, but config.json lacks {len(missing)} of the keys its formula "
+                f"({by_class.file}) reads ({', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}), so "
+                "it was not used"
+            )
     if spec is not None and class_for(spec, config) is not None and not applies(spec, config):
         return f"the {spec.file} formula does not cover this {model_type!r} configuration ({spec.applies})"
     if spec is not None and arch is not None:
-        return (f"architectures[0] {arch!r} is not a class transformers builds for model_type {model_type!r} "
-                f"({spec.file} knows {', '.join(spec.classes)}); remote code?")
+        return (
+            f"architectures[0] {arch!r} is not a class transformers builds for model_type {model_type!r} "
+            f"({spec.file} knows {', '.join(spec.classes)}); remote code?"
+        )
     return f"no formula is known for model_type {model_type!r}" + (f" ({arch})" if arch else "")

@@ -32,8 +32,20 @@ from .model import SpecError
 
 INCLUDE_KEYS = {"use", "from", "only", "drop", "at", "rename", "with", "note"}
 # tensor keys an include may set on every entry it brings (``when`` is and-ed rather than replaced)
-OVERRIDE_KEYS = {"component", "when", "experts", "active_experts", "kind", "tied_to", "repeat", "mtp", "tie", "bias",
-                 "aliases", "alt_group"}
+OVERRIDE_KEYS = {
+    "component",
+    "when",
+    "experts",
+    "active_experts",
+    "kind",
+    "tied_to",
+    "repeat",
+    "mtp",
+    "tie",
+    "bias",
+    "aliases",
+    "alt_group",
+}
 FORMS = ("shape", "linear", "norm")
 # keys holding expressions (``with`` rewrites them); lists hold one expression per dimension
 _EXPRESSION_KEYS = ("shape", "alt_shape", "linear", "norm", "bias", "when", "experts", "active_experts", "tie")
@@ -49,14 +61,19 @@ def is_include(entry: Any) -> bool:
 def expand_doc(name: str, doc: dict[str, Any], resolved: Resolver) -> dict[str, Any]:
     """``doc`` with the includes of its tensor lists (the spec's own and each class's) expanded; the document
     itself when it has none. ``resolved``: another spec's document, inheritance and includes applied."""
-    lists = [doc.get("tensor", [])] + [c.get("tensor", []) for c in doc.get("class", {}).values()
-                                       if isinstance(c, dict)]
+    lists = [doc.get("tensor", [])] + [
+        c.get("tensor", []) for c in doc.get("class", {}).values() if isinstance(c, dict)
+    ]
     if not any(is_include(e) for entries in lists if isinstance(entries, list) for e in entries):
         return doc
     out = {**doc, "tensor": expand_entries(name, doc.get("tensor", []), resolved)}
     if "class" in doc:
-        out["class"] = {k: {**c, "tensor": expand_entries(f"{name}: class {k}", c["tensor"], resolved)}
-                        if isinstance(c, dict) and "tensor" in c else c for k, c in doc["class"].items()}
+        out["class"] = {
+            k: {**c, "tensor": expand_entries(f"{name}: class {k}", c["tensor"], resolved)}
+            if isinstance(c, dict) and "tensor" in c
+            else c
+            for k, c in doc["class"].items()
+        }
     return out
 
 
@@ -93,8 +110,10 @@ def _include(where: str, entry: dict[str, Any], resolved: Resolver, chain: tuple
     what = _what(entry)
     unknown = set(entry) - INCLUDE_KEYS - OVERRIDE_KEYS
     if unknown or ("use" in entry) == ("from" in entry):
-        raise SpecError(f"{where}: {what}: an include has use or from (one of them) and keys "
-                        f"{sorted(INCLUDE_KEYS | OVERRIDE_KEYS)}; not {sorted(unknown)}")
+        raise SpecError(
+            f"{where}: {what}: an include has use or from (one of them) and keys "
+            f"{sorted(INCLUDE_KEYS | OVERRIDE_KEYS)}; not {sorted(unknown)}"
+        )
     if "use" in entry:
         ref = entry["use"]
         if not isinstance(ref, str) or ref in chain:
@@ -144,8 +163,10 @@ def block(ref: str) -> list[dict[str, Any]]:
     except (FileNotFoundError, KeyError):
         body = None
     if not isinstance(body, dict) or not isinstance(body.get("tensor"), list) or set(body) - {"description", "tensor"}:
-        raise SpecError(f"use = {ref!r}: no such block (data/blocks/{group}.toml, a table {name or '?'} with "
-                        "a description and [[{name}.tensor]] entries)")
+        raise SpecError(
+            f"use = {ref!r}: no such block (data/blocks/{group}.toml, a table {name or '?'} with "
+            "a description and [[{name}.tensor]] entries)"
+        )
     return body["tensor"]  # type: ignore[no-any-return]
 
 
@@ -180,7 +201,9 @@ def substituted(entry: dict[str, Any], mapping: dict[str, Any]) -> dict[str, Any
     for key in _EXPRESSION_KEYS:
         if key in out:
             value = out[key]
-            out[key] = [substitute(v, mapping) for v in value] if isinstance(value, list) else substitute(value, mapping)
+            out[key] = (
+                [substitute(v, mapping) for v in value] if isinstance(value, list) else substitute(value, mapping)
+            )
     if isinstance(out.get("repeat"), dict):
         out["repeat"] = {k: substitute(v, mapping) for k, v in out["repeat"].items()}
     return out
@@ -224,5 +247,5 @@ def rename(name: str, renames: dict[str, str] | Any) -> str:
     """The longest matching old prefix is replaced; names matching none are kept."""
     for old in sorted(renames, key=len, reverse=True):
         if name.startswith(old):
-            return renames[old] + name[len(old):]
+            return renames[old] + name[len(old) :]
     return name

@@ -37,12 +37,25 @@ class Builder:
         self.stacks: list[StackInfo] = []
         self.modules: list[tuple[str, Expectation]] = []
 
-    def add(self, rule: TensorRule, rule_id: int, env: Mapping[str, Any], tied: bool, layer: int | None = None,
-            layer_type: str | None = None, is_mtp: bool = False, stack: str | None = None) -> None:
+    def add(
+        self,
+        rule: TensorRule,
+        rule_id: int,
+        env: Mapping[str, Any],
+        tied: bool,
+        layer: int | None = None,
+        layer_type: str | None = None,
+        is_mtp: bool = False,
+        stack: str | None = None,
+    ) -> None:
         if rule.repeat:  # one tensor per index combination; its shape and condition read the indices
             for indices in _indices(rule, rule.repeat, env):
-                one = replace(rule, name=_fill(rule.name, indices),
-                              aliases=tuple(_fill(a, indices) for a in rule.aliases), repeat=())
+                one = replace(
+                    rule,
+                    name=_fill(rule.name, indices),
+                    aliases=tuple(_fill(a, indices) for a in rule.aliases),
+                    repeat=(),
+                )
                 self.add(one, rule_id, {**env, **indices}, tied, layer, layer_type, is_mtp, stack)
             return
         per_expert = rule.when is not None and "{expert}" in rule.name and _reads_expert(rule.when)
@@ -50,8 +63,11 @@ class Builder:
             return
         labels = _repeat_labels(rule, env)
         experts = len(labels)
-        active = (whole(evaluate(rule.active_experts, env), f"{rule.name} active_experts")
-                  if rule.active_experts is not None else experts)
+        active = (
+            whole(evaluate(rule.active_experts, env), f"{rule.name} active_experts")
+            if rule.active_experts is not None
+            else experts
+        )
         name = rule.name.replace("{layer}", str(layer)) if layer is not None else rule.name
         aliases = tuple(a.replace("{layer}", str(layer)) for a in rule.aliases) if layer is not None else rule.aliases
         # a second name of one parameter (T5's encoder.embed_tokens = shared), where its `tie` holds (default:
@@ -66,15 +82,33 @@ class Builder:
         def expected_for(scope: Mapping[str, Any]) -> ExpectedTensor:
             # a dimension that evaluates to None is left out: one name stored as a Linear [out, in] or a 1x1
             # Conv2d [out, in, 1, 1] depending on a config flag (diffusers' Transformer2DModel proj_in / proj_out)
-            shape = tuple(whole(v, f"{rule.name} shape {d!r}") for d in rule.shape
-                          if (v := evaluate(d, scope)) is not None or d is None)
+            shape = tuple(
+                whole(v, f"{rule.name} shape {d!r}")
+                for d in rule.shape
+                if (v := evaluate(d, scope)) is not None or d is None
+            )
             if any(d < 0 or d > MAX_DIMENSION for d in shape):
-                raise ExprError(f"{rule.name}: a dimension is negative or larger than 2**63 (implausible config values)")
+                raise ExprError(
+                    f"{rule.name}: a dimension is negative or larger than 2**63 (implausible config values)"
+                )
             elements = math.prod(shape)
             alt = tuple(whole(evaluate(d, scope), f"{rule.name} alt_shape {d!r}") for d in rule.alt_shape) or None
-            return ExpectedTensor(shape, rule.component, kind, layer, layer_type, is_mtp or rule.mtp, rule_id,
-                                  elements, (active, experts), stack, head_tied, aliases, alt_shape=alt,
-                                  alt_group=rule.alt_group if alt is not None else None)
+            return ExpectedTensor(
+                shape,
+                rule.component,
+                kind,
+                layer,
+                layer_type,
+                is_mtp or rule.mtp,
+                rule_id,
+                elements,
+                (active, experts),
+                stack,
+                head_tied,
+                aliases,
+                alt_shape=alt,
+                alt_group=rule.alt_group if alt is not None else None,
+            )
 
         if "{expert}" not in name:
             self.tensors[name] = expected_for(env)
@@ -103,8 +137,9 @@ def _fill(text: str, indices: Mapping[str, int]) -> str:
     return text
 
 
-def _indices(rule: TensorRule, repeat: tuple[tuple[str, Expr], ...], env: Mapping[str, Any],
-             bound: dict[str, int] | None = None) -> Iterator[dict[str, int]]:
+def _indices(
+    rule: TensorRule, repeat: tuple[tuple[str, Expr], ...], env: Mapping[str, Any], bound: dict[str, int] | None = None
+) -> Iterator[dict[str, int]]:
     """Every combination of a rule's ``repeat`` indices, outer first (an inner count may read an outer index)."""
     bound = bound or {}
     if not repeat:
@@ -134,5 +169,6 @@ def _repeat_labels(rule: TensorRule, env: Mapping[str, Any]) -> list[str]:
 
 def _reads_expert(source: Expr) -> bool:
     """Whether a condition or a dimension reads the ``{expert}`` index (then it is decided index by index)."""
-    return isinstance(source, str) and any(isinstance(n, ast.Name) and n.id == "expert"
-                                           for n in ast.walk(compile_expr(source)))
+    return isinstance(source, str) and any(
+        isinstance(n, ast.Name) and n.id == "expert" for n in ast.walk(compile_expr(source))
+    )

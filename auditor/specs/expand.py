@@ -36,8 +36,9 @@ def environment(spec: Spec, config: Mapping[str, Any], library: Mapping[str, Spe
     return _environment(spec, config, library if library is not None else load_all(), 0)[0]
 
 
-def _environment(spec: Spec, config: Mapping[str, Any], library: Mapping[str, Spec],
-                 depth: int) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+def _environment(
+    spec: Spec, config: Mapping[str, Any], library: Mapping[str, Spec], depth: int
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The environment and each module's scope (before its sub-spec's defaults), by module name."""
     if depth > MAX_MODULE_DEPTH:
         raise ExprError(f"{spec.file}: modules nested more than {MAX_MODULE_DEPTH} deep")
@@ -107,7 +108,6 @@ def class_for(spec: Spec, config: Mapping[str, Any]) -> str | None:
     return max(matches, key=len) if matches else None
 
 
-
 def class_rules(spec: Spec, cls: str) -> list[tuple[int, TensorRule]]:
     """The rules a task class keeps (the head outside base_prefix only where it has one) plus the ones it
     adds, each with a stable id."""
@@ -116,9 +116,14 @@ def class_rules(spec: Spec, cls: str) -> list[tuple[int, TensorRule]]:
     return rules + [(len(spec.rules) + i, r) for i, r in enumerate(task.rules)]
 
 
-def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
-           library: Mapping[str, Spec] | None = None, _depth: int = 0,
-           reuse: Callable[[list[str]], list[str]] | None = None) -> Expectation:
+def expand(
+    spec: Spec,
+    config: Mapping[str, Any],
+    cls: str | None = None,
+    library: Mapping[str, Spec] | None = None,
+    _depth: int = 0,
+    reuse: Callable[[list[str]], list[str]] | None = None,
+) -> Expectation:
     """Evaluate the spec for this config (and task class): every expected tensor name -> ExpectedTensor.
 
     ``library``: the specs modules are looked up in, by file name (default: every shipped spec). ``reuse``: the
@@ -152,8 +157,10 @@ def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
         extra = whole(evaluate(stack.extra, env) or 0, f"stack {stack.name} extra layers")
         mtp_count = count if stack.mtp else extra
         if not 0 <= count <= MAX_LAYERS or not 0 <= extra <= MAX_EXTRA_LAYERS or mtp_count > MAX_EXTRA_LAYERS:
-            raise ExprError(f"stack {stack.name}: implausible layer count (negative, over {MAX_LAYERS:,}, "
-                            f"or over {MAX_EXTRA_LAYERS:,} extra or MTP layers)")
+            raise ExprError(
+                f"stack {stack.name}: implausible layer count (negative, over {MAX_LAYERS:,}, "
+                f"or over {MAX_EXTRA_LAYERS:,} extra or MTP layers)"
+            )
         # several own stacks (encoder, decoder): named; an MTP block's stack never counts as the model's own
         label = "MTP" if stack.mtp else "" if len(main_stacks) == 1 else stack.name
         b.stacks.append(StackInfo(stack.name, label, stack.prefix.split("{layer}")[0], count, extra, stack.mtp))
@@ -175,18 +182,26 @@ def expand(spec: Spec, config: Mapping[str, Any], cls: str | None = None,
         if module.when is None or evaluate(module.when, env):
             _add_module(b, spec, module, scopes[module.name], library, _depth, env, composite)
     # a composite model's head is its language model's: its tie is the one reported
-    tied = tied or any(sub.tied for name, sub in b.modules
-                       if any(m.name == name and m.component is None for m in spec.modules))
-    expectation = Expectation(spec, cls, MappingProxyType(env), b.tensors, tied, tuple(b.stacks), b.tied_names,
-                              modules=tuple(b.modules))
+    tied = tied or any(
+        sub.tied for name, sub in b.modules if any(m.name == name and m.component is None for m in spec.modules)
+    )
+    expectation = Expectation(
+        spec, cls, MappingProxyType(env), b.tensors, tied, tuple(b.stacks), b.tied_names, modules=tuple(b.modules)
+    )
     if task.prefix is not None and spec.base_prefix:
         return relabel(expectation, {spec.base_prefix: task.prefix}, layout=expectation.layout)
     return expectation
 
 
-def _module_alone(spec: Spec, name: str, env: Mapping[str, Any], config: Mapping[str, Any],
-                  library: Mapping[str, Spec], depth: int,
-                  reuse: Callable[[list[str]], list[str]] | None) -> Expectation:
+def _module_alone(
+    spec: Spec,
+    name: str,
+    env: Mapping[str, Any],
+    config: Mapping[str, Any],
+    library: Mapping[str, Spec],
+    depth: int,
+    reuse: Callable[[list[str]], list[str]] | None,
+) -> Expectation:
     """A class of a composite config that is one of its modules alone (``[class.X] module = "language_model"``):
     AutoModelForCausalLM.from_config(Qwen3_5Config) builds Qwen3_5ForCausalLM from text_config, named as that class
     saves itself. Its scope is the sub-config alone, as the class gets it (absent or null: the module's
@@ -204,8 +219,14 @@ def _module_alone(spec: Spec, name: str, env: Mapping[str, Any], config: Mapping
     return expand(sub, scope, cls, library, depth + 1, reuse)
 
 
-def _base_of(spec: Spec, cls: str, config: Mapping[str, Any], library: Mapping[str, Spec], depth: int,
-             reuse: Callable[[list[str]], list[str]] | None) -> Expectation:
+def _base_of(
+    spec: Spec,
+    cls: str,
+    config: Mapping[str, Any],
+    library: Mapping[str, Spec],
+    depth: int,
+    reuse: Callable[[list[str]], list[str]] | None,
+) -> Expectation:
     """A composite's base model (``[class.Model] base_of = "ForConditionalGeneration"``: AutoModel builds LlavaModel,
     Qwen2_5_VLModel ... from the composite config): that class's tensors less its LM head (component ``lm_head``)
     and its MTP block, moved by the class's ``rename`` to the names the base class's save_pretrained writes, plus
@@ -213,18 +234,28 @@ def _base_of(spec: Spec, cls: str, config: Mapping[str, Any], library: Mapping[s
     task = spec.classes[cls]
     full = expand(spec, config, task.base_of, library, depth, reuse)
     mtp_stacks = {s.name for s in full.stacks if s.mtp}
-    tensors = {n: e for n, e in full.tensors.items() if e.component != "lm_head"
-               and not (e.mtp and (e.stack is None or e.stack in mtp_stacks))}
+    tensors = {
+        n: e
+        for n, e in full.tensors.items()
+        if e.component != "lm_head" and not (e.mtp and (e.stack is None or e.stack in mtp_stacks))
+    }
     env = {**full.env, "task_class": cls}
     env.update({key: evaluate(value, env) for key, value in task.set.items()})
     b = Builder(reuse)
     for i, rule in enumerate(task.rules):
         b.add(rule, len(spec.rules) + i, env, False)
     tensors.update(b.tensors)
-    base = Expectation(spec, cls, MappingProxyType(env), tensors, False,
-                       tuple(s for s in full.stacks if not s.mtp),
-                       {k: v for k, v in {**full.tied_names, **b.tied_names}.items() if k in tensors},
-                       modules=full.modules, headless=True)
+    base = Expectation(
+        spec,
+        cls,
+        MappingProxyType(env),
+        tensors,
+        False,
+        tuple(s for s in full.stacks if not s.mtp),
+        {k: v for k, v in {**full.tied_names, **b.tied_names}.items() if k in tensors},
+        modules=full.modules,
+        headless=True,
+    )
     return relabel(base, task.rename) if task.rename else base
 
 
@@ -238,22 +269,37 @@ def _like_rules(spec: Spec, stack: Stack, rules: list[tuple[int, TensorRule]]) -
     moved = []
     for i, r in rules:
         if r.stack == stack.like:
-            name = own + r.name[len(head):]
-            aliases = tuple(own + a[len(head):] if a.startswith(head) else a for a in r.aliases)
+            name = own + r.name[len(head) :]
+            aliases = tuple(own + a[len(head) :] if a.startswith(head) else a for a in r.aliases)
             moved.append((i, replace(r, name=name, aliases=aliases, stack=stack.name)))
     return moved
 
 
-def _add_module(b: Builder, parent: Spec, module: Module, scope: Mapping[str, Any], library: Mapping[str, Spec],
-                depth: int, env: Mapping[str, Any], own: Collection[str]) -> None:
+def _add_module(
+    b: Builder,
+    parent: Spec,
+    module: Module,
+    scope: Mapping[str, Any],
+    library: Mapping[str, Spec],
+    depth: int,
+    env: Mapping[str, Any],
+    own: Collection[str],
+) -> None:
     sub_spec = spec_for_module(module, scope, library, own)
     if sub_spec is None:
         raise NoSubSpec(f"{parent.file}: module {module.name} has no spec for model_type {scope.get('model_type')!r}")
     raw = expand(sub_spec, scope, module.cls or sub_spec.default_class, library, depth + 1)
     index, count = module.repeat or ("", 1)  # a repeated tower: one copy per index, {index} in its prefix
     for i in range(whole(evaluate(count, env), f"{parent.file}: module {module.name}'s repeat")):
-        _add_copy(b, module, raw, {old: new.replace(f"{{{index}}}", str(i)) for old, new in module.prefix.items()}
-                  if index else module.prefix, depth)
+        _add_copy(
+            b,
+            module,
+            raw,
+            {old: new.replace(f"{{{index}}}", str(i)) for old, new in module.prefix.items()}
+            if index
+            else module.prefix,
+            depth,
+        )
 
 
 def _add_copy(b: Builder, module: Module, raw: Expectation, prefix: Mapping[str, str], depth: int) -> None:
@@ -263,9 +309,23 @@ def _add_copy(b: Builder, module: Module, raw: Expectation, prefix: Mapping[str,
     base = len(b.modules) * 10 ** (6 * (depth + 1))  # rule ids unique across modules and copies (dtype grouping)
     for name, e in sub.tensors.items():
         if module.component is not None:  # a tower: one breakdown row, its layers not decoder layers
-            e = ExpectedTensor(e.shape, module.component, e.kind, e.layer, None, False, base + e.rule, e.elements,
-                               (1, 1), f"{module.name}.{e.stack}" if e.stack else None, e.tied, e.aliases,
-                               module.name, e.alt_shape, e.alt_group)
+            e = ExpectedTensor(
+                e.shape,
+                module.component,
+                e.kind,
+                e.layer,
+                None,
+                False,
+                base + e.rule,
+                e.elements,
+                (1, 1),
+                f"{module.name}.{e.stack}" if e.stack else None,
+                e.tied,
+                e.aliases,
+                module.name,
+                e.alt_shape,
+                e.alt_group,
+            )
         else:
             e = replace(e, rule=base + e.rule)
         b.tensors[name] = e
@@ -284,8 +344,9 @@ def composite_types(spec: Spec, config: Mapping[str, Any]) -> frozenset[str]:
     return frozenset((*spec.model_types, *((own,) if isinstance(own, str) else ())))
 
 
-def spec_for_module(module: Module, scope: Mapping[str, Any], library: Mapping[str, Spec],
-                    composite: Collection[str] = ()) -> Spec | None:
+def spec_for_module(
+    module: Module, scope: Mapping[str, Any], library: Mapping[str, Spec], composite: Collection[str] = ()
+) -> Spec | None:
     """A module's sub-spec: the one claiming its scope's architectures[0] (when ``by_class``: VisionEncoderDecoder's
     decoder is its model_type's causal-LM class, BertLMHeadModel), then its model_type (when ``select``), else its
     fixed spec.
@@ -304,8 +365,11 @@ def spec_for_module(module: Module, scope: Mapping[str, Any], library: Mapping[s
             return found
     if module.select and isinstance(model_type, str):
         claiming = getattr(library, "claiming", None)  # the shipped library: build only the claiming spec
-        found = claiming(model_type) if claiming is not None else next(
-            (s for s in library.values() if model_type in s.model_types), None)
+        found = (
+            claiming(model_type)
+            if claiming is not None
+            else next((s for s in library.values() if model_type in s.model_types), None)
+        )
         if found is not None:
             return found
     return library.get(f"{module.spec}.toml") if module.spec else None
@@ -323,8 +387,9 @@ def module_scope(module: Module, env: Mapping[str, Any]) -> dict[str, Any]:
     return nested
 
 
-def relabel(expectation: Expectation, renames: Mapping[str, str], drop_heads: bool = False,
-            layout: str | None = None) -> Expectation:
+def relabel(
+    expectation: Expectation, renames: Mapping[str, str], drop_heads: bool = False, layout: str | None = None
+) -> Expectation:
     """The same expectation under other stored names (a module's prefix, an on-disk layout, the base model
     saved alone); with ``drop_heads``, tensors outside the renamed prefixes (the LM head) are left out."""
     tensors: dict[str, ExpectedTensor] = {}
@@ -333,13 +398,41 @@ def relabel(expectation: Expectation, renames: Mapping[str, str], drop_heads: bo
         if drop_heads and new == name and "" not in renames:
             continue
         if e.aliases:
-            e = ExpectedTensor(e.shape, e.component, e.kind, e.layer, e.layer_type, e.mtp, e.rule, e.elements,
-                               e.active_fraction, e.stack, e.tied, tuple(rename(a, renames) for a in e.aliases),
-                               e.module, e.alt_shape, e.alt_group)
+            e = ExpectedTensor(
+                e.shape,
+                e.component,
+                e.kind,
+                e.layer,
+                e.layer_type,
+                e.mtp,
+                e.rule,
+                e.elements,
+                e.active_fraction,
+                e.stack,
+                e.tied,
+                tuple(rename(a, renames) for a in e.aliases),
+                e.module,
+                e.alt_shape,
+                e.alt_group,
+            )
         tensors[new] = e
-    tied_names = {rename(k, renames): rename(v, renames) for k, v in expectation.tied_names.items()
-                  if rename(k, renames) in tensors}
-    stacks = tuple(StackInfo(s.name, s.label, rename(s.prefix, renames), s.count, s.extra, s.mtp)
-                   for s in expectation.stacks)
-    return Expectation(expectation.spec, expectation.cls, expectation.env, tensors, expectation.tied, stacks,
-                       tied_names, layout or expectation.layout, expectation.modules, expectation.headless)
+    tied_names = {
+        rename(k, renames): rename(v, renames)
+        for k, v in expectation.tied_names.items()
+        if rename(k, renames) in tensors
+    }
+    stacks = tuple(
+        StackInfo(s.name, s.label, rename(s.prefix, renames), s.count, s.extra, s.mtp) for s in expectation.stacks
+    )
+    return Expectation(
+        expectation.spec,
+        expectation.cls,
+        expectation.env,
+        tensors,
+        expectation.tied,
+        stacks,
+        tied_names,
+        layout or expectation.layout,
+        expectation.modules,
+        expectation.headless,
+    )

@@ -126,27 +126,73 @@ def _index_of(items: Any, value: Any) -> int:
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "min": min, "max": max, "len": len, "int": int, "bool": bool, "abs": abs, "sum": sum,
-    "ceil_div": _ceil_div, "ceil": math.ceil, "round": round, "range": range, "any": any, "all": all, "as_list": _as_list,
+    "min": min,
+    "max": max,
+    "len": len,
+    "int": int,
+    "bool": bool,
+    "abs": abs,
+    "sum": sum,
+    "ceil_div": _ceil_div,
+    "ceil": math.ceil,
+    "round": round,
+    "range": range,
+    "any": any,
+    "all": all,
+    "as_list": _as_list,
     "isqrt": math.isqrt,  # floor(sqrt(n)): Doge's product-key router has 2 * isqrt(num_experts) keys
     "per_layer": _per_layer,  # Gemma 4's per-layer head_dim / kv heads
-    "list": _list, "count": _count,
-    "primes_after": _primes_after, "index_of": _index_of,  # Qwen4-Exp's n-gram embedding tables
+    "list": _list,
+    "count": _count,
+    "primes_after": _primes_after,
+    "index_of": _index_of,  # Qwen4-Exp's n-gram embedding tables
     "sorted": lambda items: sorted(_list(items)),  # Qwen4-Exp sorts ple_layer_ids on load
 }
 
 _BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: _repeat, ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod, ast.Pow: operator.pow, ast.Div: operator.truediv,
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: _repeat,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.Div: operator.truediv,
 }
 _CMPOPS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
-    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
-    ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
 }
-_ALLOWED = (ast.Expression, ast.Constant, ast.Name, ast.Load, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare,
-            ast.IfExp, ast.Call, ast.Subscript, ast.Slice, ast.List, ast.Tuple, ast.And, ast.Or, ast.Not, ast.USub, ast.UAdd,
-            *_BINOPS, *_CMPOPS)
+_ALLOWED = (
+    ast.Expression,
+    ast.Constant,
+    ast.Name,
+    ast.Load,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.BoolOp,
+    ast.Compare,
+    ast.IfExp,
+    ast.Call,
+    ast.Subscript,
+    ast.Slice,
+    ast.List,
+    ast.Tuple,
+    ast.And,
+    ast.Or,
+    ast.Not,
+    ast.USub,
+    ast.UAdd,
+    *_BINOPS,
+    *_CMPOPS,
+)
 
 
 @lru_cache(maxsize=None)
@@ -159,11 +205,17 @@ def compile_expr(source: str) -> ast.Expression:
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED):
             raise ExprError(f"{type(node).__name__} is not allowed in expression {source!r}")
-        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS
-                                               and not node.keywords):
+        if isinstance(node, ast.Call) and not (
+            isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS and not node.keywords
+        ):
             raise ExprError(f"only {', '.join(sorted(FUNCTIONS))} may be called in {source!r}")
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and not (
-                isinstance(node.right, ast.Constant) and isinstance(node.right.value, int) and node.right.value <= 8):
+        if (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Pow)
+            and not (
+                isinstance(node.right, ast.Constant) and isinstance(node.right.value, int) and node.right.value <= 8
+            )
+        ):
             raise ExprError(f"'**' needs a small constant exponent in {source!r}")
     return tree
 
@@ -233,8 +285,12 @@ def _eval(node: ast.AST, env: Mapping[str, Any], source: str) -> Any:
     if isinstance(node, ast.Subscript):
         container = _eval(node.value, env, source)
         if isinstance(node.slice, ast.Slice):  # x[a:b]: 'hybrid' not in layers_block_type[:layer]
-            key: Any = slice(*(None if part is None else _eval(part, env, source)
-                               for part in (node.slice.lower, node.slice.upper, node.slice.step)))
+            key: Any = slice(
+                *(
+                    None if part is None else _eval(part, env, source)
+                    for part in (node.slice.lower, node.slice.upper, node.slice.step)
+                )
+            )
         else:
             key = _eval(node.slice, env, source)
         try:

@@ -37,8 +37,7 @@ def read_block_group(group: str) -> dict[str, Any]:
 
 def spec_files() -> list[str]:
     """The spec files, by name (``_common.toml`` and the claims index aside)."""
-    return sorted(p.name for p in DATA.iterdir()
-                  if p.name.endswith(".toml") and not p.name.startswith("_"))
+    return sorted(p.name for p in DATA.iterdir() if p.name.endswith(".toml") and not p.name.startswith("_"))
 
 
 CLAIM_KEYS = ("model_types", "architectures", "diffusers_classes")
@@ -58,8 +57,11 @@ def cache_file() -> Path | None:
 def _stamp() -> list[list[Any]]:
     """Every spec file's name, size and modification time: any edit, addition or removal changes it (~1 ms)."""
     with os.scandir(DATA) as entries:
-        return sorted([e.name, (st := e.stat()).st_size, st.st_mtime_ns] for e in entries
-                      if e.name.endswith(".toml") and not e.name.startswith("_"))
+        return sorted(
+            [e.name, (st := e.stat()).st_size, st.st_mtime_ns]
+            for e in entries
+            if e.name.endswith(".toml") and not e.name.startswith("_")
+        )
 
 
 def claims(files: list[str]) -> Claims:
@@ -73,8 +75,12 @@ def claims(files: list[str]) -> Claims:
     try:
         kept = json.loads(path.read_bytes())
         tables = kept["claims"]
-        if kept["stamp"] == stamp and kept["files"] == files and len(tables) == len(CLAIM_KEYS) and all(
-                isinstance(t, dict) and all(isinstance(v, str) for v in t.values()) for t in tables):
+        if (
+            kept["stamp"] == stamp
+            and kept["files"] == files
+            and len(tables) == len(CLAIM_KEYS)
+            and all(isinstance(t, dict) and all(isinstance(v, str) for v in t.values()) for t in tables)
+        ):
             return tuple(tables)  # type: ignore[return-value]
     except (OSError, ValueError, KeyError, TypeError):
         pass

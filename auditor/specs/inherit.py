@@ -11,8 +11,12 @@ from .blocks import expand_doc, rename
 from .model import SpecError
 
 
-def resolve(name: str, docs: Callable[[str], dict[str, Any] | None], chain: tuple[str, ...] = (),
-            cache: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+def resolve(
+    name: str,
+    docs: Callable[[str], dict[str, Any] | None],
+    chain: tuple[str, ...] = (),
+    cache: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """Apply ``extends``: the parent's keys, tables and tensors, then the child's.
 
     Tables (defaults, derived, aliases, stacks, classes, layouts) merge key by key; a child tensor or module
@@ -34,8 +38,10 @@ def resolve(name: str, docs: Callable[[str], dict[str, Any] | None], chain: tupl
 
     def resolved(other: str) -> dict[str, Any]:  # a spec whose entries an include takes (``from``)
         if docs(other) is None or other in chain or other == name:
-            raise SpecError(f"{name}: from {other.removesuffix('.toml')!r}, which is "
-                            f"{'circular' if other in (*chain, name) else 'not a spec'}")
+            raise SpecError(
+                f"{name}: from {other.removesuffix('.toml')!r}, which is "
+                f"{'circular' if other in (*chain, name) else 'not a spec'}"
+            )
         return resolve(other, docs, (*chain, name), cache)
 
     doc = expand_doc(name, texts(name, raw), resolved)
@@ -43,8 +49,13 @@ def resolve(name: str, docs: Callable[[str], dict[str, Any] | None], chain: tupl
     return cache[name]
 
 
-def _extended(name: str, doc: dict[str, Any], docs: Callable[[str], dict[str, Any] | None], chain: tuple[str, ...],
-              cache: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _extended(
+    name: str,
+    doc: dict[str, Any],
+    docs: Callable[[str], dict[str, Any] | None],
+    chain: tuple[str, ...],
+    cache: dict[str, dict[str, Any]],
+) -> dict[str, Any]:
     """``doc`` (its includes expanded) merged over the parent it extends, if any."""
     parent = doc.get("extends")
     if parent is None:
@@ -58,20 +69,27 @@ def _extended(name: str, doc: dict[str, Any], docs: Callable[[str], dict[str, An
         if not isinstance(renames, dict) or not all(isinstance(v, str) for v in renames.values()):
             raise SpecError(f"{name}: rename must map old name prefixes to new ones")
         base.pop("base_prefix", None)
-        base["tensor"] = [{**t, **{k: rename(t[k], renames) for k in ("name", "tied_to") if k in t}}
-                          for t in base.get("tensor", [])]
-        base["stacks"] = {k: {**s, "prefix": rename(s["prefix"], renames)} if "prefix" in s else s
-                          for k, s in base.get("stacks", {}).items()}
+        base["tensor"] = [
+            {**t, **{k: rename(t[k], renames) for k in ("name", "tied_to") if k in t}} for t in base.get("tensor", [])
+        ]
+        base["stacks"] = {
+            k: {**s, "prefix": rename(s["prefix"], renames)} if "prefix" in s else s
+            for k, s in base.get("stacks", {}).items()
+        }
     merged = {**base, **{k: v for k, v in doc.items() if k not in ("extends", "remove", "rename")}}
     merged["model_types"] = doc.get("model_types", [])
     merged["architectures"] = doc.get("architectures", [])
     merged["diffusers_classes"] = doc.get("diffusers_classes", [])
     for table in ("defaults", "derived", "aliases", "layouts"):
         merged[table] = {**base.get(table, {}), **doc.get(table, {})}
-    merged["class"] = {k: {**base.get("class", {}).get(k, {}), **doc.get("class", {}).get(k, {})}
-                       for k in {**base.get("class", {}), **doc.get("class", {})}}
-    merged["stacks"] = {k: {**base.get("stacks", {}).get(k, {}), **doc.get("stacks", {}).get(k, {})}
-                        for k in {**base.get("stacks", {}), **doc.get("stacks", {})}}
+    merged["class"] = {
+        k: {**base.get("class", {}).get(k, {}), **doc.get("class", {}).get(k, {})}
+        for k in {**base.get("class", {}), **doc.get("class", {})}
+    }
+    merged["stacks"] = {
+        k: {**base.get("stacks", {}).get(k, {}), **doc.get("stacks", {}).get(k, {})}
+        for k in {**base.get("stacks", {}), **doc.get("stacks", {})}
+    }
     merged["nullable"] = sorted({*base.get("nullable", []), *doc.get("nullable", [])})
     removed = set(doc.get("remove", []))
     unknown = removed - {t.get("name") for t in base.get("tensor", [])}

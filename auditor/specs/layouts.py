@@ -34,8 +34,9 @@ def variants(expectation: Expectation) -> Iterator[Expectation]:
     for module, sub in expectation.modules:
         if any(m.name == module and m.component is None for m in spec.modules):
             for alone in variants(sub):
-                yield relabel(alone, {}, layout=f"{module} alone" + ("" if alone.layout == "default"
-                                                                    else f", {alone.layout}"))
+                yield relabel(
+                    alone, {}, layout=f"{module} alone" + ("" if alone.layout == "default" else f", {alone.layout}")
+                )
 
 
 def _hits(expectation: Expectation, stored: Container[str]) -> int:

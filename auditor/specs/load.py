@@ -25,17 +25,82 @@ from .model import Expr, Module, Spec, SpecError, Stack, TaskClass, TensorRule
 
 KINDS = ("param", "buffer", "state", "unsaved", "head", "shared")
 PLACEHOLDERS = ("{layer}", "{expert}")
-SPEC_KEYS = {"description", "model_types", "architectures", "diffusers_classes", "applies", "sources", "family", "extends", "remove", "rename",
-             "tie", "base_prefix", "nullable", "text", "aliases", "defaults", "derived", "stacks", "module", "class",
-             "layouts", "tensor", "defer_to"}
-TENSOR_KEYS = {"name", "shape", "linear", "norm", "bias", "component", "when", "experts", "active_experts", "kind",
-               "tied_to", "note", "aliases", "repeat", "alt_shape", "alt_group", "mtp", "tie"}
+SPEC_KEYS = {
+    "description",
+    "model_types",
+    "architectures",
+    "diffusers_classes",
+    "applies",
+    "sources",
+    "family",
+    "extends",
+    "remove",
+    "rename",
+    "tie",
+    "base_prefix",
+    "nullable",
+    "text",
+    "aliases",
+    "defaults",
+    "derived",
+    "stacks",
+    "module",
+    "class",
+    "layouts",
+    "tensor",
+    "defer_to",
+}
+TENSOR_KEYS = {
+    "name",
+    "shape",
+    "linear",
+    "norm",
+    "bias",
+    "component",
+    "when",
+    "experts",
+    "active_experts",
+    "kind",
+    "tied_to",
+    "note",
+    "aliases",
+    "repeat",
+    "alt_shape",
+    "alt_group",
+    "mtp",
+    "tie",
+}
 STACK_KEYS = {"count", "prefix", "extra", "row", "bind", "note", "mtp", "like"}
-MODULE_KEYS = {"name", "spec", "config", "class", "prefix", "component", "when", "inherit", "select", "set",
-               "defaults", "note", "by_class", "repeat"}
+MODULE_KEYS = {
+    "name",
+    "spec",
+    "config",
+    "class",
+    "prefix",
+    "component",
+    "when",
+    "inherit",
+    "select",
+    "set",
+    "defaults",
+    "note",
+    "by_class",
+    "repeat",
+}
 CLASS_KEYS = {"prefix", "heads", "tensor", "set", "note", "module", "base_of", "rename"}
-COMMON_KEYS = {"description", "components", "buffer_suffixes", "decoder_prefixes", "embedding_names", "head_names", "defaults",
-               "derived", "family", "class", "legacy_names"}
+COMMON_KEYS = {
+    "description",
+    "components",
+    "buffer_suffixes",
+    "decoder_prefixes",
+    "embedding_names",
+    "head_names",
+    "defaults",
+    "derived",
+    "family",
+    "class",
+    "legacy_names",
+}
 FAMILY_KEYS = {"default", "classes", "class", "stored_as", "note"}
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
@@ -145,6 +210,7 @@ def _known(doc: dict[str, Any], keys: set[str], where: str) -> None:
 
 # -- building --------------------------------------------------------------------------------------------
 
+
 def _build(name: str, doc: dict[str, Any]) -> Spec:
     shared = common()
     components = set(shared.get("components", ()))
@@ -152,8 +218,11 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
     for s in stacks:
         if s.like is not None and (s.like == s.name or s.like not in {o.name for o in stacks if o.like is None}):
             raise SpecError(f"{name}: stack {s.name} is like {s.like!r}, which is not another stack of its own")
-    rules = tuple(_legacy(r, shared.get("legacy_names", {})) for i, entry in enumerate(doc.get("tensor", []))
-                  for r in _rules(name, f"tensor #{i}", entry, components, stacks))
+    rules = tuple(
+        _legacy(r, shared.get("legacy_names", {}))
+        for i, entry in enumerate(doc.get("tensor", []))
+        for r in _rules(name, f"tensor #{i}", entry, components, stacks)
+    )
     twice = sorted({r.name for r in rules if sum(1 for o in rules if o.name == r.name) > 1})
     if twice:
         raise SpecError(f"{name}: tensors named twice (replace an inherited entry by its entry name): {twice}")
@@ -164,53 +233,78 @@ def _build(name: str, doc: dict[str, Any]) -> Spec:
     own_classes = doc.get("class", {})
     # a family's own definition of a class replaces the shared one whole; the spec's own keys go on top
     shared_classes = {**shared.get("class", {}), **families.get(family, {}).get("class", {})}
-    templates = {k: {**shared_classes.get(k, {}), **own_classes.get(k, {})}
-                 for k in {**shared_classes, **own_classes}}
+    templates = {k: {**shared_classes.get(k, {}), **own_classes.get(k, {})} for k in {**shared_classes, **own_classes}}
     allowed = list(dict.fromkeys([*families[family].get("classes", []), *doc.get("class", {})]))
     classes = {}
     for cls in allowed:
         body = templates.get(cls, {})
         _known(body, CLASS_KEYS, f"{name}: class {cls}")
-        extra = tuple(r for i, entry in enumerate(body.get("tensor", []))
-                      for r in _rules(name, f"class {cls} tensor #{i}", entry, components, stacks))
+        extra = tuple(
+            r
+            for i, entry in enumerate(body.get("tensor", []))
+            for r in _rules(name, f"class {cls} tensor #{i}", entry, components, stacks)
+        )
         settings = body.get("set", {})
         if not isinstance(settings, dict):
             raise SpecError(f"{name}: class {cls}: set must be a table of config keys")
         renames = body.get("rename", {})
         if not (isinstance(renames, dict) and all(isinstance(v, str) for v in renames.values())):
             raise SpecError(f"{name}: class {cls}: rename must map old name prefixes to new ones")
-        classes[cls] = TaskClass(cls, body.get("prefix"), bool(body.get("heads", True)), extra,
-                                 MappingProxyType(dict(settings)), body.get("module"), body.get("base_of"),
-                                 MappingProxyType(dict(renames)))
+        classes[cls] = TaskClass(
+            cls,
+            body.get("prefix"),
+            bool(body.get("heads", True)),
+            extra,
+            MappingProxyType(dict(settings)),
+            body.get("module"),
+            body.get("base_of"),
+            MappingProxyType(dict(renames)),
+        )
     modules = tuple(_module(name, m, components) for m in doc.get("module", []))
     for cls in classes.values():  # a class that is one module alone: a module of this spec, with a config scope
-        if cls.module is not None and not any(m.name == cls.module and m.config and m.repeat is None
-                                              for m in modules):
-            raise SpecError(f"{name}: class {cls.name}: module {cls.module!r} is not a module of this spec with "
-                            f"its own config scope")
+        if cls.module is not None and not any(m.name == cls.module and m.config and m.repeat is None for m in modules):
+            raise SpecError(
+                f"{name}: class {cls.name}: module {cls.module!r} is not a module of this spec with "
+                f"its own config scope"
+            )
     for cls in classes.values():  # the base model of another class: one of this spec's own, itself complete
         base = classes.get(cls.base_of) if cls.base_of is not None else None
-        if cls.base_of is not None and (base is None or base.base_of is not None or base.module is not None
-                                        or cls.module is not None):
-            raise SpecError(f"{name}: class {cls.name}: base_of {cls.base_of!r} must name another class of this "
-                            f"spec that is neither a base_of nor a module class (and the class no module itself)")
+        if cls.base_of is not None and (
+            base is None or base.base_of is not None or base.module is not None or cls.module is not None
+        ):
+            raise SpecError(
+                f"{name}: class {cls.name}: base_of {cls.base_of!r} must name another class of this "
+                f"spec that is neither a base_of nor a module class (and the class no module itself)"
+            )
         if cls.rename and cls.base_of is None:
             raise SpecError(f"{name}: class {cls.name}: rename without base_of")
     aliases = {k: tuple(v) for k, v in doc.get("aliases", {}).items()}
     if not all(isinstance(v, str) for alts in aliases.values() for v in alts):
         raise SpecError(f"{name}: aliases must map a config key to a list of other key names")
     layouts = {k: MappingProxyType(dict(v)) for k, v in doc.get("layouts", {}).items()}
-    spec = Spec(file=name, model_types=tuple(doc.get("model_types", ())),
-                architectures=tuple(doc.get("architectures", ())), rules=rules, stacks=stacks, modules=modules,
-                classes=MappingProxyType(classes), family=family, default_class=families[family]["default"],
-                defaults=MappingProxyType({**shared.get("defaults", {}), **doc.get("defaults", {})}),
-                derived=MappingProxyType({**shared.get("derived", {}), **doc.get("derived", {})}),
-                aliases=MappingProxyType(aliases), nullable=frozenset(doc.get("nullable", ())),
-                layouts=MappingProxyType(layouts), tie=doc.get("tie", "tie_word_embeddings"),
-                base_prefix=doc.get("base_prefix", ""), description=doc.get("description", ""),
-                diffusers_classes=tuple(doc.get("diffusers_classes", ())), applies=doc.get("applies"),
-                stored_as=tuple(c for c in families[family].get("stored_as", ()) if c in classes),
-                defer_to=MappingProxyType(_defer_to(name, doc.get("defer_to", {}))))
+    spec = Spec(
+        file=name,
+        model_types=tuple(doc.get("model_types", ())),
+        architectures=tuple(doc.get("architectures", ())),
+        rules=rules,
+        stacks=stacks,
+        modules=modules,
+        classes=MappingProxyType(classes),
+        family=family,
+        default_class=families[family]["default"],
+        defaults=MappingProxyType({**shared.get("defaults", {}), **doc.get("defaults", {})}),
+        derived=MappingProxyType({**shared.get("derived", {}), **doc.get("derived", {})}),
+        aliases=MappingProxyType(aliases),
+        nullable=frozenset(doc.get("nullable", ())),
+        layouts=MappingProxyType(layouts),
+        tie=doc.get("tie", "tie_word_embeddings"),
+        base_prefix=doc.get("base_prefix", ""),
+        description=doc.get("description", ""),
+        diffusers_classes=tuple(doc.get("diffusers_classes", ())),
+        applies=doc.get("applies"),
+        stored_as=tuple(c for c in families[family].get("stored_as", ()) if c in classes),
+        defer_to=MappingProxyType(_defer_to(name, doc.get("defer_to", {}))),
+    )
     if not spec.model_types and not spec.architectures and not spec.diffusers_classes and family != "tower":
         raise SpecError(f"{name}: claims no model_types, architectures or diffusers_classes")
     for source in expressions(spec):
@@ -230,8 +324,7 @@ def _stack(spec: str, name: str, body: dict[str, Any]) -> Stack:
     mtp, like = body.get("mtp", False), body.get("like")
     if not isinstance(mtp, bool) or not (like is None or isinstance(like, str)):
         raise SpecError(f"{spec}: stack {name}: mtp must be true or false, like the name of another stack")
-    return Stack(name, body["count"], prefix, body.get("extra", 0), body.get("row"), tuple(bind.items()), mtp,
-                 like)
+    return Stack(name, body["count"], prefix, body.get("extra", 0), body.get("row"), tuple(bind.items()), mtp, like)
 
 
 def _defer_to(spec: str, table: object) -> dict[str, str]:
@@ -255,19 +348,37 @@ def _module(spec: str, body: dict[str, Any], components: set[str]) -> Module:
             raise SpecError(f"{where}: {key} must be a table of config keys")
     repeat = body.get("repeat")
     if repeat is not None:  # one index over a count; only towers (one breakdown row, no layout of their own)
-        if not (isinstance(repeat, dict) and len(repeat) == 1 and body.get("component") is not None
-                and any(f"{{{next(iter(repeat))}}}" in stored for stored in prefix.values())):
-            raise SpecError(f"{where}: repeat must be one {{index = count}} of a module with a component, whose "
-                            f"prefix holds {{index}}")
+        if not (
+            isinstance(repeat, dict)
+            and len(repeat) == 1
+            and body.get("component") is not None
+            and any(f"{{{next(iter(repeat))}}}" in stored for stored in prefix.values())
+        ):
+            raise SpecError(
+                f"{where}: repeat must be one {{index = count}} of a module with a component, whose "
+                f"prefix holds {{index}}"
+            )
         repeat = next(iter(repeat.items()))
-    return Module(body["name"], body.get("spec"), body.get("config"), body.get("class"), MappingProxyType(prefix),
-                  body.get("component"), body.get("when"), bool(body.get("inherit", False)),
-                  bool(body.get("select", True)), MappingProxyType(dict(body.get("set", {}))),
-                  MappingProxyType(dict(body.get("defaults", {}))), bool(body.get("by_class", False)), repeat)
+    return Module(
+        body["name"],
+        body.get("spec"),
+        body.get("config"),
+        body.get("class"),
+        MappingProxyType(prefix),
+        body.get("component"),
+        body.get("when"),
+        bool(body.get("inherit", False)),
+        bool(body.get("select", True)),
+        MappingProxyType(dict(body.get("set", {}))),
+        MappingProxyType(dict(body.get("defaults", {}))),
+        bool(body.get("by_class", False)),
+        repeat,
+    )
 
 
-def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],
-           stacks: tuple[Stack, ...]) -> list[TensorRule]:
+def _rules(
+    spec: str, where: str, entry: dict[str, Any], components: set[str], stacks: tuple[Stack, ...]
+) -> list[TensorRule]:
     """One ``[[tensor]]`` entry as rules: ``linear = [out, in]`` is a weight plus an optional bias (``bias``),
     ``norm = dim`` a vector weight plus an optional bias; ``shape`` is one tensor."""
     name = entry.get("name")
@@ -300,27 +411,47 @@ def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],
     if "{layer}" in name:
         owners = [s.name for s in stacks if name.startswith(s.prefix)]
         if len(owners) != 1:
-            raise SpecError(f"{where}: a {{layer}} name must start with exactly one stack's prefix "
-                            f"({', '.join(s.prefix for s in stacks) or 'no stacks declared'})")
+            raise SpecError(
+                f"{where}: a {{layer}} name must start with exactly one stack's prefix "
+                f"({', '.join(s.prefix for s in stacks) or 'no stacks declared'})"
+            )
         stack = owners[0]
     common_fields: dict[str, Any] = {
-        "component": entry["component"], "when": entry.get("when"), "experts": entry.get("experts"),
-        "active_experts": entry.get("active_experts"), "kind": entry.get("kind", "param"),
-        "tied_to": entry.get("tied_to"), "stack": stack, "repeat": tuple(repeat.items()), "mtp": entry.get("mtp", False),
-        "tie": entry.get("tie")}
+        "component": entry["component"],
+        "when": entry.get("when"),
+        "experts": entry.get("experts"),
+        "active_experts": entry.get("active_experts"),
+        "kind": entry.get("kind", "param"),
+        "tied_to": entry.get("tied_to"),
+        "stack": stack,
+        "repeat": tuple(repeat.items()),
+        "mtp": entry.get("mtp", False),
+        "tie": entry.get("tie"),
+    }
     if not isinstance(common_fields["mtp"], bool):
         raise SpecError(f"{where}: mtp must be true or false")
     aliases = tuple(entry.get("aliases", ()))
-    if "alt_shape" in entry and ("shape" not in entry or not isinstance(entry["alt_shape"], list)
-                                 or len(entry["alt_shape"]) != len(entry["shape"])):
+    if "alt_shape" in entry and (
+        "shape" not in entry
+        or not isinstance(entry["alt_shape"], list)
+        or len(entry["alt_shape"]) != len(entry["shape"])
+    ):
         raise SpecError(f"{where}: alt_shape goes with shape and has as many dimensions")
     if "alt_group" in entry and ("alt_shape" not in entry or not isinstance(entry["alt_group"], str)):
         raise SpecError(f"{where}: alt_group is a name and goes with alt_shape")
     if "shape" in entry:
         if "bias" in entry:
             raise SpecError(f"{where}: bias goes with linear or norm, not shape")
-        return [TensorRule(name, tuple(entry["shape"]), aliases=aliases, alt_shape=tuple(entry.get("alt_shape", ())),
-                           alt_group=entry.get("alt_group"), **common_fields)]
+        return [
+            TensorRule(
+                name,
+                tuple(entry["shape"]),
+                aliases=aliases,
+                alt_shape=tuple(entry.get("alt_shape", ())),
+                alt_group=entry.get("alt_group"),
+                **common_fields,
+            )
+        ]
     if "linear" in entry:
         out_in = entry["linear"]
         if not isinstance(out_in, list) or len(out_in) != 2:
@@ -329,14 +460,19 @@ def _rules(spec: str, where: str, entry: dict[str, Any], components: set[str],
         bias_shape: tuple[Expr, ...] = (out_in[0],)
     else:
         weight_shape = bias_shape = (entry["norm"],)
-    rules = [TensorRule(f"{name}.weight", weight_shape, aliases=tuple(f"{a}.weight" for a in aliases),
-                        **common_fields)]
+    rules = [TensorRule(f"{name}.weight", weight_shape, aliases=tuple(f"{a}.weight" for a in aliases), **common_fields)]
     bias = entry.get("bias", False)
     if bias is not False:
         when = entry.get("when")
         condition = bias if when is None else (when if bias is True else f"({when}) and ({bias})")
-        rules.append(TensorRule(f"{name}.bias", bias_shape, aliases=tuple(f"{a}.bias" for a in aliases),
-                                **{**common_fields, "when": condition, "tied_to": None}))
+        rules.append(
+            TensorRule(
+                f"{name}.bias",
+                bias_shape,
+                aliases=tuple(f"{a}.bias" for a in aliases),
+                **{**common_fields, "when": condition, "tied_to": None},
+            )
+        )
     return rules
 
 
@@ -345,7 +481,7 @@ def _legacy(rule: TensorRule, legacy: dict[str, str]) -> TensorRule:
     ``LayerNorm.weight``: BERT checkpoints converted from TensorFlow) also accepts that name."""
     for current, old in legacy.items():
         if rule.name.endswith(current):
-            alias = rule.name[:-len(current)] + old
+            alias = rule.name[: -len(current)] + old
             return replace(rule, aliases=(*rule.aliases, alias))
     return rule
 

@@ -27,17 +27,17 @@ class TensorRule:
     shape: tuple[Expr, ...]
     component: str
     when: Expr = None
-    experts: Expr = None          # how many experts: {expert} repeats, or the fused leading dim
-    active_experts: Expr = None   # how many of them are activated per token
-    kind: str = "param"           # param | buffer | state | unsaved | head | shared (docs/specs.md)
-    tied_to: str | None = None    # with kind = head: the tensor it is tied to
+    experts: Expr = None  # how many experts: {expert} repeats, or the fused leading dim
+    active_experts: Expr = None  # how many of them are activated per token
+    kind: str = "param"  # param | buffer | state | unsaved | head | shared (docs/specs.md)
+    tied_to: str | None = None  # with kind = head: the tensor it is tied to
     aliases: tuple[str, ...] = ()  # legacy names old exporters wrote for the same weight
-    stack: str | None = None      # the stack whose prefix the name starts with ({layer} repeats over it)
+    stack: str | None = None  # the stack whose prefix the name starts with ({layer} repeats over it)
     repeat: tuple[tuple[str, Expr], ...] = ()  # {name} -> count, nested in order (shape and when read the index)
     alt_shape: tuple[Expr, ...] = ()  # another shape releases store the same weight under (a transpose)
     alt_group: str | None = None  # tensors of one group match by their shape all, or by their alt_shape all
-    mtp: bool = False             # part of an MTP / NextN block stored under its own prefix (optional)
-    tie: Expr = None              # kind shared: whether it is shared here (default true); else a parameter of its own
+    mtp: bool = False  # part of an MTP / NextN block stored under its own prefix (optional)
+    tie: Expr = None  # kind shared: whether it is shared here (default true); else a parameter of its own
 
 
 @dataclass(frozen=True)
@@ -46,12 +46,12 @@ class Stack:
 
     name: str
     count: Expr
-    prefix: str                   # e.g. "model.layers.{layer}."
-    extra: Expr = 0               # MTP / NextN layers appended after the declared ones
-    row: Expr = None              # breakdown row label per layer (default: the stack's name)
+    prefix: str  # e.g. "model.layers.{layer}."
+    extra: Expr = 0  # MTP / NextN layers appended after the declared ones
+    row: Expr = None  # breakdown row label per layer (default: the stack's name)
     bind: tuple[tuple[str, Expr], ...] = ()  # per-layer bindings, evaluated in order, visible to `when`
-    mtp: bool = False             # every layer is an MTP layer under its own prefix (count = how many)
-    like: str | None = None       # its layers hold the tensors of this other stack's layers (under its prefix)
+    mtp: bool = False  # every layer is an MTP layer under its own prefix (count = how many)
+    like: str | None = None  # its layers hold the tensors of this other stack's layers (under its prefix)
 
 
 @dataclass(frozen=True)
@@ -59,17 +59,17 @@ class Module:
     """A sub-model stored under a prefix and evaluated in its own config scope (a vision tower, the LM)."""
 
     name: str
-    spec: str | None              # spec file stem used when the scope's model_type names no spec
-    config: str | None = None     # the scope: a nested config object (text_config, vision_config ...)
-    cls: str | None = None        # the class the sub-model is built as (default: the sub-spec's default)
+    spec: str | None  # spec file stem used when the scope's model_type names no spec
+    config: str | None = None  # the scope: a nested config object (text_config, vision_config ...)
+    cls: str | None = None  # the class the sub-model is built as (default: the sub-spec's default)
     prefix: Mapping[str, str] = field(default_factory=dict)  # old prefix -> stored prefix; "" = every name
     component: str | None = None  # every tensor of the module in one breakdown row (towers); None keeps them
     when: Expr = None
-    inherit: bool = False         # the scope falls back to top-level keys (how transformers reads text_config)
-    select: bool = True           # the scope's model_type picks the sub-spec when one claims it
+    inherit: bool = False  # the scope falls back to top-level keys (how transformers reads text_config)
+    select: bool = True  # the scope's model_type picks the sub-spec when one claims it
     set: Mapping[str, Expr] = field(default_factory=dict)  # scope keys computed in the parent's scope
     defaults: Mapping[str, Any] = field(default_factory=dict)  # the scope when its config is absent or null
-    by_class: bool = False        # the scope's architectures[0] picks the sub-spec first (a spec claiming that class)
+    by_class: bool = False  # the scope's architectures[0] picks the sub-spec first (a spec claiming that class)
     repeat: tuple[str, Expr] | None = None  # (index, count): a tower stored count times, {index} in its prefix
 
 
@@ -78,12 +78,12 @@ class TaskClass:
     """How a task class (``*ForCausalLM``, ``*Model``, ``*ForSequenceClassification`` ...) wraps the model."""
 
     name: str
-    prefix: str | None = None     # replaces the spec's base_prefix on base-model tensors (None: kept)
-    heads: bool = True            # keep the tensors outside base_prefix (the LM head)
+    prefix: str | None = None  # replaces the spec's base_prefix on base-model tensors (None: kept)
+    heads: bool = True  # keep the tensors outside base_prefix (the LM head)
     rules: tuple[TensorRule, ...] = ()  # head tensors the class adds
     set: Mapping[str, Expr] = field(default_factory=dict)  # config keys the class fixes (add_pooling_layer)
-    module: str | None = None     # the class is this module alone, built from its own config scope (text_config)
-    base_of: str | None = None    # the class is this other class's base model: its LM head and MTP block dropped
+    module: str | None = None  # the class is this module alone, built from its own config scope (text_config)
+    base_of: str | None = None  # the class is this other class's base model: its LM head and MTP block dropped
     rename: Mapping[str, str] = field(default_factory=dict)  # with base_of: old name prefix -> as this class saves
 
 
@@ -98,7 +98,7 @@ class Spec:
     stacks: tuple[Stack, ...]
     modules: tuple[Module, ...]
     classes: Mapping[str, TaskClass]
-    family: str                   # decoder | multimodal | tower (_common.toml): which task classes exist
+    family: str  # decoder | multimodal | tower (_common.toml): which task classes exist
     default_class: str
     defaults: Mapping[str, Any]
     derived: Mapping[str, Any]
@@ -109,7 +109,7 @@ class Spec:
     base_prefix: str = ""
     description: str = ""
     diffusers_classes: tuple[str, ...] = ()  # config.json ``_class_name`` values this spec claims (diffusers)
-    applies: Expr = None          # a config for which this is false gets the structural check instead
+    applies: Expr = None  # a config for which this is false gets the structural check instead
     stored_as: tuple[str, ...] = ()  # other classes of the family a checkpoint is often stored as (layouts.py)
     # spec file stem -> condition: a class name several layouts share is another spec's when its condition holds
     defer_to: Mapping[str, Expr] = field(default_factory=dict)
@@ -121,15 +121,15 @@ class ExpectedTensor:
 
     shape: tuple[int, ...]
     component: str
-    kind: str                 # param | buffer | state | unsaved | head | shared (docs/specs.md)
+    kind: str  # param | buffer | state | unsaved | head | shared (docs/specs.md)
     layer: int | None
-    layer_type: str | None    # breakdown row label; None for tensors outside a decoder stack
+    layer_type: str | None  # breakdown row label; None for tensors outside a decoder stack
     mtp: bool
-    rule: int                 # identifies the spec rule (groups dtype checks)
+    rule: int  # identifies the spec rule (groups dtype checks)
     elements: int
     active_fraction: tuple[int, int] = (1, 1)
     stack: str | None = None  # qualified stack name ("decoder", "vision.encoder")
-    tied: bool = False        # a head the config ties to another tensor: a stored copy is redundant
+    tied: bool = False  # a head the config ties to another tensor: a stored copy is redundant
     aliases: tuple[str, ...] = ()
     module: str | None = None  # the tower (module with its own breakdown row) it belongs to
     alt_shape: tuple[int, ...] | None = None  # also a match: the shape other releases store it under
@@ -150,11 +150,11 @@ class StackInfo:
     """A stack as evaluated: its stored name prefix (before the number), declared and extra layer counts."""
 
     name: str
-    label: str                # "" for the model's own layers, else e.g. "vision tower"
+    label: str  # "" for the model's own layers, else e.g. "vision tower"
     prefix: str
     count: int
     extra: int
-    mtp: bool = False         # an MTP block's own stack: count is its layer count, all optional
+    mtp: bool = False  # an MTP block's own stack: count is its layer count, all optional
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,7 @@ class Expectation:
     tied_names: Mapping[str, str] = field(default_factory=dict)  # head name -> the tensor it is tied to
     layout: str = "default"
     modules: tuple[tuple[str, Expectation], ...] = ()  # evaluated sub-models (for the formula display)
-    headless: bool = False        # a base model taken from a class with an LM head: its head rules are not counted
+    headless: bool = False  # a base model taken from a class with an LM head: its head rules are not counted
 
     @property
     def main(self) -> StackInfo | None:

@@ -20,11 +20,24 @@ from .model import Expectation, TensorRule
 
 # config name -> symbol in the published hand computations (names without one are shown as they are)
 NOTATION: dict[str, str] = {
-    "num_hidden_layers": "N", "n_layer": "N", "hidden_size": "d", "n_embd": "d", "intermediate_size": "d_ff",
-    "n_inner": "d_ff", "num_attention_heads": "h", "n_head": "h", "num_key_value_heads": "h_kv",
-    "head_dim": "h_d", "vocab_size": "|V|", "moe_intermediate_size": "d_moe", "num_experts": "E",
-    "num_local_experts": "E", "n_routed_experts": "E", "n_shared_experts": "E_s",
-    "max_position_embeddings": "n_ctx", "n_positions": "n_ctx",
+    "num_hidden_layers": "N",
+    "n_layer": "N",
+    "hidden_size": "d",
+    "n_embd": "d",
+    "intermediate_size": "d_ff",
+    "n_inner": "d_ff",
+    "num_attention_heads": "h",
+    "n_head": "h",
+    "num_key_value_heads": "h_kv",
+    "head_dim": "h_d",
+    "vocab_size": "|V|",
+    "moe_intermediate_size": "d_moe",
+    "num_experts": "E",
+    "num_local_experts": "E",
+    "n_routed_experts": "E",
+    "n_shared_experts": "E_s",
+    "max_position_embeddings": "n_ctx",
+    "n_positions": "n_ctx",
 }
 
 Monomial = tuple[str, ...]
@@ -78,8 +91,12 @@ class _Symbolic:
                 self.used[symbol] = value
                 return {(symbol,): 1}
             return self._opaque(node, env)
-        if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Constant)
-                and isinstance(node.slice.value, str)):  # vision_config['hidden_size'] -> vision.hidden_size
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ):  # vision_config['hidden_size'] -> vision.hidden_size
             value = evaluate(ast.unparse(node), env)
             if isinstance(value, int) and not isinstance(value, bool):
                 symbol = f"{node.value.id.removesuffix('_config')}.{node.slice.value}"
@@ -173,8 +190,7 @@ def _counted(rule: TensorRule, tied: bool) -> bool:
     return not rule.mtp and (rule.kind in ("param", "unsaved") or (rule.kind == "head" and not tied))
 
 
-def _terms(expectation: Expectation, sym: _Symbolic,
-           headless: bool = False) -> tuple[list[str], dict[str, int], int]:
+def _terms(expectation: Expectation, sym: _Symbolic, headless: bool = False) -> tuple[list[str], dict[str, int], int]:
     """The symbolic terms of one (sub)model, its tower numbers by component, and the value of the terms
     (``headless``: a base model taken from a class with an LM head, whose head rules are not counted)."""
     spec, env = expectation.spec, expectation.env
@@ -183,8 +199,11 @@ def _terms(expectation: Expectation, sym: _Symbolic,
     rules = class_rules(spec, spec.classes[expectation.cls].base_of or expectation.cls)
     if headless:
         rules = [(i, r) for i, r in rules if r.component != "lm_head"]
-        rules += [(len(spec.rules) + i, r) for i, r in enumerate(spec.classes[expectation.cls].rules)
-                  if spec.classes[expectation.cls].base_of is not None]
+        rules += [
+            (len(spec.rules) + i, r)
+            for i, r in enumerate(spec.classes[expectation.cls].rules)
+            if spec.classes[expectation.cls].base_of is not None
+        ]
     numeric: dict[str, int] = defaultdict(int)
     parts: list[str] = []
     total = 0
@@ -233,8 +252,11 @@ def _terms(expectation: Expectation, sym: _Symbolic,
     for name, sub in expectation.modules:
         module = next(m for m in spec.modules if m.name == name)
         if module.component is not None:
-            numeric[module.component] += sum(e.elements for e in sub.tensors.values()
-                                              if not e.mtp and (e.kind in ("param", "unsaved") or (e.kind == "head" and not e.tied)))
+            numeric[module.component] += sum(
+                e.elements
+                for e in sub.tensors.values()
+                if not e.mtp and (e.kind in ("param", "unsaved") or (e.kind == "head" and not e.tied))
+            )
             continue
         sub_parts, sub_numeric, sub_total = _terms(sub, sym, headless)
         parts += sub_parts

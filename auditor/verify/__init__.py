@@ -40,9 +40,19 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def verify(target: str | list[str], options: AuditOptions | None = None, *, policy: Any = None,
-           against: str | None = None, jobs: int | None = None, lock: str | None = None, show_progress: bool = False,
-           progress_stream: Any = None, chunk: int = engine.CHUNK, **settings: Any) -> AnyReport:
+def verify(
+    target: str | list[str],
+    options: AuditOptions | None = None,
+    *,
+    policy: Any = None,
+    against: str | None = None,
+    jobs: int | None = None,
+    lock: str | None = None,
+    show_progress: bool = False,
+    progress_stream: Any = None,
+    chunk: int = engine.CHUNK,
+    **settings: Any,
+) -> AnyReport:
     """Audit each target from its headers as ``st-audit audit`` does (its kind discovered: each part of a pipeline
     or an adapter audited as what it is), then read every byte of each part once (hashes and tensor values).
     Several targets make one report of sections, as ``audit`` does; ``--against`` and ``--lock`` describe one.
@@ -56,6 +66,7 @@ def verify(target: str | list[str], options: AuditOptions | None = None, *, poli
     from ..gate import lock as lockmod
     from ..gate.policy import Policy
     from ..run.multi import gated_audit_target
+
     targets = [target] if isinstance(target, str) else list(target)
     if against and len(targets) > 1:
         raise UsageError(f"--against names one repo; it cannot apply to {len(targets)} targets")
@@ -92,17 +103,22 @@ def local_target(text: str, revision: str | None = None) -> Target:
     from ..core.errors import TargetNotFound
     from ..read.hfcache import hub_cache_dir
     from ..read.targets import HubTarget, in_cache, resolve
+
     target = resolve(text, revision=revision)
     if isinstance(target, HubTarget):
         cached = in_cache(target)
         if cached is None:
-            raise TargetNotFound(f"{text} is not in the local Hugging Face cache ({hub_cache_dir()}): verify reads "
-                                 f"every byte and never downloads weights; run `hf download {target.repo}` first, or "
-                                 "pass a checkpoint directory")
+            raise TargetNotFound(
+                f"{text} is not in the local Hugging Face cache ({hub_cache_dir()}): verify reads "
+                f"every byte and never downloads weights; run `hf download {target.repo}` first, or "
+                "pass a checkpoint directory"
+            )
         return cached
     if target.kind not in ("local", "hf-cache"):
-        raise UsageError(f"{text}: verify reads every byte of local files; download the checkpoint first (or audit "
-                         "it where it is: `st-audit audit` reads only the headers)")
+        raise UsageError(
+            f"{text}: verify reads every byte of local files; download the checkpoint first (or audit "
+            "it where it is: `st-audit audit` reads only the headers)"
+        )
     return target
 
 
@@ -135,23 +151,28 @@ class ContentPass:
 
     def __call__(self, view: Any, variant: str | None, audit_part: Callable[[Any], Report]) -> Report:
         from ..read.checkpoint import collect
+
         prefix = view.prefix  # a part in a folder of the target (a pipeline's unet/)
         root = view.root
-        expected = {n[len(prefix):]: e for n, e in self.expected.items() if n.startswith(prefix)}
+        expected = {n[len(prefix) :]: e for n, e in self.expected.items() if n.startswith(prefix)}
         checkpoint = collect(view, variant=variant)
         # a file two parts list (a folder's config.json beside its default and fp16 weights) is read once
         files = [j for j in plan_files(view, checkpoint, expected, root) if prefix + j.name not in self.hashed]
         self.hashed.update(prefix + j.name for j in files)
         counter = engine.Progress(sum(j.size for j in files))
         started = time.monotonic()
-        runner = engine.Runner(files, jobs=self.reading.threads, chunk=self.reading.chunk, stats=self.include_tensors,
-                               progress=counter).start()
+        runner = engine.Runner(
+            files, jobs=self.reading.threads, chunk=self.reading.chunk, stats=self.include_tensors, progress=counter
+        ).start()
         try:
             report = audit_part(_Parsed(view, checkpoint.headers))
             if self.progress:
-                self.progress(f"verify: reading {len(files)} files, {counter.total:,} bytes, {self.reading.threads} threads")
+                self.progress(
+                    f"verify: reading {len(files)} files, {counter.total:,} bytes, {self.reading.threads} threads"
+                )
             if self.reading.show_progress:
                 from .progress import Display
+
                 with Display(counter, self.reading.progress_stream, started=started):
                     scans = runner.join()
             else:
@@ -161,10 +182,19 @@ class ContentPass:
             raise
         return self._judged(report, checkpoint, files, scans, expected, root, time.monotonic() - started)
 
-    def _judged(self, report: Report, checkpoint: Any, files: list[engine.FileJob], scans: dict[str, Any],
-                expected: dict[str, Expected], root: Any, seconds: float) -> Report:
+    def _judged(
+        self,
+        report: Report,
+        checkpoint: Any,
+        files: list[engine.FileJob],
+        scans: dict[str, Any],
+        expected: dict[str, Expected],
+        root: Any,
+        seconds: float,
+    ) -> Report:
         """The part's report with what the bytes said: digests, values, copies, the verify block."""
         from . import checks
+
         by_name = {j.name: j for j in files}
 
         def locate(t: Tensor) -> tuple[str, int]:
@@ -175,24 +205,47 @@ class ContentPass:
         found: list[Finding] = digests.digest_findings(files, expected)
         found += checks.value_findings(scans, categories)
         found += checks.copy_findings(scans, checks.copy_pairs(checkpoint.config, stored), categories, locate)
-        ran = {"content": True, "digests": any(j.name in expected for j in files),
-               "listing": self.reading.against_info is not None}  # what JUnit may call passed (codes.toml needs)
+        ran = {
+            "content": True,
+            "digests": any(j.name in expected for j in files),
+            "listing": self.reading.against_info is not None,
+        }  # what JUnit may call passed (codes.toml needs)
         if self.progress:
             self.progress(digest_summary(files, expected))
         block = {
-            "jobs": self.reading.threads, "bytes": sum(j.size for j in files), "seconds": round(seconds, 3),
+            "jobs": self.reading.threads,
+            "bytes": sum(j.size for j in files),
+            "seconds": round(seconds, 3),
             "against": self.reading.against_info,
-            "files": [{"name": j.name, "size": j.size, "sha256": j.sha256,
-                       "expected": ({"algorithm": expected[j.name].algorithm, "digest": expected[j.name].digest,
-                                     "origin": expected[j.name].origin} if j.name in expected else None),
-                       "status": digests.file_status(j, expected.get(j.name))} for j in files],
+            "files": [
+                {
+                    "name": j.name,
+                    "size": j.size,
+                    "sha256": j.sha256,
+                    "expected": (
+                        {
+                            "algorithm": expected[j.name].algorithm,
+                            "digest": expected[j.name].digest,
+                            "origin": expected[j.name].origin,
+                        }
+                        if j.name in expected
+                        else None
+                    ),
+                    "status": digests.file_status(j, expected.get(j.name)),
+                }
+                for j in files
+            ],
         }
-        return replace(report, file_sha256={j.name: j.sha256 for j in files if j.sha256},
-                       checks=report.checks | {check for check, done in ran.items() if done},
-                       findings=sorted(report.findings + found, key=lambda f: -SEVERITY_RANK[f.severity]),
-                       extra={**report.extra, "verify": block},
-                       tensor_extra={name: {"stats": _stats(s)} for name, s in scans.items()} if self.include_tensors
-                       else report.tensor_extra)
+        return replace(
+            report,
+            file_sha256={j.name: j.sha256 for j in files if j.sha256},
+            checks=report.checks | {check for check, done in ran.items() if done},
+            findings=sorted(report.findings + found, key=lambda f: -SEVERITY_RANK[f.severity]),
+            extra={**report.extra, "verify": block},
+            tensor_extra={name: {"stats": _stats(s)} for name, s in scans.items()}
+            if self.include_tensors
+            else report.tensor_extra,
+        )
 
 
 class _Parsed(Source):
@@ -220,12 +273,16 @@ class _Parsed(Source):
     def read_json(self, name: str) -> Any:
         return self._source.read_json(name)
 
-    def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
-                     max_tensors: int = MAX_TENSORS) -> dict[str, Any]:
+    def read_headers(
+        self,
+        names: list[str],
+        sizes: dict[str, int | None],
+        tensor_counts: dict[str, int],
+        max_tensors: int = MAX_TENSORS,
+    ) -> dict[str, Any]:
         missing = [n for n in names if n not in self._headers]
         out = self._source.read_headers(missing, sizes, tensor_counts, max_tensors) if missing else {}
-        return {n: self._headers[n] if n in self._headers else out[n] for n in names
-                if n in self._headers or n in out}
+        return {n: self._headers[n] if n in self._headers else out[n] for n in names if n in self._headers or n in out}
 
     def describe(self) -> dict[str, Any]:
         return self._source.describe()  # type: ignore[no-any-return]
@@ -236,8 +293,11 @@ def digest_summary(files: list[engine.FileJob], expected: dict[str, Expected]) -
     status = [digests.file_status(j, expected.get(j.name)) for j in files]
     counts = {s: status.count(s) for s in ("match", "mismatch", "unchecked", "unreadable") if s in status}
     text = ", ".join(f"{n} {s}" for s, n in counts.items())
-    hint = ("" if len(counts) != 1 or "unchecked" not in counts else
-            " (no expected digests: pass --against ORG/NAME, or verify a Hugging Face cache snapshot)")
+    hint = (
+        ""
+        if len(counts) != 1 or "unchecked" not in counts
+        else " (no expected digests: pass --against ORG/NAME, or verify a Hugging Face cache snapshot)"
+    )
     return f"verify: {len(files)} files hashed: {text}{hint}"
 
 
@@ -256,8 +316,9 @@ def plan_files(source: Any, checkpoint: Any, expected: dict[str, Expected], root
     jobs = []
     root = source.root if root is None else root
     for name, size in sorted(source.list_files().items()):
-        job = engine.FileJob(name, str(root / name), size or 0,
-                             git_sha1=name in expected and expected[name].algorithm == "git-sha1")
+        job = engine.FileJob(
+            name, str(root / name), size or 0, git_sha1=name in expected and expected[name].algorithm == "git-sha1"
+        )
         if name in tensors:
             job.data_start, job.tensors = tensors[name]
         jobs.append(job)
@@ -267,9 +328,15 @@ def plan_files(source: Any, checkpoint: Any, expected: dict[str, Expected], root
 def _stats(s: engine.Scan) -> dict[str, Any]:
     t = s.tensor
     elementwise = engine.DTYPE_BITS.get(t.dtype, 0) >= 8 and t.dtype != "C64"
-    return {"complete": s.complete, "nan": s.nan, "inf": s.inf,
-            "zero_fraction": (s.zeros / t.elements if elementwise else None) if t.elements else None,
-            "min": s.minimum, "max": s.maximum, "mean_abs": s.abs_sum / s.finite if s.finite else None}
+    return {
+        "complete": s.complete,
+        "nan": s.nan,
+        "inf": s.inf,
+        "zero_fraction": (s.zeros / t.elements if elementwise else None) if t.elements else None,
+        "min": s.minimum,
+        "max": s.maximum,
+        "mean_abs": s.abs_sum / s.finite if s.finite else None,
+    }
 
 
 __all__ = ["verify", "default_jobs", "plan_files"]

@@ -39,24 +39,47 @@ def value_findings(scans: dict[str, Scan], categories: dict[str, str]) -> list[F
         t = s.tensor
         if s.nan:
             at = _index(s.first_nan or 0, t.shape)
-            out.append(finding("tensor-nan", f"{t.file}: {name} holds {plural(s.nan, 'NaN')} of {t.elements:,} "
-                               f"values, the first at index {at}", tensors=[name], files=[t.file]))
+            out.append(
+                finding(
+                    "tensor-nan",
+                    f"{t.file}: {name} holds {plural(s.nan, 'NaN')} of {t.elements:,} values, the first at index {at}",
+                    tensors=[name],
+                    files=[t.file],
+                )
+            )
         if s.inf:
             at = _index(s.first_inf or 0, t.shape)
-            out.append(finding("tensor-inf", f"{t.file}: {name} holds {plural(s.inf, 'infinite value')} of "
-                               f"{t.elements:,}, the first at index {at}", tensors=[name], files=[t.file]))
+            out.append(
+                finding(
+                    "tensor-inf",
+                    f"{t.file}: {name} holds {plural(s.inf, 'infinite value')} of "
+                    f"{t.elements:,}, the first at index {at}",
+                    tensors=[name],
+                    files=[t.file],
+                )
+            )
         if s.complete and t.nbytes and t.dtype not in NO_ZERO and is_weight(t, categories.get(name, "")):
             if s.zeros == (t.elements if elementwise(t.dtype) else t.nbytes):
                 zero.append(name)
     if zero:
         files = sorted({scans[n].tensor.file for n in zero})
-        out.append(finding("tensor-all-zero", f"{plural(len(zero), 'weight tensor')} entirely zero (never trained, "
-                           f"or overwritten): {shown(zero)}", tensors=zero, files=files))
+        out.append(
+            finding(
+                "tensor-all-zero",
+                f"{plural(len(zero), 'weight tensor')} entirely zero (never trained, or overwritten): {shown(zero)}",
+                tensors=zero,
+                files=files,
+            )
+        )
     return out
 
 
-def copy_findings(scans: dict[str, Scan], pairs: list[tuple[str, str, str]], categories: dict[str, str],
-                  locate: Callable[[Tensor], tuple[str, int]]) -> list[Finding]:
+def copy_findings(
+    scans: dict[str, Scan],
+    pairs: list[tuple[str, str, str]],
+    categories: dict[str, str],
+    locate: Callable[[Tensor], tuple[str, int]],
+) -> list[Finding]:
     """tied-copy-differs for each (copy, original) pair, tensor-duplicate for other identical weights."""
     out: list[Finding] = []
     paired: set[frozenset[str]] = set()
@@ -70,10 +93,16 @@ def copy_findings(scans: dict[str, Scan], pairs: list[tuple[str, str, str]], cat
             continue  # a different dtype or shape is not a byte copy: shape-mismatch/dtype findings say so
         if _identical(a, b, locate):
             continue
-        out.append(finding("tied-copy-differs", f"{copy} ({ta.file}) should be a copy of {original} ({tb.file}) "
-                           f"because {why}, but its bytes differ: loaders that tie them use {original} and "
-                           "silently drop what was trained into the copy", tensors=[copy, original],
-                           files=sorted({ta.file, tb.file})))
+        out.append(
+            finding(
+                "tied-copy-differs",
+                f"{copy} ({ta.file}) should be a copy of {original} ({tb.file}) "
+                f"because {why}, but its bytes differ: loaders that tie them use {original} and "
+                "silently drop what was trained into the copy",
+                tensors=[copy, original],
+                files=sorted({ta.file, tb.file}),
+            )
+        )
     out += _duplicates(scans, categories, paired, locate)
     return out
 
@@ -84,8 +113,12 @@ def _identical(a: Scan, b: Scan, locate: Callable[[Tensor], tuple[str, int]]) ->
     return same_bytes(locate(a.tensor), locate(b.tensor), a.tensor.nbytes)
 
 
-def _duplicates(scans: dict[str, Scan], categories: dict[str, str], paired: set[frozenset[str]],
-                locate: Callable[[Tensor], tuple[str, int]]) -> list[Finding]:
+def _duplicates(
+    scans: dict[str, Scan],
+    categories: dict[str, str],
+    paired: set[frozenset[str]],
+    locate: Callable[[Tensor], tuple[str, int]],
+) -> list[Finding]:
     groups: dict[tuple[Any, ...], list[Scan]] = {}
     for name, s in scans.items():
         t = s.tensor
@@ -102,7 +135,8 @@ def _duplicates(scans: dict[str, Scan], categories: dict[str, str], paired: set[
         for s in candidates:
             for group in sets:
                 if frozenset((group[0].tensor.name, s.tensor.name)) not in paired and same_bytes(
-                        locate(group[0].tensor), locate(s.tensor), s.tensor.nbytes):
+                    locate(group[0].tensor), locate(s.tensor), s.tensor.nbytes
+                ):
                     group.append(s)
                     break
             else:
@@ -111,9 +145,16 @@ def _duplicates(scans: dict[str, Scan], categories: dict[str, str], paired: set[
             if len(group) > 1:
                 names = [s.tensor.name for s in group]
                 files = sorted({s.tensor.file for s in group})
-                out.append(finding("tensor-duplicate", f"{plural(len(names), 'distinct weight tensor')} hold "
-                                   f"identical bytes ({group[0].tensor.nbytes:,} each): {shown(names)} — a layer "
-                                   "copied over another?", tensors=names, files=files))
+                out.append(
+                    finding(
+                        "tensor-duplicate",
+                        f"{plural(len(names), 'distinct weight tensor')} hold "
+                        f"identical bytes ({group[0].tensor.nbytes:,} each): {shown(names)} — a layer "
+                        "copied over another?",
+                        tensors=names,
+                        files=files,
+                    )
+                )
     return out
 
 
@@ -128,10 +169,12 @@ def copy_pairs(config: dict[str, Any] | None, stored: dict[str, Tensor]) -> list
         return []
     try:
         from ..specs import expand, select
+
         spec, cfg = select(config)
         if spec is None:
             return []
         from ..specs.layouts import best_layout
+
         expectation = best_layout(expand(spec, cfg), stored)
     except Exception:  # noqa: BLE001 - a config the engine cannot evaluate is already a finding of the audit
         return []
@@ -139,8 +182,15 @@ def copy_pairs(config: dict[str, Any] | None, stored: dict[str, Tensor]) -> list
     for head, original in expectation.tied_names.items():
         e = expectation.tensors.get(head)
         if e is not None and e.tied and head in stored and original in stored:
-                pairs.append((head, original, "the model shares one parameter under both names" if e.kind == "shared"
-                              else "config.json ties them (tie_word_embeddings)"))
+            pairs.append(
+                (
+                    head,
+                    original,
+                    "the model shares one parameter under both names"
+                    if e.kind == "shared"
+                    else "config.json ties them (tie_word_embeddings)",
+                )
+            )
     for name, e in expectation.tensors.items():
         if not e.mtp or name not in stored or e.layer is None:
             continue
@@ -148,7 +198,7 @@ def copy_pairs(config: dict[str, Any] | None, stored: dict[str, Tensor]) -> list
             head = f"{prefix}{e.layer}."
             if name.startswith(head):
                 root = prefix.rstrip(".").rpartition(".")[0]
-                original = (root + "." if root else "") + name[len(head):]
+                original = (root + "." if root else "") + name[len(head) :]
                 if original in stored and original != name and stored[original].shape == stored[name].shape:
                     pairs.append((name, original, "the MTP layer shares it with the main model"))
     return pairs

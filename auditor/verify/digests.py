@@ -25,15 +25,18 @@ def parse_against(spec: str) -> tuple[str, str | None]:
     """``org/name@rev`` (or any Hub form the target resolver reads) -> ``("org/name", "rev")``; the revision may hold
     slashes (``refs/pr/1``)."""
     from ..read.targets import hub_target
+
     target = hub_target(spec)
     return target.repo, target.revision
 
 
-def hub_listing(spec: str, *, token: str | None = None,
-                progress: Callable[[str], None] | None = None) -> tuple[dict[str, Expected], set[str], dict[str, Any]]:
+def hub_listing(
+    spec: str, *, token: str | None = None, progress: Callable[[str], None] | None = None
+) -> tuple[dict[str, Expected], set[str], dict[str, Any]]:
     """Expected digests, the listed file names and ``{"repo", "revision", "commit"}`` of ``--against``."""
     from ..core.errors import UsageError
     from ..read.sources.hub import HubSource  # imports huggingface_hub: only when --against is given
+
     repo, revision = parse_against(spec)
     if "/" not in repo:
         raise UsageError(f"--against needs a Hub repo id such as org/name[@revision], not {spec!r}")
@@ -41,8 +44,9 @@ def hub_listing(spec: str, *, token: str | None = None,
     files = source.list_files()
     where = f"the Hub listing of {repo}@{(source.commit or revision or 'main')[:12]}"
     expected = {name: Expected("sha256", d.lower(), where) for name, d in source.lfs_sha256.items()}
-    expected.update({name: Expected("git-sha1", d.lower(), where) for name, d in source.git_sha1.items()
-                     if name not in expected})
+    expected.update(
+        {name: Expected("git-sha1", d.lower(), where) for name, d in source.git_sha1.items() if name not in expected}
+    )
     return expected, set(files), {"repo": repo, "revision": revision, "commit": source.commit}
 
 
@@ -75,8 +79,14 @@ def digest_findings(jobs: Iterable[FileJob], expected: dict[str, Expected]) -> l
         if exp is None or file_status(job, exp) == "match":
             continue
         actual = job.sha256 if exp.algorithm == "sha256" else job.git
-        out.append(finding("hash-mismatch", f"{job.name}: {exp.algorithm} is {actual}, but {exp.origin} says "
-                           f"{exp.digest} (a corrupt, partial or different file)", files=[job.name]))
+        out.append(
+            finding(
+                "hash-mismatch",
+                f"{job.name}: {exp.algorithm} is {actual}, but {exp.origin} says "
+                f"{exp.digest} (a corrupt, partial or different file)",
+                files=[job.name],
+            )
+        )
     return out
 
 
@@ -88,14 +98,32 @@ def listing_findings(local: set[str], hub_files: set[str], against: str | None) 
     needed = [n for n in missing if n.endswith(LOADER_FILES)]
     others = [n for n in missing if n not in needed]
     if needed:
-        out.append(finding("hub-file-missing", f"{plural(len(needed), 'file')} of {against} the loader needs "
-                           f"{'is' if len(needed) == 1 else 'are'} missing locally: {shown(needed, MAX_NAMES)}", files=needed))
+        out.append(
+            finding(
+                "hub-file-missing",
+                f"{plural(len(needed), 'file')} of {against} the loader needs "
+                f"{'is' if len(needed) == 1 else 'are'} missing locally: {shown(needed, MAX_NAMES)}",
+                files=needed,
+            )
+        )
     if others:
-        out.append(finding("hub-file-missing", f"{plural(len(others), 'other file')} of {against} "
-                           f"{'is' if len(others) == 1 else 'are'} missing locally: {shown(others, MAX_NAMES)}", files=others,
-                           severity="warning"))
+        out.append(
+            finding(
+                "hub-file-missing",
+                f"{plural(len(others), 'other file')} of {against} "
+                f"{'is' if len(others) == 1 else 'are'} missing locally: {shown(others, MAX_NAMES)}",
+                files=others,
+                severity="warning",
+            )
+        )
     extra = sorted(local - hub_files)
     if extra:
-        out.append(finding("file-not-on-hub", f"{plural(len(extra), 'local file')} {'is' if len(extra) == 1 else 'are'}"
-                           f" not in {against}: {shown(extra, MAX_NAMES)}", files=extra))
+        out.append(
+            finding(
+                "file-not-on-hub",
+                f"{plural(len(extra), 'local file')} {'is' if len(extra) == 1 else 'are'}"
+                f" not in {against}: {shown(extra, MAX_NAMES)}",
+                files=extra,
+            )
+        )
     return out

@@ -75,17 +75,17 @@ class FileJob:
     name: str
     path: str
     size: int
-    data_start: int = 0            # 8 + header length; tensors' offsets are relative to it
+    data_start: int = 0  # 8 + header length; tensors' offsets are relative to it
     tensors: list[Tensor] = field(default_factory=list)  # scanned tensors, in file order, complete ones only
-    git_sha1: bool = False         # also compute the git blob id (the Hub's digest of non-LFS files)
+    git_sha1: bool = False  # also compute the git blob id (the Hub's digest of non-LFS files)
     sha256: str | None = None
     git: str | None = None
     error: str | None = None
     # run-time state
     fd: int = -1
     units: list[Unit] = field(default_factory=list)
-    handed: int = 0      # units given to workers
-    next_hash: int = 0   # the unit whose turn it is to be hashed
+    handed: int = 0  # units given to workers
+    next_hash: int = 0  # the unit whose turn it is to be hashed
     finished: int = 0
     cond: threading.Condition = field(default_factory=threading.Condition)
     hashers: list[Any] = field(default_factory=list)
@@ -162,8 +162,15 @@ class Runner:
     the interpreter is still importing, and while the caller audits the headers.
     """
 
-    def __init__(self, jobs_list: Iterable[FileJob], *, jobs: int, chunk: int = CHUNK, stats: bool = False,
-                 progress: Progress | None = None) -> None:
+    def __init__(
+        self,
+        jobs_list: Iterable[FileJob],
+        *,
+        jobs: int,
+        chunk: int = CHUNK,
+        stats: bool = False,
+        progress: Progress | None = None,
+    ) -> None:
         self.files = list(jobs_list)
         self.jobs = max(1, jobs)
         self.chunk = max(8, chunk - chunk % 8)
@@ -177,8 +184,9 @@ class Runner:
         self._sched_lock = threading.Lock()
         self._merge_lock = threading.Lock()
         self._bugs: list[BaseException] = []  # an exception in a worker is a bug: re-raised by join(), never a hang
-        self._threads = [threading.Thread(target=self._worker, name=f"st-audit-verify-{i}", daemon=True)
-                         for i in range(self.jobs)]
+        self._threads = [
+            threading.Thread(target=self._worker, name=f"st-audit-verify-{i}", daemon=True) for i in range(self.jobs)
+        ]
 
     def start(self) -> Runner:
         for th in self._threads:
@@ -236,13 +244,15 @@ class Runner:
         scratch: Any = None
         while (unit := self._next_unit()) is not None:
             job = unit.job
-            data = view[:unit.length]
+            data = view[: unit.length]
             if job.error is None:
                 try:
                     n = _pread(job.fd, data, unit.offset)
                     if n != unit.length:
-                        raise OSError(f"the file changed while it was read ({n:,} of {unit.length:,} bytes at "
-                                      f"offset {unit.offset:,})")
+                        raise OSError(
+                            f"the file changed while it was read ({n:,} of {unit.length:,} bytes at "
+                            f"offset {unit.offset:,})"
+                        )
                 except OSError as e:
                     job.error = f"could not read: {e.strerror or e}" if e.strerror else f"could not read: {e}"
             with job.cond:  # units are hashed in order; the next worker reads and scans meanwhile
@@ -259,6 +269,7 @@ class Runner:
                 try:
                     if raw is None:
                         import numpy as np
+
                         raw = np.frombuffer(buf, np.uint8)
                         scratch = np.empty(self.chunk, np.uint8)
                     self._scan(unit, raw, scratch)
@@ -272,20 +283,28 @@ class Runner:
 
     def _scan(self, unit: Unit, raw: Any, scratch: Any) -> None:
         from . import values
+
         job = unit.job
         partials = []
         for scan, at, nbytes in unit.pieces:
             t = scan.tensor
             first = (unit.offset + at - job.data_start - t.start) // itemsize(t.dtype)
-            partials.append((scan, first, nbytes, values.scan(raw[at:at + nbytes], t.dtype, first, scratch,
-                                                              self.stats)))
+            partials.append(
+                (scan, first, nbytes, values.scan(raw[at : at + nbytes], t.dtype, first, scratch, self.stats))
+            )
         with self._merge_lock:
             for scan, first, nbytes, p in partials:
                 scan.merge(first, nbytes, p)
 
 
-def run(jobs_list: Iterable[FileJob], *, jobs: int, chunk: int = CHUNK, stats: bool = False,
-        progress: Progress | None = None) -> dict[str, Scan]:
+def run(
+    jobs_list: Iterable[FileJob],
+    *,
+    jobs: int,
+    chunk: int = CHUNK,
+    stats: bool = False,
+    progress: Progress | None = None,
+) -> dict[str, Scan]:
     """Hash every file and scan every listed tensor; returns the scans by tensor name.
 
     Results land on the FileJobs (``sha256``, ``git``, ``error``); I/O errors never raise.
@@ -319,7 +338,7 @@ def _pread(fd: int, into: memoryview, offset: int) -> int:
         else:  # pragma: no cover - platforms without preadv
             chunk = os.pread(fd, len(into) - got, offset + got)
             n = len(chunk)
-            into[got:got + n] = chunk
+            into[got : got + n] = chunk
         if n == 0:
             break
         got += n

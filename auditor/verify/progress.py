@@ -36,8 +36,16 @@ def line(progress: Progress, elapsed: float) -> str:
 class Display:
     """Context manager: shows ``progress`` until the block ends."""
 
-    def __init__(self, progress: Progress, stream: TextIO | None = None, *, tty: bool | None = None,
-                 interval: float | None = None, label: str = "verify", started: float | None = None) -> None:
+    def __init__(
+        self,
+        progress: Progress,
+        stream: TextIO | None = None,
+        *,
+        tty: bool | None = None,
+        interval: float | None = None,
+        label: str = "verify",
+        started: float | None = None,
+    ) -> None:
         self.progress = progress
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty() if tty is None else tty
@@ -54,16 +62,17 @@ class Display:
         self._thread.start()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
         elapsed = time.monotonic() - (self._started or 0.0)
         if self.tty:
             self.stream.write("\r\033[K")
-        self.stream.write(f"{self.label}: read {_size(self.progress.done)} in {elapsed:.1f} s "
-                          f"({_size(self.progress.done / elapsed if elapsed > 0 else 0)}/s)\n")
+        self.stream.write(
+            f"{self.label}: read {_size(self.progress.done)} in {elapsed:.1f} s "
+            f"({_size(self.progress.done / elapsed if elapsed > 0 else 0)}/s)\n"
+        )
         self.stream.flush()
 
     def _loop(self) -> None:

@@ -22,10 +22,10 @@ import numpy as np
 class BitLayout(NamedTuple):
     """How a floating-point dtype marks its special values."""
 
-    uint: type            # unsigned view of one element
-    abs_mask: int         # all bits but the sign
-    special: int          # masked >= special: NaN or Inf (exponent all ones; E4M3: 0x7f is the only NaN)
-    inf: int | None       # masked == inf is +-Inf; None when the format has no infinity
+    uint: type  # unsigned view of one element
+    abs_mask: int  # all bits but the sign
+    special: int  # masked >= special: NaN or Inf (exponent all ones; E4M3: 0x7f is the only NaN)
+    inf: int | None  # masked == inf is +-Inf; None when the format has no infinity
     nan_exact: int | None = None  # FNUZ / E8M0 formats: this one bit pattern is NaN, and there is no -0.0
 
 
@@ -35,14 +35,22 @@ FLOAT_LAYOUTS: dict[str, BitLayout] = {
     "F32": BitLayout(np.uint32, 0x7FFF_FFFF, 0x7F80_0000, 0x7F80_0000),
     "F64": BitLayout(np.uint64, 0x7FFF_FFFF_FFFF_FFFF, 0x7FF0_0000_0000_0000, 0x7FF0_0000_0000_0000),
     "F8_E5M2": BitLayout(np.uint8, 0x7F, 0x7C, 0x7C),
-    "F8_E4M3": BitLayout(np.uint8, 0x7F, 0x7F, None),          # OCP E4M3FN: S.1111.111 is NaN, no Inf
+    "F8_E4M3": BitLayout(np.uint8, 0x7F, 0x7F, None),  # OCP E4M3FN: S.1111.111 is NaN, no Inf
     "F8_E4M3FNUZ": BitLayout(np.uint8, 0xFF, 0x100, None, 0x80),  # 0x80 ("-0") is the NaN, no Inf
     "F8_E5M2FNUZ": BitLayout(np.uint8, 0xFF, 0x100, None, 0x80),
-    "F8_E8M0": BitLayout(np.uint8, 0xFF, 0x100, None, 0xFF),      # scale exponents: 0xFF is NaN, no zero
+    "F8_E8M0": BitLayout(np.uint8, 0xFF, 0x100, None, 0xFF),  # scale exponents: 0xFF is NaN, no zero
 }
-INT_DTYPES: dict[str, type] = {"I8": np.int8, "U8": np.uint8, "I16": np.int16, "U16": np.uint16,
-                               "I32": np.int32, "U32": np.uint32, "I64": np.int64, "U64": np.uint64,
-                               "BOOL": np.uint8}
+INT_DTYPES: dict[str, type] = {
+    "I8": np.int8,
+    "U8": np.uint8,
+    "I16": np.int16,
+    "U16": np.uint16,
+    "I32": np.int32,
+    "U32": np.uint32,
+    "I64": np.int64,
+    "U64": np.uint64,
+    "BOOL": np.uint8,
+}
 NO_ZERO = frozenset({"F8_E8M0"})  # every bit pattern is a power of two: "all zero" does not apply
 
 
@@ -80,11 +88,10 @@ def sample(raw: np.ndarray) -> bytes:
     if n <= 3 * SAMPLE:
         return raw.tobytes()
     mid = n // 2 - (n // 2) % 8
-    return raw[:SAMPLE].tobytes() + raw[mid:mid + SAMPLE].tobytes() + raw[n - SAMPLE:].tobytes()
+    return raw[:SAMPLE].tobytes() + raw[mid : mid + SAMPLE].tobytes() + raw[n - SAMPLE :].tobytes()
 
 
-def scan(raw: np.ndarray, dtype: str, first_element: int, scratch: np.ndarray | None,
-         stats: bool) -> Partial:
+def scan(raw: np.ndarray, dtype: str, first_element: int, scratch: np.ndarray | None, stats: bool) -> Partial:
     """Check one segment (``raw``: uint8 view of whole elements) of a tensor of ``dtype``."""
     p = Partial(sample=sample(raw))
     layout = FLOAT_LAYOUTS.get(dtype)
@@ -111,8 +118,9 @@ def scan(raw: np.ndarray, dtype: str, first_element: int, scratch: np.ndarray | 
 _SIGNED: dict[Any, Any] = {np.uint8: np.int8, np.uint16: np.int16, np.uint32: np.int32, np.uint64: np.int64}
 
 
-def _scan_ieee(bits: np.ndarray, layout: BitLayout, first: int, scratch: np.ndarray | None, p: Partial,
-               count_zeros: bool) -> None:
+def _scan_ieee(
+    bits: np.ndarray, layout: BitLayout, first: int, scratch: np.ndarray | None, p: Partial, count_zeros: bool
+) -> None:
     """Two max() reductions decide the common case without writing anything.
 
     Viewed as signed integers, positive specials (exponent all ones) are the largest values; viewed as unsigned,
@@ -131,7 +139,7 @@ def _scan_ieee(bits: np.ndarray, layout: BitLayout, first: int, scratch: np.ndar
     if not (specials or count_zeros):
         return  # the common case: finite, not all zero; the exact zero count is only needed for --tensors
     fits = scratch is not None and scratch.nbytes >= bits.nbytes
-    out: Any = scratch[:bits.nbytes].view(layout.uint) if fits and scratch is not None else None
+    out: Any = scratch[: bits.nbytes].view(layout.uint) if fits and scratch is not None else None
     masked = np.bitwise_and(bits, layout.uint(layout.abs_mask), out=out)
     p.zeros = masked.size - int(np.count_nonzero(masked))
     if not specials:
@@ -161,6 +169,7 @@ def _scan_exact_nan(bits: np.ndarray, layout: BitLayout, dtype: str, first: int,
 
 
 # -- statistics (only with --tensors) ------------------------------------------------------------------
+
 
 def _f8_table(exp_bits: int, man_bits: int, bias: int) -> np.ndarray:
     """float32 value of every byte of a float8 format with this layout (specials patched by the caller)."""

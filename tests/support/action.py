@@ -27,8 +27,9 @@ def _evaluate(expr: str, inputs: dict[str, str], env: dict[str, str]) -> str:
     return ""
 
 
-def run_action(tmp_path: Path, cwd: Path | None = None, **given: str) -> tuple[subprocess.CompletedProcess[str],
-                                                                              str, dict[str, str]]:
+def run_action(
+    tmp_path: Path, cwd: Path | None = None, **given: str
+) -> tuple[subprocess.CompletedProcess[str], str, dict[str, str]]:
     """Run the action's audit step as the runner would: its env mapping evaluated, its `run` in bash."""
     inputs = {name: spec.get("default", "") for name, spec in ACTION["inputs"].items()}
     unknown = set(given) - set(inputs)
@@ -47,8 +48,8 @@ def run_action(tmp_path: Path, cwd: Path | None = None, **given: str) -> tuple[s
     env.update(RUNNER_TEMP=str(runner_temp), GITHUB_STEP_SUMMARY=str(summary), GITHUB_OUTPUT=str(outputs))
     for key, value in step["env"].items():
         env[key] = _EXPR.sub(lambda m: _evaluate(m.group(1), inputs, env), str(value))
-    proc = subprocess.run(["bash", "-c", step["run"]], capture_output=True, text=True, env=env,
-                          cwd=cwd or tmp_path, timeout=300)
+    proc = subprocess.run(
+        ["bash", "-c", step["run"]], capture_output=True, text=True, env=env, cwd=cwd or tmp_path, timeout=300
+    )
     out = dict(line.split("=", 1) for line in outputs.read_text().splitlines() if "=" in line)
     return proc, summary.read_text(), out
-

@@ -38,8 +38,9 @@ class BrowserError(RuntimeError):
 class Page:
     """One headless browser with one page; use as a context manager."""
 
-    def __init__(self, executable: str, width: int = 1280, height: int = 900, dark: bool = False,
-                 timeout: float = 30.0) -> None:
+    def __init__(
+        self, executable: str, width: int = 1280, height: int = 900, dark: bool = False, timeout: float = 30.0
+    ) -> None:
         self.timeout = timeout
         self.errors: list[str] = []  # uncaught exceptions, console.error calls, error log entries
         self._profile = tempfile.mkdtemp(prefix="st-audit-chromium-")
@@ -54,11 +55,26 @@ class Page:
             os.set_inheritable(4, True)
 
         self._proc = subprocess.Popen(
-            [executable, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
-             "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-dev-shm-usage",
-             "--hide-scrollbars", f"--user-data-dir={self._profile}", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            close_fds=False, preexec_fn=wire)
+            [
+                executable,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--remote-debugging-pipe",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-extensions",
+                "--disable-dev-shm-usage",
+                "--hide-scrollbars",
+                f"--user-data-dir={self._profile}",
+                "about:blank",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            close_fds=False,
+            preexec_fn=wire,
+        )
         os.close(to_browser_r)
         os.close(from_browser_w)
         self._buffer = b""
@@ -68,10 +84,14 @@ class Page:
         self._session = self._call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for method in ("Runtime.enable", "Log.enable", "Page.enable"):
             self.call(method)
-        self.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1,
-                                                         "mobile": False})
-        self.call("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme",
-                                                                "value": "dark" if dark else "light"}]})
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+        )
+        self.call(
+            "Emulation.setEmulatedMedia",
+            {"features": [{"name": "prefers-color-scheme", "value": "dark" if dark else "light"}]},
+        )
 
     def __enter__(self) -> Page:
         return self
@@ -124,8 +144,10 @@ class Page:
             text = (details.get("exception") or {}).get("description") or details.get("text", "")
             self.errors.append(f"exception: {text} (line {details.get('lineNumber')})")
         elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-            self.errors.append("console.error: " + " ".join(str(a.get("value", a.get("description", "")))
-                                                            for a in params.get("args", [])))
+            self.errors.append(
+                "console.error: "
+                + " ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", []))
+            )
         elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
             self.errors.append(f"log: {params['entry'].get('text')} ({params['entry'].get('url', '')})")
 
@@ -167,8 +189,9 @@ class Page:
         """The whole page (up to ``max_height`` CSS pixels tall) as PNG, written to ``path``."""
         size = self.call("Page.getLayoutMetrics")["cssContentSize"]
         clip = {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], max_height), "scale": 1}
-        data = base64.b64decode(self.call("Page.captureScreenshot", {"format": "png", "clip": clip,
-                                                                     "captureBeyondViewport": True})["data"])
+        data = base64.b64decode(
+            self.call("Page.captureScreenshot", {"format": "png", "clip": clip, "captureBeyondViewport": True})["data"]
+        )
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
         return data
@@ -182,8 +205,8 @@ def png_ink(data: bytes) -> tuple[int, int, float]:
         raise ValueError("not a PNG")
     pos, idat, width, height = 8, [], 0, 0
     while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        chunk = data[pos + 8:pos + 8 + length]
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        chunk = data[pos + 8 : pos + 8 + length]
         if kind == b"IHDR":
             width, height = struct.unpack(">II", chunk[:8])
         elif kind == b"IDAT":

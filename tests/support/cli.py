@@ -17,8 +17,9 @@ def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = No
     full_env = {**os.environ, **(env or {})}
     # the child Python imports tests/support/netguard/sitecustomize.py first: no connection but loopback there either
     full_env["PYTHONPATH"] = os.pathsep.join(p for p in (NETGUARD, full_env.get("PYTHONPATH", "")) if p)
-    return subprocess.run([sys.executable, "-m", "auditor", *args], capture_output=True, text=True,
-                          env=full_env, cwd=cwd, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "auditor", *args], capture_output=True, text=True, env=full_env, cwd=cwd, timeout=300
+    )
 
 
 def run_json(*args: str, **kw: Any) -> tuple[int, dict[str, Any]]:

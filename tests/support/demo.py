@@ -25,8 +25,9 @@ def build(out: Path) -> tuple[Path, Path]:
     """``out/Qwen3-8B`` and ``out/Qwen3-8B-broken``: a k_norm lost in layer 7, rotary inv_freq buffers saved by an old
     exporter, and the last shard truncated by an interrupted download."""
     healthy = clean(out / "Qwen3-8B")
-    broken = build_layout(out / "Qwen3-8B-broken", LAYOUT, shards=5, drop=[LOST],
-                          extra=[(name, "F32", [64]) for name in BUFFERS])
+    broken = build_layout(
+        out / "Qwen3-8B-broken", LAYOUT, shards=5, drop=[LOST], extra=[(name, "F32", [64]) for name in BUFFERS]
+    )
     last = sorted(broken.glob("model-*.safetensors"))[-1]
     os.truncate(last, last.stat().st_size - CUT)
     return healthy, broken

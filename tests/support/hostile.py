@@ -24,11 +24,17 @@ SCRIPT = "<script>document.title='pwned'</script>"
 IMAGE = "<img src=x onerror=\"document.title='pwned'\">"
 # a tensor name may hold any character; a file name anything but "/" (and NUL; a backslash makes an index's
 # shard name unsafe, so the OSC 8 link ends with BEL here)
-TEXT = ("x\n::warning title=pwned::injected\n##[error]azure ##vso[task.setvariable variable=x]1 "
-        "\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\ \x1b[2J" + SCRIPT + IMAGE
-        + " | *bold* [link](https://evil.example) \u202eevil\r")
-FILE_TEXT = ("x\n::warning title=file::injected\n\x1b]8;;https:__evil.example_\aclick\x1b]8;;\a"
-             "\x1b[2J<img src=x onerror=\"document.title='pwned'\">")
+TEXT = (
+    "x\n::warning title=pwned::injected\n##[error]azure ##vso[task.setvariable variable=x]1 "
+    "\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\ \x1b[2J"
+    + SCRIPT
+    + IMAGE
+    + " | *bold* [link](https://evil.example) \u202eevil\r"
+)
+FILE_TEXT = (
+    "x\n::warning title=file::injected\n\x1b]8;;https:__evil.example_\aclick\x1b]8;;\a"
+    "\x1b[2J<img src=x onerror=\"document.title='pwned'\">"
+)
 TENSOR = f"model.{TEXT}.weight"
 SHARD = f"model-{FILE_TEXT}.safetensors"
 STRAY = f"stray-{FILE_TEXT}.safetensors"
@@ -43,9 +49,15 @@ _NUMPY = {"BF16": np.uint16, "F32": np.float32}
 
 def _write(path: Path, layout: list[tuple[str, str, list[int]]]) -> None:
     arrays = {name: np.zeros(shape, _NUMPY[dtype]) for name, dtype, shape in layout}
-    specs = {name: TensorSpec(dtype="bfloat16" if dtype == "BF16" else "float32", shape=list(a.shape),
-                              data_ptr=a.ctypes.data, data_len=a.nbytes) for (name, dtype, _), a in
-             zip(layout, arrays.values())}
+    specs = {
+        name: TensorSpec(
+            dtype="bfloat16" if dtype == "BF16" else "float32",
+            shape=list(a.shape),
+            data_ptr=a.ctypes.data,
+            data_len=a.nbytes,
+        )
+        for (name, dtype, _), a in zip(layout, arrays.values())
+    }
     serialize_file(specs, str(path), metadata=METADATA)
 
 
@@ -60,8 +72,9 @@ def build(parent: Path) -> Path:
     _write(folder / STRAY, [(TENSOR, "F32", [1])])
     weight_map = {name: "model-base.safetensors" for name, _, _ in layout}
     weight_map[TENSOR] = SHARD
-    (folder / "model.safetensors.index.json").write_text(json.dumps(
-        {"metadata": {"total_size": TEXT}, "weight_map": weight_map}))
+    (folder / "model.safetensors.index.json").write_text(
+        json.dumps({"metadata": {"total_size": TEXT}, "weight_map": weight_map})
+    )
     (folder / "config.json").write_text((CASE / "config.json").read_text())
     return folder
 

@@ -106,8 +106,10 @@ _ROUTE_LIST = re.compile(r"^/api/models/?$")
 _ROUTE_TREE = re.compile(rf"^/api/models/{_REPO}/tree/(?P<rev>[^/]+)(?:/(?P<path>.+))?$")
 _ROUTE_RESOLVE = re.compile(rf"^/{_REPO}/resolve/(?P<rev>[^/]+)/(?P<path>.+)$")
 _ROUTE_CDN = re.compile(r"^/cdn/(?P<key>[0-9a-f]{64})/(?P<path>.+)$")
-ERROR_PAGE = (b"<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\n"
-              b"<body><h1>502 Bad Gateway</h1><p>The upstream server did not answer in time.</p></body></html>\n")
+ERROR_PAGE = (
+    b"<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\n"
+    b"<body><h1>502 Bad Gateway</h1><p>The upstream server did not answer in time.</p></body></html>\n"
+)
 _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
 
@@ -481,9 +483,17 @@ class HubStub:
         """The real huggingface_hub client (a subprocess under ``env``, from ``hf_env``) downloads ``repo_id``:
         into its cache, or ``local_dir`` as ``hf download --local-dir`` does."""
         where = f", local_dir={str(local_dir)!r}" if local_dir is not None else ""
-        subprocess.run([sys.executable, "-c", "from huggingface_hub import snapshot_download; "
-                        f"snapshot_download({repo_id!r}{where})"], env=dict(env), check=True, capture_output=True,
-                       timeout=120)
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                f"from huggingface_hub import snapshot_download; snapshot_download({repo_id!r}{where})",
+            ],
+            env=dict(env),
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
 
     # -- repos ---------------------------------------------------------------------
 
@@ -717,8 +727,9 @@ class HubStub:
         fault = self._fault_for(None, _BYTE_FAULTS)
         if fault is None:
             return self._send(h, entry, head, 200, {"Content-Type": "application/json"}, body)
-        self._deliver(h, entry, head, 200, {"Content-Type": "application/json"}, RepoFile(data=body), 0, len(body),
-                      fault)
+        self._deliver(
+            h, entry, head, 200, {"Content-Type": "application/json"}, RepoFile(data=body), 0, len(body), fault
+        )
 
     def _list_models(self, h: _Handler, entry: RequestLog, head: bool, query: dict[str, list[str]]) -> None:
         """``GET /api/models?author=&search=&filter=&limit=``: public repos (private ones with a valid token), in
@@ -730,17 +741,33 @@ class HubStub:
         limit = int((query.get("limit") or ["0"])[0] or 0) or None
         offset = int((query.get("cursor") or ["0"])[0] or 0)
         allowed = self._token(h) in self.valid_tokens
-        ids = [rid for rid, repo in self.repos.items()
-               if (author is None or rid.split("/")[0] == author) and search in rid.lower()
-               and wanted <= set(repo.tags) and (not repo.private or allowed)]
+        ids = [
+            rid
+            for rid, repo in self.repos.items()
+            if (author is None or rid.split("/")[0] == author)
+            and search in rid.lower()
+            and wanted <= set(repo.tags)
+            and (not repo.private or allowed)
+        ]
         size = min(self.page_size, limit) if limit else self.page_size
-        page = ids[offset:offset + size]
-        body = json.dumps([{"id": rid, "modelId": rid, "private": self.repos[rid].private,
-                            "sha": self.repos[rid].commit, "tags": list(self.repos[rid].tags)} for rid in page]).encode()
+        page = ids[offset : offset + size]
+        body = json.dumps(
+            [
+                {
+                    "id": rid,
+                    "modelId": rid,
+                    "private": self.repos[rid].private,
+                    "sha": self.repos[rid].commit,
+                    "tags": list(self.repos[rid].tags),
+                }
+                for rid in page
+            ]
+        ).encode()
         headers = {"Content-Type": "application/json"}
         if offset + size < len(ids) and not (limit and offset + size >= limit):
             params = [(k, v) for k, vs in query.items() if k != "cursor" for v in vs] + [("cursor", str(offset + size))]
             from urllib.parse import urlencode
+
             headers["Link"] = f'<{self.url}/api/models?{urlencode(params)}>; rel="next"'
         self._send(h, entry, head, 200, headers, body)
 
@@ -778,7 +805,7 @@ class HubStub:
         f = repo.files.get(name)  # type: ignore[union-attr]
         if f is None:
             return self._error(
-                h, entry, head, 404, "EntryNotFound", f"{name} does not exist on \"{rev}\"", {"X-Repo-Commit": sha}
+                h, entry, head, 404, "EntryNotFound", f'{name} does not exist on "{rev}"', {"X-Repo-Commit": sha}
             )
         if identity is not None and identity.action == "version":
             f = identity.data
@@ -805,8 +832,9 @@ class HubStub:
                 return self._send(h, entry, head, 302, {**headers, "Location": location}, b"")
         return self._serve(h, entry, head, f, headers, self._fault_for(name, _BYTE_FAULTS))
 
-    def _serve(self, h: _Handler, entry: RequestLog, head: bool, f: RepoFile, headers: dict[str, str],
-               fault: Fault | None) -> None:
+    def _serve(
+        self, h: _Handler, entry: RequestLog, head: bool, f: RepoFile, headers: dict[str, str], fault: Fault | None
+    ) -> None:
         """The file's bytes, as ``Range`` asks (unless ``ignore_range``), through ``fault`` if there is one."""
         total = f.size
         start, length, status = 0, total, 200
@@ -824,8 +852,18 @@ class HubStub:
                 headers = {**headers, "Content-Range": f"bytes {start}-{end}/{total}"}
         self._deliver(h, entry, head, status, headers, f, start, length, fault)
 
-    def _deliver(self, h: _Handler, entry: RequestLog, head: bool, status: int, headers: dict[str, str],
-                 f: RepoFile, start: int, length: int, fault: Fault | None) -> None:
+    def _deliver(
+        self,
+        h: _Handler,
+        entry: RequestLog,
+        head: bool,
+        status: int,
+        headers: dict[str, str],
+        f: RepoFile,
+        start: int,
+        length: int,
+        fault: Fault | None,
+    ) -> None:
         """Send ``length`` bytes of ``f`` from ``start`` with ``status`` and ``headers``, spoiled by ``fault``."""
         action = fault.action if fault is not None else None
         if action is not None:

@@ -18,8 +18,15 @@ def load(case: str) -> dict[str, Any]:
     return json.loads(gzip.decompress((PEFT / f"{case}.json.gz").read_bytes()))
 
 
-def make(tmp: Path, doc: dict[str, Any], *, tensors: list[Any] | None = None, config: dict[str, Any] | None = None,
-         with_config: bool = True, weights: str = "adapter_model.safetensors") -> tuple[Path, Path]:
+def make(
+    tmp: Path,
+    doc: dict[str, Any],
+    *,
+    tensors: list[Any] | None = None,
+    config: dict[str, Any] | None = None,
+    with_config: bool = True,
+    weights: str = "adapter_model.safetensors",
+) -> tuple[Path, Path]:
     adapter = tmp / "adapter"
     base = tmp / "base"
     adapter.mkdir(parents=True)

@@ -55,18 +55,31 @@ def build_release(doc: dict[str, Any], dest: Path, config: dict[str, Any] | None
     path = build_variant(doc, dest, config=config)
     index = json.loads((path / "model.safetensors.index.json").read_text())
     if index["metadata"]["total_size"] != doc["total_size"]:
-        raise AssertionError(f"{dest.name}: the derived shapes hold {index['metadata']['total_size']:,} bytes, "
-                             f"the release's index {doc['total_size']:,}")
+        raise AssertionError(
+            f"{dest.name}: the derived shapes hold {index['metadata']['total_size']:,} bytes, "
+            f"the release's index {doc['total_size']:,}"
+        )
     return path
 
 
-def build_variant(doc: dict[str, Any], dest: Path, *, drop: frozenset[str] | set[str] = frozenset(),
-                  reshape: dict[str, list[int]] | None = None, config: dict[str, Any] | None = None) -> Path:
+def build_variant(
+    doc: dict[str, Any],
+    dest: Path,
+    *,
+    drop: frozenset[str] | set[str] = frozenset(),
+    reshape: dict[str, list[int]] | None = None,
+    config: dict[str, Any] | None = None,
+) -> Path:
     """The release header-only with tensors dropped or given another shape (a broken variant), real sharding."""
     reshape = reshape or {}
     tensors = [(n, dtype, reshape.get(n, s)) for n, dtype, s in layout(doc) if n not in drop]
     weight_map = {n: shard_name(f) for n, f, *_ in doc["tensors"] if n not in drop}
     # an index written by transformers >= 4.53 also says num_parameters() (kept where the real one did)
     metadata = {"total_parameters": doc["index_total_parameters"]} if "index_total_parameters" in doc else None
-    return build.build_checkpoint(dest, tensors, config=config if config is not None else doc["config"],
-                                  weight_map=weight_map, index_metadata=metadata)
+    return build.build_checkpoint(
+        dest,
+        tensors,
+        config=config if config is not None else doc["config"],
+        weight_map=weight_map,
+        index_metadata=metadata,
+    )

@@ -46,9 +46,13 @@ def _adapter(dest: Path) -> Path:
 
 def _broken(dest: Path) -> Path:
     """The demo's accidents: a lost k_norm, rotary buffers saved, the last shard truncated."""
-    ckpt = build.build_layout(dest, "Qwen__Qwen3-8B", shards=5, drop=[BROKEN_DROP],
-                              extra=[(f"model.layers.{i}.self_attn.rotary_emb.inv_freq", "F32", [64])
-                                     for i in range(36)])
+    ckpt = build.build_layout(
+        dest,
+        "Qwen__Qwen3-8B",
+        shards=5,
+        drop=[BROKEN_DROP],
+        extra=[(f"model.layers.{i}.self_attn.rotary_emb.inv_freq", "F32", [64]) for i in range(36)],
+    )
     last = sorted(ckpt.glob("model-*.safetensors"))[-1]
     os.truncate(last, last.stat().st_size - 1000)  # sparse: never read
     return ckpt
@@ -82,8 +86,9 @@ def _broken_variant(dest: Path) -> Path:
     default weights pass, its fp16 alternate fails."""
     pipeline = build.build_folder_dump("tiny-sd-pipeline", dest)
     rel = "unet/diffusion_pytorch_model.fp16.safetensors"
-    kept = [tuple(t) for t in build.load_folder_dump("tiny-sd-pipeline")["files"][rel]["tensors"]
-            if t[0] != VARIANT_DROP]
+    kept = [
+        tuple(t) for t in build.load_folder_dump("tiny-sd-pipeline")["files"][rel]["tensors"] if t[0] != VARIANT_DROP
+    ]
     build.write_file(pipeline / rel, kept)
     return pipeline
 
@@ -96,11 +101,19 @@ def _gptq_broken(dest: Path) -> Path:
     return gptq.gptq_checkpoint(dest, GPTQ_LAYOUT, drop=[GPTQ_DROP])
 
 
-TARGETS: dict[str, Callable[[Path], Path]] = {"dense": _dense, "moe": _moe, "vlm": _vlm, "pipeline": _pipeline,
-                                              "adapter": _adapter, "broken": _broken, "unread": _unread,
-                                              "broken-pipeline": _broken_pipeline,
-                                              "broken-variant": _broken_variant, "gptq": _gptq,
-                                              "gptq-broken": _gptq_broken}
+TARGETS: dict[str, Callable[[Path], Path]] = {
+    "dense": _dense,
+    "moe": _moe,
+    "vlm": _vlm,
+    "pipeline": _pipeline,
+    "adapter": _adapter,
+    "broken": _broken,
+    "unread": _unread,
+    "broken-pipeline": _broken_pipeline,
+    "broken-variant": _broken_variant,
+    "gptq": _gptq,
+    "gptq-broken": _gptq_broken,
+}
 
 
 def audit_targets(root: Path) -> dict[str, tuple[Path, AnyReport]]:

@@ -69,10 +69,17 @@ class _Counting:
                     close()
             finally:
                 with self.lock:
-                    self.log.append(S3Request(environ["REQUEST_METHOD"], unquote(environ.get("PATH_INFO", "")),
-                                              environ.get("QUERY_STRING", ""), environ.get("HTTP_RANGE"),
-                                              environ.get("HTTP_IF_MATCH"),
-                                              status[0] if status else 0, sent))
+                    self.log.append(
+                        S3Request(
+                            environ["REQUEST_METHOD"],
+                            unquote(environ.get("PATH_INFO", "")),
+                            environ.get("QUERY_STRING", ""),
+                            environ.get("HTTP_RANGE"),
+                            environ.get("HTTP_IF_MATCH"),
+                            status[0] if status else 0,
+                            sent,
+                        )
+                    )
                     self.in_flight -= 1
                     self.lock.notify_all()
 
@@ -82,6 +89,7 @@ class S3Stub:
 
     def __init__(self) -> None:
         from moto.server import ThreadedMotoServer
+
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
         self._log: list[S3Request] = []
         self._lock = threading.Condition()
@@ -90,6 +98,7 @@ class S3Stub:
 
     def __enter__(self) -> S3Stub:
         import logging
+
         logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one log line per request otherwise
         self._server.start()
         host, port = self._server.get_host_and_port()
@@ -98,6 +107,7 @@ class S3Stub:
         assert inner is not None
         self._counting = inner.app = _Counting(inner.app, self._log, self._lock)
         import urllib.request
+
         # moto keeps its state per process: start every stand-in empty
         urllib.request.urlopen(urllib.request.Request(f"{self.url}/moto-api/reset", method="POST"), timeout=10)
         self.reset_log()
@@ -110,18 +120,31 @@ class S3Stub:
 
     def env(self, base: dict[str, str] | None = None) -> dict[str, str]:
         """The environment a user would set for an S3-compatible endpoint: endpoint and (dummy) keys, no profile."""
-        env = {k: v for k, v in (base if base is not None else os.environ).items()
-               if not k.startswith("AWS_")}
+        env = {k: v for k, v in (base if base is not None else os.environ).items() if not k.startswith("AWS_")}
         no_proxy = ",".join(filter(None, [env.get("NO_PROXY", ""), "127.0.0.1,localhost"]))
-        env.update(AWS_ENDPOINT_URL=self.url, AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing",
-                   AWS_DEFAULT_REGION=REGION, AWS_EC2_METADATA_DISABLED="true", NO_PROXY=no_proxy,
-                   no_proxy=no_proxy, AWS_CONFIG_FILE=os.devnull, AWS_SHARED_CREDENTIALS_FILE=os.devnull)
+        env.update(
+            AWS_ENDPOINT_URL=self.url,
+            AWS_ACCESS_KEY_ID="testing",
+            AWS_SECRET_ACCESS_KEY="testing",
+            AWS_DEFAULT_REGION=REGION,
+            AWS_EC2_METADATA_DISABLED="true",
+            NO_PROXY=no_proxy,
+            no_proxy=no_proxy,
+            AWS_CONFIG_FILE=os.devnull,
+            AWS_SHARED_CREDENTIALS_FILE=os.devnull,
+        )
         return env
 
     def client(self) -> Any:
         import boto3
-        return boto3.client("s3", endpoint_url=self.url, region_name=REGION, aws_access_key_id="testing",
-                            aws_secret_access_key="testing")
+
+        return boto3.client(
+            "s3",
+            endpoint_url=self.url,
+            region_name=REGION,
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
 
     def bucket(self, name: str, *, versioned: bool = False) -> None:
         client = self.client()

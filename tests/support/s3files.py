@@ -46,6 +46,7 @@ class S3Files:
 
         class Handler(_Handler):
             owner = stub
+
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
@@ -60,9 +61,17 @@ class S3Files:
     def env(self, base: dict[str, str] | None = None) -> dict[str, str]:
         env = {k: v for k, v in (base if base is not None else os.environ).items() if not k.startswith("AWS_")}
         no_proxy = ",".join(filter(None, [env.get("NO_PROXY", ""), "127.0.0.1,localhost"]))
-        env.update(AWS_ENDPOINT_URL=self.url, AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing",
-                   AWS_DEFAULT_REGION=REGION, AWS_EC2_METADATA_DISABLED="true", NO_PROXY=no_proxy,
-                   no_proxy=no_proxy, AWS_CONFIG_FILE=os.devnull, AWS_SHARED_CREDENTIALS_FILE=os.devnull)
+        env.update(
+            AWS_ENDPOINT_URL=self.url,
+            AWS_ACCESS_KEY_ID="testing",
+            AWS_SECRET_ACCESS_KEY="testing",
+            AWS_DEFAULT_REGION=REGION,
+            AWS_EC2_METADATA_DISABLED="true",
+            NO_PROXY=no_proxy,
+            no_proxy=no_proxy,
+            AWS_CONFIG_FILE=os.devnull,
+            AWS_SHARED_CREDENTIALS_FILE=os.devnull,
+        )
         return env
 
     @property
@@ -110,8 +119,14 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(404, "NoSuchBucket", head, url)
         if not key:
             if "location" in query:
-                return self._send(200, b'<?xml version="1.0" encoding="UTF-8"?><LocationConstraint '
-                                  b'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"/>', {}, head, url)
+                return self._send(
+                    200,
+                    b'<?xml version="1.0" encoding="UTF-8"?><LocationConstraint '
+                    b'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"/>',
+                    {},
+                    head,
+                    url,
+                )
             return self._list(query, head, url)
         path = owner.folder / key
         if not path.is_file() or ".." in key.split("/"):
@@ -121,12 +136,16 @@ class _Handler(BaseHTTPRequestHandler):
         if match is not None and match.strip() not in (tag, tag.strip('"')):
             return self._error(412, "PreconditionFailed", head, url)
         size = path.stat().st_size
-        headers = {"ETag": tag, "Last-Modified": formatdate(path.stat().st_mtime, usegmt=True),
-                   "Accept-Ranges": "bytes", "Content-Type": "binary/octet-stream"}
+        headers = {
+            "ETag": tag,
+            "Last-Modified": formatdate(path.stat().st_mtime, usegmt=True),
+            "Accept-Ranges": "bytes",
+            "Content-Type": "binary/octet-stream",
+        }
         wanted = self.headers.get("Range")
         start, end, status = 0, size - 1, 200
         if wanted and wanted.startswith("bytes=") and "," not in wanted:
-            first, _, last = wanted[len("bytes="):].partition("-")
+            first, _, last = wanted[len("bytes=") :].partition("-")
             if first:
                 start, end = int(first), min(int(last), size - 1) if last else size - 1
             else:
@@ -156,7 +175,7 @@ class _Handler(BaseHTTPRequestHandler):
         for k in keys:
             if not k.startswith(prefix):
                 continue
-            rest = k[len(prefix):]
+            rest = k[len(prefix) :]
             if delimiter and delimiter in rest:
                 common = prefix + rest.split(delimiter, 1)[0] + delimiter
                 if not entries or entries[-1] != (common, "prefix"):
@@ -172,25 +191,34 @@ class _Handler(BaseHTTPRequestHandler):
                 p = owner.folder / name
                 st = p.stat()
                 modified = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(st.st_mtime))
-                contents.append(f"<Contents><Key>{escape(encode(name))}</Key><LastModified>{modified}</LastModified>"
-                                f"<ETag>{escape(etag(p))}</ETag><Size>{st.st_size}</Size>"
-                                "<StorageClass>STANDARD</StorageClass></Contents>")
+                contents.append(
+                    f"<Contents><Key>{escape(encode(name))}</Key><LastModified>{modified}</LastModified>"
+                    f"<ETag>{escape(etag(p))}</ETag><Size>{st.st_size}</Size>"
+                    "<StorageClass>STANDARD</StorageClass></Contents>"
+                )
         token = f"<NextContinuationToken>{escape(page[-1][0])}</NextContinuationToken>" if more else ""
-        body = ('<?xml version="1.0" encoding="UTF-8"?><ListBucketResult '
-                'xmlns="http://s3.amazonaws.com/doc/2006-03-01/">'
-                f"<Name>{owner.bucket}</Name><Prefix>{escape(encode(prefix))}</Prefix><KeyCount>{len(page)}</KeyCount>"
-                f"<MaxKeys>{limit}</MaxKeys><Delimiter>{escape(encode(delimiter))}</Delimiter>"
-                f"<IsTruncated>{'true' if more else 'false'}</IsTruncated>{token}"
-                + "".join(contents) + "".join(prefixes) + "</ListBucketResult>")
+        body = (
+            '<?xml version="1.0" encoding="UTF-8"?><ListBucketResult '
+            'xmlns="http://s3.amazonaws.com/doc/2006-03-01/">'
+            f"<Name>{owner.bucket}</Name><Prefix>{escape(encode(prefix))}</Prefix><KeyCount>{len(page)}</KeyCount>"
+            f"<MaxKeys>{limit}</MaxKeys><Delimiter>{escape(encode(delimiter))}</Delimiter>"
+            f"<IsTruncated>{'true' if more else 'false'}</IsTruncated>{token}"
+            + "".join(contents)
+            + "".join(prefixes)
+            + "</ListBucketResult>"
+        )
         self._send(200, body.encode(), {"Content-Type": "application/xml"}, head, url)
 
     def _error(self, status: int, code: str, head: bool, url: Any) -> None:
-        body = (f'<?xml version="1.0" encoding="UTF-8"?><Error><Code>{code}</Code><Message>{code}</Message>'
-                f"<Resource>{escape(quote(url.path))}</Resource></Error>").encode()
+        body = (
+            f'<?xml version="1.0" encoding="UTF-8"?><Error><Code>{code}</Code><Message>{code}</Message>'
+            f"<Resource>{escape(quote(url.path))}</Resource></Error>"
+        ).encode()
         self._send(status, b"" if head else body, {"Content-Type": "application/xml"}, head, url)
 
-    def _send(self, status: int, body: bytes, headers: dict[str, str], head: bool, url: Any,
-              length: int | None = None) -> None:
+    def _send(
+        self, status: int, body: bytes, headers: dict[str, str], head: bool, url: Any, length: int | None = None
+    ) -> None:
         self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)
@@ -199,5 +227,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if not head:
             self.wfile.write(body)
-        self.owner._record(S3Request(self.command, unquote(url.path), url.query, self.headers.get("Range"),
-                                     self.headers.get("If-Match"), status, 0 if head else len(body)))
+        self.owner._record(
+            S3Request(
+                self.command,
+                unquote(url.path),
+                url.query,
+                self.headers.get("Range"),
+                self.headers.get("If-Match"),
+                status,
+                0 if head else len(body),
+            )
+        )

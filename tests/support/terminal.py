@@ -26,18 +26,23 @@ def tmux() -> str:
 class Pane:
     """``command`` (a shell line) in a ``width`` x ``height`` pane; ``screen()`` reads it, ``wait_for`` polls it."""
 
-    def __init__(self, command: str, folder: Path, *, width: int = 100, height: int = 50,
-                 env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, command: str, folder: Path, *, width: int = 100, height: int = 50, env: Mapping[str, str] | None = None
+    ) -> None:
         self.done = folder / f"done-{uuid.uuid4().hex[:8]}"
         self.session = f"st-audit-{uuid.uuid4().hex[:8]}"
         self._tmux = [tmux(), "-L", self.session]
         script = f"{command}; touch {self.done}; sleep 120"
-        subprocess.run([*self._tmux, "new-session", "-d", "-s", self.session, "-x", str(width), "-y", str(height),
-                        script], check=True, env={**(env if env is not None else os.environ), "TERM": "xterm"})
+        subprocess.run(
+            [*self._tmux, "new-session", "-d", "-s", self.session, "-x", str(width), "-y", str(height), script],
+            check=True,
+            env={**(env if env is not None else os.environ), "TERM": "xterm"},
+        )
 
     def screen(self) -> list[str]:
-        out = subprocess.run([*self._tmux, "capture-pane", "-p", "-t", self.session], check=True,
-                             capture_output=True, text=True).stdout
+        out = subprocess.run(
+            [*self._tmux, "capture-pane", "-p", "-t", self.session], check=True, capture_output=True, text=True
+        ).stdout
         return out.rstrip("\n").splitlines()
 
     def wait_for(self, seen: Callable[[list[str]], bool], timeout: float = 60) -> list[str]:

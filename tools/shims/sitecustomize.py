@@ -6,6 +6,7 @@ operators (nms, roi_align ...), which do not exist. Declaring their schemas firs
 model never calls them: the timm towers (Gemma-3n's MobileNetV5, FastVLM's FastViT, PerceptionLM's PE) are
 plain convolutions, norms and attention. Loaded as ``sitecustomize`` when this folder is on PYTHONPATH.
 """
+
 import torch
 
 SCHEMAS = [

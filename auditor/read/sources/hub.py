@@ -88,12 +88,25 @@ _HEX = re.compile(r"^[0-9a-f]+$")
 class HubSource(CachedHeaders, Http, ErrorTranslation, Source):
     """A repo on the Hub (or any Hub-compatible endpoint); never downloads tensor data."""
 
-    def __init__(self, repo_id: str, *, revision: str | None = None, token: str | bool | None = None,
-                 use_cache: bool = True, progress: Callable[[str], None] | None = None,
-                 endpoint: str | None = None, cache_dir: str | os.PathLike[str] | None = None,
-                 workers: int = 64, timeout: float = 30.0, max_retries: int = 4, backoff: float = 0.5,
-                 progress_interval: float = 1.0, prefetch: bool = True,
-                 listed_start_bytes: int = LISTED_START_INDEX_BYTES, audit_timeout: float = AUDIT_TIMEOUT) -> None:
+    def __init__(
+        self,
+        repo_id: str,
+        *,
+        revision: str | None = None,
+        token: str | bool | None = None,
+        use_cache: bool = True,
+        progress: Callable[[str], None] | None = None,
+        endpoint: str | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
+        workers: int = 64,
+        timeout: float = 30.0,
+        max_retries: int = 4,
+        backoff: float = 0.5,
+        progress_interval: float = 1.0,
+        prefetch: bool = True,
+        listed_start_bytes: int = LISTED_START_INDEX_BYTES,
+        audit_timeout: float = AUDIT_TIMEOUT,
+    ) -> None:
         self.target = repo_id
         self.repo_id = repo_id
         self.revision = revision or None
@@ -158,7 +171,9 @@ class HubSource(CachedHeaders, Http, ErrorTranslation, Source):
                 index_name, singles, _ = choose(files)
             except AuditError:  # only variant files: collect() says so (or audits the --variant asked for)
                 index_name, singles = None, []
-            if self.prefetch and (index_name is not None or singles):  # a safetensors repo: fetch its small files in the background
+            if self.prefetch and (
+                index_name is not None or singles
+            ):  # a safetensors repo: fetch its small files in the background
                 for name in (index_name, "config.json"):
                     if name is not None and name in files:
                         self._prefetch(name)
@@ -181,8 +196,13 @@ class HubSource(CachedHeaders, Http, ErrorTranslation, Source):
             self._start_from_index(name, doc)  # the index is parsed once, for this and for the caller
         return doc
 
-    def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
-                     max_tensors: int = MAX_TENSORS) -> dict[str, Header]:
+    def read_headers(
+        self,
+        names: list[str],
+        sizes: dict[str, int | None],
+        tensor_counts: dict[str, int],
+        max_tensors: int = MAX_TENSORS,
+    ) -> dict[str, Header]:
         if self._files is None:
             self.list_files()
         try:
@@ -212,14 +232,21 @@ class HubSource(CachedHeaders, Http, ErrorTranslation, Source):
         """The traffic line, once per audit of the repo (a pipeline's components are read through views of it)."""
         if self.progress and self._unsaid:
             cached = f", {plural(self.cache_hits, 'header')} from cache" if self.cache_hits else ""
-            self.progress(f"hub: {self.repo_id}@{self.revision or 'default branch'} (commit "
-                          f"{(self.commit or '?')[:12]}): {plural(self.traffic.requests, 'request')}, "
-                          f"{_human(self.traffic.bytes)} received{cached}")
+            self.progress(
+                f"hub: {self.repo_id}@{self.revision or 'default branch'} (commit "
+                f"{(self.commit or '?')[:12]}): {plural(self.traffic.requests, 'request')}, "
+                f"{_human(self.traffic.bytes)} received{cached}"
+            )
         self._unsaid = False
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "hub", "repo": self.repo_id, "revision": self.revision, "commit": self.commit,
-                "http": {"requests": self.traffic.requests, "bytes": self.traffic.bytes}}
+        return {
+            "kind": "hub",
+            "repo": self.repo_id,
+            "revision": self.revision,
+            "commit": self.commit,
+            "http": {"requests": self.traffic.requests, "bytes": self.traffic.bytes},
+        }
 
     # -- the listing --------------------------------------------------------------------------------
 
@@ -243,10 +270,12 @@ class HubSource(CachedHeaders, Http, ErrorTranslation, Source):
                     except (ValueError, TypeError, KeyError, AttributeError):
                         raise Transient("the listing was not the Hub's JSON") from None
                 if r.status_code in RETRY_STATUSES:
-                    raise Transient(f"the server answered HTTP {r.status_code}", r.status_code,
-                                    r.headers.get("retry-after"))
+                    raise Transient(
+                        f"the server answered HTTP {r.status_code}", r.status_code, r.headers.get("retry-after")
+                    )
                 self._raise_for(r)
                 raise AssertionError("unreachable")
+
         return self._attempts(None, once)
 
     def identity(self) -> dict[str, Any]:
@@ -285,8 +314,12 @@ class HubSource(CachedHeaders, Http, ErrorTranslation, Source):
         url = hf_hub_url(self.repo_id, name, revision=self.commit or self.revision or "main", endpoint=self.endpoint)
         try:
             with self._counting():
-                data = self._get(url, name, lambda answer: self._check_served(name, answer, None, None),
-                                 (self._files or {}).get(name))
+                data = self._get(
+                    url,
+                    name,
+                    lambda answer: self._check_served(name, answer, None, None),
+                    (self._files or {}).get(name),
+                )
         except FileProblem as e:
             raise FileNotFoundError(str(e)) from None
         doc = _parsed(data) if parse else None
@@ -298,9 +331,17 @@ class HubSource(CachedHeaders, Http, ErrorTranslation, Source):
     def _hf_download(self, name: str) -> bytes:
         """Offline: the file from huggingface_hub's cache, if it has it."""
         try:
-            path = hf_hub_download(self.repo_id, name, revision=self.commit or self.revision, endpoint=self.endpoint,
-                                   token=self.token, cache_dir=self.cache_dir, etag_timeout=self.timeout,
-                                   library_name="st-audit", library_version=__version__)
+            path = hf_hub_download(
+                self.repo_id,
+                name,
+                revision=self.commit or self.revision,
+                endpoint=self.endpoint,
+                token=self.token,
+                cache_dir=self.cache_dir,
+                etag_timeout=self.timeout,
+                library_name="st-audit",
+                library_version=__version__,
+            )
         except Exception as e:  # noqa: BLE001 - translated below, never shown raw
             error = self._translate(e)
             raise (FileNotFoundError(str(error)) if isinstance(error, FileProblem) else error) from None
@@ -330,25 +371,42 @@ class HubSource(CachedHeaders, Http, ErrorTranslation, Source):
                     f"{self.repo_id} changed while it was being audited: {name} was answered from commit "
                     f"{answer.commit}, not {expected} (the commit this audit reads); nothing of {answer.commit[:12]} "
                     f"is reported or cached: audit again, or pin one commit ({self.repo_id}@COMMIT)",
-                    file=name, expected=expected, served=answer.commit)
+                    file=name,
+                    expected=expected,
+                    served=answer.commit,
+                )
         if first is not None and first.etag and answer.etag and answer.etag != first.etag:
             raise FileChanged(
                 f"{name} of {self.repo_id} changed while it was being read: its first range is version {first.etag}, "
                 f"a later one {answer.etag}; nothing of it is reported or cached: audit again",
-                file=name, expected=first.etag, served=answer.etag)
+                file=name,
+                expected=first.etag,
+                served=answer.etag,
+            )
         listed = self.lfs_sha256.get(name) or self.git_sha1.get(name)
-        if (listed and answer.etag and len(listed) == len(answer.etag) and _HEX.match(answer.etag.lower())
-                and answer.etag.lower() != listed.lower()):
+        if (
+            listed
+            and answer.etag
+            and len(listed) == len(answer.etag)
+            and _HEX.match(answer.etag.lower())
+            and answer.etag.lower() != listed.lower()
+        ):
             raise FileChanged(
                 f"the server answered {name} of {self.repo_id} with version {answer.etag}, but the listing of "
                 f"commit {(self.commit or '?')[:12]} gives {listed}; nothing of it is reported or cached: audit again",
-                file=name, expected=listed, served=answer.etag)
+                file=name,
+                expected=listed,
+                served=answer.etag,
+            )
         size = (self._files or {}).get(name)
         if total is not None and size is not None and total != size:
             raise FileChanged(
                 f"the server's {name} of {self.repo_id} has {total:,} bytes, but the listing of commit "
                 f"{(self.commit or '?')[:12]} says {size:,}; nothing of it is reported or cached: audit again",
-                file=name, expected=str(size), served=str(total))
+                file=name,
+                expected=str(size),
+                served=str(total),
+            )
 
     def _start_from_index(self, index_name: str, doc: Any) -> None:
         """Start fetching the shards an index names while the caller is still reading the index.
@@ -387,7 +445,7 @@ class HubSource(CachedHeaders, Http, ErrorTranslation, Source):
         """
         if not index_name.endswith(".safetensors.index.json") or "/" in index_name:
             return
-        stem = index_name[:-len(".safetensors.index.json")]
+        stem = index_name[: -len(".safetensors.index.json")]
         top_level = (n for n in files if "/" not in n)
         sets = [(total, numbered) for (prefix, total), numbered in numbered_shards(top_level).items() if prefix == stem]
         index_size = files.get(index_name)
@@ -439,8 +497,9 @@ class HubSource(CachedHeaders, Http, ErrorTranslation, Source):
     def _fetch_header(self, name: str, size: int | None) -> Header:
         want = self._first_range(name, size)  # sized when a worker takes it up: the index may have arrived
         url = hf_hub_url(self.repo_id, name, revision=self.commit or self.revision or "main", endpoint=self.endpoint)
-        reader = RangeReader(self, url, name, size,
-                             lambda answer, first, total: self._check_served(name, answer, first, total))
+        reader = RangeReader(
+            self, url, name, size, lambda answer, first, total: self._check_served(name, answer, first, total)
+        )
         try:
             first = reader.read(0, want)
             size = size if size is not None else reader.total
@@ -469,7 +528,7 @@ class HubSource(CachedHeaders, Http, ErrorTranslation, Source):
         invalid (non-padding after the JSON's end) the reading stops, with the bytes through that character, which
         the parser judges as it would all ``n``. Memory and traffic stay what the header present costs.
         """
-        body = bytearray(first[8:8 + n])
+        body = bytearray(first[8 : 8 + n])
         if len(body) < n and n - len(body) <= GROW_FROM:
             body += reader.read(8 + len(body), 8 + n)
         elif len(body) < n:
@@ -482,7 +541,7 @@ class HubSource(CachedHeaders, Http, ErrorTranslation, Source):
                 scan.feed(chunk)
                 body += chunk
             if scan.stop is not None:
-                return bytes(body[:scan.stop + 4]), False  # the offending character, whole (UTF-8: up to 4 bytes)
+                return bytes(body[: scan.stop + 4]), False  # the offending character, whole (UTF-8: up to 4 bytes)
         return bytes(body), len(body) == n
 
 
@@ -504,10 +563,18 @@ def _human(n: int) -> str:
 
 # -- one small JSON file (a PEFT adapter's base config.json) --------------------------------------------
 
-def fetch_json(repo_id: str, filename: str = "config.json", *, token: str | None = None,
-               revision: str | None = None, timeout: float = 10.0) -> dict[str, Any]:
+
+def fetch_json(
+    repo_id: str,
+    filename: str = "config.json",
+    *,
+    token: str | None = None,
+    revision: str | None = None,
+    timeout: float = 10.0,
+) -> dict[str, Any]:
     """The parsed file; raises OSError/ValueError with a short reason when it cannot be had."""
     from huggingface_hub import try_to_load_from_cache
+
     cached = try_to_load_from_cache(repo_id, filename, revision=revision)
     if isinstance(cached, str):
         return json_object(Path(cached).read_bytes(), filename)
@@ -522,12 +589,14 @@ def fetch_json(repo_id: str, filename: str = "config.json", *, token: str | None
     return json_object(body, filename)
 
 
-def author_models(author: str, filters: tuple[str, ...] = (), limit: int | None = None, *,
-                  token: str | None = None) -> list[str]:
+def author_models(
+    author: str, filters: tuple[str, ...] = (), limit: int | None = None, *, token: str | None = None
+) -> list[str]:
     """The model repo ids of an organisation or user on the Hub (``HF_ENDPOINT``), with the Hub's own filters (tags)
     and limit, in the Hub's order: a fleet's ``hf://ORG`` and ``--hub-author`` (any client or transport error is one
     sentence)."""
     from huggingface_hub import HfApi
+
     api = HfApi(token=token, library_name="st-audit", library_version=__version__)
     try:
         return [m.id for m in api.list_models(author=author, filter=list(filters) or None, limit=limit)]

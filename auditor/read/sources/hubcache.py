@@ -86,8 +86,9 @@ class HeaderCache:
         path = self.path(name)
         if path is None:
             return
-        meta = json.dumps({"sha256": hashlib.sha256(payload).hexdigest(), "size": size, "etag": etag},
-                          separators=(",", ":"))
+        meta = json.dumps(
+            {"sha256": hashlib.sha256(payload).hexdigest(), "size": size, "etag": etag}, separators=(",", ":")
+        )
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
@@ -105,12 +106,12 @@ def _unwrap(data: bytes, size: int | None, etag: str | None) -> bytes | None:
     if end < 0:
         return None
     try:
-        meta = json.loads(data[len(MAGIC):end])
+        meta = json.loads(data[len(MAGIC) : end])
     except (ValueError, UnicodeDecodeError):
         return None
     if not isinstance(meta, dict):
         return None
-    payload = data[end + 1:]
+    payload = data[end + 1 :]
     if meta.get("sha256") != hashlib.sha256(payload).hexdigest():
         return None
     if meta.get("size") != size or meta.get("etag") != etag:
@@ -135,8 +136,12 @@ class CachedHeaders:
         folder = None
         if self.use_cache and self.commit is not None:
             try:
-                folder = cached_assets_path(LIBRARY, namespace=f"headers--{self.repo_id}",
-                                            subfolder=self.commit, assets_dir=constants.HF_ASSETS_CACHE)
+                folder = cached_assets_path(
+                    LIBRARY,
+                    namespace=f"headers--{self.repo_id}",
+                    subfolder=self.commit,
+                    assets_dir=constants.HF_ASSETS_CACHE,
+                )
             except (OSError, ValueError):
                 folder = None
         if self._header_cache is None or self._header_cache.folder != folder:
@@ -145,13 +150,13 @@ class CachedHeaders:
 
     def _fingerprint(self, name: str) -> dict[str, Any]:
         """What the listing says about a file: a cache entry fetched for anything else is stale."""
-        return {"size": (self._files or {}).get(name),
-                "etag": self.lfs_sha256.get(name) or self.git_sha1.get(name)}
+        return {"size": (self._files or {}).get(name), "etag": self.lfs_sha256.get(name) or self.git_sha1.get(name)}
 
     def _listing_store(self, files: dict[str, int | None]) -> None:
         """Keep the commit's file list beside its headers, so offline mode can audit that commit again."""
-        self._cache().store(LISTING, json.dumps({"files": files, "lfs_sha256": self.lfs_sha256,
-                                                 "git_sha1": self.git_sha1}).encode())
+        self._cache().store(
+            LISTING, json.dumps({"files": files, "lfs_sha256": self.lfs_sha256, "git_sha1": self.git_sha1}).encode()
+        )
 
     def _listing_load(self, commit: str) -> dict[str, int | None] | None:
         self.commit = commit
@@ -206,7 +211,10 @@ def cached_commits(repo_id: str) -> list[str]:
         namespace = namespace.replace(part, "--")
     folder = Path(constants.HF_ASSETS_CACHE).expanduser().resolve() / LIBRARY / namespace
     try:
-        return sorted(p.name for p in folder.iterdir() if p.is_dir() and len(p.name) == 40
-                      and all(c in "0123456789abcdef" for c in p.name))
+        return sorted(
+            p.name
+            for p in folder.iterdir()
+            if p.is_dir() and len(p.name) == 40 and all(c in "0123456789abcdef" for c in p.name)
+        )
     except OSError:
         return []

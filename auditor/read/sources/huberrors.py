@@ -75,28 +75,42 @@ class ErrorTranslation:
         for e in chain:
             if isinstance(e, OfflineModeIsEnabled):
                 pinned = self.revision is not None and COMMIT.match(self.revision)
-                how = ("this commit was not audited before (its headers are not cached)" if pinned else
-                       f"pass the commit of an earlier audit ({repo}@COMMIT or --revision COMMIT) to audit it from "
-                       "the header cache")
-                return HubError(f"offline mode is on (HF_HUB_OFFLINE=1), so {repo} cannot be read from the Hub: "
-                                f"{how}; or unset HF_HUB_OFFLINE, or audit a local copy of the checkpoint")
+                how = (
+                    "this commit was not audited before (its headers are not cached)"
+                    if pinned
+                    else f"pass the commit of an earlier audit ({repo}@COMMIT or --revision COMMIT) to audit it from "
+                    "the header cache"
+                )
+                return HubError(
+                    f"offline mode is on (HF_HUB_OFFLINE=1), so {repo} cannot be read from the Hub: "
+                    f"{how}; or unset HF_HUB_OFFLINE, or audit a local copy of the checkpoint"
+                )
         for e in chain:
             if isinstance(e, GatedRepoError):
                 status = e.response.status_code if e.response is not None else None
                 url = f"{endpoint}/{repo}"
                 if status == 403 or self.token not in (None, False):
-                    return HubError(f"{repo} is a gated repo and your token has not been granted access: request "
-                                    f"access at {url} with the same account, then retry")
-                return HubError(f"{repo} is a gated repo: accept its terms at {url}, then set HF_TOKEN (or pass "
-                                "--token, or run `hf auth login`) with a token of that account")
+                    return HubError(
+                        f"{repo} is a gated repo and your token has not been granted access: request "
+                        f"access at {url} with the same account, then retry"
+                    )
+                return HubError(
+                    f"{repo} is a gated repo: accept its terms at {url}, then set HF_TOKEN (or pass "
+                    "--token, or run `hf auth login`) with a token of that account"
+                )
             if isinstance(e, RevisionNotFoundError):
-                return TargetNotFound(f"revision {self.revision or self.commit!r} does not exist in {repo}{where}: "
-                                      "pass an existing branch, tag or commit to --revision")
+                return TargetNotFound(
+                    f"revision {self.revision or self.commit!r} does not exist in {repo}{where}: "
+                    "pass an existing branch, tag or commit to --revision"
+                )
             if isinstance(e, DisabledRepoError):
                 return HubError(f"{repo} has been disabled on the Hub and cannot be read")
             if isinstance(e, RepositoryNotFoundError):
-                hint = ("your token cannot read it: check HF_TOKEN or --token" if self.token not in (None, False)
-                        else "if it is private, set HF_TOKEN (or pass --token) to a token that can read it")
+                hint = (
+                    "your token cannot read it: check HF_TOKEN or --token"
+                    if self.token not in (None, False)
+                    else "if it is private, set HF_TOKEN (or pass --token) to a token that can read it"
+                )
                 return TargetNotFound(f"{repo} was not found{where}: check the repo id, or {hint}")
             if isinstance(e, RemoteEntryNotFoundError):
                 return FileProblem(f"the file is not in {repo} at {self.commit or self.revision or 'main'}")
@@ -106,26 +120,38 @@ class ErrorTranslation:
             if isinstance(e, HfHubHTTPError) and e.response is not None:
                 status = e.response.status_code
                 if status == 401:
-                    return HubError(f"the Hub{where} rejected the token (HTTP 401): check HF_TOKEN or --token, or "
-                                    "run `hf auth login` again")
+                    return HubError(
+                        f"the Hub{where} rejected the token (HTTP 401): check HF_TOKEN or --token, or "
+                        "run `hf auth login` again"
+                    )
                 if status == 403:
-                    return HubError(f"the Hub{where} refused access to {repo} (HTTP 403): check that your token "
-                                    "has read permission for it")
+                    return HubError(
+                        f"the Hub{where} refused access to {repo} (HTTP 403): check that your token "
+                        "has read permission for it"
+                    )
                 if status == 429:
                     after = (e.response.headers.get("retry-after") or "").strip()
-                    return HubError(f"the Hub{where} is rate-limiting requests (HTTP 429"
-                                    f"{f', retry after {after} s' if after else ''}): wait and retry, or log in "
-                                    "(HF_TOKEN) for higher limits")
-                return HubError(f"the Hub{where} kept failing with HTTP {status} after {self.max_retries} retries: "
-                                "try again later")
+                    return HubError(
+                        f"the Hub{where} is rate-limiting requests (HTTP 429"
+                        f"{f', retry after {after} s' if after else ''}): wait and retry, or log in "
+                        "(HF_TOKEN) for higher limits"
+                    )
+                return HubError(
+                    f"the Hub{where} kept failing with HTTP {status} after {self.max_retries} retries: try again later"
+                )
         for e in chain:
             if isinstance(e, LocalEntryNotFoundError) or (
-                    isinstance(e, (_http.TransportError, OSError)) and not isinstance(e, EntryNotFoundError)):
+                isinstance(e, (_http.TransportError, OSError)) and not isinstance(e, EntryNotFoundError)
+            ):
                 reason = str(e).splitlines()[0][:160] if str(e) else type(e).__name__
-                return HubError(f"cannot reach the Hub at {endpoint} ({reason}): check your network connection, "
-                                "proxy settings and HF_ENDPOINT")
-        return HubError(f"could not read {repo} from the Hub ({type(error).__name__}: {error}): rerun with --debug "
-                        "for details")
+                return HubError(
+                    f"cannot reach the Hub at {endpoint} ({reason}): check your network connection, "
+                    "proxy settings and HF_ENDPOINT"
+                )
+        return HubError(
+            f"could not read {repo} from the Hub ({type(error).__name__}: {error}): rerun with --debug for details"
+        )
+
 
 def _chain(error: BaseException) -> Iterator[BaseException]:
     """The error, then its causes and contexts (huggingface_hub wraps network errors in cache errors)."""
@@ -135,4 +161,3 @@ def _chain(error: BaseException) -> Iterator[BaseException]:
         seen.add(id(current))
         yield current
         current = current.__cause__ or current.__context__
-

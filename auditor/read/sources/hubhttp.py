@@ -95,8 +95,10 @@ def session() -> Any:
         with _HOOK_LOCK:
             hooks = client.event_hooks
             if _request_hook not in hooks.get("request", []):
-                client.event_hooks = {"request": [*hooks.get("request", []), _request_hook],
-                                       "response": [*hooks.get("response", []), _response_hook]}
+                client.event_hooks = {
+                    "request": [*hooks.get("request", []), _request_hook],
+                    "response": [*hooks.get("response", []), _response_hook],
+                }
     return client
 
 
@@ -344,7 +346,7 @@ class Http:
         body = bytearray()
         encoded = (r.headers.get("content-encoding") or "identity").strip().lower() != "identity"
         try:
-            for chunk in (r.iter_bytes() if encoded else r.iter_raw()):
+            for chunk in r.iter_bytes() if encoded else r.iter_raw():
                 body += chunk
                 if limit is not None and len(body) >= limit:
                     break
@@ -389,7 +391,7 @@ class Http:
         """Seconds to wait before trying again, or None when this failure is final."""
         if attempt >= self.max_retries:
             return None
-        delay = self.backoff * 2 ** attempt
+        delay = self.backoff * 2**attempt
         if problem.retry_after:
             try:
                 seconds = float(problem.retry_after)
@@ -413,16 +415,22 @@ class Http:
         if late:
             did = f" ({problem.what}, {tries})" if problem is not None else ""
             reading = f"reading {file}" if file is not None else "listing the repo"
-            return HubError(f"the audit of {self.repo_id} ran out of time (its {self.audit_timeout:g} s) while "
-                            f"{reading}{did}; {self._progress()}: try again later")
+            return HubError(
+                f"the audit of {self.repo_id} ran out of time (its {self.audit_timeout:g} s) while "
+                f"{reading}{did}; {self._progress()}: try again later"
+            )
         assert problem is not None
         if file is None:
             if problem.status is not None:
-                return HubError(f"the Hub{where} kept failing with HTTP {problem.status} after "
-                                f"{plural(attempt, 'retry', 'retries')}: try again later")
+                return HubError(
+                    f"the Hub{where} kept failing with HTTP {problem.status} after "
+                    f"{plural(attempt, 'retry', 'retries')}: try again later"
+                )
             return HubError(f"the Hub{where} did not list {self.repo_id}: {problem.what} ({tries}): try again later")
-        return HubError(f"could not read {file} from {self.repo_id}{where}: {problem.what} ({tries}); "
-                        f"{self._progress()}: try again later")
+        return HubError(
+            f"could not read {file} from {self.repo_id}{where}: {problem.what} ({tries}); "
+            f"{self._progress()}: try again later"
+        )
 
     def _progress(self) -> str:
         n = len(self._files_read)
@@ -449,13 +457,13 @@ class Http:
                     not_a_page(r, deadline, self)
                     data = self._body(r, deadline, None if size is None else size + 1)
                     if size is not None and len(data) != size:
-                        raise Transient(f"the server sent {plural(len(data), 'byte')} where the listing says "
-                                        f"{size:,}")
+                        raise Transient(f"the server sent {plural(len(data), 'byte')} where the listing says {size:,}")
                     return data
                 if status in RETRY_STATUSES:
                     raise Transient(f"the server answered HTTP {status}", status, r.headers.get("retry-after"))
                 self._raise_for(r)
                 raise AssertionError("unreachable")
+
         return self._attempts(file, once)
 
 
@@ -464,18 +472,22 @@ def not_a_page(r: Any, deadline: float, http: Http, asked: str = "the file") -> 
     attempt."""
     if "text/html" in (r.headers.get("content-type") or "").lower():
         page = http._body(r, deadline, MAX_ERROR_BODY)
-        raise Transient(f"the server answered HTTP {r.status_code} with a {len(page):,}-byte HTML page instead of "
-                        f"{asked}")
+        raise Transient(
+            f"the server answered HTTP {r.status_code} with a {len(page):,}-byte HTML page instead of {asked}"
+        )
 
 
-def get_once(url: str, headers: dict[str, str], endpoint: str, timeout: float,
-             limit: int = 64 * MAX_ERROR_BODY) -> tuple[int, bytes]:
+def get_once(
+    url: str, headers: dict[str, str], endpoint: str, timeout: float, limit: int = 64 * MAX_ERROR_BODY
+) -> tuple[int, bytes]:
     """One GET without retries (a lookup the audit can do without), through the gate and bounded by one deadline,
     ``timeout`` from now to its last byte: ``(status, body)``; ``OSError`` with a short reason when there is none."""
     deadline = time.monotonic() + timeout
     try:
-        with GATE.admit(endpoint, deadline), session().stream(
-                "GET", url, headers=headers, extensions={"timeout": Budget(deadline)}) as r:
+        with (
+            GATE.admit(endpoint, deadline),
+            session().stream("GET", url, headers=headers, extensions={"timeout": Budget(deadline)}) as r,
+        ):
             guard = WATCHDOG.watch(deadline, _socket_of(r))
             try:
                 body = bytearray()
@@ -522,8 +534,14 @@ class RangeReader:
     another size than listed is retried.
     """
 
-    def __init__(self, http: Http, url: str, file: str, size: int | None,
-                 check: Callable[[Served, Served | None, int | None], None]) -> None:
+    def __init__(
+        self,
+        http: Http,
+        url: str,
+        file: str,
+        size: int | None,
+        check: Callable[[Served, Served | None, int | None], None],
+    ) -> None:
         self.http = http
         self.url = url
         self.file = file
@@ -574,8 +592,9 @@ class RangeReader:
                     self._pull(start)
                 return self._pull(end - start)
             if status == 416:
-                raise FileProblem(f"the server refused bytes {start}-{end - 1} (416): the file is shorter than its "
-                                  "listing says")
+                raise FileProblem(
+                    f"the server refused bytes {start}-{end - 1} (416): the file is shorter than its listing says"
+                )
             if status in RETRY_STATUSES:
                 raise Transient(f"the server answered HTTP {status}", status, r.headers.get("retry-after"))
             self.http._raise_for(r)
@@ -586,8 +605,9 @@ class RangeReader:
     def _partial(self, r: Any, deadline: float, answer: Served, start: int, end: int) -> bytes:
         m = _CONTENT_RANGE.match((r.headers.get("content-range") or "").strip())
         if m is None or int(m[1]) != start or not start <= int(m[2]) <= end - 1:
-            raise FileProblem(f"the server answered bytes {start}-{end - 1} with Content-Range "
-                              f"{r.headers.get('content-range')!r}")
+            raise FileProblem(
+                f"the server answered bytes {start}-{end - 1} with Content-Range {r.headers.get('content-range')!r}"
+            )
         total = None if m[3] == "*" else int(m[3])
         self._judge(answer, total)
         if self.size is None and total is not None:
@@ -597,8 +617,9 @@ class RangeReader:
             raise Transient(f"the server sent bytes {start:,}-{m[2]} where {start:,}-{end - 1:,} were asked")
         body = self.http._body(r, deadline, expected + 1)
         if len(body) != expected:
-            raise Transient(f"the answer held {plural(len(body), 'byte')} where its Content-Range announced "
-                            f"{expected:,}")
+            raise Transient(
+                f"the answer held {plural(len(body), 'byte')} where its Content-Range announced {expected:,}"
+            )
         return body
 
     def _whole(self, r: Any, answer: Served) -> None:
@@ -608,8 +629,10 @@ class RangeReader:
         total = int(length) if length.isdigit() and not encoded else None
         self._judge(answer, None)  # its length is checked here: a wrong one is an error page or a cut, retried
         if self.size is not None and total is not None and total != self.size:
-            raise Transient(f"the server answered HTTP 200 with {plural(total, 'byte')} where the listing says the "
-                            f"file has {self.size:,}")
+            raise Transient(
+                f"the server answered HTTP 200 with {plural(total, 'byte')} where the listing says the "
+                f"file has {self.size:,}"
+            )
         if self.size is None:
             self.total = total
 
@@ -640,7 +663,7 @@ def _chunks(http: Http, r: Any, deadline: float) -> Iterator[bytes]:
     """An open answer's body, chunk by chunk (decoded when compressed); late is a ``Transient``."""
     encoded = (r.headers.get("content-encoding") or "identity").strip().lower() != "identity"
     try:
-        for chunk in (r.iter_bytes() if encoded else r.iter_raw()):
+        for chunk in r.iter_bytes() if encoded else r.iter_raw():
             yield chunk
             if time.monotonic() > deadline:
                 raise http._late(deadline)

@@ -17,8 +17,9 @@ FIRST_READ = 64 * 1024  # one read covers most headers and is enough to sniff no
 class LocalSource(Source):
     """Reads only the 8-byte length and the JSON header of each file; never the tensor data."""
 
-    def __init__(self, path: str | os.PathLike[str], digests: dict[str, str] | None = None,
-                 origin: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], digests: dict[str, str] | None = None, origin: dict[str, Any] | None = None
+    ) -> None:
         """``digests``: the files' known sha256 (a Hugging Face cache snapshot's blob names), kept like a Hub
         listing's so that a report and a lock record them; ``origin``: what the report's source block adds to the
         path (a cache snapshot's kind, repo and commit)."""
@@ -83,8 +84,13 @@ class LocalSource(Source):
             raise OSError(self.special[name])
         return (self._root / name).read_bytes()
 
-    def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
-                     max_tensors: int = MAX_TENSORS) -> dict[str, Header]:
+    def read_headers(
+        self,
+        names: list[str],
+        sizes: dict[str, int | None],
+        tensor_counts: dict[str, int],
+        max_tensors: int = MAX_TENSORS,
+    ) -> dict[str, Header]:
         headers = {}
         total = 0
         for name in names:
@@ -99,8 +105,11 @@ class LocalSource(Source):
         return headers
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "local", "path": str(self._root.resolve() if self._file is None else self._file.resolve()),
-                **self.origin}
+        return {
+            "kind": "local",
+            "path": str(self._root.resolve() if self._file is None else self._file.resolve()),
+            **self.origin,
+        }
 
     def folder(self) -> Source:
         if self._file is None:
@@ -124,7 +133,7 @@ WEIGHT_NAMES = (".safetensors", ".safetensors.index.json", "config.json")
 
 
 def _kind(entry: os.DirEntry[str]) -> str | None:
-    """"file", "dir", or None for anything else (symlink loops and dangling links raise or say neither)."""
+    """ "file", "dir", or None for anything else (symlink loops and dangling links raise or say neither)."""
     try:
         if entry.is_file():
             return "file"
@@ -151,7 +160,7 @@ def read_local_header(path: Path, name: str) -> Header:
             n, header = read_header_length(name, first, size)
             if n is None:
                 return header
-            raw = first[8:8 + n]
+            raw = first[8 : 8 + n]
             if len(raw) < n:
                 raw += f.read(n - len(raw))
     except OSError as e:
@@ -183,6 +192,7 @@ def describe_special(path: Path) -> str | None:
     except OSError as e:
         return f"{path}: {e.strerror or e}"
     import stat
+
     if stat.S_ISFIFO(mode):
         return f"{path} is a named pipe (FIFO), not a file: it was not opened"
     if stat.S_ISSOCK(mode):

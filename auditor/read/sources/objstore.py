@@ -37,16 +37,31 @@ from .protocol import MAX_TENSORS, Source
 from .ranges import RangePlan
 
 # the pip extra that brings each store's fsspec implementation
-EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure", "abfs": "azure", "abfss": "azure",
-          "adl": "azure"}
+EXTRAS = {
+    "s3": "s3",
+    "s3a": "s3",
+    "gs": "gcs",
+    "gcs": "gcs",
+    "az": "azure",
+    "abfs": "azure",
+    "abfss": "azure",
+    "adl": "azure",
+}
 # stores whose fsspec file pins every range read to the listed ETag (s3fs: If-Match), so a file replaced between
 # two ranges fails the second read instead of returning the new version's bytes
 PINNED = frozenset({"s3", "s3a"})
 LISTED_SUFFIXES = (".safetensors", ".json")
 # how each store's ``ls`` is told to bypass its cached listing of that path (and only that path: dropping a
 # subfolder's cached listing with invalidate_cache drops its parents' too, which the open files rely on)
-REFRESH_KEYWORD = {"s3": "refresh", "s3a": "refresh", "gs": "refresh", "gcs": "refresh", "az": "invalidate_cache",
-                   "abfs": "invalidate_cache", "abfss": "invalidate_cache"}  # one folder down, as a local folder is listed
+REFRESH_KEYWORD = {
+    "s3": "refresh",
+    "s3a": "refresh",
+    "gs": "refresh",
+    "gcs": "refresh",
+    "az": "invalidate_cache",
+    "abfs": "invalidate_cache",
+    "abfss": "invalidate_cache",
+}  # one folder down, as a local folder is listed
 
 
 class ChangedWhileRead(AuditError):
@@ -68,8 +83,10 @@ def filesystem(url: str) -> tuple[Any, str, str]:
     except ImportError:
         raise AuditError(f"{url}: reading {protocol}:// needs the {extra or protocol} extra{hint}") from None
     except ValueError:
-        raise UsageError(f"{url}: {protocol}:// is not a storage fsspec knows; use s3://, gs://, az:// (or a "
-                         "local path, a Hub repo id)") from None
+        raise UsageError(
+            f"{url}: {protocol}:// is not a storage fsspec knows; use s3://, gs://, az:// (or a "
+            "local path, a Hub repo id)"
+        ) from None
     try:
         fs, path = url_to_fs(url, **storage_options(protocol))
     except ImportError:
@@ -106,9 +123,17 @@ class Traffic:
 class ObjectStoreSource(Source):
     """The objects under a prefix (a folder), or one object and the folder around it; never reads tensor data."""
 
-    def __init__(self, url: str, *, progress: Callable[[str], None] | None = None, workers: int = 16,
-                 fs: Any = None, path: str | None = None, protocol: str | None = None,
-                 traffic: Traffic | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        progress: Callable[[str], None] | None = None,
+        workers: int = 16,
+        fs: Any = None,
+        path: str | None = None,
+        protocol: str | None = None,
+        traffic: Traffic | None = None,
+    ) -> None:
         self.target = url
         self.url = url.rstrip("/")
         self._given = self.url
@@ -171,17 +196,24 @@ class ObjectStoreSource(Source):
             self.plan.learn_index(name, doc)  # the index is parsed once, for the ranges and for the caller
         return doc
 
-    def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
-                     max_tensors: int = MAX_TENSORS) -> dict[str, Header]:
+    def read_headers(
+        self,
+        names: list[str],
+        sizes: dict[str, int | None],
+        tensor_counts: dict[str, int],
+        max_tensors: int = MAX_TENSORS,
+    ) -> dict[str, Header]:
         if self._files is None:
             self.list_files()
         started = time.monotonic()
         headers: dict[str, Header] = {}
         total = 0
-        with ThreadPoolExecutor(max_workers=min(self.workers, max(1, len(names))),
-                                thread_name_prefix="st-audit-store") as pool:
-            futures = {name: pool.submit(self._fetch_header, name, sizes.get(name), tensor_counts.get(name))
-                       for name in names}
+        with ThreadPoolExecutor(
+            max_workers=min(self.workers, max(1, len(names))), thread_name_prefix="st-audit-store"
+        ) as pool:
+            futures = {
+                name: pool.submit(self._fetch_header, name, sizes.get(name), tensor_counts.get(name)) for name in names
+            }
             try:
                 for name in names:
                     headers[name] = header = futures[name].result()
@@ -197,14 +229,20 @@ class ObjectStoreSource(Source):
     def finished(self) -> None:
         """The traffic line, once per audit of the prefix (a pipeline's components are read through views of it)."""
         if self.progress and self._reading is not None:
-            self.progress(f"{self.protocol}: {self.url} ({self._reading:.1f} s): "
-                          f"{plural(self.traffic.requests, 'read')}, {_human(self.traffic.bytes)} received")
+            self.progress(
+                f"{self.protocol}: {self.url} ({self._reading:.1f} s): "
+                f"{plural(self.traffic.requests, 'read')}, {_human(self.traffic.bytes)} received"
+            )
         self._reading = None
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "object-store", "url": self._given, "protocol": self.protocol,
-                "objects": {name: dict(info) for name, info in sorted(self._objects.items())},
-                "http": {"requests": self.traffic.requests, "bytes": self.traffic.bytes}}
+        return {
+            "kind": "object-store",
+            "url": self._given,
+            "protocol": self.protocol,
+            "objects": {name: dict(info) for name, info in sorted(self._objects.items())},
+            "http": {"requests": self.traffic.requests, "bytes": self.traffic.bytes},
+        }
 
     def folder(self) -> Source:
         if self._files is None:
@@ -212,16 +250,27 @@ class ObjectStoreSource(Source):
         if self.single is None:
             return self
         if self._folder is None:
-            self._folder = ObjectStoreSource(self.url, progress=self.progress, workers=self.workers, fs=self.fs,
-                                             path=self.path, protocol=self.protocol, traffic=self.traffic)
+            self._folder = ObjectStoreSource(
+                self.url,
+                progress=self.progress,
+                workers=self.workers,
+                fs=self.fs,
+                path=self.path,
+                protocol=self.protocol,
+                traffic=self.traffic,
+            )
         return self._folder
 
     def identity(self) -> dict[str, Any]:
         """Each object's size and ETag (or version): a rewritten object is another checkpoint."""
         files = self.list_files()
-        return {"url": self.url, "files": {name: [size, self._objects[name].get("version") or
-                                                  self._objects[name].get("etag")]
-                                           for name, size in sorted(files.items())}}
+        return {
+            "url": self.url,
+            "files": {
+                name: [size, self._objects[name].get("version") or self._objects[name].get("etag")]
+                for name, size in sorted(files.items())
+            },
+        }
 
     # -- listing --------------------------------------------------------------------------------------------
 
@@ -239,8 +288,9 @@ class ObjectStoreSource(Source):
         except FileNotFoundError:
             raise TargetNotFound(f"{self._url(path)}: no such object or prefix") from None
         except PermissionError as e:
-            raise AuditError(f"{self._url(path)}: access denied ({_one_line(e)}): check the credentials for "
-                             f"{self.protocol}://") from None
+            raise AuditError(
+                f"{self._url(path)}: access denied ({_one_line(e)}): check the credentials for {self.protocol}://"
+            ) from None
         except Exception as e:  # noqa: BLE001 - botocore, aiohttp, google and azure errors differ; one sentence
             raise AuditError(f"cannot list {self._url(path)}: {_one_line(e)}") from None
         finally:
@@ -275,8 +325,11 @@ class ObjectStoreSource(Source):
         self._files[name] = size if isinstance(size, int) else None
         etag = entry.get("ETag") or entry.get("etag") or entry.get("md5Hash")
         version = entry.get("VersionId") or entry.get("generation") or entry.get("version_id")
-        self._objects[name] = {"size": self._files[name], "etag": str(etag).strip('"') if etag else None,
-                               "version": str(version) if version not in (None, "", "null") else None}
+        self._objects[name] = {
+            "size": self._files[name],
+            "etag": str(etag).strip('"') if etag else None,
+            "version": str(version) if version not in (None, "", "null") else None,
+        }
 
     # -- reading --------------------------------------------------------------------------------------------
 
@@ -288,8 +341,10 @@ class ObjectStoreSource(Source):
         except FileNotFoundError:
             if name not in (self._files or {}):
                 raise
-            raise ChangedWhileRead(f"{self._url(self.path)}/{name} was listed but is gone: the checkpoint is being "
-                                   "changed; audit it again when it is complete") from None
+            raise ChangedWhileRead(
+                f"{self._url(self.path)}/{name} was listed but is gone: the checkpoint is being "
+                "changed; audit it again when it is complete"
+            ) from None
 
     def _fetch_header(self, name: str, size: int | None, count: int | None) -> Header:
         want = self.plan.first_range(name, size, count)
@@ -300,7 +355,7 @@ class ObjectStoreSource(Source):
                 n, header = read_header_length(name, first, size)
                 if n is None:
                     return header
-                raw = first[8:8 + n]
+                raw = first[8 : 8 + n]
                 if len(raw) < n:
                     f.seek(8 + len(raw))
                     more = f.read(n - len(raw))  # exactly the bytes still missing: never past the header
@@ -329,17 +384,22 @@ class ObjectStoreSource(Source):
         info = self.fs.info(path)
         self.traffic.add(1)
         listed = self._objects.get(name, {})
-        now = {"size": info.get("size"), "etag": str(info.get("ETag") or info.get("etag") or "").strip('"') or None,
-               "version": info.get("VersionId") or info.get("generation") or info.get("version_id")}
+        now = {
+            "size": info.get("size"),
+            "etag": str(info.get("ETag") or info.get("etag") or "").strip('"') or None,
+            "version": info.get("VersionId") or info.get("generation") or info.get("version_id"),
+        }
         for key in ("size", "etag", "version"):
             if listed.get(key) is not None and now[key] is not None and str(listed[key]) != str(now[key]):
                 raise ChangedWhileRead(self._changed(name, "its header was read"))
 
     def _changed(self, name: str, when: str) -> str:
         etag = self._objects.get(name, {}).get("etag")
-        return (f"{self._url(self.path)}/{name} changed while {when} (listed with ETag {etag or '?'}, another "
-                "version answered): nothing read from two versions is audited; audit it again when the upload is "
-                "complete")
+        return (
+            f"{self._url(self.path)}/{name} changed while {when} (listed with ETag {etag or '?'}, another "
+            "version answered): nothing read from two versions is audited; audit it again when the upload is "
+            "complete"
+        )
 
     def _url(self, path: str) -> str:
         return f"{self.protocol}://{path}"
@@ -348,8 +408,12 @@ class ObjectStoreSource(Source):
 def _expired(error: BaseException) -> bool:
     """The store refused a read pinned to the listed ETag (HTTP 412): s3fs raises its ``FileExpired`` (an OSError
     with errno EBUSY), other libraries a precondition error."""
-    return type(error).__name__ == "FileExpired" or getattr(error, "errno", None) == errno.EBUSY \
-        or "PreconditionFailed" in str(error) or "(412)" in str(error)
+    return (
+        type(error).__name__ == "FileExpired"
+        or getattr(error, "errno", None) == errno.EBUSY
+        or "PreconditionFailed" in str(error)
+        or "(412)" in str(error)
+    )
 
 
 def _name(entry: dict[str, Any]) -> str:
@@ -385,5 +449,5 @@ def targets_under(url: str) -> Iterator[str]:
     except Exception as e:  # noqa: BLE001 - the store library's own errors: one sentence
         raise AuditError(f"cannot list {url}: {_one_line(e)}") from None
     base = url.rstrip("/")
-    relative = (k[len(path) + 1:] for k in keys if str(k).startswith(path + "/"))
+    relative = (k[len(path) + 1 :] for k in keys if str(k).startswith(path + "/"))
     return folders_in_listing(base, relative)

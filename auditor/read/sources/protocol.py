@@ -61,8 +61,13 @@ class Source(Protocol):
         ValueError (UnicodeDecodeError included) with the parser's message when it is not JSON."""
         return loads(self.read_small(name))
 
-    def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
-                     max_tensors: int = MAX_TENSORS) -> dict[str, Header]:
+    def read_headers(
+        self,
+        names: list[str],
+        sizes: dict[str, int | None],
+        tensor_counts: dict[str, int],
+        max_tensors: int = MAX_TENSORS,
+    ) -> dict[str, Header]:
         """Parsed headers of the given safetensors files (``tensor_counts``: hints from the index).
 
         Stops reading further files once ``max_tensors`` tensors have been parsed; those are left out.

@@ -37,7 +37,7 @@ class SourceView(Source):
         """The digests of the view's files, named as the view names them (a lock records them); read when asked:
         a Hub source fills its digests in when it lists the repo."""
         own = self._own
-        return {name[len(own):]: digest for name, digest in self.source.lfs_sha256.items() if name.startswith(own)}
+        return {name[len(own) :]: digest for name, digest in self.source.lfs_sha256.items() if name.startswith(own)}
 
     def list_files(self) -> dict[str, int | None]:
         files = {}
@@ -45,7 +45,7 @@ class SourceView(Source):
         for name, size in self.source.list_files().items():
             if not name.startswith(own):
                 continue
-            rel = name[len(own):]
+            rel = name[len(own) :]
             if self.weights is not None and "/" not in rel and _is_weights(rel) and rel not in self.weights:
                 continue
             files[rel] = size
@@ -57,12 +57,18 @@ class SourceView(Source):
     def read_json(self, name: str) -> Any:
         return self.source.read_json(self._own + name)
 
-    def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
-                     max_tensors: int = MAX_TENSORS) -> dict[str, Header]:
+    def read_headers(
+        self,
+        names: list[str],
+        sizes: dict[str, int | None],
+        tensor_counts: dict[str, int],
+        max_tensors: int = MAX_TENSORS,
+    ) -> dict[str, Header]:
         own = self._own
         full = [own + n for n in names]
-        headers = self.source.read_headers(full, {own + n: s for n, s in sizes.items()},
-                                           {own + n: c for n, c in tensor_counts.items()}, max_tensors)
+        headers = self.source.read_headers(
+            full, {own + n: s for n, s in sizes.items()}, {own + n: c for n, c in tensor_counts.items()}, max_tensors
+        )
         if not own:
             return headers
         # findings name files as the checkpoint sees them (relative to the folder), so a root cause (a Git LFS
@@ -70,9 +76,10 @@ class SourceView(Source):
         # its file the same way, as the folder's index does (a sharded component's weight_map)
         out: dict[str, Header] = {}
         for name, h in headers.items():
-            rel = name[len(own):]
-            h.findings = [replace(f, files=tuple(x[len(own):] if x.startswith(own) else x
-                                                 for x in f.files)) for f in h.findings]
+            rel = name[len(own) :]
+            h.findings = [
+                replace(f, files=tuple(x[len(own) :] if x.startswith(own) else x for x in f.files)) for f in h.findings
+            ]
             h.tensors = [t._replace(file=rel) for t in h.tensors]
             out[rel] = h
         return out
@@ -129,8 +136,13 @@ class Remembering(Source):
         # parsed by the source when not read before (a Hub source starts the shards an index names as it parses)
         return loads(self._small[name]) if name in self._small else self.source.read_json(name)
 
-    def read_headers(self, names: list[str], sizes: dict[str, int | None], tensor_counts: dict[str, int],
-                     max_tensors: int = MAX_TENSORS) -> dict[str, Header]:
+    def read_headers(
+        self,
+        names: list[str],
+        sizes: dict[str, int | None],
+        tensor_counts: dict[str, int],
+        max_tensors: int = MAX_TENSORS,
+    ) -> dict[str, Header]:
         return self.source.read_headers(names, sizes, tensor_counts, max_tensors)
 
     def describe(self) -> dict[str, Any]:
