@@ -182,14 +182,6 @@ def test_the_quantized_molmo_reconciles_as_bitsandbytes_nf4(tmp_path: Path) -> N
     assert len(packed) == 4 * release["config"]["num_hidden_layers"] and all(s[1] == 1 for s in packed)
 
 
-def _errors(report: Any) -> dict[str, set[str]]:
-    out: dict[str, set[str]] = {}
-    for f in report.findings:
-        if f.severity == "error":
-            out.setdefault(f.code, set()).update(f.tensors)
-    return out
-
-
 # (release, a whole layer dropped by prefix, a tensor given another shape: [name, shape])
 BROKEN = {
     "stable-code-3b": ("model.layers.17.", ("model.layers.3.self_attn.k_proj.weight", [2560, 2048])),
@@ -217,7 +209,7 @@ def test_a_missing_layer_is_caught(slug: str, tmp_path: Path) -> None:
     assert gone
     report = auditor.audit(str(releases.build_variant(release, tmp_path / "r", drop=gone)))
     assert report.exit_code == 1
-    assert gone <= _errors(report).get("missing-tensor", set())
+    assert gone <= releases.error_tensors(report).get("missing-tensor", set())
 
 
 @pytest.mark.parametrize("slug", sorted(BROKEN))

@@ -252,14 +252,6 @@ def test_a_healthy_release_audits_clean_at_its_modeling_code_count(release: dict
     )
 
 
-def _codes(report: Any) -> dict[str, set[str]]:
-    out: dict[str, set[str]] = {}
-    for f in report.findings:
-        if f.severity == "error":
-            out.setdefault(f.code, set()).update(f.tensors)
-    return out
-
-
 # (release, tensors dropped: a whole layer by prefix, tensor given another shape: [name, shape])
 BROKEN = {
     "minicpm-v-2": ("llm.model.layers.7.", ("vpm.blocks.3.attn.qkv.weight", [3 * 1152, 1024])),
@@ -289,7 +281,7 @@ def test_a_missing_layer_is_caught(slug: str, tmp_path: Path) -> None:
     assert gone
     report = auditor.audit(str(releases.build_variant(release, tmp_path / "r", drop=gone)))
     assert report.exit_code != 0
-    assert gone <= _codes(report).get("missing-tensor", set())
+    assert gone <= releases.error_tensors(report).get("missing-tensor", set())
 
 
 @pytest.mark.parametrize("slug", sorted(BROKEN))

@@ -83,3 +83,12 @@ def build_variant(
         weight_map=weight_map,
         index_metadata=metadata,
     )
+
+
+def error_tensors(report: Any) -> dict[str, set[str]]:
+    """The tensors each error code of ``report`` names: what a broken release's test expects to be caught."""
+    out: dict[str, set[str]] = {}
+    for f in report.findings:
+        if f.severity == "error":
+            out.setdefault(f.code, set()).update(f.tensors)
+    return out

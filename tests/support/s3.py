@@ -35,6 +35,25 @@ class S3Request:
     body_bytes: int
 
 
+def endpoint_env(url: str, base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment a user would set for an S3-compatible endpoint at ``url``: endpoint and (dummy) keys, no
+    profile, the loopback never proxied; ``base`` (default: this process's) without its own AWS_ settings."""
+    env = {k: v for k, v in (base if base is not None else os.environ).items() if not k.startswith("AWS_")}
+    no_proxy = ",".join(filter(None, [env.get("NO_PROXY", ""), "127.0.0.1,localhost"]))
+    env.update(
+        AWS_ENDPOINT_URL=url,
+        AWS_ACCESS_KEY_ID="testing",
+        AWS_SECRET_ACCESS_KEY="testing",
+        AWS_DEFAULT_REGION=REGION,
+        AWS_EC2_METADATA_DISABLED="true",
+        NO_PROXY=no_proxy,
+        no_proxy=no_proxy,
+        AWS_CONFIG_FILE=os.devnull,
+        AWS_SHARED_CREDENTIALS_FILE=os.devnull,
+    )
+    return env
+
+
 class _Counting:
     """WSGI middleware: one ``S3Request`` per request, with the response body's length as sent.
 
@@ -119,21 +138,8 @@ class S3Stub:
     # -- the client side ---------------------------------------------------------------------
 
     def env(self, base: dict[str, str] | None = None) -> dict[str, str]:
-        """The environment a user would set for an S3-compatible endpoint: endpoint and (dummy) keys, no profile."""
-        env = {k: v for k, v in (base if base is not None else os.environ).items() if not k.startswith("AWS_")}
-        no_proxy = ",".join(filter(None, [env.get("NO_PROXY", ""), "127.0.0.1,localhost"]))
-        env.update(
-            AWS_ENDPOINT_URL=self.url,
-            AWS_ACCESS_KEY_ID="testing",
-            AWS_SECRET_ACCESS_KEY="testing",
-            AWS_DEFAULT_REGION=REGION,
-            AWS_EC2_METADATA_DISABLED="true",
-            NO_PROXY=no_proxy,
-            no_proxy=no_proxy,
-            AWS_CONFIG_FILE=os.devnull,
-            AWS_SHARED_CREDENTIALS_FILE=os.devnull,
-        )
-        return env
+        """The environment a user would set for this endpoint (``endpoint_env``)."""
+        return endpoint_env(self.url, base)
 
     def client(self) -> Any:
         import boto3

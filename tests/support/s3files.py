@@ -16,7 +16,6 @@ server. ``tests/test_support_s3files.py`` checks that st-audit's reads of it are
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 import time
 from email.utils import formatdate
@@ -26,7 +25,7 @@ from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 from xml.sax.saxutils import escape
 
-from tests.support.s3 import REGION, S3Request
+from tests.support.s3 import S3Request, endpoint_env
 
 PAGE = 1000  # S3's page size for ListObjectsV2
 
@@ -59,20 +58,7 @@ class S3Files:
             self._server.server_close()
 
     def env(self, base: dict[str, str] | None = None) -> dict[str, str]:
-        env = {k: v for k, v in (base if base is not None else os.environ).items() if not k.startswith("AWS_")}
-        no_proxy = ",".join(filter(None, [env.get("NO_PROXY", ""), "127.0.0.1,localhost"]))
-        env.update(
-            AWS_ENDPOINT_URL=self.url,
-            AWS_ACCESS_KEY_ID="testing",
-            AWS_SECRET_ACCESS_KEY="testing",
-            AWS_DEFAULT_REGION=REGION,
-            AWS_EC2_METADATA_DISABLED="true",
-            NO_PROXY=no_proxy,
-            no_proxy=no_proxy,
-            AWS_CONFIG_FILE=os.devnull,
-            AWS_SHARED_CREDENTIALS_FILE=os.devnull,
-        )
-        return env
+        return endpoint_env(self.url, base)
 
     @property
     def requests(self) -> list[S3Request]:
